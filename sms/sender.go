@@ -1,0 +1,105 @@
+package sms
+
+import (
+	"strings"
+
+	"github.com/nyaruka/phonenumbers"
+)
+
+// Sender limits. Document 3 leaves the maximum length open; these are the
+// limits of the originating address in 3GPP TS 23.040 9.1.2.5: 11 GSM
+// characters alphanumeric, 15 digits numeric.
+const (
+	MaxAlphanumericSender = 11
+	MaxNumericSender      = 15
+)
+
+// Sender is a validated originating address.
+type Sender struct {
+	Value   string // as sent, without a leading '+' for numeric senders
+	Numeric bool   // digits only (an international number); else alphanumeric
+}
+
+// senderAllowed marks the ASCII characters an alphanumeric sender may hold
+// (document 3, section 4.1): digits, letters, space and ! " # % & ' ( ) * +
+// , - . / : ; < = > ?. Not $ @ [ \ ] ^ _ ` { | } ~.
+var senderAllowed = func() (t [128]bool) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = true, true
+	}
+	for _, c := range " !\"#%&'()*+,-./:;<=>?" {
+		t[c] = true
+	}
+	return t
+}()
+
+// ParseSender validates a sender. A sender of digits only (optionally led by
+// '+', which is dropped) is numeric and may have 1 to 15 digits; any other
+// sender is alphanumeric, may hold only the characters of section 4.1 and at
+// most 11 of them, and must not be blank. An empty sender is 110; any other
+// violation is 107 (RC_INVALID_SENDER).
+func ParseSender(s string) (Sender, error) {
+	if s == "" {
+		return Sender{}, CodeMissingMandatoryParam.FieldErrorf("sender", "sender is missing")
+	}
+	if digits, ok := strings.CutPrefix(s, "+"); ok || allDigits(s) {
+		if !allDigits(digits) || digits == "" {
+			return Sender{}, CodeInvalidSender.FieldErrorf("sender", "a numeric sender holds digits only")
+		}
+		if len(digits) > MaxNumericSender {
+			return Sender{}, CodeInvalidSender.FieldErrorf("sender", "a numeric sender has at most %d digits", MaxNumericSender)
+		}
+		return Sender{Value: digits, Numeric: true}, nil
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 128 || !senderAllowed[c] {
+			r := []rune(s[i:])[0]
+			return Sender{}, CodeInvalidSender.FieldErrorf("sender", "sender must not contain %q", r)
+		}
+	}
+	if len(s) > MaxAlphanumericSender {
+		return Sender{}, CodeInvalidSender.FieldErrorf("sender", "an alphanumeric sender has at most %d characters", MaxAlphanumericSender)
+	}
+	if strings.TrimSpace(s) == "" {
+		return Sender{}, CodeInvalidSender.FieldErrorf("sender", "sender is blank")
+	}
+	return Sender{Value: s}, nil
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// MSISDN is a subscriber number in E.164 form with its leading '+'
+// (for example "+4915112345678").
+type MSISDN string
+
+// Digits is the number without the '+', as networks and price lists use it.
+func (m MSISDN) Digits() string { return strings.TrimPrefix(string(m), "+") }
+
+// ParseReceiver validates a destination number: digits with the country code,
+// optionally led by '+' (no spaces, dashes or national prefixes), that
+// libphonenumber's metadata accepts as a valid number. An empty receiver is
+// 110, anything else wrong is 112 (RC_BAD_PARAMETER_VALUE) naming receiver.
+func ParseReceiver(s string) (MSISDN, error) {
+	if s == "" {
+		return "", CodeMissingMandatoryParam.FieldErrorf("receiver", "receiver is missing")
+	}
+	digits := strings.TrimPrefix(s, "+")
+	if !allDigits(digits) || len(digits) < 3 || len(digits) > 15 {
+		return "", CodeBadParameterValue.FieldErrorf("receiver", "receiver must be 3 to 15 digits with the country code")
+	}
+	num, err := phonenumbers.Parse("+"+digits, "")
+	if err != nil || !phonenumbers.IsValidNumber(num) {
+		return "", CodeBadParameterValue.FieldErrorf("receiver", "receiver %s is not a valid number", s)
+	}
+	return MSISDN(phonenumbers.Format(num, phonenumbers.E164)), nil
+}
