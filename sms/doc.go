@@ -39,6 +39,19 @@
 // CountText gives the coding, the number of parts and the units without
 // allocating, for pricing and quick checks; SplitText agrees with it.
 //
+// # WAP push
+//
+// A message of type wsi is a WAP Push Service Indication: SplitWSI encodes
+// <si><indication href="url">title</indication></si> in WBXML 1.2
+// (WAP-192-WBXML) with the SI 1.0 tokens (WAP-167-ServiceInd), wraps it in
+// a connectionless WSP Push PDU (WAP-230-WSP) with Content-Type
+// application/vnd.wap.sic and X-Wap-Application-Id wml.ua, and carries it in
+// 8-bit parts addressed to port 2948 from port 9200 (WAP-259-WDP; 3GPP TS
+// 23.040 9.2.3.24.4 application port addressing, 9.2.3.24.1 concatenation).
+// One part holds 133 octets after its 7-octet header; concatenated parts
+// hold 128 after a 12-octet header. The comment at the top of wsi.go lists
+// the sections followed and the choices made; DecodeWSI reads it back.
+//
 // # Senders and receivers
 //
 // An alphanumeric sender holds digits, ASCII letters, space and

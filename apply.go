@@ -1,0 +1,135 @@
+package msgkit
+
+import (
+	"slices"
+)
+
+// Getter returns the value of attribute attr of item. It returns ok=false
+// for an attribute it does not know (a programming error, which Apply
+// reports) and the null Value for an attribute that is known but unset. The
+// Value must have the attribute's type (see Filter.Match for what happens
+// otherwise).
+type Getter[T any] func(item T, attr string) (v Value, ok bool)
+
+// Apply runs q over items in memory, as the in-memory stores do: it keeps
+// the items that satisfy every filter, sorts them stably by q.Sort (nulls
+// after every value ascending and before them descending, as PostgreSQL
+// orders by default; ties keep the input order), and returns the page that
+// q asks for with the number of items that passed the filters. A page past
+// the end has no items and the right Total; Items is never nil, so it
+// encodes as a JSON array. items is not modified.
+//
+// A malformed q (unknown operator, wrong number of filter values, negative
+// page) or a Getter that does not know an attribute is an Internal error
+// with code CodeInvalidListSpec: ParseListQuery never produces such a query.
+func Apply[T any](items []T, q ListQuery, get Getter[T]) (Page[T], error) {
+	if err := checkQuery(q); err != nil {
+		return Page[T]{}, err
+	}
+	a := applier[T]{q: q, get: get}
+	offset, size := q.Offset(), q.PageSize
+	inPage := func(pos int) bool { return pos >= offset && (size == 0 || pos-offset < size) }
+
+	if len(q.Sort) == 0 {
+		out := []T{}
+		total := 0
+		for _, it := range items {
+			ok, err := a.match(it)
+			if err != nil {
+				return Page[T]{}, err
+			}
+			if !ok {
+				continue
+			}
+			if inPage(total) {
+				out = append(out, it)
+			}
+			total++
+		}
+		return Page[T]{Items: out, Total: total}, nil
+	}
+
+	// Keep the positions of the matching items and their sort values, one
+	// row of len(q.Sort) values per match, then sort the rows.
+	nk := len(q.Sort)
+	var pos []int
+	var keys []Value
+	for i, it := range items {
+		ok, err := a.match(it)
+		if err != nil {
+			return Page[T]{}, err
+		}
+		if !ok {
+			continue
+		}
+		for _, k := range q.Sort {
+			v, known := get(it, k.Attr)
+			if !known {
+				return Page[T]{}, unknownAttr(k.Attr)
+			}
+			keys = append(keys, v)
+		}
+		pos = append(pos, i)
+	}
+	order := make([]int, len(pos))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(x, y int) int {
+		kx, ky := keys[x*nk:x*nk+nk], keys[y*nk:y*nk+nk]
+		for j, k := range q.Sort {
+			c := kx[j].Compare(ky[j])
+			if k.Desc {
+				c = -c
+			}
+			if c != 0 {
+				return c
+			}
+		}
+		return cmpInt(x, y) // input order breaks ties, so the sort is stable
+	})
+	out := []T{}
+	for p, o := range order {
+		if inPage(p) {
+			out = append(out, items[pos[o]])
+		}
+	}
+	return Page[T]{Items: out, Total: len(pos)}, nil
+}
+
+type applier[T any] struct {
+	q   ListQuery
+	get Getter[T]
+}
+
+// match reports whether it satisfies every filter of the query.
+func (a *applier[T]) match(it T) (bool, error) {
+	for _, f := range a.q.Filters {
+		v, ok := a.get(it, f.Attr)
+		if !ok {
+			return false, unknownAttr(f.Attr)
+		}
+		if !f.Match(v) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+func unknownAttr(attr string) error {
+	return Errorf(Internal, CodeInvalidListSpec, "list query: the getter knows no attribute %q", attr)
+}
+
+// checkQuery refuses a ListQuery that ParseListQuery could not have made.
+func checkQuery(q ListQuery) error {
+	if q.PageNumber < 0 || q.PageSize < 0 {
+		return Errorf(Internal, CodeInvalidListSpec, "list query: negative page number %d or size %d", q.PageNumber, q.PageSize)
+	}
+	for _, f := range q.Filters {
+		n, ok := f.Op.arity()
+		if !ok || (n >= 0 && len(f.Values) != n) || (n < 0 && len(f.Values) == 0) {
+			return Errorf(Internal, CodeInvalidListSpec, "list query: malformed filter %s(%s) with %d values", f.Op, f.Attr, len(f.Values))
+		}
+	}
+	return nil
+}
