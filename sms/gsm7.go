@@ -23,6 +23,20 @@ type septet struct {
 	cost uint8 // septets on the air: 1, or 2 for escape + code
 }
 
+// asciiClass is asciiCost for branch-free counting: the cost in the low
+// bits, with classBad set (and cost 1 kept) for bytes outside the alphabet.
+var asciiClass = func() (t [128]uint8) {
+	for c := range 128 {
+		t[c] = asciiCost[c]
+		if t[c] == 0 {
+			t[c] = classBad | 1
+		}
+	}
+	return t
+}()
+
+const classBad = 0x80
+
 // latinGreekCost holds the septet cost of the characters below U+0400
 // (Latin-1 and Greek), so the hot path needs no switch.
 var latinGreekCost = func() (t [0x400]uint8) {

@@ -1,6 +1,8 @@
 package sms
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"strings"
 	"unicode/utf8"
 )
@@ -21,9 +23,9 @@ func CountText(text string, dcs DCS) (Count, error) {
 	}
 	// Positions of two-unit characters let the parts be counted without a
 	// second pass; a text with more of them than fit here is walked again.
-	var buf [256]int32
+	d := doubles{limit: len(doubles{}.at)}
 	if dcs != DCSUCS {
-		w, bad := countGSM(text, dcs == DCSGSM, buf[:0])
+		w, bad := countGSM(text, dcs == DCSGSM, &d)
 		if bad < 0 {
 			return w.count(DCSGSM, GSMSingle)
 		}
@@ -31,74 +33,128 @@ func CountText(text string, dcs DCS) (Count, error) {
 			return Count{}, notGSM(text, bad)
 		}
 	}
-	return countUCS(text, buf[:0]).count(DCSUCS, UCSSingle)
+	d.n = 0
+	return countUCS(text, &d).count(DCSUCS, UCSSingle)
 }
 
 // countGSM totals the septets of valid UTF-8 text in one pass, noting the
 // character index of each two-septet character in doubles (up to its
 // capacity), and derives the number of parts from them. It returns the byte
 // offset of the first character outside the alphabet, or -1.
-func countGSM(text string, allowCedilla bool, doubles []int32) (walk, int) {
-	chars, extra := 0, 0
-	for i := 0; i < len(text); chars++ {
-		start := i
-		var cost uint8
-		if c := text[i]; c < utf8.RuneSelf {
-			cost = asciiCost[c]
+func countGSM(text string, allowCedilla bool, d *doubles) (walk, int) {
+	// Locals, not d's fields, carry the loop: a counter kept in memory would
+	// chain every character through a store and a load.
+	chars, n, at := 0, 0, &d.at
+	for i := 0; i < len(text); {
+		// Eight ASCII bytes at once: their classes side by side in a word
+		// tell the bad bytes and the two-septet ones without a branch per
+		// byte (extension characters come at random and would be
+		// mispredicted).
+		if i+8 <= len(text) {
+			b := text[i : i+8]
+			if v := binary.LittleEndian.Uint64([]byte(b)); v&highBits == 0 {
+				cls := uint64(asciiClass[b[0]]) | uint64(asciiClass[b[1]])<<8 |
+					uint64(asciiClass[b[2]])<<16 | uint64(asciiClass[b[3]])<<24 |
+					uint64(asciiClass[b[4]])<<32 | uint64(asciiClass[b[5]])<<40 |
+					uint64(asciiClass[b[6]])<<48 | uint64(asciiClass[b[7]])<<56
+				if cls&highBits != 0 {
+					return walk{}, i + bits.TrailingZeros64(cls&highBits)>>3
+				}
+				for two := cls & (2 * lowBits); two != 0; two &= two - 1 {
+					at[n&(len(at)-1)] = int32(chars + bits.TrailingZeros64(two)>>3) // past the limit, d.n tells
+					n++
+				}
+				i += 8
+				chars += 8
+				continue
+			}
+		}
+		// A character at a time up to the next non-ASCII one.
+		c := text[i]
+		if c < utf8.RuneSelf {
+			v := asciiClass[c]
+			if v&classBad != 0 {
+				return walk{}, i
+			}
+			at[n&(len(at)-1)] = int32(chars)
+			n += int(v >> 1)
 			i++
-		} else {
-			r, size := decodeValid(text, i)
-			cost = nonASCIICost(r)
-			if cost == 0 && allowCedilla && r == 'ç' {
-				cost = 1
-			}
-			i += size
+			chars++
+			continue
 		}
-		if cost != 1 {
-			if cost == 0 {
-				return walk{}, start
-			}
-			if extra++; len(doubles) < cap(doubles) {
-				doubles = append(doubles, int32(chars))
-			}
+		r, size := decodeValid(text, i)
+		cost := nonASCIICost(r)
+		if cost == 0 && !(allowCedilla && r == 'ç') {
+			return walk{}, i
 		}
+		at[n&(len(at)-1)] = int32(chars)
+		n += int(cost >> 1)
+		i += size
+		chars++
 	}
-	w := walk{total: chars + extra}
+	d.n = n
+	w := walk{total: chars + n}
 	if w.total <= GSMSingle {
 		return w, -1
 	}
-	if extra > len(doubles) {
+	if d.n > d.limit {
 		w, _ = walkGSM(text, allowCedilla, nil)
 		return w, -1
 	}
-	w.parts, w.overflown = packParts(chars, doubles, GSMPart)
+	w.parts, w.overflown = packParts(chars, d.at[:d.n], GSMPart)
 	return w, -1
+}
+
+// Masks of the low and the high bit of each byte of a word.
+const (
+	lowBits  = 0x0101010101010101
+	highBits = 0x8080808080808080
+)
+
+// doubles holds the character indices of two-unit characters, up to limit
+// of them; past that the text is walked again instead. Slots past the limit
+// are reused, so only the first n are meaningful when n <= limit.
+type doubles struct {
+	at    [256]int32
+	n     int // two-unit characters seen, noted or not
+	limit int // at most len(at)
 }
 
 // countUCS is countGSM for UCS-2: characters outside the BMP, four bytes in
 // UTF-8, take two UTF-16 units.
-func countUCS(text string, doubles []int32) walk {
-	chars, extra := 0, 0
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		if c&0xC0 == 0x80 {
-			continue // a continuation byte
-		}
-		if c >= 0xF0 {
-			if extra++; len(doubles) < cap(doubles) {
-				doubles = append(doubles, int32(chars))
+func countUCS(text string, d *doubles) walk {
+	chars := 0
+	for i := 0; i < len(text); {
+		// 8 bytes at once when none leads a 4-byte sequence: every byte but
+		// a continuation byte (10xxxxxx) starts a character of one unit.
+		if i+8 <= len(text) {
+			v := binary.LittleEndian.Uint64([]byte(text[i : i+8]))
+			if v&(v<<1)&(v<<2)&(v<<3)&highBits == 0 {
+				chars += 8 - bits.OnesCount64(v&^(v<<1)&highBits)
+				i += 8
+				continue
 			}
 		}
-		chars++
+		for end := min(i+8, len(text)); i < end; i++ {
+			c := text[i]
+			if c&0xC0 == 0x80 {
+				continue // a continuation byte
+			}
+			if c >= 0xF0 {
+				d.at[d.n&(len(d.at)-1)] = int32(chars)
+				d.n++
+			}
+			chars++
+		}
 	}
-	w := walk{total: chars + extra}
+	w := walk{total: chars + d.n}
 	if w.total <= UCSSingle {
 		return w
 	}
-	if extra > len(doubles) {
+	if d.n > d.limit {
 		return walkUCS(text, nil)
 	}
-	w.parts, w.overflown = packParts(chars, doubles, UCSPart)
+	w.parts, w.overflown = packParts(chars, d.at[:d.n], UCSPart)
 	return w
 }
 
