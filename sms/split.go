@@ -38,38 +38,44 @@ func CountText(text string, dcs DCS) (Count, error) {
 }
 
 // countGSM totals the septets of valid UTF-8 text in one pass, noting the
-// character index of each two-septet character in doubles (up to its
-// capacity), and derives the number of parts from them. It returns the byte
+// character index of each two-septet character in d (up to d.limit of them),
+// and derives the number of parts from those indices. It returns the byte
 // offset of the first character outside the alphabet, or -1.
 func countGSM(text string, allowCedilla bool, d *doubles) (walk, int) {
 	// Locals, not d's fields, carry the loop: a counter kept in memory would
 	// chain every character through a store and a load.
 	chars, n, at := 0, 0, &d.at
 	for i := 0; i < len(text); {
-		// Eight ASCII bytes at once: their classes side by side in a word
-		// tell the bad bytes and the two-septet ones without a branch per
-		// byte (extension characters come at random and would be
-		// mispredicted).
+		// Eight bytes at once, up to the first non-ASCII one: their classes
+		// side by side in a word tell the bad bytes and the two-septet ones
+		// without a branch per byte (extension characters come at random
+		// and would be mispredicted).
 		if i+8 <= len(text) {
 			b := text[i : i+8]
-			if v := binary.LittleEndian.Uint64([]byte(b)); v&highBits == 0 {
-				cls := uint64(asciiClass[b[0]]) | uint64(asciiClass[b[1]])<<8 |
-					uint64(asciiClass[b[2]])<<16 | uint64(asciiClass[b[3]])<<24 |
-					uint64(asciiClass[b[4]])<<32 | uint64(asciiClass[b[5]])<<40 |
-					uint64(asciiClass[b[6]])<<48 | uint64(asciiClass[b[7]])<<56
-				if cls&highBits != 0 {
-					return walk{}, i + bits.TrailingZeros64(cls&highBits)>>3
-				}
-				for two := cls & (2 * lowBits); two != 0; two &= two - 1 {
-					at[n&(len(at)-1)] = int32(chars + bits.TrailingZeros64(two)>>3) // past the limit, d.n tells
-					n++
-				}
-				i += 8
-				chars += 8
+			v := binary.LittleEndian.Uint64([]byte(b))
+			k, keep := 8, ^uint64(0)
+			if hi := v & highBits; hi != 0 {
+				k = bits.TrailingZeros64(hi) >> 3
+				keep = 1<<(8*k) - 1
+			}
+			cls := (uint64(asciiClass[b[0]&0x7F]) | uint64(asciiClass[b[1]&0x7F])<<8 |
+				uint64(asciiClass[b[2]&0x7F])<<16 | uint64(asciiClass[b[3]&0x7F])<<24 |
+				uint64(asciiClass[b[4]&0x7F])<<32 | uint64(asciiClass[b[5]&0x7F])<<40 |
+				uint64(asciiClass[b[6]&0x7F])<<48 | uint64(asciiClass[b[7]&0x7F])<<56) & keep
+			if cls&highBits != 0 {
+				return walk{}, i + bits.TrailingZeros64(cls&highBits)>>3
+			}
+			for two := cls & (2 * lowBits); two != 0; two &= two - 1 {
+				at[n&(len(at)-1)] = int32(chars + bits.TrailingZeros64(two)>>3) // past the limit, d.n tells
+				n++
+			}
+			i += k
+			chars += k
+			if k == 8 {
 				continue
 			}
 		}
-		// A character at a time up to the next non-ASCII one.
+		// A non-ASCII character, or one of the last few bytes.
 		c := text[i]
 		if c < utf8.RuneSelf {
 			v := asciiClass[c]
