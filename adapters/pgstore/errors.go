@@ -1,0 +1,65 @@
+package pgstore
+
+import (
+	"errors"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/msgkit/msgkit"
+)
+
+// CodeStorage is the code of storage failures a caller cannot fix.
+const CodeStorage = "storage_error"
+
+// SQLSTATE codes the store tells apart.
+const (
+	uniqueViolation     = "23505"
+	foreignKeyViolation = "23503"
+)
+
+// classify turns a database error about one kind of record into a
+// *msgkit.Error. thing names the record in codes ("client" gives
+// client_not_found, client_exists, client_invalid_reference) and what
+// words it in messages ("client c1"). No rows is NotFound, a unique
+// violation Conflict, a foreign key violation Invalid; anything else is
+// Internal with a generic message: the cause, with its SQL details, is kept
+// for logs only.
+func classify(err error, thing, what string) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		return msgkit.New(msgkit.NotFound, thing+"_not_found", what+" not found")
+	}
+	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok {
+		switch pgErr.Code {
+		case uniqueViolation:
+			return msgkit.Wrap(err, msgkit.Conflict, thing+"_exists", what+" exists")
+		case foreignKeyViolation:
+			return msgkit.Wrap(err, msgkit.Invalid, thing+"_invalid_reference", what+" refers to a record that does not exist")
+		}
+	}
+	return msgkit.Wrap(err, msgkit.Internal, CodeStorage, "storage error")
+}
+
+// storable reports whether PostgreSQL can hold s in a text column: valid
+// UTF-8 without NUL bytes. The store checks keys before a lookup, so a key
+// that could never have been stored is NotFound, as in memstore, rather
+// than a server error.
+func storable(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsRune(s, 0)
+}
+
+// invalidText returns an Invalid error naming field when one of vals
+// cannot be held in a text column, else nil.
+func invalidText[T ~string](thing, field string, vals ...T) error {
+	for _, v := range vals {
+		if !storable(string(v)) {
+			return msgkit.Invalidf(thing+"_invalid", field, "%s must be valid UTF-8 without NUL characters", field)
+		}
+	}
+	return nil
+}

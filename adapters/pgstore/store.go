@@ -1,0 +1,112 @@
+package pgstore
+
+import (
+	"context"
+	"io/fs"
+	"log/slog"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/msgkit/msgkit"
+)
+
+// Options configure Open. The zero value is usable.
+type Options struct {
+	// Schema, when set, is the search_path of every connection (it
+	// overrides a search_path in the DSN); Open creates it if missing and
+	// all tables live there. Empty leaves the search_path to the DSN or
+	// the server (normally "$user", public).
+	Schema string
+	// Logger receives migration progress; nil discards.
+	Logger *slog.Logger
+	// MaxConns caps the pool; zero or less keeps pgxpool's default
+	// (the larger of 4 and the number of CPUs) or pool_max_conns in the DSN.
+	MaxConns int32
+}
+
+// Store is the PostgreSQL implementation of every domain Store. It is safe
+// for concurrent use; Close it when done.
+type Store struct {
+	pool *pgxpool.Pool
+	log  *slog.Logger
+}
+
+// Codes of the errors Open and Ping return.
+const (
+	CodeOpen        = "pgstore_open"
+	CodeMigrate     = "pgstore_migrate"
+	CodeUnavailable = "pgstore_unavailable"
+)
+
+// Open connects to the database at dsn (a URL or key=value string as
+// pgx accepts), applies the embedded migrations that are not yet applied,
+// and returns a Store whose pool has been pinged. A database that cannot be
+// reached is Unavailable; a bad DSN or a failed migration is Internal.
+func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
+	return open(ctx, dsn, opts, embeddedMigrations())
+}
+
+// open is Open with the migrations taken from fsys, so tests can pass
+// their own.
+func open(ctx context.Context, dsn string, opts Options, fsys fs.FS) (*Store, error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	migs, err := loadMigrations(fsys)
+	if err != nil {
+		return nil, msgkit.Wrap(err, msgkit.Internal, CodeMigrate, "invalid database migrations")
+	}
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		// The parse error may quote the DSN, password included; it stays
+		// in the cause, which is for logs only.
+		return nil, msgkit.Wrap(err, msgkit.Internal, CodeOpen, "invalid database DSN")
+	}
+	if opts.MaxConns > 0 {
+		cfg.MaxConns = opts.MaxConns
+	}
+	if opts.Schema != "" {
+		cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{opts.Schema}.Sanitize()
+	}
+
+	// Migrations run on a connection of their own, closed afterwards: the
+	// advisory lock is a session lock, so closing the connection releases
+	// it even if the explicit unlock could not be sent.
+	conn, err := pgx.ConnectConfig(ctx, cfg.ConnConfig.Copy())
+	if err != nil {
+		return nil, msgkit.Wrap(err, msgkit.Unavailable, CodeUnavailable, "database unavailable")
+	}
+	err = migrate(ctx, conn, opts.Schema, migs, log)
+	closeErr := conn.Close(context.WithoutCancel(ctx))
+	if err != nil {
+		return nil, err
+	}
+	if closeErr != nil {
+		log.WarnContext(ctx, "pgstore: closing the migration connection", "err", closeErr)
+	}
+
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, msgkit.Wrap(err, msgkit.Internal, CodeOpen, "cannot create database pool")
+	}
+	s := &Store{pool: pool, log: log}
+	if err := s.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close closes every connection, waiting for those in use to be returned.
+func (s *Store) Close() { s.pool.Close() }
+
+// Ping checks that the database answers, for readiness probes. A failure
+// is Unavailable.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.pool.Ping(ctx); err != nil {
+		return msgkit.Wrap(err, msgkit.Unavailable, CodeUnavailable, "database unavailable")
+	}
+	return nil
+}
