@@ -1,0 +1,178 @@
+// Package httpapi is msgkit's net/http adapter: the handlers of every API
+// family, their error bodies, and the middleware that authenticates callers
+// and checks their tenants and privileges. No business rule lives here.
+//
+// # Handlers
+//
+// One constructor per family returns an http.Handler that can be mounted
+// alone, and New mounts them all on one standard library ServeMux:
+//
+//	OAuthHandler       POST /oauth2/access-token           token endpoint (client credentials, password)
+//	CDSHandler         /news/v1/services/{serviceUuid}/... bearer, tenant, privilege news
+//	FinanceHandler     /finance/sit/v1/..., /invoice-docs/v2/...  bearer, finance privileges per route
+//	RoutingHandler     /smsmtinbound/v1/...                X-API-Key
+//	TestSystemHandler  /gate/testsystem/v1/...             bearer, privilege testsystem
+//	HealthHandler      GET /healthz, GET /readyz
+//
+// Each family's routes are listed in one place (cdsRoutes in cds.go,
+// financeRoutes in finance.go, ...). Every request passes through RequestID,
+// AccessLog and Recover, then the family's authentication, then the route's
+// body limit, tenant check and privilege check, in that order.
+//
+// Only the token endpoint is implemented in this release. Every other route
+// of the families answers, once authentication, tenancy and privileges have
+// been enforced, 501 Not Implemented in the family's body with code
+// "not_implemented" and a message naming the operation and saying that the
+// resource arrives in a later release. So a caller without a token gets 401,
+// a caller for another tenant 403, and only an entitled caller learns that
+// the operation is not there yet. Unknown paths of a family answer 404 and
+// known paths with another method 405 (with Allow), in the family's body,
+// after authentication; paths outside every family answer 404
+// {"code":"not_found","message":...}.
+//
+// # Statuses
+//
+// One table (Status) maps msgkit.Kind to the HTTP status: Invalid 400,
+// Unauthorized 401, PaymentRequired 402, Forbidden 403, NotFound 404,
+// Conflict 409, RateLimited 429 (always with Retry-After), Internal 500,
+// Unavailable 503; a Kind missing from the table is 500. A *StatusError in
+// the error's chain gives statuses that are not a kind's: 405, 413 (body too
+// large, code "request_too_large"), 501 ("not_implemented"). An error that is
+// not a *msgkit.Error, or is Internal, is answered 500 with the message
+// "internal error" and code "internal_error", never its own code, message or
+// cause; it is logged at Error with its cause and the request id through the
+// logger that AccessLog put in the request context.
+//
+// # Error bodies
+//
+// WriteError renders an error in the body of a Family:
+//
+//	CDS         {"code","message","description","items":[{"name","message","description"}]}
+//	Finance     {"Code": <int32>, "Message"}
+//	Routing     {"Code": "<string>", "Message"}
+//	TestSystem  {"code","message"}
+//	OAuth       {"error","error_description"} (RFC 6749 5.2)
+//
+// The code is the *msgkit.Error's Code, or when it has none the kind's:
+// invalid, not_found, conflict, unauthorized, forbidden, rate_limited,
+// payment_required, unavailable. Choices where the documents are silent:
+//
+//   - CDS: description is the status text ("Bad Request"); items are the
+//     error's Fields and always an array, [] when there are none.
+//   - Finance: Code is an integer. It is the error's Code when that parses as
+//     a decimal int32, else the HTTP status (400, 404, 501, ...); a textual
+//     code such as INVOICE_NOTFOUND is therefore not shown in Code, and the
+//     finance handlers say it in Message.
+//   - Finance, routing, test system and OAuth have no items: field problems
+//     are folded into the message as "message; name: problem; ...", without
+//     repeating a name the problem already contains.
+//   - Test system: every 429 has code GATE_TEST_SYSTEM:RATE_LIMIT_REACHED
+//     (document 3, 7.4), whatever the error's own code.
+//   - OAuth: an error carrying an RFC 6749 code keeps it; other errors get
+//     one from their kind: Invalid, NotFound, Conflict and PaymentRequired
+//     invalid_request, Unauthorized invalid_client, Forbidden
+//     unauthorized_client, RateLimited and Unavailable
+//     temporarily_unavailable, Internal server_error (the last two are the
+//     RFC's codes for the authorization endpoint, used because section 5.2
+//     has none for failures of the server). The status then follows the
+//     code as section 5.2 says: invalid_client 401 with WWW-Authenticate:
+//     Basic realm="msgkit", the other codes 400 (so auth's
+//     unauthorized_client, a right secret from a foreign address, which is
+//     Forbidden, is 400). NotFound (a path without endpoint, 404), explicit
+//     statuses (405, 413) and failures of the server (429, 500, 503) keep
+//     their status.
+//   - Bulk SMS answers (420) are not rendered here.
+//
+// # Authentication
+//
+// Bearer reads "Authorization: Bearer <token>" (scheme in any case, token of
+// RFC 6750's b64token syntax, one header only) and asks a TokenVerifier; a
+// missing or malformed header is 401 with WWW-Authenticate: Bearer, a refused
+// token 401 with WWW-Authenticate: Bearer error="invalid_token". Tenant
+// parses the path value {serviceUuid} (malformed: 400 naming serviceUuid)
+// and answers 403 code forbidden_service when the principal does not act for
+// it; RequireAny answers 403 code insufficient_privilege with
+// WWW-Authenticate: Bearer error="insufficient_scope". Neither calls the
+// next handler when it refuses. APIKey reads X-API-Key (exactly one,
+// non-empty) and asks an APIKeyVerifier; failures are 401 without
+// WWW-Authenticate, as no scheme exists for the header. The principal, the
+// tenant and the API key record are in the context (PrincipalFrom,
+// ServiceFrom, APIKeyFrom). The test system accepts any token with the
+// privilege testsystem; in practice those are the password grant's.
+//
+// Finance privileges (document 2, section 5): list, get, files, finance
+// documents and the default invoice configuration need
+// finance-invoices.view or finance-invoices-own.view; create, update,
+// delete, upload and status changes one of the four manage privileges;
+// balances finance-balance-view or finance-balance-own-view. Restricting the
+// "own" privileges to the caller's records is the finance domain's work.
+//
+// Paths the documents do not show, chosen here: finance get, update and
+// delete at /finance/sit/v1/invoices/{invoiceid}; finance documents at GET
+// /finance-documents; status changes PUT /invoices/{invoiceid}/sync-status,
+// PUT /invoices-list/{invoicesList}/sync-status (comma-separated ids; a
+// path of its own because ServeMux cannot tell it from a single id) and PUT
+// /invoices/{invoiceid}/docs-delivery-status; invoice files GET
+// /invoices/{invoiceid}/files; upload POST
+// /invoice-docs/v2/invoices/{invoiceId}/files; test system send POST
+// /test/sms and add route POST /test/route.
+//
+// # Token endpoint
+//
+// POST /oauth2/access-token takes an application/x-www-form-urlencoded body
+// (any other Content-Type is invalid_request) of at most 8 KiB (more: 413
+// invalid_request); parameters of the query string are ignored and a
+// parameter sent twice is invalid_request (RFC 6749 3.2). grant_type
+// client_credentials authenticates the client with client_id and
+// client_secret in the body or with HTTP Basic (RFC 6749 2.3.1: the two
+// form-encoded before base64), not both, and passes the client IP to auth;
+// grant_type password takes username and password. A missing grant_type is
+// invalid_request, another value unsupported_grant_type; scope is ignored,
+// as the documents define none. Success is 200
+// {"access_token","token_type":"Bearer","expires_in"}. Every answer,
+// errors included, has Cache-Control: no-store and Pragma: no-cache. Against
+// brute force, requests are limited per client IP before they are read: 10
+// a second with a burst of 20 unless Options.TokenRateLimit says otherwise;
+// over it, 429 temporarily_unavailable with Retry-After.
+//
+// # Client IP
+//
+// ClientIP is the peer address of r.RemoteAddr. Only when that peer is in
+// Options.TrustedProxies is X-Forwarded-For believed: read from the right,
+// the first address that is not a trusted proxy is the client. An
+// unparsable hop ends the walk at the last trusted hop.
+//
+// # Rate limits
+//
+// A Limiter keeps a token bucket (golang.org/x/time/rate) per key, keyed by
+// a function of the request (ByClientIP, BySubject), at most MaxKeys of them
+// (default 10000) in least-recently-used order, so memory stays bounded; a
+// key evicted and seen again starts full. Time comes from an injected
+// msgkit.Clock. LimitRate answers 429 with Retry-After (seconds until a
+// token is back, at least 1) and, when RateLimit.Headers is set,
+// X-Ratelimit-Limit (the burst), X-Ratelimit-Remaining (whole tokens left)
+// and X-Ratelimit-Reset (seconds until the bucket is full). The test
+// system's daily quota of test SMS, which resets at midnight UTC, is a rule
+// of the testsystem domain; its handler will set these headers from the
+// domain's counts.
+//
+// # JSON
+//
+// DecodeJSON reads exactly one JSON value within the body limit: too large
+// is 413, a wrong type Invalid naming the field by its JSON path
+// (json.UnmarshalTypeError.Field; "body" for the top level), malformed JSON,
+// an empty body or trailing data Invalid naming "body". Unknown members are
+// ignored unless DecodeOptions.DisallowUnknownFields, so read-only fields a
+// client sends back are not an error; each family decides. The Content-Type
+// of JSON requests is not checked. WriteJSON encodes before writing and sets
+// Content-Type: application/json.
+//
+// # Requests, logs, panics
+//
+// RequestID keeps an incoming X-Request-Id of 1 to 64 characters of
+// [A-Za-z0-9-_.], else makes one, and echoes it. AccessLog logs method,
+// path, status, bytes, duration, request_id and remote at Info. Recover
+// answers a panic 500 in the family's body with the generic message and
+// logs the panic value and stack; if the answer had begun, it aborts the
+// connection. GET /readyz pings Options.Pinger within 2 seconds.
+package httpapi

@@ -1,0 +1,41 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"time"
+)
+
+// ReadyTimeout bounds the Ping of GET /readyz.
+const ReadyTimeout = 2 * time.Second
+
+type healthBody struct {
+	Status string `json:"status"`
+}
+
+// HealthHandler serves GET /healthz, 200 {"status":"ok"} while the process
+// serves requests, and GET /readyz, which asks Options.Pinger (within
+// ReadyTimeout) and answers 200 {"status":"ok"} or 503
+// {"status":"unavailable"}; the failure is logged, not shown.
+func HealthHandler(opts Options) http.Handler {
+	o := opts.withDefaults()
+	m := newFamilyMux(familyNone)
+	m.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		_ = WriteJSON(w, http.StatusOK, healthBody{Status: "ok"})
+	})
+	m.mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		if o.Pinger != nil {
+			ctx, cancel := context.WithTimeout(r.Context(), ReadyTimeout)
+			defer cancel()
+			if err := o.Pinger.Ping(ctx); err != nil {
+				loggerFrom(r.Context()).WarnContext(r.Context(), "not ready", "err", err, "request_id", RequestIDFrom(r.Context()))
+				w.Header().Set("Cache-Control", "no-store")
+				_ = WriteJSON(w, http.StatusServiceUnavailable, healthBody{Status: "unavailable"})
+				return
+			}
+		}
+		w.Header().Set("Cache-Control", "no-store")
+		_ = WriteJSON(w, http.StatusOK, healthBody{Status: "ok"})
+	})
+	return o.base(familyNone, m)
+}

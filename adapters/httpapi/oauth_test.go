@@ -1,0 +1,313 @@
+package httpapi_test
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/msgkit/msgkit/adapters/httpapi"
+	"github.com/msgkit/msgkit/auth"
+)
+
+func basic(id, secret string) string {
+	return "Basic " + base64.StdEncoding.EncodeToString([]byte(url.QueryEscape(id)+":"+url.QueryEscape(secret)))
+}
+
+func TestTokenEndpoint(t *testing.T) {
+	f := newFixture(t)
+	h := httpapi.OAuthHandler(f.opts)
+	cc := func(id, secret string) url.Values {
+		return url.Values{"grant_type": {"client_credentials"}, "client_id": {id}, "client_secret": {secret}}
+	}
+	pw := func(user, pass string) url.Values {
+		return url.Values{"grant_type": {"password"}, "username": {user}, "password": {pass}}
+	}
+	tests := []struct {
+		name    string
+		req     func() *http.Request
+		status  int
+		code    string // RFC 6749 error; "" for success
+		ttl     int    // expires_in on success
+		subject string // who the token speaks for on success
+		wwwAuth string // WWW-Authenticate wanted, if any
+		allow   string // Allow wanted, if any
+	}{
+		{name: "good client credentials", req: func() *http.Request { return formRequest(cc(clientID, clientSecret)) },
+			status: 200, ttl: 3600, subject: clientID},
+		{name: "wrong secret", req: func() *http.Request { return formRequest(cc(clientID, "wrong")) },
+			status: 401, code: "invalid_client", wwwAuth: `Basic realm="msgkit"`},
+		{name: "unknown client", req: func() *http.Request { return formRequest(cc("nobody", clientSecret)) },
+			status: 401, code: "invalid_client", wwwAuth: `Basic realm="msgkit"`},
+		{name: "no client credentials", req: func() *http.Request {
+			return formRequest(url.Values{"grant_type": {"client_credentials"}})
+		}, status: 401, code: "invalid_client"},
+		{name: "wrong IP", req: func() *http.Request {
+			r := formRequest(cc(clientID, clientSecret))
+			r.RemoteAddr = foreignAddr
+			return r
+		}, status: 400, code: "unauthorized_client"},
+		{name: "forwarded IP not trusted by default", req: func() *http.Request {
+			r := formRequest(cc(clientID, clientSecret))
+			r.RemoteAddr = "10.0.0.1:5000"
+			r.Header.Set("X-Forwarded-For", "192.0.2.10")
+			return r
+		}, status: 400, code: "unauthorized_client"},
+		{name: "missing grant_type", req: func() *http.Request {
+			return formRequest(url.Values{"client_id": {clientID}, "client_secret": {clientSecret}})
+		}, status: 400, code: "invalid_request"},
+		{name: "empty grant_type", req: func() *http.Request {
+			return formRequest(url.Values{"grant_type": {""}})
+		}, status: 400, code: "invalid_request"},
+		{name: "unsupported grant", req: func() *http.Request {
+			return formRequest(url.Values{"grant_type": {"authorization_code"}, "code": {"x"}})
+		}, status: 400, code: "unsupported_grant_type"},
+		{name: "JSON content type", req: func() *http.Request {
+			r := httptest.NewRequest(http.MethodPost, httpapi.TokenPath,
+				strings.NewReader(`{"grant_type":"client_credentials","client_id":"news-client"}`))
+			r.Header.Set("Content-Type", "application/json")
+			r.RemoteAddr = clientAddr
+			return r
+		}, status: 400, code: "invalid_request"},
+		{name: "no content type", req: func() *http.Request {
+			r := formRequest(cc(clientID, clientSecret))
+			r.Header.Del("Content-Type")
+			return r
+		}, status: 400, code: "invalid_request"},
+		{name: "content type with charset", req: func() *http.Request {
+			r := formRequest(cc(clientID, clientSecret))
+			r.Header.Set("Content-Type", "Application/X-WWW-Form-Urlencoded; charset=utf-8")
+			return r
+		}, status: 200, ttl: 3600, subject: clientID},
+		{name: "credentials in the query string are ignored", req: func() *http.Request {
+			r := formRequest(url.Values{"grant_type": {"client_credentials"}})
+			r.URL.RawQuery = url.Values{"client_id": {clientID}, "client_secret": {clientSecret}}.Encode()
+			return r
+		}, status: 401, code: "invalid_client"},
+		{name: "repeated parameter", req: func() *http.Request {
+			v := cc(clientID, clientSecret)
+			v.Add("client_secret", "other")
+			return formRequest(v)
+		}, status: 400, code: "invalid_request"},
+		{name: "malformed form", req: func() *http.Request {
+			r := httptest.NewRequest(http.MethodPost, httpapi.TokenPath, strings.NewReader("grant_type=%zz"))
+			r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			r.RemoteAddr = clientAddr
+			return r
+		}, status: 400, code: "invalid_request"},
+		{name: "body too large", req: func() *http.Request {
+			v := cc(clientID, clientSecret)
+			v.Set("padding", strings.Repeat("x", 9000))
+			return formRequest(v)
+		}, status: 413, code: "invalid_request"},
+		{name: "body too large without Content-Length", req: func() *http.Request {
+			v := cc(clientID, clientSecret)
+			v.Set("padding", strings.Repeat("x", 9000))
+			r := formRequest(v)
+			r.ContentLength = -1
+			return r
+		}, status: 413, code: "invalid_request"},
+		{name: "Basic authentication", req: func() *http.Request {
+			r := formRequest(url.Values{"grant_type": {"client_credentials"}})
+			r.Header.Set("Authorization", basic(clientID, clientSecret))
+			return r
+		}, status: 200, ttl: 3600, subject: clientID},
+		{name: "Basic authentication with the same client_id in the body", req: func() *http.Request {
+			r := formRequest(url.Values{"grant_type": {"client_credentials"}, "client_id": {clientID}})
+			r.Header.Set("Authorization", basic(clientID, clientSecret))
+			return r
+		}, status: 200, ttl: 3600, subject: clientID},
+		{name: "Basic authentication with a form-encoded id", req: func() *http.Request {
+			r := formRequest(url.Values{"grant_type": {"client_credentials"}})
+			r.SetBasicAuth("news%2Dclient", url.QueryEscape(clientSecret))
+			return r
+		}, status: 200, ttl: 3600, subject: clientID},
+		{name: "Basic authentication, wrong secret", req: func() *http.Request {
+			r := formRequest(url.Values{"grant_type": {"client_credentials"}})
+			r.Header.Set("Authorization", basic(clientID, "wrong"))
+			return r
+		}, status: 401, code: "invalid_client", wwwAuth: `Basic realm="msgkit"`},
+		{name: "Basic secret not form-encoded", req: func() *http.Request {
+			r := formRequest(url.Values{"grant_type": {"client_credentials"}})
+			r.SetBasicAuth(clientID, "100%bad")
+			return r
+		}, status: 401, code: "invalid_client"},
+		{name: "Basic and body secret together", req: func() *http.Request {
+			r := formRequest(cc(clientID, clientSecret))
+			r.Header.Set("Authorization", basic(clientID, clientSecret))
+			return r
+		}, status: 400, code: "invalid_request"},
+		{name: "Bearer instead of Basic", req: func() *http.Request {
+			r := formRequest(url.Values{"grant_type": {"client_credentials"}})
+			r.Header.Set("Authorization", "Bearer abc")
+			return r
+		}, status: 401, code: "invalid_client"},
+		{name: "password grant", req: func() *http.Request { return formRequest(pw(userName, userPassword)) },
+			status: 200, ttl: 3600, subject: userName},
+		{name: "password grant, wrong password", req: func() *http.Request { return formRequest(pw(userName, "nope")) },
+			status: 400, code: "invalid_grant"},
+		{name: "password grant, unknown user", req: func() *http.Request { return formRequest(pw("ghost", userPassword)) },
+			status: 400, code: "invalid_grant"},
+		{name: "password grant without username", req: func() *http.Request {
+			return formRequest(url.Values{"grant_type": {"password"}, "password": {userPassword}})
+		}, status: 400, code: "invalid_request"},
+		{name: "GET", req: func() *http.Request {
+			r := httptest.NewRequest(http.MethodGet, httpapi.TokenPath, nil)
+			r.RemoteAddr = clientAddr
+			return r
+		}, status: 405, code: "invalid_request", allow: "POST"},
+		{name: "unknown path under /oauth2/", req: func() *http.Request {
+			r := formRequest(cc(clientID, clientSecret))
+			r.URL.Path = "/oauth2/token"
+			return r
+		}, status: 404, code: "invalid_request"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := serve(h, tt.req())
+			if got := w.Header().Get("Cache-Control"); got != "no-store" {
+				t.Errorf("Cache-Control = %q, want no-store", got)
+			}
+			if got := w.Header().Get("Pragma"); got != "no-cache" {
+				t.Errorf("Pragma = %q, want no-cache", got)
+			}
+			if tt.wwwAuth != "" && w.Header().Get("WWW-Authenticate") != tt.wwwAuth {
+				t.Errorf("WWW-Authenticate = %q, want %q", w.Header().Get("WWW-Authenticate"), tt.wwwAuth)
+			}
+			if tt.status == 401 && w.Header().Get("WWW-Authenticate") == "" {
+				t.Errorf("401 without WWW-Authenticate")
+			}
+			if tt.allow != "" && w.Header().Get("Allow") != tt.allow {
+				t.Errorf("Allow = %q, want %q", w.Header().Get("Allow"), tt.allow)
+			}
+			if tt.code != "" {
+				m := wantError(t, w, httpapi.OAuth, tt.status, tt.code)
+				if d, _ := m["error_description"].(string); d == "" {
+					t.Errorf("empty error_description: %s", w.Body)
+				}
+				return
+			}
+			if w.Code != tt.status {
+				t.Fatalf("status = %d, want %d: %s", w.Code, tt.status, w.Body)
+			}
+			m := decodeBody(t, w)
+			if len(m) != 3 || m["token_type"] != "Bearer" || m["expires_in"] != float64(tt.ttl) {
+				t.Fatalf("body = %s, want access_token, token_type Bearer, expires_in %d", w.Body, tt.ttl)
+			}
+			tok, _ := m["access_token"].(string)
+			p, err := f.svc.Verify(context.Background(), tok)
+			if err != nil {
+				t.Fatalf("the issued token does not verify: %v", err)
+			}
+			if p.Subject != tt.subject {
+				t.Errorf("token subject = %q, want %q", p.Subject, tt.subject)
+			}
+		})
+	}
+}
+
+func TestTokenEndpointTrustedProxy(t *testing.T) {
+	f := newFixture(t)
+	f.opts.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
+	h := httpapi.OAuthHandler(f.opts)
+	form := url.Values{"grant_type": {"client_credentials"}, "client_id": {clientID}, "client_secret": {clientSecret}}
+
+	r := formRequest(form)
+	r.RemoteAddr = "10.0.0.1:5000"
+	r.Header.Set("X-Forwarded-For", "203.0.113.9, 192.0.2.10, 10.0.0.2")
+	if w := serve(h, r); w.Code != http.StatusOK {
+		t.Fatalf("client behind trusted proxies: status %d, want 200: %s", w.Code, w.Body)
+	}
+
+	r = formRequest(form)
+	r.RemoteAddr = "10.0.0.1:5000"
+	r.Header.Set("X-Forwarded-For", "192.0.2.10, 203.0.113.9")
+	wantError(t, serve(h, r), httpapi.OAuth, 400, "unauthorized_client")
+}
+
+func TestTokenEndpointBruteForce(t *testing.T) {
+	f := newFixture(t)
+	f.opts.TokenRateLimit = httpapi.RateLimit{} // the default: 10 a second, burst 20
+	h := httpapi.OAuthHandler(f.opts)
+	wrong := url.Values{"grant_type": {"client_credentials"}, "client_id": {clientID}, "client_secret": {"guess"}}
+	for i := range 20 {
+		if w := serve(h, formRequest(wrong)); w.Code != http.StatusUnauthorized {
+			t.Fatalf("attempt %d: status %d, want 401: %s", i+1, w.Code, w.Body)
+		}
+	}
+	w := serve(h, formRequest(wrong))
+	wantError(t, w, httpapi.OAuth, http.StatusTooManyRequests, "temporarily_unavailable")
+	if got := w.Header().Get("Retry-After"); got != "1" {
+		t.Errorf("Retry-After = %q, want 1", got)
+	}
+	if got := w.Header().Get("Cache-Control"); got != "no-store" {
+		t.Errorf("Cache-Control = %q on 429, want no-store", got)
+	}
+	// The right secret is refused too while the address is over its limit.
+	good := url.Values{"grant_type": {"client_credentials"}, "client_id": {clientID}, "client_secret": {clientSecret}}
+	if w := serve(h, formRequest(good)); w.Code != http.StatusTooManyRequests {
+		t.Fatalf("good secret while limited: status %d, want 429", w.Code)
+	}
+	// Another address has its own bucket.
+	other := formRequest(wrong)
+	other.RemoteAddr = "192.0.2.11:1"
+	if w := serve(h, other); w.Code != http.StatusUnauthorized {
+		t.Fatalf("other address: status %d, want 401", w.Code)
+	}
+	// A tenth of a second later one token is back.
+	f.clock.Advance(100 * time.Millisecond)
+	if w := serve(h, formRequest(good)); w.Code != http.StatusOK {
+		t.Fatalf("after the refill: status %d, want 200: %s", w.Code, w.Body)
+	}
+	if w := serve(h, formRequest(good)); w.Code != http.StatusTooManyRequests {
+		t.Fatalf("second request after one refill: status %d, want 429", w.Code)
+	}
+}
+
+func TestTokenEndpointInternalErrorIsGeneric(t *testing.T) {
+	f := newFixture(t)
+	f.opts.Auth = failingAuth{f.svc}
+	h := httpapi.OAuthHandler(f.opts)
+	w := serve(h, formRequest(url.Values{"grant_type": {"password"}, "username": {"u"}, "password": {"p"}}))
+	m := wantError(t, w, httpapi.OAuth, http.StatusInternalServerError, "server_error")
+	if m["error_description"] != "internal error" || strings.Contains(w.Body.String(), "database") {
+		t.Fatalf("internal error leaks: %s", w.Body)
+	}
+	if !strings.Contains(f.logs.String(), "database on fire") {
+		t.Fatalf("internal error not logged: %s", f.logs)
+	}
+}
+
+// failingAuth fails grants with an unclassified error.
+type failingAuth struct{ *auth.Service }
+
+func (failingAuth) Password(context.Context, string, string) (auth.IssuedToken, error) {
+	return auth.IssuedToken{}, errors.New("database on fire at 10.1.2.3")
+}
+
+func TestTokenInfo(t *testing.T) {
+	f := newFixture(t)
+	h := httpapi.OAuthHandler(f.opts)
+	for _, tc := range []struct {
+		token, idKey string
+	}{{f.token(t, clientID), "client_id"}, {f.userToken(t, userName), "username"}} {
+		w := serve(h, bearer(httptest.NewRequest(http.MethodGet, httpapi.TokenInfoPath, nil), tc.token))
+		if w.Code != http.StatusOK {
+			t.Fatalf("token-info: %d %s", w.Code, w.Body)
+		}
+		got := decodeBody(t, w)
+		if got["active"] != true || got["sub"] == "" || got[tc.idKey] != got["sub"] || got["expires_in"] != float64(3600) {
+			t.Errorf("token-info %v", got)
+		}
+	}
+	w := serve(h, httptest.NewRequest(http.MethodGet, httpapi.TokenInfoPath, nil))
+	wantError(t, w, httpapi.OAuth, http.StatusUnauthorized, "invalid_token")
+	w = serve(h, bearer(httptest.NewRequest(http.MethodGet, httpapi.TokenInfoPath, nil), "forged"))
+	wantError(t, w, httpapi.OAuth, http.StatusUnauthorized, "invalid_token")
+}

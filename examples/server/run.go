@@ -1,0 +1,200 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/msgkit/msgkit/adapters/httpapi"
+	"github.com/msgkit/msgkit/adapters/memstore"
+	"github.com/msgkit/msgkit/adapters/pgstore"
+	"github.com/msgkit/msgkit/auth"
+)
+
+// listeners are the addresses the platform bound, for tests that ask for
+// port 0.
+type listeners struct {
+	API, SMSHTTP, SMSHTTPS string
+}
+
+// platformStore is what run needs of a store: every domain's Store, and
+// for PostgreSQL a ping and a close.
+type platformStore interface {
+	auth.Store
+}
+
+// run builds the platform from cfg and serves until ctx ends, then shuts
+// down gracefully. ready, when not nil, is told the bound addresses.
+func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer, ready func(listeners)) error {
+	var (
+		store  platformStore
+		pinger httpapi.Pinger
+	)
+	switch cfg.store {
+	case "postgres":
+		pg, err := pgstore.Open(ctx, cfg.pgDSN, pgstore.Options{Schema: cfg.pgSchema, Logger: logger})
+		if err != nil {
+			return fmt.Errorf("opening PostgreSQL: %w", err)
+		}
+		defer pg.Close()
+		store, pinger = pg, pg
+	default:
+		store = memstore.New()
+	}
+	authSvc := auth.New(store, auth.Options{Logger: logger, BcryptCost: cfg.bcryptCost})
+
+	if cfg.bootstrap != "" {
+		n, err := bootstrap(ctx, authSvc, cfg.bootstrap, cfg.getenv)
+		if err != nil {
+			return fmt.Errorf("bootstrap: %w", err)
+		}
+		logger.Info("bootstrap done", "file", cfg.bootstrap, "created", n)
+	}
+
+	api := httpapi.New(httpapi.Options{Auth: authSvc, Pinger: pinger, Logger: logger})
+	sms := smsHandler(httpapi.HealthHandler(httpapi.Options{Pinger: pinger, Logger: logger}))
+
+	servers := []*server{{name: "api", addr: cfg.addr, handler: api}, {name: "sms-http", addr: cfg.smsHTTP, handler: sms}}
+	if cfg.tlsCert != "" {
+		servers = append(servers, &server{name: "sms-https", addr: cfg.smsHTTPS, handler: sms, certFile: cfg.tlsCert, keyFile: cfg.tlsKey})
+	}
+	for _, s := range servers {
+		if err := s.listen(); err != nil {
+			for _, o := range servers {
+				o.close()
+			}
+			return err
+		}
+	}
+	bound := listeners{API: servers[0].ln.Addr().String(), SMSHTTP: servers[1].ln.Addr().String()}
+	if len(servers) > 2 {
+		bound.SMSHTTPS = servers[2].ln.Addr().String()
+	}
+
+	if cfg.demo {
+		d, err := createDemo(ctx, authSvc)
+		if err != nil {
+			return err
+		}
+		d.print(out, "http://"+localURL(bound.API))
+	}
+	logger.Info("msgkit listening", "api", bound.API, "sms-http", bound.SMSHTTP, "sms-https", bound.SMSHTTPS, "store", cfg.store)
+	if ready != nil {
+		ready(bound)
+	}
+
+	errc := make(chan error, len(servers))
+	var wg sync.WaitGroup
+	for _, s := range servers {
+		wg.Go(func() { errc <- s.serve(logger) })
+	}
+	wg.Go(func() { purgeTokens(ctx, authSvc, logger) })
+
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-errc: // a listener failed: stop the others too
+	}
+	logger.Info("shutting down: finishing requests in flight")
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	for _, s := range servers {
+		if e := s.srv.Shutdown(shutdownCtx); e != nil && err == nil {
+			err = e
+		}
+	}
+	wg.Wait()
+	return err
+}
+
+// server is one listener of the platform.
+type server struct {
+	name, addr        string
+	handler           http.Handler
+	certFile, keyFile string
+	ln                net.Listener
+	srv               *http.Server
+}
+
+func (s *server) listen() error {
+	ln, err := net.Listen("tcp", s.addr)
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.name, err)
+	}
+	s.ln = ln
+	s.srv = &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+	}
+	return nil
+}
+
+func (s *server) serve(logger *slog.Logger) error {
+	var err error
+	if s.certFile != "" {
+		err = s.srv.ServeTLS(s.ln, s.certFile, s.keyFile)
+	} else {
+		err = s.srv.Serve(s.ln)
+	}
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	logger.Error("listener failed", "listener", s.name, "err", err)
+	return fmt.Errorf("%s: %w", s.name, err)
+}
+
+func (s *server) close() {
+	if s.ln != nil {
+		s.ln.Close()
+	}
+}
+
+// smsHandler serves the bulk SMS listener. Bulk SMS submission arrives
+// with its own release: until then POST /bulk/sendsms answers 501 without
+// a body, as the interface's 5xx answers carry no JSON.
+func smsHandler(health http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /bulk/sendsms", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNotImplemented)
+	})
+	mux.Handle("GET /healthz", health)
+	mux.Handle("GET /readyz", health)
+	return mux
+}
+
+// purgeTokens deletes expired tokens every minute until ctx ends.
+func purgeTokens(ctx context.Context, svc *auth.Service, logger *slog.Logger) {
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if n, err := svc.PurgeExpired(ctx); err != nil {
+				logger.Warn("purging expired tokens", "err", err)
+			} else if n > 0 {
+				logger.Debug("purged expired tokens", "count", n)
+			}
+		}
+	}
+}
+
+// localURL turns a bound address such as [::]:8080 into one curl can reach.
+func localURL(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || host == "" || host == "::" || host == "0.0.0.0" {
+		return "localhost:" + port
+	}
+	return net.JoinHostPort(host, port)
+}

@@ -1,0 +1,228 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"golang.org/x/crypto/bcrypt"
+)
+
+// startPlatform runs the server's wiring on random loopback ports and
+// returns the bound addresses and what it printed; it stops with the test.
+func startPlatform(t *testing.T, cfg config) (listeners, *bytes.Buffer) {
+	t.Helper()
+	cfg.addr, cfg.smsHTTP, cfg.smsHTTPS = "127.0.0.1:0", "127.0.0.1:0", "127.0.0.1:0"
+	if cfg.getenv == nil {
+		cfg.getenv = func(string) string { return "" }
+	}
+	cfg.bcryptCost = bcrypt.MinCost
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &bytes.Buffer{}
+	readyc := make(chan listeners, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, cfg, slog.New(slog.DiscardHandler), out, func(l listeners) { readyc <- l })
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("run: %v", err)
+		}
+	})
+	select {
+	case l := <-readyc:
+		return l, out
+	case err := <-done:
+		t.Fatalf("run stopped before it was ready: %v", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the platform did not start")
+	}
+	return listeners{}, nil
+}
+
+// pgConfig gives each test its own schema, dropped afterwards.
+func pgConfig(t *testing.T) config {
+	dsn := os.Getenv("MSGKIT_TEST_PG")
+	if dsn == "" {
+		t.Skip("MSGKIT_TEST_PG is not set")
+	}
+	b := make([]byte, 6)
+	rand.Read(b)
+	schema := "t_server_" + hex.EncodeToString(b)
+	t.Cleanup(func() {
+		conn, err := pgx.Connect(context.Background(), dsn)
+		if err != nil {
+			t.Errorf("dropping %s: %v", schema, err)
+			return
+		}
+		defer conn.Close(context.Background())
+		if _, err := conn.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+schema+" CASCADE"); err != nil {
+			t.Errorf("dropping %s: %v", schema, err)
+		}
+	})
+	return config{store: "postgres", pgDSN: dsn, pgSchema: schema, demo: true}
+}
+
+// demoPattern reads the credentials the demo printed.
+var demoPattern = regexp.MustCompile(`client_id=(\S+) client_secret=(\S+)`)
+
+func TestReadmeSequence(t *testing.T) {
+	stores := map[string]func(t *testing.T) config{
+		"memory":   func(t *testing.T) config { return config{store: "memory", demo: true} },
+		"postgres": pgConfig,
+	}
+	for name, cfg := range stores {
+		t.Run(name, func(t *testing.T) {
+			l, out := startPlatform(t, cfg(t))
+			m := demoPattern.FindStringSubmatch(out.String())
+			if m == nil {
+				t.Fatalf("no demo credentials printed:\n%s", out)
+			}
+			base := "http://" + l.API
+
+			// 1. A token.
+			resp, body := call(t, http.MethodPost, base+"/oauth2/access-token", "",
+				strings.NewReader(url.Values{"grant_type": {"client_credentials"}, "client_id": {m[1]}, "client_secret": {m[2]}}.Encode()),
+				"application/x-www-form-urlencoded")
+			var tok struct {
+				AccessToken string `json:"access_token"`
+				TokenType   string `json:"token_type"`
+				ExpiresIn   int    `json:"expires_in"`
+			}
+			if resp.StatusCode != http.StatusOK || json.Unmarshal(body, &tok) != nil || tok.AccessToken == "" || tok.TokenType != "Bearer" || tok.ExpiresIn != 3600 {
+				t.Fatalf("token: %d %s", resp.StatusCode, body)
+			}
+
+			// 2. A call with it.
+			resp, body = call(t, http.MethodGet, base+"/oauth2/token-info", tok.AccessToken, nil, "")
+			if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), m[1]) {
+				t.Fatalf("token-info: %d %s", resp.StatusCode, body)
+			}
+
+			// 3. An error: another tenant's data is forbidden, in the CDS body.
+			resp, body = call(t, http.MethodGet, base+"/news/v1/services/00000000-0000-4000-8000-000000000000/cds/contacts", tok.AccessToken, nil, "")
+			var cdsErr struct{ Code, Message string }
+			if resp.StatusCode != http.StatusForbidden || json.Unmarshal(body, &cdsErr) != nil || cdsErr.Code == "" {
+				t.Fatalf("other tenant: %d %s", resp.StatusCode, body)
+			}
+
+			for _, path := range []string{"/healthz", "/readyz"} {
+				if resp, body := call(t, http.MethodGet, base+path, "", nil, ""); resp.StatusCode != http.StatusOK {
+					t.Errorf("%s: %d %s", path, resp.StatusCode, body)
+				}
+			}
+			if resp, _ := call(t, http.MethodPost, "http://"+l.SMSHTTP+"/bulk/sendsms", "", strings.NewReader("{}"), "application/json"); resp.StatusCode != http.StatusNotImplemented {
+				t.Errorf("bulk SMS listener: %d", resp.StatusCode)
+			}
+		})
+	}
+}
+
+func TestBootstrapFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "bootstrap.json")
+	const file = `{
+	  "clients": [{"id": "shop", "name": "Shop", "secretEnv": "SHOP_SECRET", "networks": ["127.0.0.1", "::1/128"],
+	               "services": ["6f1c2a8e-3b4d-4e5f-8a9b-0c1d2e3f4a5b"], "privileges": ["news"]}],
+	  "users": [{"username": "qa", "password": "qa-password", "privileges": ["testsystem"]}],
+	  "apiKeys": [{"name": "noc", "key": "noc-routing-key-0001"}]
+	}`
+	if err := os.WriteFile(path, []byte(file), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"SHOP_SECRET": "shop-secret-from-env"}
+	l, out := startPlatform(t, config{store: "memory", bootstrap: path, getenv: func(k string) string { return env[k] }})
+	if out.Len() != 0 {
+		t.Errorf("a bootstrapped platform printed demo credentials:\n%s", out)
+	}
+	resp, body := call(t, http.MethodPost, "http://"+l.API+"/oauth2/access-token", "",
+		strings.NewReader("grant_type=client_credentials&client_id=shop&client_secret=shop-secret-from-env"), "application/x-www-form-urlencoded")
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("bootstrapped client: %d %s", resp.StatusCode, body)
+	}
+	resp, body = call(t, http.MethodPost, "http://"+l.API+"/oauth2/access-token", "",
+		strings.NewReader("grant_type=password&username=qa&password=qa-password"), "application/x-www-form-urlencoded")
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("bootstrapped user: %d %s", resp.StatusCode, body)
+	}
+}
+
+func TestBootstrapErrors(t *testing.T) {
+	dir := t.TempDir()
+	for name, file := range map[string]string{
+		"unknown field":   `{"clients": [{"id": "x", "secrt": "typo"}]}`,
+		"missing env":     `{"clients": [{"id": "x", "secretEnv": "NOPE", "networks": ["127.0.0.1"]}]}`,
+		"bad network":     `{"clients": [{"id": "x", "secret": "s", "networks": ["localhost"]}]}`,
+		"bad privilege":   `{"clients": [{"id": "x", "secret": "s", "networks": ["127.0.0.1"], "privileges": ["root"]}]}`,
+		"key without key": `{"apiKeys": [{"name": "k"}]}`,
+		"not json":        `clients: []`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(dir, strings.ReplaceAll(name, " ", "_")+".json")
+			os.WriteFile(path, []byte(file), 0o600)
+			err := run(t.Context(), config{store: "memory", bootstrap: path, addr: "127.0.0.1:0", smsHTTP: "127.0.0.1:0", getenv: func(string) string { return "" }, bcryptCost: bcrypt.MinCost},
+				slog.New(slog.DiscardHandler), io.Discard, nil)
+			if err == nil || !strings.Contains(err.Error(), "bootstrap") {
+				t.Fatalf("run = %v, want a bootstrap error", err)
+			}
+		})
+	}
+}
+
+func TestParseConfig(t *testing.T) {
+	env := map[string]string{"MSGKIT_ADDR": ":9090", "MSGKIT_PG": "postgres://x"}
+	getenv := func(k string) string { return env[k] }
+	c, err := parseConfig([]string{"-store", "postgres"}, getenv, io.Discard)
+	if err != nil || c.addr != ":9090" || c.pgDSN != "postgres://x" || c.demo || c.smsHTTP != ":12020" || c.smsHTTPS != ":12021" {
+		t.Fatalf("parseConfig = %+v, %v", c, err)
+	}
+	c, err = parseConfig(nil, func(string) string { return "" }, io.Discard)
+	if err != nil || !c.demo || c.store != "memory" || c.addr != ":8080" {
+		t.Fatalf("defaults = %+v, %v", c, err)
+	}
+	for _, args := range [][]string{
+		{"-store", "mysql"}, {"-store", "postgres"}, {"-tls-cert", "c.pem"}, {"-demo", "maybe"}, {"-log-level", "loud"}, {"extra"},
+	} {
+		if _, err := parseConfig(args, func(string) string { return "" }, io.Discard); err == nil {
+			t.Errorf("parseConfig(%v) accepted", args)
+		}
+	}
+}
+
+func call(t *testing.T, method, u, token string, body io.Reader, contentType string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), method, u, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, b
+}
