@@ -22,6 +22,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -53,8 +55,9 @@ type config struct {
 	bootstrap               string
 	demo                    bool
 	logLevel                slog.Level
-	getenv                  func(string) string // secrets named by the bootstrap file
-	bcryptCost              int                 // 0: auth's default; tests lower it
+	getenv                  func(string) string            // secrets named by the bootstrap file
+	bcryptCost              int                            // 0: auth's default; tests lower it
+	connState               func(net.Conn, http.ConnState) // tests watch connections
 }
 
 func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {

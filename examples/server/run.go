@@ -65,7 +65,7 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer, re
 		servers = append(servers, &server{name: "sms-https", addr: cfg.smsHTTPS, handler: sms, certFile: cfg.tlsCert, keyFile: cfg.tlsKey})
 	}
 	for _, s := range servers {
-		if err := s.listen(); err != nil {
+		if err := s.listen(cfg.connState); err != nil {
 			for _, o := range servers {
 				o.close()
 			}
@@ -122,7 +122,7 @@ type server struct {
 	srv               *http.Server
 }
 
-func (s *server) listen() error {
+func (s *server) listen(connState func(net.Conn, http.ConnState)) error {
 	ln, err := net.Listen("tcp", s.addr)
 	if err != nil {
 		return fmt.Errorf("%s: %w", s.name, err)
@@ -135,6 +135,7 @@ func (s *server) listen() error {
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    64 << 10,
+		ConnState:         connState,
 	}
 	return nil
 }
