@@ -1,9 +1,11 @@
 package sms
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/nyaruka/phonenumbers"
+	"google.golang.org/protobuf/proto"
 )
 
 // Sender limits. Document 3 leaves the maximum length open; these are the
@@ -90,16 +92,61 @@ func (m MSISDN) Digits() string { return strings.TrimPrefix(string(m), "+") }
 // libphonenumber's metadata accepts as a valid number. An empty receiver is
 // 110, anything else wrong is 112 (RC_BAD_PARAMETER_VALUE) naming receiver.
 func ParseReceiver(s string) (MSISDN, error) {
+	m, _, err := parseReceiver(s)
+	return m, err
+}
+
+// parseReceiver is ParseReceiver that also tells the number's region
+// (ISO 3166-1 alpha-2), which per-country rules need.
+func parseReceiver(s string) (MSISDN, string, error) {
 	if s == "" {
-		return "", CodeMissingMandatoryParam.FieldErrorf("receiver", "receiver is missing")
+		return "", "", CodeMissingMandatoryParam.FieldErrorf("receiver", "receiver is missing")
 	}
 	digits := strings.TrimPrefix(s, "+")
 	if !allDigits(digits) || len(digits) < 3 || len(digits) > 15 {
-		return "", CodeBadParameterValue.FieldErrorf("receiver", "receiver must be 3 to 15 digits with the country code")
+		return "", "", CodeBadParameterValue.FieldErrorf("receiver", "receiver must be 3 to 15 digits with the country code")
 	}
-	num, err := phonenumbers.Parse("+"+digits, "")
-	if err != nil || !phonenumbers.IsValidNumber(num) {
-		return "", CodeBadParameterValue.FieldErrorf("receiver", "receiver %s is not a valid number", s)
+	num, ok := numberFromDigits(digits)
+	if !ok || !phonenumbers.IsValidNumber(num) {
+		// The general parser also strips national prefixes written after
+		// the country code; it is slow (regular expressions), so it only
+		// sees what the direct reading refused.
+		var err error
+		if num, err = phonenumbers.Parse("+"+digits, ""); err != nil || !phonenumbers.IsValidNumber(num) {
+			return "", "", CodeBadParameterValue.FieldErrorf("receiver", "receiver %s is not a valid number", s)
+		}
 	}
-	return MSISDN(phonenumbers.Format(num, phonenumbers.E164)), nil
+	return MSISDN(phonenumbers.Format(num, phonenumbers.E164)), phonenumbers.GetRegionCodeForNumber(num), nil
+}
+
+// numberFromDigits reads digits as country calling code and national
+// number. Calling codes are a prefix code (ITU-T E.164), so the first 1 to
+// 3 digits that name a region are the code.
+func numberFromDigits(digits string) (*phonenumbers.PhoneNumber, bool) {
+	for n := 1; n <= 3 && n < len(digits); n++ {
+		cc, _ := strconv.Atoi(digits[:n])
+		if phonenumbers.GetRegionCodeForCountryCode(cc) == "ZZ" {
+			continue
+		}
+		national := digits[n:]
+		nn, err := strconv.ParseUint(national, 10, 64)
+		if err != nil {
+			return nil, false
+		}
+		num := &phonenumbers.PhoneNumber{CountryCode: proto.Int32(int32(cc)), NationalNumber: proto.Uint64(nn)}
+		if len(national) > 1 && national[0] == '0' {
+			// Leading zeros are part of some national numbers (Italy);
+			// libphonenumber keeps them beside the integer.
+			zeros := 1
+			for zeros < len(national)-1 && national[zeros] == '0' {
+				zeros++
+			}
+			num.ItalianLeadingZero = proto.Bool(true)
+			if zeros != 1 {
+				num.NumberOfLeadingZeros = proto.Int32(int32(zeros))
+			}
+		}
+		return num, true
+	}
+	return nil, false
 }

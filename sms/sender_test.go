@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nyaruka/phonenumbers"
 	"pgregory.net/rapid"
 )
 
@@ -139,6 +140,28 @@ func FuzzParseReceiver(f *testing.F) {
 		}
 		if len(m) < 2 || m[0] != '+' || !allDigits(m.Digits()) {
 			t.Fatalf("accepted %q as %q", s, m)
+		}
+	})
+}
+
+// The direct reading of digits agrees with libphonenumber's general parser
+// on what is a valid number and on its E.164 form.
+func TestReceiverAgreesWithParser(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		prefix := rapid.SampledFrom([]string{"1", "7", "33", "39", "44", "49", "386", "38640", "3906", "61", "86", "971", "999", "4915"}).Draw(t, "prefix")
+		rest := rapid.StringMatching(`[0-9]{4,11}`).Draw(t, "rest")
+		digits := prefix + rest
+		if len(digits) > 15 {
+			digits = digits[:15]
+		}
+		got, err := ParseReceiver(digits)
+		num, perr := phonenumbers.Parse("+"+digits, "")
+		valid := perr == nil && phonenumbers.IsValidNumber(num)
+		if (err == nil) != valid {
+			t.Fatalf("%s: ParseReceiver %q, %v; parser valid %v", digits, got, err, valid)
+		}
+		if valid && string(got) != phonenumbers.Format(num, phonenumbers.E164) {
+			t.Fatalf("%s: %s, parser %s", digits, got, phonenumbers.Format(num, phonenumbers.E164))
 		}
 	})
 }

@@ -12,16 +12,19 @@ import (
 // Store holds every domain's data in memory.
 type Store struct {
 	auth authData
+	sms  smsData
 }
 
 // New returns an empty store.
 func New() *Store {
-	return &Store{auth: authData{
+	s := &Store{auth: authData{
 		clients: map[string]auth.Client{},
 		users:   map[string]auth.User{},
 		tokens:  map[[32]byte]auth.Token{},
 		keys:    map[[32]byte]auth.APIKey{},
 	}}
+	s.sms.init()
+	return s
 }
 
 // guarded is embedded by each domain's data: one lock per domain keeps

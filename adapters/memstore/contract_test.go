@@ -6,8 +6,14 @@ import (
 	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/auth"
 	"github.com/msgkit/msgkit/auth/authtest"
+	"github.com/msgkit/msgkit/sms"
+	"github.com/msgkit/msgkit/sms/smstest"
 )
 
 func TestAuthStore(t *testing.T) {
 	authtest.RunStoreTests(t, func(t *testing.T) auth.Store { return memstore.New() })
+}
+
+func TestSMSStore(t *testing.T) {
+	smstest.RunStoreTests(t, func(t *testing.T) sms.Store { return memstore.New() })
 }

@@ -1,0 +1,373 @@
+package sms
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/netip"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/msgkit/msgkit"
+	"github.com/shopspring/decimal"
+	"golang.org/x/crypto/bcrypt"
+)
+
+// Message types of a submission.
+const (
+	TypeText = "text"
+	TypeWSI  = "wsi"
+)
+
+// Limits of a submission the interface leaves open.
+const (
+	MaxCustomBytes = 4 << 10 // the custom object, echoed in every report
+	MaxDLRURLBytes = 2048
+)
+
+// Submission is a bulk SMS request (document 3, section 2.1) as the gateway
+// takes it, whatever its transport.
+type Submission struct {
+	Type     string
+	Username string
+	Password string
+	Sender   string
+	Receiver string
+	DCS      string
+	Text     string
+	URL      string
+	Title    string
+	// DLRMask is the requested mask; nil means 19 when DLRURL is given,
+	// else 0 (no reports).
+	DLRMask *int64
+	DLRURL  string
+	Flash   bool
+	Custom  json.RawMessage // a JSON object or nothing
+	// ClientIP is the address the request came from, for the account's
+	// network allowlist.
+	ClientIP netip.Addr
+}
+
+// Accepted is the answer to an accepted submission.
+type Accepted struct {
+	MsgID    MessageID
+	NumParts int
+}
+
+// GatewayOptions configure a Gateway. Zero values choose the defaults.
+type GatewayOptions struct {
+	Clock  msgkit.Clock
+	Logger *slog.Logger
+	// BcryptCost hashes account passwords given to CreateAccount.
+	BcryptCost int
+	// CredentialTTL is how long a verified password is remembered, so that
+	// a busy account does not pay a bcrypt comparison per message; default
+	// one minute. Changed accounts are seen after at most this long.
+	CredentialTTL time.Duration
+}
+
+// Gateway accepts bulk SMS submissions, charges them and hands their parts
+// to the network.
+type Gateway struct {
+	store    Store
+	upstream Upstream
+	opts     GatewayOptions
+
+	dummyHash []byte
+	credKey   [32]byte // keys the remembered password digests
+	credMu    sync.RWMutex
+	creds     map[string]credential
+}
+
+// credential is a verified account remembered for a while.
+type credential struct {
+	digest  [32]byte // SHA-256 of credKey and the password
+	account Account
+	until   time.Time
+}
+
+// NewGateway returns a gateway over store that sends parts to upstream.
+func NewGateway(store Store, upstream Upstream, opts GatewayOptions) *Gateway {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.BcryptCost == 0 {
+		opts.BcryptCost = bcrypt.DefaultCost
+	}
+	if opts.CredentialTTL <= 0 {
+		opts.CredentialTTL = time.Minute
+	}
+	g := &Gateway{store: store, upstream: upstream, opts: opts, creds: map[string]credential{}}
+	g.dummyHash, _ = bcrypt.GenerateFromPassword([]byte("msgkit-dummy-password"), opts.BcryptCost)
+	rand.Read(g.credKey[:])
+	return g
+}
+
+// AccountSpec describes an account to create; give Password or
+// PasswordHash (bcrypt).
+type AccountSpec struct {
+	Account
+	Password string
+}
+
+// CreateAccount registers a bulk SMS account.
+func (g *Gateway) CreateAccount(ctx context.Context, spec AccountSpec) (Account, error) {
+	a := spec.Account
+	e := msgkit.New(msgkit.Invalid, "account_invalid", "invalid account")
+	if a.Username == "" || len(a.Username) > 200 {
+		e.WithField("username", "a username has 1 to 200 characters", "")
+	}
+	switch {
+	case spec.Password != "" && a.PasswordHash != "":
+		e.WithField("password", "give the password or its hash, not both", "")
+	case spec.Password != "":
+		if len(spec.Password) > 72 {
+			e.WithField("password", "a password has at most 72 bytes", "")
+		}
+	case a.PasswordHash == "":
+		e.WithField("password", "an account needs a password", "")
+	default:
+		if _, err := bcrypt.Cost([]byte(a.PasswordHash)); err != nil {
+			e.WithField("passwordHash", "not a bcrypt hash", "")
+		}
+	}
+	if a.Balance.IsNegative() {
+		e.WithField("balance", "a balance is not negative", "")
+	}
+	for _, p := range a.Prices {
+		if p.Prefix == "" || !allDigits(p.Prefix) || p.Price.IsNegative() {
+			e.WithField("prices", "a price needs a prefix of digits and a price not below zero", "")
+			break
+		}
+	}
+	if len(e.Fields) > 0 {
+		e.Message = e.Fields[0].Message
+		return Account{}, e
+	}
+	if spec.Password != "" {
+		h, err := bcrypt.GenerateFromPassword([]byte(spec.Password), g.opts.BcryptCost)
+		if err != nil {
+			return Account{}, msgkit.Wrap(err, msgkit.Internal, "hash", "hashing failed")
+		}
+		a.PasswordHash = string(h)
+	}
+	if a.CreatedAt.IsZero() {
+		a.CreatedAt = g.opts.Clock.Now().UTC()
+	}
+	if err := g.store.CreateAccount(ctx, a); err != nil {
+		return Account{}, err
+	}
+	return a, nil
+}
+
+// Submit validates a submission, splits it, charges the account for every
+// physical SMS and stores the message before it answers; then it hands the
+// parts to the network. Rejections carry the codes of section 7.1 (see the
+// package doc for the order of the checks).
+func (g *Gateway) Submit(ctx context.Context, sub Submission) (Accepted, error) {
+	now := g.opts.Clock.Now().UTC()
+	acct, err := g.authenticate(ctx, sub)
+	if err != nil {
+		return Accepted{}, err
+	}
+	if ok, err := g.store.TakeThroughput(ctx, acct.Username, now, acct.Throughput); err != nil {
+		return Accepted{}, err
+	} else if !ok {
+		return Accepted{}, CodeThrottling.Errorf("more than %d submissions a second; wait one second, then resend", acct.Throughput)
+	}
+	m, region, err := g.prepare(sub)
+	if err != nil {
+		return Accepted{}, err
+	}
+	split, err := m.split(sub)
+	if err != nil {
+		return Accepted{}, err
+	}
+	if n := split.NumParts(); n > acct.maxParts() {
+		return Accepted{}, CodeMessageTooLong.FieldErrorf("text", "the message needs %d parts; the account allows %d", n, acct.maxParts())
+	}
+	price, ok := acct.PriceFor(m.Receiver)
+	if !ok {
+		return Accepted{}, CodeNoRoute.FieldErrorf("receiver", "no route to %s for this account", m.Receiver)
+	}
+	if w, bad := acct.blacklistedWord(region, m.Sender.Value); bad {
+		return Accepted{}, CodeBlacklistedSender.FieldErrorf("sender", "the sender holds %q, which is not allowed in %s", w, region)
+	}
+
+	m.ID = MessageID(uuid.NewString())
+	m.Account = acct.Username
+	m.DCS = split.DCS
+	m.PartPrice = price
+	m.Charged = price.Mul(decimal.NewFromInt(int64(split.NumParts())))
+	m.Currency = acct.Currency
+	m.SubmittedAt = now
+	m.ExpiresAt = now.Add(acct.validity())
+	m.Parts = make([]PartRecord, len(split.Parts))
+	for i, p := range split.Parts {
+		m.Parts[i] = PartRecord{Num: i, Text: p.Text, Data: p.Data, Units: p.Units, UDH: p.UDH, State: StateSubmitted, UpdatedAt: now}
+	}
+	if err := g.store.Accept(ctx, m); err != nil {
+		return Accepted{}, err
+	}
+	g.send(ctx, m)
+	return Accepted{MsgID: m.ID, NumParts: len(m.Parts)}, nil
+}
+
+// send hands an accepted message's parts to the network. A failure leaves
+// the parts submitted: they are charged and stored, and validity expiry
+// reports them.
+func (g *Gateway) send(ctx context.Context, m MessageRecord) {
+	if g.upstream == nil {
+		return
+	}
+	parts := make([]OutboundPart, len(m.Parts))
+	for i, p := range m.Parts {
+		parts[i] = OutboundPart{
+			MsgID: m.ID, PartNum: p.Num, NumParts: len(m.Parts), Sender: m.Sender, Receiver: m.Receiver,
+			DCS: m.DCS, Flash: m.Flash, Text: p.Text, Data: p.Data, UDH: p.UDH, ExpiresAt: m.ExpiresAt,
+		}
+	}
+	if err := g.upstream.Send(context.WithoutCancel(ctx), parts); err != nil {
+		g.opts.Logger.ErrorContext(ctx, "handing parts to the network", "msgId", m.ID, "err", err)
+	}
+}
+
+// authenticate finds the account of the request's credentials: 110 when
+// they are missing, 103 when they match no enabled account, 104 when the
+// client address is not allowed.
+func (g *Gateway) authenticate(ctx context.Context, sub Submission) (Account, error) {
+	if sub.Username == "" {
+		return Account{}, CodeMissingMandatoryParam.FieldErrorf("auth.username", "auth.username is missing")
+	}
+	if sub.Password == "" {
+		return Account{}, CodeMissingMandatoryParam.FieldErrorf("auth.password", "auth.password is missing")
+	}
+	acct, err := g.checkPassword(ctx, sub.Username, sub.Password)
+	if err != nil {
+		return Account{}, err
+	}
+	if !acct.Enabled {
+		return Account{}, CodeNoAccount.Errorf("the account is disabled")
+	}
+	ip := sub.ClientIP.Unmap()
+	for _, n := range acct.Networks {
+		if n.Contains(ip) {
+			return acct, nil
+		}
+	}
+	return Account{}, CodeIPNotAllowed.Errorf("client address %s is not allowed for this account", ip)
+}
+
+// checkPassword verifies credentials: once with bcrypt, then for
+// CredentialTTL against a keyed digest in memory, compared in constant time.
+// Unknown accounts cost a bcrypt comparison too, so timing tells nothing.
+func (g *Gateway) checkPassword(ctx context.Context, username, password string) (Account, error) {
+	now := g.opts.Clock.Now()
+	digest := sha256.Sum256(append(g.credKey[:len(g.credKey):len(g.credKey)], password...))
+	g.credMu.RLock()
+	c, ok := g.creds[username]
+	g.credMu.RUnlock()
+	if ok && now.Before(c.until) && subtle.ConstantTimeCompare(c.digest[:], digest[:]) == 1 {
+		return c.account, nil
+	}
+	acct, err := g.store.Account(ctx, username)
+	if err != nil && !errors.Is(err, msgkit.NotFound) {
+		return Account{}, err
+	}
+	hash := g.dummyHash
+	if err == nil {
+		hash = []byte(acct.PasswordHash)
+	}
+	if bcrypt.CompareHashAndPassword(hash, []byte(password)) != nil || err != nil {
+		return Account{}, CodeNoAccount.Errorf("credentials match no account")
+	}
+	g.credMu.Lock()
+	if len(g.creds) > 100_000 {
+		clear(g.creds) // bounded: a flood of accounts only costs bcrypt again
+	}
+	g.creds[username] = credential{digest: digest, account: acct, until: now.Add(g.opts.CredentialTTL)}
+	g.credMu.Unlock()
+	return acct, nil
+}
+
+// prepare checks everything but the content and builds the record.
+func (g *Gateway) prepare(sub Submission) (MessageRecord, string, error) {
+	var m MessageRecord
+	switch sub.Type {
+	case "":
+		return m, "", CodeMissingMandatoryParam.FieldErrorf("type", "type is missing")
+	case TypeText, TypeWSI:
+		m.Type = sub.Type
+	default:
+		return m, "", CodeUnknownMessageType.FieldErrorf("type", "type %q is unknown; use text or wsi", sub.Type)
+	}
+	var err error
+	if m.Sender, err = ParseSender(sub.Sender); err != nil {
+		return m, "", err
+	}
+	var region string
+	if m.Receiver, region, err = parseReceiver(sub.Receiver); err != nil {
+		return m, "", err
+	}
+	if m.DLRMask, m.DLRURL, err = parseDLR(sub.DLRMask, sub.DLRURL); err != nil {
+		return m, "", err
+	}
+	if len(sub.Custom) > 0 {
+		c := bytes.TrimSpace(sub.Custom)
+		if len(c) > MaxCustomBytes || len(c) == 0 || c[0] != '{' || !json.Valid(c) {
+			return m, "", CodeBadParameterValue.FieldErrorf("custom", "custom must be a JSON object of at most %d bytes", MaxCustomBytes)
+		}
+		m.Custom = bytes.Clone(c)
+	}
+	m.Flash = sub.Flash
+	return m, region, nil
+}
+
+func parseDLR(mask *int64, rawURL string) (DLRMask, string, error) {
+	if rawURL != "" {
+		u, err := url.Parse(rawURL)
+		if err != nil || len(rawURL) > MaxDLRURLBytes || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
+			strings.ContainsAny(rawURL, " \t\r\n") {
+			return 0, "", CodeBadParameterValue.FieldErrorf("dlrUrl", "dlrUrl must be an absolute http or https URL")
+		}
+	}
+	if mask == nil {
+		if rawURL == "" {
+			return 0, "", nil
+		}
+		return RecommendedDLRMask, rawURL, nil
+	}
+	m, err := ParseDLRMask(*mask)
+	if err != nil {
+		return 0, "", err
+	}
+	if m != 0 && rawURL == "" {
+		return 0, "", CodeMissingMandatoryParam.FieldErrorf("dlrUrl", "dlrUrl is needed when dlrMask asks for reports")
+	}
+	return m, rawURL, nil
+}
+
+// split turns the content into parts, with a fresh concatenation reference.
+func (m *MessageRecord) split(sub Submission) (Message, error) {
+	var ref [1]byte
+	rand.Read(ref[:])
+	if m.Type == TypeWSI {
+		if sub.URL == "" {
+			return Message{}, CodeMissingMandatoryParam.FieldErrorf("url", "url is missing")
+		}
+		return SplitWSI(sub.URL, sub.Title, ref[0])
+	}
+	dcs, err := ParseDCS(sub.DCS)
+	if err != nil {
+		return Message{}, err
+	}
+	return SplitText(sub.Text, dcs, ref[0])
+}

@@ -1,0 +1,287 @@
+package sms_test
+
+import (
+	"context"
+	"errors"
+	"net/netip"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/adapters/memstore"
+	"github.com/msgkit/msgkit/sms"
+	"github.com/shopspring/decimal"
+	"golang.org/x/crypto/bcrypt"
+)
+
+// recorder is an Upstream that keeps what it was given.
+type recorder struct {
+	mu    sync.Mutex
+	parts []sms.OutboundPart
+	err   error
+}
+
+func (r *recorder) Send(ctx context.Context, parts []sms.OutboundPart) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.parts = append(r.parts, parts...)
+	return r.err
+}
+
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+type fixture struct {
+	gw    *sms.Gateway
+	store *memstore.Store
+	up    *recorder
+	clock *clock
+}
+
+var office = netip.MustParseAddr("192.0.2.10")
+
+func newFixture(t testing.TB) *fixture {
+	f := &fixture{store: memstore.New(), up: &recorder{}, clock: &clock{now: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}}
+	f.gw = sms.NewGateway(f.store, f.up, sms.GatewayOptions{Clock: f.clock.Now, BcryptCost: bcrypt.MinCost})
+	f.account(t, "shop", func(a *sms.Account) {})
+	return f
+}
+
+// account creates an account with password "pw" and the given changes.
+func (f *fixture) account(t testing.TB, name string, change func(*sms.Account)) {
+	a := sms.Account{
+		Username: name, Networks: []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")}, Enabled: true,
+		Balance: decimal.RequireFromString("10"), Currency: "EUR", MaxParts: 5,
+		BlacklistedSenderWords: map[string][]string{"SI": {"bank"}},
+		Prices: []sms.Price{
+			{Prefix: "386", Price: decimal.RequireFromString("0.05")},
+			{Prefix: "38640", Price: decimal.RequireFromString("0.04")},
+			{Prefix: "49", Price: decimal.RequireFromString("0.07")},
+		},
+	}
+	change(&a)
+	if _, err := f.gw.CreateAccount(t.Context(), sms.AccountSpec{Account: a, Password: "pw"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func valid() sms.Submission {
+	return sms.Submission{
+		Type: "text", Username: "shop", Password: "pw", Sender: "MyShop", Receiver: "38640123456",
+		DCS: "gsm", Text: "Your order has shipped", DLRURL: "https://example.com/dlr", ClientIP: office,
+	}
+}
+
+func TestSubmitAccepted(t *testing.T) {
+	f := newFixture(t)
+	sub := valid()
+	sub.Text = strings.Repeat("a", 200)
+	sub.Custom = []byte(` {"order": 42} `)
+	sub.Flash = true
+	acc, err := f.gw.Submit(t.Context(), sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if acc.NumParts != 2 || acc.MsgID == "" {
+		t.Fatalf("accepted %+v", acc)
+	}
+	m, err := f.store.Message(t.Context(), acc.MsgID)
+	if err != nil {
+		t.Fatalf("the message is not stored before the answer: %v", err)
+	}
+	if !m.PartPrice.Equal(decimal.RequireFromString("0.04")) || !m.Charged.Equal(decimal.RequireFromString("0.08")) {
+		t.Errorf("price %s charged %s; the longest prefix 38640 costs 0.04 a part", m.PartPrice, m.Charged)
+	}
+	if m.DLRMask != sms.RecommendedDLRMask || string(m.Custom) != `{"order": 42}` || !m.Flash || m.Receiver != "+38640123456" {
+		t.Errorf("record %+v", m)
+	}
+	if !m.ExpiresAt.Equal(m.SubmittedAt.Add(24 * time.Hour)) {
+		t.Errorf("validity %v, want the default 24 h", m.ExpiresAt.Sub(m.SubmittedAt))
+	}
+	for i, p := range m.Parts {
+		if p.State != sms.StateSubmitted || p.Num != i || p.UDH.Total != 2 || int(p.UDH.Seq) != i+1 {
+			t.Errorf("part %d: %+v", i, p)
+		}
+	}
+	a, _ := f.store.Account(t.Context(), "shop")
+	if !a.Balance.Equal(decimal.RequireFromString("9.92")) {
+		t.Errorf("balance %s, want 9.92", a.Balance)
+	}
+	if len(f.up.parts) != 2 || f.up.parts[1].PartNum != 1 || f.up.parts[0].MsgID != acc.MsgID || f.up.parts[0].NumParts != 2 {
+		t.Errorf("upstream got %+v", f.up.parts)
+	}
+
+	push := valid()
+	push.Type, push.URL, push.Title, push.Receiver = "wsi", "https://example.com/offer", "Offer", "4915112345678"
+	acc, err = f.gw.Submit(t.Context(), push)
+	if err != nil || acc.NumParts != 1 {
+		t.Fatalf("wsi: %+v, %v", acc, err)
+	}
+	if m, _ := f.store.Message(t.Context(), acc.MsgID); m.DCS != sms.DCSBinary || m.Parts[0].UDH.DstPort != 2948 || !m.PartPrice.Equal(decimal.RequireFromString("0.07")) {
+		t.Errorf("wsi record %+v", m)
+	}
+}
+
+func TestSubmitRejections(t *testing.T) {
+	mask := func(n int64) *int64 { return &n }
+	tests := []struct {
+		name   string
+		change func(*sms.Submission)
+		code   sms.Code
+		field  string
+	}{
+		{"missing username", func(s *sms.Submission) { s.Username = "" }, sms.CodeMissingMandatoryParam, "auth.username"},
+		{"missing password", func(s *sms.Submission) { s.Password = "" }, sms.CodeMissingMandatoryParam, "auth.password"},
+		{"wrong password", func(s *sms.Submission) { s.Password = "PW" }, sms.CodeNoAccount, ""},
+		{"unknown account", func(s *sms.Submission) { s.Username = "nobody" }, sms.CodeNoAccount, ""},
+		{"disabled account", func(s *sms.Submission) { s.Username = "disabled" }, sms.CodeNoAccount, ""},
+		{"foreign address", func(s *sms.Submission) { s.ClientIP = netip.MustParseAddr("198.51.100.1") }, sms.CodeIPNotAllowed, ""},
+		{"missing type", func(s *sms.Submission) { s.Type = "" }, sms.CodeMissingMandatoryParam, "type"},
+		{"unknown type", func(s *sms.Submission) { s.Type = "mms" }, sms.CodeUnknownMessageType, "type"},
+		{"missing sender", func(s *sms.Submission) { s.Sender = "" }, sms.CodeMissingMandatoryParam, "sender"},
+		{"invalid sender", func(s *sms.Submission) { s.Sender = "My_Shop" }, sms.CodeInvalidSender, "sender"},
+		{"missing receiver", func(s *sms.Submission) { s.Receiver = "" }, sms.CodeMissingMandatoryParam, "receiver"},
+		{"bad receiver", func(s *sms.Submission) { s.Receiver = "0038640123456" }, sms.CodeBadParameterValue, "receiver"},
+		{"bad dcs", func(s *sms.Submission) { s.DCS = "latin1" }, sms.CodeBadParameterValue, "dcs"},
+		{"bad dlrMask", func(s *sms.Submission) { s.DLRMask = mask(32) }, sms.CodeBadParameterValue, "dlrMask"},
+		{"dlrMask without dlrUrl", func(s *sms.Submission) { s.DLRMask, s.DLRURL = mask(19), "" }, sms.CodeMissingMandatoryParam, "dlrUrl"},
+		{"bad dlrUrl", func(s *sms.Submission) { s.DLRURL = "ftp://example.com/x" }, sms.CodeBadParameterValue, "dlrUrl"},
+		{"custom not an object", func(s *sms.Submission) { s.Custom = []byte(`[1,2]`) }, sms.CodeBadParameterValue, "custom"},
+		{"custom too large", func(s *sms.Submission) { s.Custom = []byte(`{"x":"` + strings.Repeat("y", 5000) + `"}`) }, sms.CodeBadParameterValue, "custom"},
+		{"empty text", func(s *sms.Submission) { s.Text = "" }, sms.CodeMissingMandatoryParam, "text"},
+		{"encoding", func(s *sms.Submission) { s.Text = "hi 😀" }, sms.CodeEncodingError, "text"},
+		{"bad content", func(s *sms.Submission) { s.Text = "a\xffb" }, sms.CodeBadContentFormat, "text"},
+		{"more parts than the account allows", func(s *sms.Submission) { s.Text = strings.Repeat("a", 6*153) }, sms.CodeMessageTooLong, "text"},
+		{"too many parts", func(s *sms.Submission) { s.Username, s.Text = "big", strings.Repeat("a", 39016) }, sms.CodeConcatError, "text"},
+		{"wsi without url", func(s *sms.Submission) { s.Type = "wsi" }, sms.CodeMissingMandatoryParam, "url"},
+		{"wsi with a bad url", func(s *sms.Submission) { s.Type, s.URL, s.Title = "wsi", "javascript:x", "t" }, sms.CodeBadParameterValue, "url"},
+		{"no route", func(s *sms.Submission) { s.Receiver = "12025550123" }, sms.CodeNoRoute, "receiver"},
+		{"blacklisted sender word", func(s *sms.Submission) { s.Sender = "MyBANK" }, sms.CodeBlacklistedSender, "sender"},
+		{"no credit", func(s *sms.Submission) { s.Username = "poor" }, sms.CodeNoCredit, ""},
+	}
+	f := newFixture(t)
+	f.account(t, "disabled", func(a *sms.Account) { a.Enabled = false })
+	f.account(t, "big", func(a *sms.Account) { a.MaxParts = 0 })
+	f.account(t, "poor", func(a *sms.Account) { a.Balance = decimal.RequireFromString("0.039") })
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sub := valid()
+			tc.change(&sub)
+			_, err := f.gw.Submit(t.Context(), sub)
+			if got := sms.CodeOf(err); err == nil || got != tc.code {
+				t.Fatalf("error %v (code %d), want %d", err, got, tc.code)
+			}
+			if tc.field != "" {
+				e, _ := errors.AsType[*msgkit.Error](err)
+				if len(e.Fields) == 0 || e.Fields[0].Name != tc.field {
+					t.Errorf("error %v does not name %s", err, tc.field)
+				}
+			}
+		})
+	}
+	// Nothing rejected was stored or charged.
+	for _, name := range []string{"shop", "poor"} {
+		a, _ := f.store.Account(t.Context(), name)
+		if want := map[string]string{"shop": "10", "poor": "0.039"}[name]; !a.Balance.Equal(decimal.RequireFromString(want)) {
+			t.Errorf("%s balance %s after rejections, want %s", name, a.Balance, want)
+		}
+	}
+	if len(f.up.parts) != 0 {
+		t.Errorf("rejected submissions reached the network: %d parts", len(f.up.parts))
+	}
+}
+
+func TestSubmitThrottling(t *testing.T) {
+	f := newFixture(t)
+	f.account(t, "slow", func(a *sms.Account) { a.Throughput = 2 })
+	sub := valid()
+	sub.Username = "slow"
+	for i := range 2 {
+		if _, err := f.gw.Submit(t.Context(), sub); err != nil {
+			t.Fatalf("submission %d: %v", i, err)
+		}
+	}
+	_, err := f.gw.Submit(t.Context(), sub)
+	if sms.CodeOf(err) != sms.CodeThrottling || !sms.CodeOf(err).Retryable() {
+		t.Fatalf("third submission in a second: %v, want 105", err)
+	}
+	f.clock.Advance(time.Second)
+	if _, err := f.gw.Submit(t.Context(), sub); err != nil {
+		t.Fatalf("after a second: %v", err)
+	}
+}
+
+// Passwords are remembered for a while, and a changed password is not.
+func TestCredentialCache(t *testing.T) {
+	f := newFixture(t)
+	if _, err := f.gw.Submit(t.Context(), valid()); err != nil {
+		t.Fatal(err)
+	}
+	wrong := valid()
+	wrong.Password = "pw2"
+	if _, err := f.gw.Submit(t.Context(), wrong); sms.CodeOf(err) != sms.CodeNoAccount {
+		t.Fatalf("a wrong password passes once the right one was remembered: %v", err)
+	}
+}
+
+// N submissions against credit for N/2 parts: exactly N/2 accepted, the
+// balance exactly zero, the rest 113.
+func TestSubmitConcurrentCredit(t *testing.T) {
+	f := newFixture(t)
+	const n = 40
+	f.account(t, "tight", func(a *sms.Account) { a.Balance = decimal.RequireFromString("0.80") }) // 20 parts at 0.04
+	var wg sync.WaitGroup
+	codes := make([]sms.Code, n)
+	for i := range n {
+		wg.Go(func() {
+			sub := valid()
+			sub.Username = "tight"
+			if _, err := f.gw.Submit(context.Background(), sub); err != nil {
+				codes[i] = sms.CodeOf(err)
+			}
+		})
+	}
+	wg.Wait()
+	accepted := 0
+	for _, c := range codes {
+		switch c {
+		case 0:
+			accepted++
+		case sms.CodeNoCredit:
+		default:
+			t.Errorf("code %d", c)
+		}
+	}
+	a, _ := f.store.Account(t.Context(), "tight")
+	if accepted != n/2 || !a.Balance.IsZero() {
+		t.Errorf("%d accepted, balance %s; want %d and 0", accepted, a.Balance, n/2)
+	}
+}
+
+func BenchmarkSubmit(b *testing.B) {
+	f := newFixture(b)
+	f.account(b, "bench", func(a *sms.Account) { a.Balance = decimal.RequireFromString("1000000000") })
+	gw := sms.NewGateway(f.store, nil, sms.GatewayOptions{Clock: f.clock.Now, BcryptCost: bcrypt.MinCost})
+	sub := valid()
+	sub.Username = "bench"
+	sub.Text = strings.Repeat("Your order 12345 has shipped. ", 8) // 240 characters: 2 parts
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := gw.Submit(context.Background(), sub); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
