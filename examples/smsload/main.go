@@ -1,0 +1,127 @@
+// Command smsload measures bulk SMS submission over HTTP: it posts
+// submissions to /bulk/sendsms from several workers until it has sent -n of
+// them or -duration has passed, whichever comes first, and prints the
+// throughput and latency percentiles. Point it only at a server of your own.
+//
+//	go run ./examples/smsload -url http://127.0.0.1:12020/bulk/sendsms -user demo -password secret
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+func main() {
+	cfg := config{}
+	flag.StringVar(&cfg.URL, "url", "http://127.0.0.1:12020/bulk/sendsms", "submission URL")
+	flag.StringVar(&cfg.User, "user", "", "account username")
+	flag.StringVar(&cfg.Password, "password", "", "account password")
+	flag.StringVar(&cfg.Receiver, "receiver", "38640123456", "destination number")
+	flag.StringVar(&cfg.Text, "text", "", "message text (default: a 2-part GSM text)")
+	flag.IntVar(&cfg.N, "n", 20000, "submissions to send at most")
+	flag.IntVar(&cfg.Workers, "c", 32, "concurrent workers")
+	flag.DurationVar(&cfg.Duration, "duration", 30*time.Second, "time to run at most")
+	flag.Parse()
+	r, err := run(context.Background(), cfg)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "smsload:", err)
+		os.Exit(1)
+	}
+	fmt.Println(r)
+}
+
+type config struct {
+	URL, User, Password, Receiver, Text string
+	N, Workers                          int
+	Duration                            time.Duration
+}
+
+// result is what a run measured.
+type result struct {
+	Sent, Accepted, Rejected, Failed int
+	Elapsed                          time.Duration
+	P50, P99, Max                    time.Duration
+}
+
+// PerSecond is accepted submissions per second.
+func (r result) PerSecond() float64 { return float64(r.Accepted) / r.Elapsed.Seconds() }
+
+func (r result) String() string {
+	return fmt.Sprintf("sent %d in %v: %d accepted (%.0f/s), %d rejected (420), %d failed; latency p50 %v p99 %v max %v",
+		r.Sent, r.Elapsed.Round(time.Millisecond), r.Accepted, r.PerSecond(), r.Rejected, r.Failed,
+		r.P50.Round(time.Microsecond), r.P99.Round(time.Microsecond), r.Max.Round(time.Microsecond))
+}
+
+func run(ctx context.Context, cfg config) (result, error) {
+	if cfg.Text == "" {
+		cfg.Text = strings.Repeat("Your order 12345 has shipped. ", 7) // 210 GSM characters: 2 parts
+	}
+	body, err := json.Marshal(map[string]any{
+		"type": "text", "auth": map[string]string{"username": cfg.User, "password": cfg.Password},
+		"sender": "LoadTest", "receiver": cfg.Receiver, "dcs": "GSM", "text": cfg.Text,
+	})
+	if err != nil {
+		return result{}, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, cfg.Duration)
+	defer cancel()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: cfg.Workers, MaxConnsPerHost: cfg.Workers}}
+	var (
+		next                       atomic.Int64
+		accepted, rejected, failed atomic.Int64
+		mu                         sync.Mutex
+		latencies                  = make([]time.Duration, 0, cfg.N)
+		wg                         sync.WaitGroup
+	)
+	start := time.Now()
+	for range cfg.Workers {
+		wg.Go(func() {
+			local := make([]time.Duration, 0, cfg.N/cfg.Workers+1)
+			defer func() { mu.Lock(); latencies = append(latencies, local...); mu.Unlock() }()
+			for next.Add(1) <= int64(cfg.N) && ctx.Err() == nil {
+				t0 := time.Now()
+				req, _ := http.NewRequestWithContext(ctx, http.MethodPost, cfg.URL, bytes.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				resp, err := client.Do(req)
+				if err != nil {
+					if ctx.Err() == nil {
+						failed.Add(1)
+					}
+					continue
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				local = append(local, time.Since(t0))
+				switch resp.StatusCode {
+				case http.StatusAccepted:
+					accepted.Add(1)
+				case 420:
+					rejected.Add(1)
+				default:
+					failed.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	r := result{Elapsed: time.Since(start), Accepted: int(accepted.Load()), Rejected: int(rejected.Load()), Failed: int(failed.Load())}
+	r.Sent = r.Accepted + r.Rejected + r.Failed
+	if len(latencies) > 0 {
+		slices.Sort(latencies)
+		r.P50 = latencies[len(latencies)/2]
+		r.P99 = latencies[len(latencies)*99/100]
+		r.Max = latencies[len(latencies)-1]
+	}
+	return r, nil
+}
