@@ -52,6 +52,63 @@
 // hold 128 after a 12-octet header. The comment at the top of wsi.go lists
 // the sections followed and the choices made; DecodeWSI reads it back.
 //
+// # Delivery state machine
+//
+// Step applies one network status to a part's state and gives the next
+// state and the report event (sent only if the dlrMask allows it), following
+// section 3.1:
+//
+//	submitted        + accepted          -> sent to SMSC  SENT_TO_SMSC
+//	submitted|sent   + delivered         -> delivered     DELIVERED
+//	submitted|sent   + temporary failure -> buffered      BUFFERED
+//	buffered         + temporary failure -> buffered      BUFFERED (each attempt)
+//	buffered         + delivered         -> delivered     DELIVERED
+//	any non-final    + permanent failure -> undelivered   UNDELIVERED
+//	buffered         + expired           -> undelivered   UNDELIVERED
+//	submitted|sent   + expired           -> undelivered   UNDELIVERED
+//	submitted        + rejected          -> rejected      REJECTED
+//
+// Choices where the interface is silent:
+//   - A part the network never answers (submitted or sent to SMSC) is
+//     UNDELIVERED with 996 when its validity expires, like a buffered part.
+//   - A repeated temporary failure of a buffered part is a change: BUFFERED
+//     is reported for each attempt.
+//   - Everything else is ignored, not an error: any status after a final
+//     state (final events end the report stream), a repeated acceptance, an
+//     acceptance after a failed attempt (late), and a rejection of a part
+//     already sent to SMSC or buffered (section 3.1 rejects only submitted
+//     parts; such a part ends by a later report or by expiry).
+//   - ErrorCodeFor gives a report's errorCode: 996 for expiry whatever the
+//     network said, 0 for delivery and acceptance, 500 (other error) for a
+//     permanent failure or rejection that came without a code, so that a
+//     final failure never reports "no error"; otherwise the network's code.
+//   - PartState names are lower case with underscores ("sent_to_smsc"), the
+//     spelling stores and logs use; ParsePartState reads them back.
+//
+// # Submission
+//
+// Gateway.Submit checks a submission in this order and answers the first
+// failure: auth.username and auth.password present (110); credentials match
+// an enabled account (103: unknown, wrong password and disabled accounts
+// alike); the client address is in the account's networks (104); the
+// account's throughput per second (105, shared by replicas through the
+// Store); type present (110) and known (111); sender (110, 107); receiver
+// (110, 112); dlrMask (112), dlrUrl (112; 110 when a mask asks for reports
+// without one) and custom (112: a JSON object of at most 4 KiB); the content
+// (text: 110, 109, 102, 115; wsi: 110, 112, 109, 115); the account's
+// maximum parts per message (108: "customer-split message too long", an
+// account setting below 255); a price for the destination (114: the price
+// list is also the list of allowed destinations); blacklisted sender words
+// of the destination's country (106); finally the charge (113), taken with
+// the saving of the message in one Store call. Throttling comes early so
+// that a flood costs little.
+//
+// Choices where the interface is silent: a missing dlrMask means 19 when a
+// dlrUrl is given and no reports otherwise; the price of a message is the
+// price of one part times the parts; a verified password is remembered
+// for a minute (GatewayOptions.CredentialTTL) as a keyed digest, so a busy
+// account pays bcrypt once, not per message.
+//
 // # Senders and receivers
 //
 // An alphanumeric sender holds digits, ASCII letters, space and

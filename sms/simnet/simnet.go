@@ -1,0 +1,478 @@
+package simnet
+
+import (
+	"container/heap"
+	"context"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/sms"
+)
+
+// Kind is what the network does with a part.
+type Kind uint8
+
+// The kinds of outcome. The zero Kind is Deliver, so a zero Outcome delivers
+// at once.
+const (
+	// Deliver: accepted after AcceptDelay, delivered Delay later.
+	Deliver Kind = iota
+	// Absent: accepted, then a temporary failure (29, absent subscriber) on
+	// each of Attempts attempts (at least one), the first Delay after
+	// acceptance and the next ones RetryEvery apart; delivered on the attempt
+	// after, RetryEvery later. An attempt past the part's validity becomes
+	// StatusExpired at ExpiresAt instead.
+	Absent
+	// Unknown: accepted, then a permanent failure (1, subscriber unknown)
+	// Delay later.
+	Unknown
+	// Reject: StatusRejected (989, supplier rejected) after AcceptDelay,
+	// without acceptance.
+	Reject
+	// Silent: accepted, then nothing. With Options.ReportExpiry the network
+	// reports StatusExpired at the part's ExpiresAt.
+	Silent
+)
+
+var kindNames = [...]string{Deliver: "deliver", Absent: "absent", Unknown: "unknown", Reject: "reject", Silent: "silent"}
+
+// String names the kind in lower case.
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("Kind(%d)", uint8(k))
+}
+
+// Outcome describes what becomes of a part. Every delay is measured from the
+// previous event of the part (AcceptDelay from the Send call) and gets a
+// deterministic extra in [0, Jitter).
+type Outcome struct {
+	Kind        Kind
+	AcceptDelay time.Duration // Send to acceptance (or to rejection)
+	Delay       time.Duration // acceptance to delivery, to the first failed attempt, or to the permanent failure
+	Attempts    int           // Absent: failed attempts before the delivery; 0 means 1
+	RetryEvery  time.Duration // Absent: between attempts
+	Jitter      time.Duration // upper bound of the random extra on each delay
+	// ErrorCode replaces the kind's code (29 Absent, 1 Unknown, 989 Reject)
+	// when not 0: an Unknown with 998 is "no route", an Absent with 22 is
+	// "memory full".
+	ErrorCode sms.DLRError
+}
+
+// Rule chooses the outcome for receivers that start with Prefix.
+type Rule struct {
+	Prefix  string // digits of the E.164 receiver without '+'; the longest matching prefix wins
+	Outcome Outcome
+}
+
+// Options configure a Network. The zero Options deliver every part at once.
+type Options struct {
+	// Seed makes the jitter reproducible: the same seed and the same parts
+	// give the same events.
+	Seed uint64
+	// Rules choose outcomes by receiver prefix; Default applies when none
+	// matches.
+	Rules   []Rule
+	Default Outcome
+	// ReportExpiry makes Silent parts report StatusExpired at their
+	// ExpiresAt. Off by default: a real network may never answer, so the
+	// gateway expires silent parts itself.
+	ReportExpiry bool
+	// DuplicateEvery, when above 0, hands every Nth event to the sink twice
+	// in a row, as real networks repeat reports.
+	DuplicateEvery int
+	// SinkRetry is how much later (in simulated time) an event the sink
+	// refused is offered again; 0 means one second.
+	SinkRetry time.Duration
+	// Clock is the time Send schedules from and Run delivers at; nil reads
+	// the system clock.
+	Clock msgkit.Clock
+	// Logger receives sink failures and, at debug level, every event; nil
+	// discards.
+	Logger *slog.Logger
+}
+
+// Network is a simulated mobile network. It implements sms.Upstream: Send
+// schedules each part's events by its outcome, and RunDue (or Run) hands the
+// events that are due to the sink. It never sleeps: time is whatever RunDue
+// is told. A Network is safe for concurrent use.
+type Network struct {
+	sink      sms.StatusSink
+	opts      Options
+	log       *slog.Logger
+	rules     map[string]Outcome
+	maxPrefix int
+
+	runMu  sync.Mutex // one RunDue at a time, so the sink sees events in order
+	handed uint64     // events handed to the sink, for DuplicateEvery; guarded by runMu
+
+	mu      sync.Mutex // guards q, seq and scratch
+	q       queue
+	seq     uint64
+	scratch []sms.StatusEvent // plan's buffer, reused by Send
+}
+
+var _ sms.Upstream = (*Network)(nil)
+
+// New returns a network reporting to sink. It panics when sink is nil or the
+// options are inconsistent (a prefix that is not digits, a prefix given
+// twice, a negative duration or count): these are programming errors, like a
+// bad regexp.MustCompile pattern.
+func New(sink sms.StatusSink, opts Options) *Network {
+	if sink == nil {
+		panic("simnet: nil sink")
+	}
+	if err := opts.validate(); err != nil {
+		panic("simnet: " + err.Error())
+	}
+	if opts.SinkRetry == 0 {
+		opts.SinkRetry = time.Second
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	n := &Network{sink: sink, opts: opts, log: log, rules: make(map[string]Outcome, len(opts.Rules))}
+	for _, r := range opts.Rules {
+		n.rules[r.Prefix] = r.Outcome
+		n.maxPrefix = max(n.maxPrefix, len(r.Prefix))
+	}
+	return n
+}
+
+func (o Options) validate() error {
+	if err := o.Default.validate(); err != nil {
+		return fmt.Errorf("default outcome: %w", err)
+	}
+	seen := make(map[string]bool, len(o.Rules))
+	for i, r := range o.Rules {
+		for _, c := range r.Prefix {
+			if c < '0' || c > '9' {
+				return fmt.Errorf("rule %d: prefix %q must be digits without '+'", i, r.Prefix)
+			}
+		}
+		if seen[r.Prefix] {
+			return fmt.Errorf("rule %d: prefix %q given twice", i, r.Prefix)
+		}
+		seen[r.Prefix] = true
+		if err := r.Outcome.validate(); err != nil {
+			return fmt.Errorf("rule %d (prefix %q): %w", i, r.Prefix, err)
+		}
+	}
+	if o.DuplicateEvery < 0 || o.SinkRetry < 0 {
+		return fmt.Errorf("DuplicateEvery and SinkRetry must not be negative")
+	}
+	return nil
+}
+
+func (o Outcome) validate() error {
+	if int(o.Kind) >= len(kindNames) {
+		return fmt.Errorf("unknown kind %d", o.Kind)
+	}
+	if o.AcceptDelay < 0 || o.Delay < 0 || o.RetryEvery < 0 || o.Jitter < 0 || o.Attempts < 0 {
+		return fmt.Errorf("delays, jitter and attempts must not be negative")
+	}
+	return nil
+}
+
+// OutcomeFor is the outcome for a receiver: the rule with the longest prefix
+// of its digits, else the default.
+func (n *Network) OutcomeFor(receiver sms.MSISDN) Outcome {
+	d := receiver.Digits()
+	for l := min(len(d), n.maxPrefix); l >= 0; l-- {
+		if o, ok := n.rules[d[:l]]; ok {
+			return o
+		}
+	}
+	return n.opts.Default
+}
+
+// Send schedules the events of every part from the clock's current time. A
+// part without a message id or with a negative part number makes Send
+// refuse all of them (msgkit.Invalid). Sending the same part twice
+// schedules its events twice, as a real network would.
+func (n *Network) Send(ctx context.Context, parts []sms.OutboundPart) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for i, p := range parts {
+		if p.MsgID == "" || p.PartNum < 0 {
+			return msgkit.Errorf(msgkit.Invalid, "", "part %d: needs a message id and a part number of at least 0", i)
+		}
+	}
+	now := n.opts.Clock.Now()
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, p := range parts {
+		n.scratch = plan(n.scratch[:0], n.opts.Seed, n.OutcomeFor(p.Receiver), n.opts.ReportExpiry, p, now)
+		for step, ev := range n.scratch {
+			n.seq++
+			n.q.push(item{due: ev.At, ev: ev, step: step, seq: n.seq})
+		}
+	}
+	return nil
+}
+
+// plan appends the events of part p sent at now to dst. Events are stamped
+// with the time they happen; nothing but StatusExpired happens after the
+// part's ExpiresAt (a zero ExpiresAt never expires).
+func plan(dst []sms.StatusEvent, seed uint64, o Outcome, reportExpiry bool, p sms.OutboundPart, now time.Time) []sms.StatusEvent {
+	pcg := rand.NewPCG(seed, partKey(p.MsgID, p.PartNum))
+	jitter := func() time.Duration {
+		if o.Jitter <= 0 {
+			return 0
+		}
+		// The modulo bias is at most Jitter/2^64: about 2^-22 for an hour.
+		return time.Duration(pcg.Uint64() % uint64(o.Jitter))
+	}
+	add := func(at time.Time, st sms.Status, code sms.DLRError) bool {
+		if !p.ExpiresAt.IsZero() && at.After(p.ExpiresAt) {
+			dst = append(dst, sms.StatusEvent{MsgID: p.MsgID, PartNum: p.PartNum, Status: sms.StatusExpired, ErrorCode: sms.DLRValidityExpired, At: p.ExpiresAt})
+			return false
+		}
+		dst = append(dst, sms.StatusEvent{MsgID: p.MsgID, PartNum: p.PartNum, Status: st, ErrorCode: code, At: at})
+		return true
+	}
+	code := func(def sms.DLRError) sms.DLRError {
+		if o.ErrorCode != 0 {
+			return o.ErrorCode
+		}
+		return def
+	}
+
+	t := now.Add(o.AcceptDelay + jitter())
+	if o.Kind == Reject {
+		add(t, sms.StatusRejected, code(sms.DLRSupplierRejected))
+		return dst
+	}
+	if !add(t, sms.StatusAccepted, 0) {
+		return dst
+	}
+	switch o.Kind {
+	case Deliver:
+		add(t.Add(o.Delay+jitter()), sms.StatusDelivered, 0)
+	case Unknown:
+		add(t.Add(o.Delay+jitter()), sms.StatusPermanentFailure, code(sms.DLRSubscriberUnknown))
+	case Absent:
+		t = t.Add(o.Delay + jitter())
+		for i := range max(o.Attempts, 1) {
+			if i > 0 {
+				t = t.Add(o.RetryEvery + jitter())
+			}
+			if !add(t, sms.StatusTemporaryFailure, code(sms.DLRAbsentSubscriber)) {
+				return dst
+			}
+		}
+		add(t.Add(o.RetryEvery+jitter()), sms.StatusDelivered, 0)
+	case Silent:
+		if reportExpiry && !p.ExpiresAt.IsZero() {
+			dst = append(dst, sms.StatusEvent{MsgID: p.MsgID, PartNum: p.PartNum, Status: sms.StatusExpired, ErrorCode: sms.DLRValidityExpired, At: p.ExpiresAt})
+		}
+	}
+	return dst
+}
+
+// partKey is FNV-1a over the message id and the part number's 8 octets, so
+// a part's jitter depends on the seed and the part alone, not on other parts.
+func partKey(id sms.MessageID, part int) uint64 {
+	const prime = 1099511628211
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(id); i++ {
+		h ^= uint64(id[i])
+		h *= prime
+	}
+	for i := range 8 {
+		h ^= uint64(byte(uint64(part) >> (8 * i)))
+		h *= prime
+	}
+	return h
+}
+
+// RunDue hands every event due at or before now to the sink, in order of
+// due time, then message id, part number and the order the part's events
+// were planned, and returns how many the sink took (duplicates included).
+//
+// An event the sink refuses is not lost: it is queued again SinkRetry after
+// now, and so are the part's later events that would otherwise overtake it,
+// so each part's events still arrive in order. RunDue goes on with other
+// parts and then returns an error naming how many events were re-queued,
+// wrapping the first refusal. When ctx ends RunDue stops and returns its
+// error; events not yet handed stay queued.
+//
+// The sink is called without locks held, so it may call Send; it must not
+// call RunDue, which would wait for itself.
+func (n *Network) RunDue(ctx context.Context, now time.Time) (int, error) {
+	n.runMu.Lock()
+	defer n.runMu.Unlock()
+	handed, refused := 0, 0
+	var firstErr error
+	for {
+		if err := ctx.Err(); err != nil {
+			return handed, err
+		}
+		n.mu.Lock()
+		if len(n.q) == 0 || n.q[0].due.After(now) {
+			n.mu.Unlock()
+			break
+		}
+		it := n.q.pop()
+		n.mu.Unlock()
+
+		if err := n.sink.HandleStatus(ctx, it.ev); err != nil {
+			n.log.WarnContext(ctx, "simnet: sink refused an event; re-queued",
+				"msgId", it.ev.MsgID, "partNum", it.ev.PartNum, "status", it.ev.Status.String(),
+				"retryAt", now.Add(n.opts.SinkRetry), "err", err)
+			n.mu.Lock()
+			n.requeue(it, now.Add(n.opts.SinkRetry))
+			n.mu.Unlock()
+			refused++
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		handed++
+		n.handed++
+		if n.log.Enabled(ctx, slog.LevelDebug) { // spares the arguments' allocations
+			n.log.DebugContext(ctx, "simnet: event", "msgId", it.ev.MsgID, "partNum", it.ev.PartNum,
+				"status", it.ev.Status.String(), "errorCode", int(it.ev.ErrorCode), "at", it.ev.At)
+		}
+		if n.opts.DuplicateEvery > 0 && n.handed%uint64(n.opts.DuplicateEvery) == 0 {
+			// A lost duplicate is harmless: it is not retried.
+			if err := n.sink.HandleStatus(ctx, it.ev); err != nil {
+				n.log.WarnContext(ctx, "simnet: sink refused a duplicate; dropped",
+					"msgId", it.ev.MsgID, "partNum", it.ev.PartNum, "err", err)
+			} else {
+				handed++
+			}
+		}
+	}
+	if refused > 0 {
+		return handed, fmt.Errorf("simnet: sink refused %d events, re-queued for %s: %w", refused, now.Add(n.opts.SinkRetry).Format(time.RFC3339Nano), firstErr)
+	}
+	return handed, nil
+}
+
+// requeue puts it back at due and holds back the same part's events that
+// were due earlier, so they keep coming after it. Called with mu held.
+func (n *Network) requeue(it item, due time.Time) {
+	it.due = due
+	moved := false
+	for i := range n.q {
+		q := &n.q[i]
+		if q.ev.MsgID == it.ev.MsgID && q.ev.PartNum == it.ev.PartNum && q.due.Before(due) {
+			q.due = due
+			moved = true
+		}
+	}
+	if moved {
+		heap.Init(&n.q)
+	}
+	n.q.push(it)
+}
+
+// NextDue is when the earliest queued event is due; false when none is.
+func (n *Network) NextDue() (time.Time, bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if len(n.q) == 0 {
+		return time.Time{}, false
+	}
+	return n.q[0].due, true
+}
+
+// Pending is the number of queued events.
+func (n *Network) Pending() int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return len(n.q)
+}
+
+// Run is the production loop: every tick it hands the events due at the
+// clock's time to the sink, until ctx ends. Errors are logged (RunDue has
+// already re-queued the events). A tick of 0 or less means 100ms.
+func (n *Network) Run(ctx context.Context, tick time.Duration) {
+	if tick <= 0 {
+		tick = 100 * time.Millisecond
+	}
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if _, err := n.RunDue(ctx, n.opts.Clock.Now()); err != nil && ctx.Err() == nil {
+				n.log.WarnContext(ctx, "simnet: run", "err", err)
+			}
+		}
+	}
+}
+
+// item is one scheduled event.
+type item struct {
+	due  time.Time
+	ev   sms.StatusEvent
+	step int    // position in its part's plan
+	seq  uint64 // order of planning, for a part sent twice
+}
+
+// queue is a min-heap of items by (due, msgId, partNum, step, seq): a total
+// order that does not depend on the order of Send calls.
+type queue []item
+
+func (q queue) Len() int { return len(q) }
+
+func (q queue) Less(i, j int) bool {
+	a, b := &q[i], &q[j]
+	if c := a.due.Compare(b.due); c != 0 {
+		return c < 0
+	}
+	if a.ev.MsgID != b.ev.MsgID {
+		return a.ev.MsgID < b.ev.MsgID
+	}
+	if a.ev.PartNum != b.ev.PartNum {
+		return a.ev.PartNum < b.ev.PartNum
+	}
+	if a.step != b.step {
+		return a.step < b.step
+	}
+	return a.seq < b.seq
+}
+
+func (q queue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+
+// push and pop are heap.Push and heap.Pop without boxing the item in an
+// interface value (an allocation per event).
+func (q *queue) push(it item) {
+	*q = append(*q, it)
+	heap.Fix(q, len(*q)-1)
+}
+
+func (q *queue) pop() item {
+	last := len(*q) - 1
+	q.Swap(0, last)
+	it := (*q)[last]
+	(*q)[last] = item{}
+	*q = (*q)[:last]
+	if last > 0 {
+		heap.Fix(q, 0)
+	}
+	return it
+}
+
+// Push and Pop complete heap.Interface; the code above uses push and pop.
+func (q *queue) Push(x any) { *q = append(*q, x.(item)) }
+
+func (q *queue) Pop() any {
+	old := *q
+	it := old[len(old)-1]
+	old[len(old)-1] = item{}
+	*q = old[:len(old)-1]
+	return it
+}

@@ -1,0 +1,673 @@
+package simnet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/sms"
+)
+
+var t0 = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// fakeClock is a settable msgkit.Clock.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = t
+}
+
+// recorder is a sink that keeps every event; fail, when set, refuses some.
+type recorder struct {
+	mu   sync.Mutex
+	evs  []sms.StatusEvent
+	fail func(sms.StatusEvent) error
+}
+
+func (r *recorder) HandleStatus(_ context.Context, ev sms.StatusEvent) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.fail != nil {
+		if err := r.fail(ev); err != nil {
+			return err
+		}
+	}
+	r.evs = append(r.evs, ev)
+	return nil
+}
+
+func (r *recorder) events() []sms.StatusEvent {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.evs)
+}
+
+func part(id string, num int, to string) sms.OutboundPart {
+	return sms.OutboundPart{MsgID: sms.MessageID(id), PartNum: num, NumParts: num + 1, Receiver: sms.MSISDN(to), ExpiresAt: t0.Add(24 * time.Hour)}
+}
+
+// drain runs the network from event to event until nothing is queued.
+func drain(t testing.TB, n *Network) {
+	t.Helper()
+	for range 100000 {
+		due, ok := n.NextDue()
+		if !ok {
+			return
+		}
+		if _, err := n.RunDue(context.Background(), due); err != nil {
+			t.Fatalf("RunDue(%v): %v", due, err)
+		}
+	}
+	t.Fatal("network never drained")
+}
+
+func ev(id string, num int, st sms.Status, code sms.DLRError, at time.Duration) sms.StatusEvent {
+	return sms.StatusEvent{MsgID: sms.MessageID(id), PartNum: num, Status: st, ErrorCode: code, At: t0.Add(at)}
+}
+
+func TestOutcomes(t *testing.T) {
+	rules := []Rule{
+		{Prefix: "491", Outcome: Outcome{Kind: Deliver, AcceptDelay: time.Second, Delay: 5 * time.Second}},
+		{Prefix: "492", Outcome: Outcome{Kind: Absent, AcceptDelay: time.Second, Delay: time.Minute, Attempts: 2, RetryEvery: time.Hour}},
+		{Prefix: "493", Outcome: Outcome{Kind: Unknown, AcceptDelay: time.Second, Delay: 2 * time.Second}},
+		{Prefix: "494", Outcome: Outcome{Kind: Reject, AcceptDelay: 3 * time.Second}},
+		{Prefix: "495", Outcome: Outcome{Kind: Silent, AcceptDelay: time.Second}},
+		{Prefix: "496", Outcome: Outcome{Kind: Absent, Delay: time.Minute, Attempts: 100, RetryEvery: time.Hour}},
+		{Prefix: "497", Outcome: Outcome{Kind: Unknown, ErrorCode: sms.DLRNoRoute}},
+		{Prefix: "498", Outcome: Outcome{Kind: Absent, Delay: time.Minute}},
+		{Prefix: "499", Outcome: Outcome{Kind: Deliver, Delay: 25 * time.Hour}},
+	}
+	const day = 24 * time.Hour
+	tests := []struct {
+		to           string
+		reportExpiry bool
+		want         []sms.StatusEvent
+	}{
+		{"+4911", false, []sms.StatusEvent{
+			ev("m", 0, sms.StatusAccepted, 0, time.Second),
+			ev("m", 0, sms.StatusDelivered, 0, 6*time.Second),
+		}},
+		{"+4921", false, []sms.StatusEvent{
+			ev("m", 0, sms.StatusAccepted, 0, time.Second),
+			ev("m", 0, sms.StatusTemporaryFailure, 29, time.Second+time.Minute),
+			ev("m", 0, sms.StatusTemporaryFailure, 29, time.Second+time.Minute+time.Hour),
+			ev("m", 0, sms.StatusDelivered, 0, time.Second+time.Minute+2*time.Hour),
+		}},
+		{"+4931", false, []sms.StatusEvent{
+			ev("m", 0, sms.StatusAccepted, 0, time.Second),
+			ev("m", 0, sms.StatusPermanentFailure, 1, 3*time.Second),
+		}},
+		{"+4941", false, []sms.StatusEvent{
+			ev("m", 0, sms.StatusRejected, 989, 3*time.Second),
+		}},
+		{"+4951", false, []sms.StatusEvent{
+			ev("m", 0, sms.StatusAccepted, 0, time.Second),
+		}},
+		{"+4951", true, []sms.StatusEvent{
+			ev("m", 0, sms.StatusAccepted, 0, time.Second),
+			ev("m", 0, sms.StatusExpired, 996, day),
+		}},
+		{"+4961", false, func() []sms.StatusEvent { // attempts outlive validity
+			evs := []sms.StatusEvent{ev("m", 0, sms.StatusAccepted, 0, 0)}
+			for i := range 24 {
+				evs = append(evs, ev("m", 0, sms.StatusTemporaryFailure, 29, time.Minute+time.Duration(i)*time.Hour))
+			}
+			return append(evs, ev("m", 0, sms.StatusExpired, 996, day))
+		}()},
+		{"+4971", false, []sms.StatusEvent{
+			ev("m", 0, sms.StatusAccepted, 0, 0),
+			ev("m", 0, sms.StatusPermanentFailure, 998, 0),
+		}},
+		{"+4981", false, []sms.StatusEvent{ // Attempts 0 fails once
+			ev("m", 0, sms.StatusAccepted, 0, 0),
+			ev("m", 0, sms.StatusTemporaryFailure, 29, time.Minute),
+			ev("m", 0, sms.StatusDelivered, 0, time.Minute),
+		}},
+		{"+4991", false, []sms.StatusEvent{ // delivery after validity
+			ev("m", 0, sms.StatusAccepted, 0, 0),
+			ev("m", 0, sms.StatusExpired, 996, day),
+		}},
+		{"+331", false, []sms.StatusEvent{ // default: at once
+			ev("m", 0, sms.StatusAccepted, 0, 0),
+			ev("m", 0, sms.StatusDelivered, 0, 0),
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(fmt.Sprintf("%s/expiry=%v", tc.to, tc.reportExpiry), func(t *testing.T) {
+			clock := &fakeClock{now: t0}
+			rec := &recorder{}
+			n := New(rec, Options{Rules: rules, ReportExpiry: tc.reportExpiry, Clock: clock.Now})
+			if err := n.Send(context.Background(), []sms.OutboundPart{part("m", 0, tc.to)}); err != nil {
+				t.Fatal(err)
+			}
+			drain(t, n)
+			if diff := cmp.Diff(tc.want, rec.events()); diff != "" {
+				t.Errorf("events (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// The statuses a gateway sees drive the state machine to the state the
+// outcome promises.
+func TestOutcomesEndInState(t *testing.T) {
+	tests := []struct {
+		o            Outcome
+		reportExpiry bool
+		want         sms.PartState
+	}{
+		{Outcome{Kind: Deliver}, false, sms.StateDelivered},
+		{Outcome{Kind: Absent, Attempts: 3, RetryEvery: time.Minute}, false, sms.StateDelivered},
+		{Outcome{Kind: Absent, Attempts: 100, RetryEvery: time.Hour}, false, sms.StateUndelivered},
+		{Outcome{Kind: Unknown}, false, sms.StateUndelivered},
+		{Outcome{Kind: Reject}, false, sms.StateRejected},
+		{Outcome{Kind: Silent}, false, sms.StateSentToSMSC},
+		{Outcome{Kind: Silent}, true, sms.StateUndelivered},
+	}
+	for _, tc := range tests {
+		rec := &recorder{}
+		clock := &fakeClock{now: t0}
+		n := New(rec, Options{Default: tc.o, ReportExpiry: tc.reportExpiry, Clock: clock.Now})
+		if err := n.Send(context.Background(), []sms.OutboundPart{part("m", 0, "+441")}); err != nil {
+			t.Fatal(err)
+		}
+		drain(t, n)
+		state := sms.StateSubmitted
+		for _, e := range rec.events() {
+			state, _, _ = sms.Step(state, e.Status)
+		}
+		if state != tc.want {
+			t.Errorf("%v (expiry %v): ends %v, want %v", tc.o.Kind, tc.reportExpiry, state, tc.want)
+		}
+	}
+}
+
+func TestLongestPrefix(t *testing.T) {
+	n := New(&recorder{}, Options{
+		Default: Outcome{Kind: Silent},
+		Rules: []Rule{
+			{Prefix: "4", Outcome: Outcome{Kind: Deliver}},
+			{Prefix: "49", Outcome: Outcome{Kind: Absent}},
+			{Prefix: "49151", Outcome: Outcome{Kind: Unknown}},
+			{Prefix: "4915", Outcome: Outcome{Kind: Reject}},
+		},
+	})
+	tests := []struct {
+		to   sms.MSISDN
+		want Kind
+	}{
+		{"+4915112345678", Unknown},
+		{"+4915212345678", Reject},
+		{"+4930123456", Absent},
+		{"+441234567", Deliver},
+		{"+331234567", Silent},
+		{"4915112345678", Unknown}, // without '+'
+		{"+49", Absent},
+		{"+", Silent},
+	}
+	for _, tc := range tests {
+		if got := n.OutcomeFor(tc.to).Kind; got != tc.want {
+			t.Errorf("OutcomeFor(%s) = %v, want %v", tc.to, got, tc.want)
+		}
+	}
+	// An empty prefix is a catch-all that any longer prefix beats.
+	n = New(&recorder{}, Options{Rules: []Rule{{Prefix: "", Outcome: Outcome{Kind: Reject}}, {Prefix: "1", Outcome: Outcome{Kind: Silent}}}})
+	if got := n.OutcomeFor("+33").Kind; got != Reject {
+		t.Errorf("catch-all: %v", got)
+	}
+	if got := n.OutcomeFor("+12").Kind; got != Silent {
+		t.Errorf("longer prefix: %v", got)
+	}
+}
+
+func TestNewPanicsOnBadOptions(t *testing.T) {
+	tests := []struct {
+		name string
+		sink sms.StatusSink
+		opts Options
+	}{
+		{"nil sink", nil, Options{}},
+		{"plus in prefix", &recorder{}, Options{Rules: []Rule{{Prefix: "+49"}}}},
+		{"prefix twice", &recorder{}, Options{Rules: []Rule{{Prefix: "49"}, {Prefix: "49"}}}},
+		{"negative delay", &recorder{}, Options{Default: Outcome{Delay: -1}}},
+		{"negative attempts", &recorder{}, Options{Rules: []Rule{{Prefix: "1", Outcome: Outcome{Attempts: -1}}}}},
+		{"unknown kind", &recorder{}, Options{Default: Outcome{Kind: 9}}},
+		{"negative duplicates", &recorder{}, Options{DuplicateEvery: -1}},
+	}
+	for _, tc := range tests {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: New did not panic", tc.name)
+				}
+			}()
+			New(tc.sink, tc.opts)
+		}()
+	}
+}
+
+func TestSendRefusesBadParts(t *testing.T) {
+	rec := &recorder{}
+	n := New(rec, Options{})
+	err := n.Send(context.Background(), []sms.OutboundPart{part("a", 0, "+1"), part("", 0, "+1")})
+	if !errors.Is(err, msgkit.Invalid) {
+		t.Errorf("empty id: %v, want Invalid", err)
+	}
+	if err := n.Send(context.Background(), []sms.OutboundPart{part("a", -1, "+1")}); !errors.Is(err, msgkit.Invalid) {
+		t.Errorf("negative part: %v, want Invalid", err)
+	}
+	if n.Pending() != 0 {
+		t.Errorf("refused sends queued %d events", n.Pending())
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := n.Send(ctx, []sms.OutboundPart{part("a", 0, "+1")}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+}
+
+// jittery has every kind and a jitter, so that the order of events is
+// decided by the seed.
+func jittery(seed uint64, clock msgkit.Clock) Options {
+	j := 30 * time.Second
+	return Options{
+		Seed:  seed,
+		Clock: clock,
+		Rules: []Rule{
+			{Prefix: "1", Outcome: Outcome{Kind: Deliver, AcceptDelay: time.Second, Delay: time.Minute, Jitter: j}},
+			{Prefix: "2", Outcome: Outcome{Kind: Absent, AcceptDelay: time.Second, Delay: time.Minute, Attempts: 3, RetryEvery: time.Minute, Jitter: j}},
+			{Prefix: "3", Outcome: Outcome{Kind: Unknown, AcceptDelay: time.Second, Delay: time.Minute, Jitter: j}},
+			{Prefix: "4", Outcome: Outcome{Kind: Reject, AcceptDelay: time.Second, Jitter: j}},
+			{Prefix: "5", Outcome: Outcome{Kind: Silent, AcceptDelay: time.Second, Jitter: j}},
+		},
+	}
+}
+
+func manyParts(k int) []sms.OutboundPart {
+	var parts []sms.OutboundPart
+	for i := range k {
+		for p := range 3 {
+			parts = append(parts, part(fmt.Sprintf("msg-%03d", i), p, fmt.Sprintf("+%d%d", 1+i%5, 100+i)))
+		}
+	}
+	return parts
+}
+
+func runAll(t *testing.T, seed uint64, parts []sms.OutboundPart, oneByOne bool) []sms.StatusEvent {
+	t.Helper()
+	clock := &fakeClock{now: t0}
+	rec := &recorder{}
+	n := New(rec, jittery(seed, clock.Now))
+	if oneByOne {
+		for _, p := range parts {
+			if err := n.Send(context.Background(), []sms.OutboundPart{p}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	} else if err := n.Send(context.Background(), parts); err != nil {
+		t.Fatal(err)
+	}
+	drain(t, n)
+	return rec.events()
+}
+
+func byPart(evs []sms.StatusEvent) map[string][]sms.StatusEvent {
+	m := map[string][]sms.StatusEvent{}
+	for _, e := range evs {
+		k := fmt.Sprintf("%s/%d", e.MsgID, e.PartNum)
+		m[k] = append(m[k], e)
+	}
+	return m
+}
+
+func TestDeterminism(t *testing.T) {
+	parts := manyParts(40)
+	a := runAll(t, 7, parts, false)
+	if len(a) == 0 {
+		t.Fatal("no events")
+	}
+	if diff := cmp.Diff(a, runAll(t, 7, parts, false)); diff != "" {
+		t.Errorf("same seed, same sends, different events:\n%s", diff)
+	}
+
+	shuffled := slices.Clone(parts)
+	rand.New(rand.NewPCG(1, 2)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	b := runAll(t, 7, shuffled, true)
+	if diff := cmp.Diff(byPart(a), byPart(b)); diff != "" {
+		t.Errorf("another order of Send calls changed a part's events:\n%s", diff)
+	}
+	// With one clock time for every send, the whole sequence is the same.
+	if diff := cmp.Diff(a, b); diff != "" {
+		t.Errorf("another order of Send calls changed the sequence:\n%s", diff)
+	}
+
+	// A part's events do not depend on the other parts sent.
+	alone := runAll(t, 7, parts[30:31], false)
+	key := fmt.Sprintf("%s/%d", parts[30].MsgID, parts[30].PartNum)
+	if diff := cmp.Diff(byPart(a)[key], alone); diff != "" {
+		t.Errorf("part %s changed when sent alone:\n%s", key, diff)
+	}
+
+	// Another seed moves the jitter.
+	c := runAll(t, 8, parts, false)
+	if cmp.Equal(a, c) {
+		t.Error("seeds 7 and 8 gave identical events; the jitter ignores the seed")
+	}
+	if len(c) != len(a) {
+		t.Errorf("seed changed the number of events: %d vs %d", len(c), len(a))
+	}
+}
+
+func TestJitterBounds(t *testing.T) {
+	clock := &fakeClock{now: t0}
+	rec := &recorder{}
+	n := New(rec, Options{Seed: 3, Clock: clock.Now, Default: Outcome{AcceptDelay: time.Second, Delay: time.Minute, Jitter: 10 * time.Second}})
+	if err := n.Send(context.Background(), manyParts(50)); err != nil {
+		t.Fatal(err)
+	}
+	drain(t, n)
+	distinct := map[time.Time]bool{}
+	for k, evs := range byPart(rec.events()) {
+		if len(evs) != 2 {
+			t.Fatalf("%s: %d events", k, len(evs))
+		}
+		acc, dlv := evs[0].At.Sub(t0), evs[1].At.Sub(evs[0].At)
+		if acc < time.Second || acc >= 11*time.Second || dlv < time.Minute || dlv >= time.Minute+10*time.Second {
+			t.Errorf("%s: accepted after %v, delivered %v later; outside the jitter", k, acc, dlv)
+		}
+		distinct[evs[0].At] = true
+	}
+	if len(distinct) < 50 {
+		t.Errorf("only %d distinct acceptance times for 150 parts", len(distinct))
+	}
+}
+
+func TestRunDueOrder(t *testing.T) {
+	clock := &fakeClock{now: t0}
+	rec := &recorder{}
+	n := New(rec, Options{Clock: clock.Now, Rules: []Rule{
+		{Prefix: "1", Outcome: Outcome{AcceptDelay: 2 * time.Second, Delay: 2 * time.Second}},
+		{Prefix: "2", Outcome: Outcome{AcceptDelay: time.Second, Delay: 5 * time.Second}},
+	}})
+	ctx := context.Background()
+	// Sent in an order that differs from the order of ties.
+	if err := n.Send(ctx, []sms.OutboundPart{part("b", 1, "+11"), part("b", 0, "+11"), part("a", 0, "+11"), part("c", 0, "+21")}); err != nil {
+		t.Fatal(err)
+	}
+	if due, ok := n.NextDue(); !ok || !due.Equal(t0.Add(time.Second)) {
+		t.Fatalf("NextDue = %v, %v; want t0+1s", due, ok)
+	}
+	if got, err := n.RunDue(ctx, t0.Add(999*time.Millisecond)); got != 0 || err != nil {
+		t.Fatalf("RunDue before anything is due = %d, %v", got, err)
+	}
+	got, err := n.RunDue(ctx, t0.Add(4*time.Second))
+	if err != nil || got != 7 {
+		t.Fatalf("RunDue(t0+4s) = %d, %v; want 7", got, err)
+	}
+	want := []sms.StatusEvent{
+		ev("c", 0, sms.StatusAccepted, 0, time.Second),
+		ev("a", 0, sms.StatusAccepted, 0, 2*time.Second),
+		ev("b", 0, sms.StatusAccepted, 0, 2*time.Second),
+		ev("b", 1, sms.StatusAccepted, 0, 2*time.Second),
+		ev("a", 0, sms.StatusDelivered, 0, 4*time.Second),
+		ev("b", 0, sms.StatusDelivered, 0, 4*time.Second),
+		ev("b", 1, sms.StatusDelivered, 0, 4*time.Second),
+	}
+	if diff := cmp.Diff(want, rec.events()); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	if n.Pending() != 1 {
+		t.Errorf("Pending = %d, want 1", n.Pending())
+	}
+	if due, ok := n.NextDue(); !ok || !due.Equal(t0.Add(6*time.Second)) {
+		t.Errorf("NextDue = %v, %v; want t0+6s", due, ok)
+	}
+	if got, _ := n.RunDue(ctx, t0.Add(time.Hour)); got != 1 {
+		t.Errorf("last RunDue = %d", got)
+	}
+	if _, ok := n.NextDue(); ok || n.Pending() != 0 {
+		t.Error("queue not empty")
+	}
+}
+
+// A refused event is offered again a second later, the part's later events
+// wait behind it, and other parts go on.
+func TestRequeueOnSinkError(t *testing.T) {
+	clock := &fakeClock{now: t0}
+	refusals := 2
+	rec := &recorder{}
+	rec.fail = func(e sms.StatusEvent) error {
+		if e.MsgID == "a" && e.Status == sms.StatusAccepted && refusals > 0 {
+			refusals--
+			return errors.New("store down")
+		}
+		return nil
+	}
+	n := New(rec, Options{Clock: clock.Now, Default: Outcome{Delay: 500 * time.Millisecond}})
+	ctx := context.Background()
+	if err := n.Send(ctx, []sms.OutboundPart{part("a", 0, "+1"), part("b", 0, "+1")}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := n.RunDue(ctx, t0.Add(time.Second))
+	if err == nil || got != 2 {
+		t.Fatalf("RunDue = %d, %v; want 2 and an error", got, err)
+	}
+	if due, _ := n.NextDue(); !due.Equal(t0.Add(2 * time.Second)) {
+		t.Errorf("re-queued for %v, want t0+2s", due)
+	}
+	if n.Pending() != 2 {
+		t.Errorf("Pending = %d, want the refused event and the one behind it", n.Pending())
+	}
+	if _, err := n.RunDue(ctx, t0.Add(2*time.Second)); err == nil {
+		t.Error("second refusal not reported")
+	}
+	if got, err := n.RunDue(ctx, t0.Add(3*time.Second)); err != nil || got != 2 {
+		t.Errorf("third RunDue = %d, %v; want 2, nil", got, err)
+	}
+	want := []sms.StatusEvent{
+		ev("b", 0, sms.StatusAccepted, 0, 0),
+		ev("b", 0, sms.StatusDelivered, 0, 500*time.Millisecond),
+		ev("a", 0, sms.StatusAccepted, 0, 0), // keeps the time it happened
+		ev("a", 0, sms.StatusDelivered, 0, 500*time.Millisecond),
+	}
+	if diff := cmp.Diff(want, rec.events()); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}
+
+func TestSinkRetryOption(t *testing.T) {
+	rec := &recorder{fail: func(sms.StatusEvent) error { return errors.New("no") }}
+	n := New(rec, Options{Clock: (&fakeClock{now: t0}).Now, SinkRetry: time.Minute})
+	if err := n.Send(context.Background(), []sms.OutboundPart{part("a", 0, "+1")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := n.RunDue(context.Background(), t0); err == nil {
+		t.Fatal("no error")
+	}
+	if due, _ := n.NextDue(); !due.Equal(t0.Add(time.Minute)) {
+		t.Errorf("re-queued for %v, want t0+1m", due)
+	}
+	if n.Pending() != 2 {
+		t.Errorf("Pending = %d, want 2 (nothing lost)", n.Pending())
+	}
+}
+
+func TestRunDueStopsWithContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	rec := &recorder{}
+	rec.fail = func(sms.StatusEvent) error {
+		cancel() // the first event is taken, then the context ends
+		return nil
+	}
+	n := New(rec, Options{Clock: (&fakeClock{now: t0}).Now})
+	if err := n.Send(ctx, []sms.OutboundPart{part("a", 0, "+1"), part("b", 0, "+1")}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := n.RunDue(ctx, t0)
+	if !errors.Is(err, context.Canceled) || got != 1 {
+		t.Errorf("RunDue = %d, %v; want 1, canceled", got, err)
+	}
+	if n.Pending() != 3 {
+		t.Errorf("Pending = %d, want 3", n.Pending())
+	}
+}
+
+func TestDuplicates(t *testing.T) {
+	rec := &recorder{}
+	n := New(rec, Options{Clock: (&fakeClock{now: t0}).Now, DuplicateEvery: 3})
+	if err := n.Send(context.Background(), []sms.OutboundPart{part("a", 0, "+1"), part("b", 0, "+1"), part("c", 0, "+1")}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := n.RunDue(context.Background(), t0)
+	if err != nil || got != 8 {
+		t.Fatalf("RunDue = %d, %v; want 6 events and 2 duplicates", got, err)
+	}
+	want := []sms.StatusEvent{
+		ev("a", 0, sms.StatusAccepted, 0, 0),
+		ev("a", 0, sms.StatusDelivered, 0, 0),
+		ev("b", 0, sms.StatusAccepted, 0, 0),
+		ev("b", 0, sms.StatusAccepted, 0, 0),
+		ev("b", 0, sms.StatusDelivered, 0, 0),
+		ev("c", 0, sms.StatusAccepted, 0, 0),
+		ev("c", 0, sms.StatusDelivered, 0, 0),
+		ev("c", 0, sms.StatusDelivered, 0, 0),
+	}
+	if diff := cmp.Diff(want, rec.events()); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}
+
+// Sends and runs from many goroutines lose nothing and keep each part in
+// order. Run with -race.
+func TestConcurrent(t *testing.T) {
+	clock := &fakeClock{now: t0}
+	rec := &recorder{}
+	n := New(rec, jittery(11, clock.Now))
+	ctx := context.Background()
+	const senders, perSender = 8, 50
+	var wg sync.WaitGroup
+	for s := range senders {
+		wg.Go(func() {
+			for i := range perSender {
+				p := part(fmt.Sprintf("s%d-%d", s, i), 0, fmt.Sprintf("+%d9", 1+i%5))
+				if err := n.Send(ctx, []sms.OutboundPart{p}); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	stop := make(chan struct{})
+	var runners sync.WaitGroup
+	for range 3 {
+		runners.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, err := n.RunDue(ctx, t0.Add(time.Hour)); err != nil {
+					t.Error(err)
+				}
+				n.NextDue()
+				n.Pending()
+			}
+		})
+	}
+	wg.Wait()
+	close(stop)
+	runners.Wait()
+	drain(t, n)
+
+	parts := byPart(rec.events())
+	if len(parts) != senders*perSender {
+		t.Fatalf("events for %d parts, want %d", len(parts), senders*perSender)
+	}
+	for k, evs := range parts {
+		if !slices.IsSortedFunc(evs, func(a, b sms.StatusEvent) int { return a.At.Compare(b.At) }) {
+			t.Errorf("%s: events out of order: %v", k, evs)
+		}
+		if evs[0].Status != sms.StatusAccepted && evs[0].Status != sms.StatusRejected {
+			t.Errorf("%s: first event %v", k, evs[0].Status)
+		}
+	}
+}
+
+// Run hands due events to the sink on its ticker with the clock's time
+// (the synthetic time of a synctest bubble, so nothing really waits).
+func TestRun(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rec := &recorder{}
+		n := New(rec, Options{Default: Outcome{AcceptDelay: time.Minute, Delay: time.Minute}})
+		start := time.Now()
+		if err := n.Send(t.Context(), []sms.OutboundPart{part("a", 0, "+1")}); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan struct{})
+		go func() {
+			n.Run(ctx, time.Second)
+			close(done)
+		}()
+		time.Sleep(90 * time.Second)
+		synctest.Wait()
+		want := []sms.StatusEvent{{MsgID: "a", Status: sms.StatusAccepted, At: start.Add(time.Minute)}}
+		if diff := cmp.Diff(want, rec.events()); diff != "" {
+			t.Errorf("after 90s (-want +got):\n%s", diff)
+		}
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		if got := len(rec.events()); got != 2 || n.Pending() != 0 {
+			t.Errorf("after 150s: %d events, %d pending; want 2, 0", got, n.Pending())
+		}
+		cancel()
+		<-done
+	})
+}
+
+func BenchmarkSendAndRun(b *testing.B) {
+	clock := &fakeClock{now: t0}
+	rec := &discard{}
+	n := New(rec, jittery(1, clock.Now))
+	ctx := context.Background()
+	parts := manyParts(100) // 300 parts of every kind
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := n.Send(ctx, parts); err != nil {
+			b.Fatal(err)
+		}
+		for {
+			due, ok := n.NextDue()
+			if !ok {
+				break
+			}
+			if _, err := n.RunDue(ctx, due); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(rec.n)/float64(b.N), "events/op")
+}
+
+type discard struct{ n int }
+
+func (d *discard) HandleStatus(context.Context, sms.StatusEvent) error { d.n++; return nil }
