@@ -43,12 +43,14 @@ func cloneAccount(a sms.Account) sms.Account {
 		a.BlacklistedSenderWords = m
 	}
 	a.CreatedAt = a.CreatedAt.Truncate(time.Microsecond).UTC()
+	a.Validity = a.Validity.Truncate(time.Millisecond) // pgstore keeps milliseconds
 	return a
 }
 
 func cloneMessage(m sms.MessageRecord) sms.MessageRecord {
 	m.Custom = slices.Clone(m.Custom)
 	m.Parts = slices.Clone(m.Parts)
+	slices.SortFunc(m.Parts, func(a, b sms.PartRecord) int { return a.Num - b.Num })
 	for i := range m.Parts {
 		m.Parts[i].Data = slices.Clone(m.Parts[i].Data)
 		m.Parts[i].UpdatedAt = m.Parts[i].UpdatedAt.Truncate(time.Microsecond).UTC()
@@ -64,14 +66,14 @@ func accountNotFound(username string) error {
 
 // CreateAccount stores a; an existing username is a Conflict.
 func (s *Store) CreateAccount(ctx context.Context, a sms.Account) error {
+	if a.Balance.IsNegative() {
+		return msgkit.Invalidf("account_invalid", "balance", "balance must not be negative")
+	}
 	d := &s.sms
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if _, ok := d.accounts[a.Username]; ok {
 		return msgkit.Errorf(msgkit.Conflict, "account_exists", "account %s exists", a.Username)
-	}
-	if a.Balance.IsNegative() {
-		return msgkit.Invalidf("account_invalid", "balance", "balance must not be negative")
 	}
 	d.accounts[a.Username] = cloneAccount(a)
 	return nil
@@ -109,6 +111,9 @@ func (s *Store) AddBalance(ctx context.Context, username string, delta decimal.D
 
 // Accept charges m.Charged and saves m under one lock.
 func (s *Store) Accept(ctx context.Context, m sms.MessageRecord) error {
+	if m.Charged.IsNegative() {
+		return msgkit.Invalidf("message_invalid", "charged", "a charge is not negative")
+	}
 	d := &s.sms
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -150,8 +155,12 @@ func (s *Store) TakeThroughput(ctx context.Context, username string, now time.Ti
 	defer d.mu.Unlock()
 	sec := now.Unix()
 	w := d.throughput[username]
-	if w.second != sec {
+	switch {
+	case sec > w.second:
 		w = window{second: sec}
+	case sec < w.second:
+		// A replica whose clock lags counts in the newer second, so that
+		// skewed clocks cannot reset the window back and forth.
 	}
 	w.count++
 	d.throughput[username] = w

@@ -1,0 +1,492 @@
+package pgstore
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
+
+	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/sms"
+)
+
+var _ sms.Store = (*Store)(nil)
+
+// CreateAccount stores a; an existing username is a Conflict. A negative
+// balance, an invalid network prefix, text PostgreSQL cannot hold and a
+// Throughput or MaxParts beyond 32 bits are Invalid. Validity is kept in
+// whole milliseconds and CreatedAt to the microsecond; the price list
+// keeps its order.
+func (s *Store) CreateAccount(ctx context.Context, a sms.Account) error {
+	if err := checkAccount(a); err != nil {
+		return err
+	}
+	networks, err := prefixStrings(a.Networks) // checkAccount refused invalid prefixes
+	if err != nil {
+		return err
+	}
+	var blacklist any // nil map: NULL
+	if a.BlacklistedSenderWords != nil {
+		b, err := json.Marshal(a.BlacklistedSenderWords)
+		if err != nil {
+			return msgkit.Wrap(err, msgkit.Internal, CodeStorage, "storage error")
+		}
+		blacklist = b
+	}
+	var prefixes, prices []string // nil list: NULL
+	if a.Prices != nil {
+		prefixes, prices = make([]string, len(a.Prices)), make([]string, len(a.Prices))
+		for i, p := range a.Prices {
+			prefixes[i], prices[i] = p.Prefix, numericText(p.Price)
+		}
+	}
+	const q = `INSERT INTO sms_accounts (username, password_hash, networks, enabled, balance, currency,
+			validity_ms, throughput, max_parts, blacklist, price_prefixes, price_values, created_at)
+		VALUES ($1, $2, $3, $4, $5::numeric, $6, $7, $8, $9, $10, $11, $12::text[]::numeric[], $13)`
+	_, err = s.pool.Exec(ctx, q, a.Username, a.PasswordHash, networks, a.Enabled, numericText(a.Balance), a.Currency,
+		a.Validity.Milliseconds(), int32(a.Throughput), int32(a.MaxParts), blacklist, prefixes, prices, dbTime(a.CreatedAt))
+	return classify(err, "account", "account "+a.Username)
+}
+
+// checkAccount refuses what sms_accounts cannot hold or must not hold.
+func checkAccount(a sms.Account) error {
+	if err := cmp.Or(
+		invalidText("account", "username", a.Username),
+		invalidText("account", "passwordHash", a.PasswordHash),
+		invalidText("account", "currency", a.Currency),
+	); err != nil {
+		return err
+	}
+	for region, words := range a.BlacklistedSenderWords {
+		// encoding/json would replace invalid UTF-8 silently, and jsonb
+		// refuses \u0000.
+		if err := cmp.Or(
+			invalidText("account", "blacklistedSenderWords", region),
+			invalidText("account", "blacklistedSenderWords", words...),
+		); err != nil {
+			return err
+		}
+	}
+	for i, p := range a.Prices {
+		if !storable(p.Prefix) {
+			return msgkit.Invalidf("account_invalid", "prices", "prices[%d].prefix must be valid UTF-8 without NUL characters", i)
+		}
+	}
+	for i, p := range a.Networks {
+		if !p.IsValid() {
+			return msgkit.Invalidf("account_invalid", "networks", "networks[%d] is not a valid network prefix", i)
+		}
+	}
+	if a.Balance.IsNegative() {
+		return msgkit.Invalidf("account_invalid", "balance", "balance must not be negative")
+	}
+	if !fitsInt32(a.Throughput) {
+		return msgkit.Invalidf("account_invalid", "throughput", "throughput is out of range")
+	}
+	if !fitsInt32(a.MaxParts) {
+		return msgkit.Invalidf("account_invalid", "maxParts", "maxParts is out of range")
+	}
+	return nil
+}
+
+// Account returns the account, or NotFound. Prices come back in the order
+// they were stored.
+func (s *Store) Account(ctx context.Context, username string) (sms.Account, error) {
+	if !storable(username) {
+		return sms.Account{}, classify(pgx.ErrNoRows, "account", "account "+username)
+	}
+	const q = `SELECT password_hash, networks, enabled, balance::text, currency, validity_ms, throughput, max_parts,
+			blacklist, price_prefixes, price_values::text[], created_at
+		FROM sms_accounts WHERE username = $1`
+	a := sms.Account{Username: username}
+	var (
+		networks, prefixes, prices []string
+		balance                    string
+		validityMS                 int64
+		throughput, maxParts       int32
+		blacklist                  []byte
+	)
+	err := s.pool.QueryRow(ctx, q, username).Scan(&a.PasswordHash, &networks, &a.Enabled, &balance, &a.Currency,
+		&validityMS, &throughput, &maxParts, &blacklist, &prefixes, &prices, &a.CreatedAt)
+	if err != nil {
+		return sms.Account{}, classify(err, "account", "account "+username)
+	}
+	corrupt := func(err error) error {
+		return msgkit.Wrap(fmt.Errorf("account %s: %w", username, err), msgkit.Internal, CodeStorage, "storage error")
+	}
+	if a.Networks, err = parsePrefixes(networks); err != nil {
+		return sms.Account{}, corrupt(err)
+	}
+	if a.Balance, err = parseNumeric(balance); err != nil {
+		return sms.Account{}, corrupt(err)
+	}
+	if blacklist != nil {
+		if err := json.Unmarshal(blacklist, &a.BlacklistedSenderWords); err != nil {
+			return sms.Account{}, corrupt(err)
+		}
+	}
+	if prefixes != nil {
+		if len(prices) != len(prefixes) { // the table's check makes this impossible
+			return sms.Account{}, corrupt(fmt.Errorf("%d price prefixes but %d prices", len(prefixes), len(prices)))
+		}
+		a.Prices = make([]sms.Price, len(prefixes))
+		for i, p := range prefixes {
+			a.Prices[i].Prefix = p
+			if a.Prices[i].Price, err = parseNumeric(prices[i]); err != nil {
+				return sms.Account{}, corrupt(err)
+			}
+		}
+	}
+	a.Validity = time.Duration(validityMS) * time.Millisecond
+	a.Throughput, a.MaxParts = int(throughput), int(maxParts)
+	a.CreatedAt = a.CreatedAt.UTC()
+	return a, nil
+}
+
+// AddBalance adds delta to the balance and returns the new one. A result
+// below zero is 113 (RC_NO_CREDIT) with nothing changed; an unknown
+// account is NotFound. Like Accept, it is one conditional UPDATE, so
+// concurrent calls can never take the balance below zero.
+func (s *Store) AddBalance(ctx context.Context, username string, delta decimal.Decimal) (decimal.Decimal, error) {
+	if !storable(username) {
+		return decimal.Decimal{}, classify(pgx.ErrNoRows, "account", "account "+username)
+	}
+	const q = `UPDATE sms_accounts SET balance = balance + $2::numeric
+		WHERE username = $1 AND balance + $2::numeric >= 0
+		RETURNING balance::text`
+	var balance string
+	err := s.pool.QueryRow(ctx, q, username, numericText(delta)).Scan(&balance)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return decimal.Decimal{}, s.refusal(ctx, username, "", func(balance decimal.Decimal, currency string) error {
+			return sms.CodeNoCredit.Errorf("balance %s %s is below %s", balance, currency, delta.Neg())
+		})
+	}
+	if err != nil {
+		return decimal.Decimal{}, classify(err, "account", "account "+username)
+	}
+	b, err := parseNumeric(balance)
+	if err != nil {
+		return decimal.Decimal{}, msgkit.Wrap(fmt.Errorf("account %s: %w", username, err), msgkit.Internal, CodeStorage, "storage error")
+	}
+	return b, nil
+}
+
+// acceptSQL charges the account and saves the message and its parts in a
+// single statement, which PostgreSQL runs atomically: if any part fails
+// (a duplicate id), the charge is undone with it. Every data-modifying
+// WITH clause runs once whether or not it is read; msg inserts only when
+// charged returned the account's row, and the parts only when msg did.
+//
+// Why the balance can never go below zero, under READ COMMITTED and any
+// number of replicas: the UPDATE takes the account row's lock. A
+// concurrent Accept on the same account waits for that lock, and when the
+// first commits PostgreSQL re-evaluates the waiting UPDATE's WHERE against
+// the row as committed (not against the statement's snapshot). So each
+// charge tests "balance >= charge" on the balance the previous charges
+// left, and an insufficient balance matches no row. The CHECK (balance >=
+// 0) on the table backs this up. One statement is also one round trip:
+// the row lock is released at the statement's own commit, with no client
+// round trip in between as an explicit transaction would have, so
+// accepts for one account serialise on it for as short a time as
+// possible.
+//
+// The parts travel as one array per column and are unnested into rows,
+// so a message of 255 parts is still one statement.
+const acceptSQL = `WITH charged AS (
+	UPDATE sms_accounts SET balance = balance - $2::numeric
+	WHERE username = $1 AND balance >= $2::numeric
+	RETURNING username
+), msg AS (
+	INSERT INTO sms_messages (id, account, type, sender, sender_numeric, receiver, dcs, flash, dlr_mask,
+		dlr_url, custom, part_price, charged, currency, submitted_at, expires_at)
+	SELECT $3, username, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::numeric, $2::numeric, $14, $15, $16
+	FROM charged
+	RETURNING id
+), parts AS (
+	INSERT INTO sms_parts (msg_id, num, text, data, units, udh_ref, udh_total, udh_seq, dst_port, src_port,
+		state, error_code, updated_at)
+	SELECT msg.id, p.num, p.text, p.data, p.units, p.udh_ref, p.udh_total, p.udh_seq, p.dst_port, p.src_port,
+		p.state, p.error_code, p.updated_at
+	FROM msg CROSS JOIN unnest($17::integer[], $18::text[], $19::bytea[], $20::integer[], $21::smallint[],
+		$22::smallint[], $23::smallint[], $24::integer[], $25::integer[], $26::smallint[], $27::integer[],
+		$28::timestamptz[])
+		AS p(num, text, data, units, udh_ref, udh_total, udh_seq, dst_port, src_port, state, error_code, updated_at)
+)
+SELECT true FROM charged`
+
+// Accept charges m.Charged to m.Account and saves m, atomically (see
+// acceptSQL). An unknown account is NotFound, an id already saved is a
+// Conflict, and a balance below the charge is 113 (RC_NO_CREDIT), in that
+// order of precedence, as memstore checks them; in each case nothing is
+// changed. A negative charge is Invalid (it would credit the account), as
+// are two parts with the same Num, text PostgreSQL cannot hold and
+// numbers beyond 32 bits. Times are kept to the microsecond; Message
+// returns the parts ordered by Num.
+func (s *Store) Accept(ctx context.Context, m sms.MessageRecord) error {
+	if !storable(m.Account) {
+		return classify(pgx.ErrNoRows, "account", "account "+m.Account)
+	}
+	if err := checkMessage(m); err != nil {
+		return err
+	}
+	n := len(m.Parts)
+	var (
+		nums, units, dstPorts, srcPorts, errCodes = make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
+		refs, totals, seqs, states                = make([]int16, n), make([]int16, n), make([]int16, n), make([]int16, n)
+		texts                                     = make([]string, n)
+		data                                      = make([][]byte, n)
+		updated                                   = make([]time.Time, n)
+	)
+	for i, p := range m.Parts {
+		nums[i], texts[i], data[i], units[i] = int32(p.Num), p.Text, p.Data, int32(p.Units)
+		refs[i], totals[i], seqs[i] = int16(p.UDH.Ref), int16(p.UDH.Total), int16(p.UDH.Seq)
+		dstPorts[i], srcPorts[i] = int32(p.UDH.DstPort), int32(p.UDH.SrcPort)
+		states[i], errCodes[i], updated[i] = int16(p.State), int32(p.ErrorCode), dbTime(p.UpdatedAt)
+	}
+	var ok bool
+	err := s.pool.QueryRow(ctx, acceptSQL,
+		m.Account, numericText(m.Charged), string(m.ID), m.Type, m.Sender.Value, m.Sender.Numeric, string(m.Receiver),
+		int16(m.DCS), m.Flash, int16(m.DLRMask), m.DLRURL, m.Custom, numericText(m.PartPrice), m.Currency,
+		dbTime(m.SubmittedAt), dbTime(m.ExpiresAt),
+		nums, texts, data, units, refs, totals, seqs, dstPorts, srcPorts, states, errCodes, updated,
+	).Scan(&ok)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return s.refusal(ctx, m.Account, m.ID, func(balance decimal.Decimal, currency string) error {
+			return sms.CodeNoCredit.Errorf("balance %s %s is below the charge %s", balance, currency, m.Charged)
+		})
+	}
+	return classify(err, "message", "message "+string(m.ID))
+}
+
+// refusal explains why a conditional UPDATE of username's balance matched
+// no row: the account does not exist (NotFound), the message id is taken
+// (Conflict; only when id is not empty), or else the balance did not
+// cover the change, which noCredit words from the balance now (as
+// decimal.Decimal prints it, so the text is memstore's). It runs after
+// the UPDATE, so a concurrent top-up may already show in the balance it
+// quotes; the refusal itself stands, as nothing was written.
+func (s *Store) refusal(ctx context.Context, username string, id sms.MessageID, noCredit func(balance decimal.Decimal, currency string) error) error {
+	const q = `SELECT balance::text, currency, EXISTS (SELECT 1 FROM sms_messages WHERE id = $2)
+		FROM sms_accounts WHERE username = $1`
+	var (
+		balance, currency string
+		taken             bool
+	)
+	if err := s.pool.QueryRow(ctx, q, username, string(id)).Scan(&balance, &currency, &taken); err != nil {
+		return classify(err, "account", "account "+username)
+	}
+	if taken && id != "" {
+		return msgkit.New(msgkit.Conflict, "message_exists", "message "+string(id)+" exists")
+	}
+	b, err := parseNumeric(balance)
+	if err != nil {
+		return msgkit.Wrap(fmt.Errorf("account %s: %w", username, err), msgkit.Internal, CodeStorage, "storage error")
+	}
+	return noCredit(b, currency)
+}
+
+// checkMessage refuses what sms_messages and sms_parts cannot hold or must
+// not hold.
+func checkMessage(m sms.MessageRecord) error {
+	if err := cmp.Or(
+		invalidText("message", "id", m.ID),
+		invalidText("message", "type", m.Type),
+		invalidText("message", "sender", m.Sender.Value),
+		invalidText("message", "receiver", m.Receiver),
+		invalidText("message", "dlrUrl", m.DLRURL),
+		invalidText("message", "currency", m.Currency),
+	); err != nil {
+		return err
+	}
+	if m.Charged.IsNegative() {
+		return msgkit.Invalidf("message_invalid", "charged", "charged must not be negative")
+	}
+	for i, p := range m.Parts {
+		if !storable(p.Text) {
+			return msgkit.Invalidf("message_invalid", "parts", "parts[%d].text must be valid UTF-8 without NUL characters", i)
+		}
+		if !fitsInt32(p.Num) || !fitsInt32(p.Units) || !fitsInt32(int(p.ErrorCode)) {
+			return msgkit.Invalidf("message_invalid", "parts", "parts[%d] has a number out of range", i)
+		}
+	}
+	// The parts' key is (message, num); a duplicate would otherwise look
+	// like a duplicate message.
+	for i := 1; i < len(m.Parts); i++ {
+		for j := range i {
+			if m.Parts[i].Num == m.Parts[j].Num {
+				return msgkit.Invalidf("message_invalid", "parts", "parts[%d] and parts[%d] have the same num %d", j, i, m.Parts[i].Num)
+			}
+		}
+	}
+	return nil
+}
+
+// Message returns the message with its parts ordered by Num, or NotFound.
+// A message saved without parts comes back with nil Parts.
+func (s *Store) Message(ctx context.Context, id sms.MessageID) (sms.MessageRecord, error) {
+	notFound := func(err error) error { return classify(err, "message", "message "+string(id)) }
+	if !storable(string(id)) {
+		return sms.MessageRecord{}, notFound(pgx.ErrNoRows)
+	}
+	const qMessage = `SELECT account, type, sender, sender_numeric, receiver, dcs, flash, dlr_mask, dlr_url, custom,
+			part_price::text, charged::text, currency, submitted_at, expires_at
+		FROM sms_messages WHERE id = $1`
+	const qParts = `SELECT num, text, data, units, udh_ref, udh_total, udh_seq, dst_port, src_port, state, error_code, updated_at
+		FROM sms_parts WHERE msg_id = $1 ORDER BY num`
+	// Both queries in one round trip. Parts are written in the statement
+	// that writes their message, so any snapshot that sees the message
+	// sees all its parts.
+	batch := &pgx.Batch{}
+	batch.Queue(qMessage, string(id))
+	batch.Queue(qParts, string(id))
+	br := s.pool.SendBatch(ctx, batch)
+	m, err := scanMessage(br, id)
+	if closeErr := br.Close(); err == nil && closeErr != nil {
+		err = closeErr
+	}
+	if err != nil {
+		if _, ok := errors.AsType[*msgkit.Error](err); ok {
+			return sms.MessageRecord{}, err
+		}
+		return sms.MessageRecord{}, notFound(err)
+	}
+	return m, nil
+}
+
+// scanMessage reads the results of Message's batch. A corrupt row is an
+// Internal *msgkit.Error; database errors are returned as they are.
+func scanMessage(br pgx.BatchResults, id sms.MessageID) (sms.MessageRecord, error) {
+	m := sms.MessageRecord{ID: id}
+	var (
+		receiver, partPrice, charged string
+		dcs, dlrMask                 int16
+	)
+	err := br.QueryRow().Scan(&m.Account, &m.Type, &m.Sender.Value, &m.Sender.Numeric, &receiver, &dcs, &m.Flash,
+		&dlrMask, &m.DLRURL, &m.Custom, &partPrice, &charged, &m.Currency, &m.SubmittedAt, &m.ExpiresAt)
+	if err != nil {
+		return sms.MessageRecord{}, err
+	}
+	var c conversion
+	m.Receiver = sms.MSISDN(receiver)
+	m.DCS = sms.DCS(c.uint8("dcs", dcs))
+	m.DLRMask = sms.DLRMask(c.uint8("dlr_mask", dlrMask))
+	m.PartPrice = c.numeric("part_price", partPrice)
+	m.Charged = c.numeric("charged", charged)
+	m.SubmittedAt, m.ExpiresAt = m.SubmittedAt.UTC(), m.ExpiresAt.UTC()
+
+	rows, err := br.Query()
+	if err != nil {
+		return sms.MessageRecord{}, err
+	}
+	var (
+		p                                     sms.PartRecord
+		num, units, dstPort, srcPort, errCode int32
+		ref, total, seq, state                int16
+	)
+	_, err = pgx.ForEachRow(rows, []any{&num, &p.Text, &p.Data, &units, &ref, &total, &seq, &dstPort, &srcPort, &state, &errCode, &p.UpdatedAt},
+		func() error {
+			p.Num, p.Units, p.ErrorCode = int(num), int(units), sms.DLRError(errCode)
+			p.UDH = sms.UDH{
+				Ref: c.uint8("udh_ref", ref), Total: c.uint8("udh_total", total), Seq: c.uint8("udh_seq", seq),
+				DstPort: c.uint16("dst_port", dstPort), SrcPort: c.uint16("src_port", srcPort),
+			}
+			p.State = sms.PartState(c.uint8("state", state))
+			p.UpdatedAt = p.UpdatedAt.UTC()
+			m.Parts = append(m.Parts, p)
+			p.Data = nil // the next row scans into a fresh slice
+			return nil
+		})
+	if err != nil {
+		return sms.MessageRecord{}, err
+	}
+	if c.err != nil {
+		return sms.MessageRecord{}, msgkit.Wrap(fmt.Errorf("message %s: %w", id, c.err), msgkit.Internal, CodeStorage, "storage error")
+	}
+	return m, nil
+}
+
+// TakeThroughput counts one submission of username in the second of now
+// (Unix seconds, so the zone does not matter) and reports whether the
+// count stays within limit. A limit of zero or less is unlimited and
+// touches nothing. The count lives in one row per account, so replicas
+// share it; the upsert locks that row, so concurrent calls count exactly.
+// A call for another second than the stored one starts that second's
+// count afresh, as memstore does. Refused submissions count too.
+func (s *Store) TakeThroughput(ctx context.Context, username string, now time.Time, limit int) (bool, error) {
+	if limit <= 0 {
+		return true, nil
+	}
+	if err := invalidText("account", "username", username); err != nil {
+		return false, err
+	}
+	// In ON CONFLICT's SET every expression sees the row as it was, so
+	// count is computed from the old window_start. The window only moves
+	// forward: a replica whose clock lags counts in the newer second.
+	const q = `INSERT INTO sms_throughput AS t (username, window_start, count) VALUES ($1, $2, 1)
+		ON CONFLICT (username) DO UPDATE SET
+			count = CASE WHEN excluded.window_start > t.window_start THEN 1 ELSE t.count + 1 END,
+			window_start = GREATEST(t.window_start, excluded.window_start)
+		RETURNING count`
+	var count int64
+	if err := s.pool.QueryRow(ctx, q, username, now.Unix()).Scan(&count); err != nil {
+		return false, classify(err, "account", "account "+username)
+	}
+	return count <= int64(limit), nil
+}
+
+// numericText renders d for a numeric parameter. It keeps d's scale
+// (0.0450 is sent as 0.0450, not 0.045), which PostgreSQL's numeric keeps
+// too, so parseNumeric gives back the same coefficient and exponent: the
+// values are exact and compare equal even field by field.
+func numericText(d decimal.Decimal) string {
+	if e := d.Exponent(); e < 0 {
+		return d.StringFixed(-e)
+	}
+	return d.String()
+}
+
+// parseNumeric reads a numeric selected as text. Money never passes
+// through a float.
+func parseNumeric(s string) (decimal.Decimal, error) {
+	return decimal.NewFromString(s)
+}
+
+// conversion turns stored columns into Go values, keeping the first
+// value that does not fit.
+type conversion struct{ err error }
+
+func (c *conversion) fail(column string, v any) {
+	if c.err == nil {
+		c.err = fmt.Errorf("column %s: stored value %v out of range", column, v)
+	}
+}
+
+func (c *conversion) uint8(column string, v int16) uint8 {
+	if v < 0 || v > math.MaxUint8 {
+		c.fail(column, v)
+	}
+	return uint8(v)
+}
+
+func (c *conversion) uint16(column string, v int32) uint16 {
+	if v < 0 || v > math.MaxUint16 {
+		c.fail(column, v)
+	}
+	return uint16(v)
+}
+
+func (c *conversion) numeric(column, s string) decimal.Decimal {
+	d, err := parseNumeric(s)
+	if err != nil && c.err == nil {
+		c.err = fmt.Errorf("column %s: %w", column, err)
+	}
+	return d
+}
+
+func fitsInt32(v int) bool { return v >= math.MinInt32 && v <= math.MaxInt32 }
