@@ -134,4 +134,6 @@ type Store interface {
 	// of now and reports whether it stays within limit per second. Replicas
 	// sharing a store share the count.
 	TakeThroughput(ctx context.Context, username string, now time.Time, limit int) (bool, error)
+
+	OutboxStore
 }

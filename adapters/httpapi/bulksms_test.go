@@ -22,7 +22,9 @@ import (
 // produce.
 type submitFunc func(context.Context, sms.Submission) (sms.Accepted, error)
 
-func (f submitFunc) Submit(ctx context.Context, s sms.Submission) (sms.Accepted, error) { return f(ctx, s) }
+func (f submitFunc) Submit(ctx context.Context, s sms.Submission) (sms.Accepted, error) {
+	return f(ctx, s)
+}
 
 func newBulkSMS(t testing.TB) (http.Handler, *memstore.Store) {
 	store := memstore.New()

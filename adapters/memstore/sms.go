@@ -18,6 +18,7 @@ type smsData struct {
 	accounts   map[string]sms.Account
 	messages   map[sms.MessageID]sms.MessageRecord
 	throughput map[string]window
+	outbox     outbox
 }
 
 // window counts an account's submissions in one second.
@@ -30,6 +31,8 @@ func (d *smsData) init() {
 	d.accounts = map[string]sms.Account{}
 	d.messages = map[sms.MessageID]sms.MessageRecord{}
 	d.throughput = map[string]window{}
+	d.outbox.reports = map[int64]*queuedReport{}
+	d.outbox.finished = map[sms.ReportState]int{}
 }
 
 func cloneAccount(a sms.Account) sms.Account {

@@ -7,9 +7,14 @@ import (
 	"fmt"
 	"net/netip"
 	"os"
+	"slices"
+	"strings"
+	"time"
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/auth"
+	"github.com/msgkit/msgkit/sms"
+	"github.com/shopspring/decimal"
 )
 
 // bootstrapFile is what -bootstrap reads: the clients, users and API keys an
@@ -40,11 +45,26 @@ type bootstrapFile struct {
 		Key    string `json:"key"`
 		KeyEnv string `json:"keyEnv"`
 	} `json:"apiKeys"`
+	SMSAccounts []struct {
+		Username     string              `json:"username"`
+		Password     string              `json:"password"`
+		PasswordHash string              `json:"passwordHash"`
+		PasswordEnv  string              `json:"passwordEnv"`
+		Networks     []string            `json:"networks"`
+		Balance      decimal.Decimal     `json:"balance"`
+		Currency     string              `json:"currency"`
+		Validity     string              `json:"validity"` // a Go duration, e.g. "24h"
+		Throughput   int                 `json:"throughput"`
+		MaxParts     int                 `json:"maxParts"`
+		Blacklist    map[string][]string `json:"blacklistedSenderWords"`
+		Prices       map[string]string   `json:"prices"` // prefix -> price of one part
+	} `json:"smsAccounts"`
 }
 
 // bootstrap creates what the file names. Records that exist already (a
 // restart against the same database) are left as they are.
-func bootstrap(ctx context.Context, svc *auth.Service, path string, getenv func(string) string) (created int, err error) {
+func bootstrap(ctx context.Context, s platform, path string, getenv func(string) string) (created int, err error) {
+	svc := s.auth
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return 0, err
@@ -80,7 +100,7 @@ func bootstrap(ctx context.Context, svc *auth.Service, path string, getenv func(
 		}
 		_, _, err = svc.CreateClient(ctx, auth.ClientSpec{
 			ID: c.ID, Name: c.Name, Secret: s, SecretHash: c.SecretHash, Networks: nets,
-			Services: services(c.Services), Privileges: privileges(c.Privileges),
+			Services: serviceUUIDs(c.Services), Privileges: privileges(c.Privileges),
 		})
 		if created, err = count(created, err, what); err != nil {
 			return created, err
@@ -94,7 +114,7 @@ func bootstrap(ctx context.Context, svc *auth.Service, path string, getenv func(
 		}
 		_, err = svc.CreateUser(ctx, auth.UserSpec{
 			Username: u.Username, Password: p, PasswordHash: u.PasswordHash,
-			Services: services(u.Services), Privileges: privileges(u.Privileges),
+			Services: serviceUUIDs(u.Services), Privileges: privileges(u.Privileges),
 		})
 		if created, err = count(created, err, what); err != nil {
 			return created, err
@@ -110,6 +130,40 @@ func bootstrap(ctx context.Context, svc *auth.Service, path string, getenv func(
 			return created, fmt.Errorf("%s: a key or keyEnv is required", what)
 		}
 		_, _, err = svc.CreateAPIKey(ctx, k.Name, key)
+		if created, err = count(created, err, what); err != nil {
+			return created, err
+		}
+	}
+	for i, a := range f.SMSAccounts {
+		what := fmt.Sprintf("smsAccounts[%d]", i)
+		p, err := secret(a.Password, a.PasswordEnv, what)
+		if err != nil {
+			return created, err
+		}
+		nets, err := prefixes(a.Networks)
+		if err != nil {
+			return created, fmt.Errorf("%s: %w", what, err)
+		}
+		var validity time.Duration
+		if a.Validity != "" {
+			if validity, err = time.ParseDuration(a.Validity); err != nil || validity <= 0 {
+				return created, fmt.Errorf("%s: validity %q is not a positive duration", what, a.Validity)
+			}
+		}
+		prices := make([]sms.Price, 0, len(a.Prices))
+		for prefix, v := range a.Prices {
+			d, err := decimal.NewFromString(v)
+			if err != nil {
+				return created, fmt.Errorf("%s: price of %s: %q is not a decimal", what, prefix, v)
+			}
+			prices = append(prices, sms.Price{Prefix: prefix, Price: d})
+		}
+		slices.SortFunc(prices, func(a, b sms.Price) int { return strings.Compare(a.Prefix, b.Prefix) })
+		_, err = s.sms.CreateAccount(ctx, sms.AccountSpec{Password: p, Account: sms.Account{
+			Username: a.Username, PasswordHash: a.PasswordHash, Networks: nets, Enabled: true,
+			Balance: a.Balance, Currency: a.Currency, Validity: validity, Throughput: a.Throughput,
+			MaxParts: a.MaxParts, BlacklistedSenderWords: a.Blacklist, Prices: prices,
+		}})
 		if created, err = count(created, err, what); err != nil {
 			return created, err
 		}
@@ -145,7 +199,7 @@ func prefixes(in []string) ([]netip.Prefix, error) {
 	return out, nil
 }
 
-func services(in []string) []msgkit.ServiceUUID {
+func serviceUUIDs(in []string) []msgkit.ServiceUUID {
 	out := make([]msgkit.ServiceUUID, len(in))
 	for i, s := range in {
 		out[i] = msgkit.ServiceUUID(s)

@@ -12,7 +12,7 @@
 //
 // Every flag has an environment fallback: MSGKIT_ADDR, MSGKIT_SMS_HTTP,
 // MSGKIT_SMS_HTTPS, MSGKIT_TLS_CERT, MSGKIT_TLS_KEY, MSGKIT_STORE, MSGKIT_PG, MSGKIT_PG_SCHEMA,
-// MSGKIT_BOOTSTRAP, MSGKIT_DEMO, MSGKIT_LOG_LEVEL.
+// MSGKIT_BOOTSTRAP, MSGKIT_DEMO, MSGKIT_DLR_FORBID, MSGKIT_LOG_LEVEL.
 package main
 
 import (
@@ -24,6 +24,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/signal"
 	"strings"
@@ -58,6 +59,7 @@ type config struct {
 	getenv                  func(string) string            // secrets named by the bootstrap file
 	bcryptCost              int                            // 0: auth's default; tests lower it
 	connState               func(net.Conn, http.ConnState) // tests watch connections
+	dlrForbidden            []netip.Prefix                 // ranges delivery reports may not go to
 }
 
 func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
@@ -80,6 +82,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.pgDSN, "pg", env("MSGKIT_PG", ""), "PostgreSQL DSN for -store postgres")
 	fs.StringVar(&c.pgSchema, "pg-schema", env("MSGKIT_PG_SCHEMA", ""), "PostgreSQL schema to keep msgkit's tables in (default: the DSN's search_path)")
 	fs.StringVar(&c.bootstrap, "bootstrap", env("MSGKIT_BOOTSTRAP", ""), "JSON file of clients, users and API keys to create")
+	var forbidden string
+	fs.StringVar(&forbidden, "dlr-forbid", env("MSGKIT_DLR_FORBID", ""), "comma-separated address ranges delivery reports must not be posted to (e.g. your private networks)")
 	fs.StringVar(&demo, "demo", env("MSGKIT_DEMO", "auto"), "create and print demo credentials: auto (memory store without -bootstrap), true or false")
 	fs.StringVar(&level, "log-level", env("MSGKIT_LOG_LEVEL", "info"), "log level: debug, info, warn or error")
 	if err := fs.Parse(args); err != nil {
@@ -107,6 +111,16 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		c.demo = demo == "true"
 	default:
 		return c, fmt.Errorf("-demo must be auto, true or false, not %q", demo)
+	}
+	for p := range strings.SplitSeq(forbidden, ",") {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		prefix, err := netip.ParsePrefix(p)
+		if err != nil {
+			return c, fmt.Errorf("-dlr-forbid: %q is not an address range", p)
+		}
+		c.dlrForbidden = append(c.dlrForbidden, prefix.Masked())
 	}
 	if err := c.logLevel.UnmarshalText([]byte(level)); err != nil {
 		return c, fmt.Errorf("-log-level: %w", err)

@@ -15,6 +15,8 @@ import (
 	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/adapters/pgstore"
 	"github.com/msgkit/msgkit/auth"
+	"github.com/msgkit/msgkit/sms"
+	"github.com/msgkit/msgkit/sms/simnet"
 )
 
 // listeners are the addresses the platform bound, for tests that ask for
@@ -23,10 +25,16 @@ type listeners struct {
 	API, SMSHTTP, SMSHTTPS string
 }
 
-// platformStore is what run needs of a store: every domain's Store, and
-// for PostgreSQL a ping and a close.
+// platformStore is what run needs of a store: every domain's Store.
 type platformStore interface {
 	auth.Store
+	sms.Store
+}
+
+// platform holds the domain services the server runs.
+type platform struct {
+	auth *auth.Service
+	sms  *sms.Gateway
 }
 
 // run builds the platform from cfg and serves until ctx ends, then shuts
@@ -48,9 +56,16 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer, re
 		store = memstore.New()
 	}
 	authSvc := auth.New(store, auth.Options{Logger: logger, BcryptCost: cfg.bcryptCost})
+	// The simulated network reports to the gateway, which sends to it.
+	sink := &lateSink{}
+	network := simnet.New(sink, simnet.Options{Seed: uint64(time.Now().UnixNano()), Rules: demoNetworkRules(), Default: demoDelivery, Logger: logger})
+	gateway := sms.NewGateway(store, network, sms.GatewayOptions{Logger: logger, BcryptCost: cfg.bcryptCost})
+	sink.gw = gateway
+	dispatcher := sms.NewDispatcher(store, httpapi.NewReportPoster(httpapi.ReportPosterOptions{Forbidden: cfg.dlrForbidden}), sms.DispatcherOptions{Logger: logger})
+	svc := platform{auth: authSvc, sms: gateway}
 
 	if cfg.bootstrap != "" {
-		n, err := bootstrap(ctx, authSvc, cfg.bootstrap, cfg.getenv)
+		n, err := bootstrap(ctx, svc, cfg.bootstrap, cfg.getenv)
 		if err != nil {
 			return fmt.Errorf("bootstrap: %w", err)
 		}
@@ -58,11 +73,12 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer, re
 	}
 
 	api := httpapi.New(httpapi.Options{Auth: authSvc, Pinger: pinger, Logger: logger})
-	sms := smsHandler(httpapi.HealthHandler(httpapi.Options{Pinger: pinger, Logger: logger}))
+	bulk := smsHandler(httpapi.BulkSMSHandler(httpapi.BulkSMSOptions{Gateway: gateway, Logger: logger}),
+		httpapi.HealthHandler(httpapi.Options{Pinger: pinger, Logger: logger}))
 
-	servers := []*server{{name: "api", addr: cfg.addr, handler: api}, {name: "sms-http", addr: cfg.smsHTTP, handler: sms}}
+	servers := []*server{{name: "api", addr: cfg.addr, handler: api}, {name: "sms-http", addr: cfg.smsHTTP, handler: bulk}}
 	if cfg.tlsCert != "" {
-		servers = append(servers, &server{name: "sms-https", addr: cfg.smsHTTPS, handler: sms, certFile: cfg.tlsCert, keyFile: cfg.tlsKey})
+		servers = append(servers, &server{name: "sms-https", addr: cfg.smsHTTPS, handler: bulk, certFile: cfg.tlsCert, keyFile: cfg.tlsKey})
 	}
 	for _, s := range servers {
 		if err := s.listen(cfg.connState); err != nil {
@@ -78,11 +94,11 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer, re
 	}
 
 	if cfg.demo {
-		d, err := createDemo(ctx, authSvc)
+		d, err := createDemo(ctx, svc)
 		if err != nil {
 			return err
 		}
-		d.print(out, "http://"+localURL(bound.API))
+		d.print(out, "http://"+localURL(bound.API), "http://"+localURL(bound.SMSHTTP))
 	}
 	logger.Info("msgkit listening", "api", bound.API, "sms-http", bound.SMSHTTP, "sms-https", bound.SMSHTTPS, "store", cfg.store)
 	if ready != nil {
@@ -95,6 +111,9 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer, re
 		wg.Go(func() { errc <- s.serve(logger) })
 	}
 	wg.Go(func() { purgeTokens(ctx, authSvc, logger) })
+	wg.Go(func() { network.Run(ctx, 100*time.Millisecond) })
+	wg.Go(func() { dispatcher.Run(ctx) })
+	wg.Go(func() { expireParts(ctx, gateway, logger) })
 
 	var err error
 	select {
@@ -160,17 +179,38 @@ func (s *server) close() {
 	}
 }
 
-// smsHandler serves the bulk SMS listener. Bulk SMS submission arrives
-// with its own release: until then POST /bulk/sendsms answers 501 without
-// a body, as the interface's 5xx answers carry no JSON.
-func smsHandler(health http.Handler) http.Handler {
+// smsHandler serves the bulk SMS listener: submission and health.
+func smsHandler(bulk, health http.Handler) http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /bulk/sendsms", func(w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(http.StatusNotImplemented)
-	})
+	mux.Handle(httpapi.SendSMSPath, bulk)
 	mux.Handle("GET /healthz", health)
 	mux.Handle("GET /readyz", health)
 	return mux
+}
+
+// lateSink lets the network and the gateway refer to each other.
+type lateSink struct{ gw *sms.Gateway }
+
+func (s *lateSink) HandleStatus(ctx context.Context, ev sms.StatusEvent) error {
+	return s.gw.HandleStatus(ctx, ev)
+}
+
+// expireParts ends parts whose validity passed, every ten seconds.
+func expireParts(ctx context.Context, gw *sms.Gateway, logger *slog.Logger) {
+	t := time.NewTicker(10 * time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if n, err := gw.ExpireDue(ctx); err != nil {
+				logger.Warn("expiring parts", "err", err)
+			} else if n > 0 {
+				logger.Info("parts expired", "count", n)
+			}
+		}
+	}
 }
 
 // purgeTokens deletes expired tokens every minute until ctx ends.

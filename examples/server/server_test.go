@@ -78,7 +78,10 @@ func pgConfig(t *testing.T) config {
 }
 
 // demoPattern reads the credentials the demo printed.
-var demoPattern = regexp.MustCompile(`client_id=(\S+) client_secret=(\S+)`)
+var (
+	demoPattern = regexp.MustCompile(`client_id=(\S+) client_secret=(\S+)`)
+	smsPattern  = regexp.MustCompile(`bulk SMS account: +username=(\S+) password=(\S+)`)
+)
 
 func TestReadmeSequence(t *testing.T) {
 	stores := map[string]func(t *testing.T) config{
@@ -125,8 +128,19 @@ func TestReadmeSequence(t *testing.T) {
 					t.Errorf("%s: %d %s", path, resp.StatusCode, body)
 				}
 			}
-			if resp, _ := call(t, http.MethodPost, "http://"+l.SMSHTTP+"/bulk/sendsms", "", strings.NewReader("{}"), "application/json"); resp.StatusCode != http.StatusNotImplemented {
-				t.Errorf("bulk SMS listener: %d", resp.StatusCode)
+			// 4. Bulk SMS with the demo account.
+			sm := smsPattern.FindStringSubmatch(out.String())
+			if sm == nil {
+				t.Fatalf("no bulk SMS account printed:\n%s", out)
+			}
+			sendBody := `{"type":"text","auth":{"username":"` + sm[1] + `","password":"` + sm[2] + `"},"sender":"Demo","receiver":"38640123456","dcs":"GSM","text":"Hello"}`
+			resp, body = call(t, http.MethodPost, "http://"+l.SMSHTTP+"/bulk/sendsms", "", strings.NewReader(sendBody), "application/json")
+			if resp.StatusCode != http.StatusAccepted || !strings.Contains(string(body), `"numParts":1`) {
+				t.Errorf("bulk SMS: %d %s", resp.StatusCode, body)
+			}
+			resp, body = call(t, http.MethodPost, "http://"+l.SMSHTTP+"/bulk/sendsms", "", strings.NewReader(""), "application/json")
+			if resp.StatusCode != 420 || !strings.Contains(string(body), `"code":"110"`) {
+				t.Errorf("bulk SMS without a body: %d %s", resp.StatusCode, body)
 			}
 		})
 	}

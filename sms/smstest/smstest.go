@@ -36,6 +36,7 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) sms.Store) {
 		{"ConcurrentAcceptNeverOverdraws", testConcurrentAccept},
 		{"Throughput", testThroughput},
 	}
+	tests = append(tests, outboxTests()...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t)) })
 	}

@@ -1,0 +1,150 @@
+package memstore
+
+import (
+	"cmp"
+	"context"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/sms"
+)
+
+// outbox is the delivery reports queue, under the sms lock. Only pending
+// reports are kept; finished ones are counted, so memory stays bounded by
+// what is still to deliver.
+type outbox struct {
+	reports  map[int64]*queuedReport
+	finished map[sms.ReportState]int
+	lastID   int64
+}
+
+type queuedReport struct {
+	sms.Report
+	leaseUntil time.Time
+}
+
+func partNotFound(key sms.PartKey) error {
+	return msgkit.Errorf(msgkit.NotFound, "part_not_found", "part %d of message %s not found", key.PartNum, key.MsgID)
+}
+
+// UpdatePart runs fn and applies its update under the sms lock.
+func (s *Store) UpdatePart(ctx context.Context, key sms.PartKey, fn func(m sms.MessageRecord, p sms.PartRecord) (sms.PartUpdate, bool, error)) error {
+	d := &s.sms
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	m, ok := d.messages[key.MsgID]
+	if !ok {
+		return partNotFound(key)
+	}
+	i := slices.IndexFunc(m.Parts, func(p sms.PartRecord) bool { return p.Num == key.PartNum })
+	if i < 0 {
+		return partNotFound(key)
+	}
+	u, changed, err := fn(cloneMessage(m), m.Parts[i])
+	if err != nil || !changed {
+		return err
+	}
+	p := &m.Parts[i] // m.Parts is the store's own slice: update it in place
+	p.State, p.ErrorCode, p.UpdatedAt = u.State, u.ErrorCode, u.UpdatedAt.Truncate(time.Microsecond).UTC()
+	for _, r := range u.Reports {
+		d.outbox.lastID++
+		r.ID = d.outbox.lastID
+		r.Body = slices.Clone(r.Body)
+		r.NextAt = r.NextAt.Truncate(time.Microsecond).UTC()
+		r.CreatedAt = r.CreatedAt.Truncate(time.Microsecond).UTC()
+		d.outbox.reports[r.ID] = &queuedReport{Report: r}
+	}
+	return nil
+}
+
+// ExpiredParts lists open parts of expired messages, oldest first.
+func (s *Store) ExpiredParts(ctx context.Context, now time.Time, limit int) ([]sms.PartKey, error) {
+	d := &s.sms
+	d.mu.RLock()
+	type expired struct {
+		at  time.Time
+		key sms.PartKey
+	}
+	var all []expired
+	for _, m := range d.messages {
+		if m.ExpiresAt.After(now) {
+			continue
+		}
+		for _, p := range m.Parts {
+			if !p.State.Final() {
+				all = append(all, expired{m.ExpiresAt, sms.PartKey{MsgID: m.ID, PartNum: p.Num}})
+			}
+		}
+	}
+	d.mu.RUnlock()
+	slices.SortFunc(all, func(a, b expired) int {
+		return cmp.Or(a.at.Compare(b.at), cmp.Compare(a.key.MsgID, b.key.MsgID), cmp.Compare(a.key.PartNum, b.key.PartNum))
+	})
+	keys := make([]sms.PartKey, 0, min(limit, len(all)))
+	for _, e := range all[:min(limit, len(all))] {
+		keys = append(keys, e.key)
+	}
+	return keys, nil
+}
+
+// ClaimReports leases due reports, the oldest pending one of each part.
+func (s *Store) ClaimReports(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]sms.Report, error) {
+	d := &s.sms
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	oldest := map[sms.PartKey]*queuedReport{}
+	for _, r := range d.outbox.reports {
+		k := sms.PartKey{MsgID: r.MsgID, PartNum: r.PartNum}
+		if o, ok := oldest[k]; !ok || r.ID < o.ID {
+			oldest[k] = r
+		}
+	}
+	var due []*queuedReport
+	for _, r := range oldest {
+		if !r.NextAt.After(now) && !r.leaseUntil.After(now) {
+			due = append(due, r)
+		}
+	}
+	slices.SortFunc(due, func(a, b *queuedReport) int { return cmp.Or(a.NextAt.Compare(b.NextAt), cmp.Compare(a.ID, b.ID)) })
+	due = due[:min(limit, len(due))]
+	out := make([]sms.Report, len(due))
+	for i, r := range due {
+		r.leaseUntil = now.Add(lease)
+		out[i] = r.Report
+		out[i].Body = slices.Clone(r.Body)
+	}
+	return out, nil
+}
+
+// FinishReport records an attempt and ends the lease.
+func (s *Store) FinishReport(ctx context.Context, r sms.Report) error {
+	d := &s.sms
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	q, ok := d.outbox.reports[r.ID]
+	if !ok {
+		return msgkit.Errorf(msgkit.NotFound, "report_not_found", "report %d not found", r.ID)
+	}
+	q.State, q.Attempts, q.LastError = r.State, r.Attempts, r.LastError
+	q.NextAt = r.NextAt.Truncate(time.Microsecond).UTC()
+	q.leaseUntil = time.Time{}
+	if q.State != sms.ReportPending {
+		delete(d.outbox.reports, r.ID)
+		d.outbox.finished[q.State]++
+	}
+	return nil
+}
+
+// ReportCounts counts reports by state.
+func (s *Store) ReportCounts(ctx context.Context) (map[sms.ReportState]int, error) {
+	d := &s.sms
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	counts := maps.Clone(d.outbox.finished)
+	for _, r := range d.outbox.reports {
+		counts[r.State]++
+	}
+	return counts, nil
+}

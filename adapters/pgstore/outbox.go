@@ -1,0 +1,334 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/sms"
+)
+
+var _ sms.OutboxStore = (*Store)(nil)
+
+// SQLSTATE codes after which UpdatePart runs its transaction again.
+const (
+	serializationFailure = "40001"
+	deadlockDetected     = "40P01"
+)
+
+// updatePartRetries is how many times UpdatePart runs its transaction
+// again after a serialization failure or a deadlock.
+const updatePartRetries = 3
+
+// The queries of Message (sms.go), in the columns scanMessage reads.
+const (
+	messageSQL = `SELECT account, type, sender, sender_numeric, receiver, dcs, flash, dlr_mask, dlr_url, custom,
+			part_price::text, charged::text, currency, submitted_at, expires_at
+		FROM sms_messages WHERE id = $1`
+	partsSQL = `SELECT num, text, data, units, udh_ref, udh_total, udh_seq, dst_port, src_port, state, error_code, updated_at
+		FROM sms_parts WHERE msg_id = $1 ORDER BY num`
+)
+
+// final marks an error UpdatePart's transaction returns that is not the
+// database's: fn's own error, or a refusal already worded. It is returned
+// unwrapped, as it is, and never retried.
+type final struct{ err error }
+
+func (f final) Error() string { return f.err.Error() }
+func (f final) Unwrap() error { return f.err }
+
+// UpdatePart runs fn on the part and saves what it returns, in one
+// transaction:
+//
+//   - It locks the part's row (SELECT … FOR UPDATE) and then reads the
+//     message with all its parts, so m.Parts has every part (len(m.Parts)
+//     is the message's number of parts) and p is the one to update, as
+//     committed by the updates before it. Only that row is locked: updates
+//     of one part take turns, updates of different parts never wait for
+//     each other, and with one lock per transaction they cannot deadlock.
+//   - When fn returns changed, it writes the part's state, error code and
+//     UpdatedAt and inserts fn's reports (pending, unleased) in their
+//     order. Their ids are taken while the part is locked, so the reports
+//     of one part are numbered in the order of its updates, which is the
+//     order ClaimReports hands them out.
+//
+// When fn fails its error is returned as it is and nothing is written;
+// when it returns changed false nothing is written either. A
+// serialization failure (40001: READ COMMITTED, the default, raises none
+// here, a stricter default_transaction_isolation may) or a deadlock
+// (40P01) runs the whole transaction again, fn included, up to
+// updatePartRetries times; after that it is Internal. An unknown message or part is
+// NotFound (part_not_found); text PostgreSQL cannot hold and numbers
+// beyond 32 bits in the update are Invalid.
+func (s *Store) UpdatePart(ctx context.Context, key sms.PartKey, fn func(m sms.MessageRecord, p sms.PartRecord) (sms.PartUpdate, bool, error)) error {
+	what := fmt.Sprintf("part %d of message %s", key.PartNum, key.MsgID)
+	if !storable(string(key.MsgID)) || !fitsInt32(key.PartNum) {
+		return classify(pgx.ErrNoRows, "part", what)
+	}
+	var err error
+	for retry := 0; ; retry++ {
+		err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error { return updatePart(ctx, tx, key, fn) })
+		if retry == updatePartRetries || !retryable(err) {
+			break
+		}
+		s.log.DebugContext(ctx, "pgstore: retrying a part update", "msgId", key.MsgID, "partNum", key.PartNum, "err", err)
+	}
+	if f, ok := errors.AsType[final](err); ok {
+		return f.err
+	}
+	return classify(err, "part", what)
+}
+
+// retryable reports whether err is a serialization failure or a deadlock
+// of the database, after which a transaction may simply run again.
+func retryable(err error) bool {
+	if _, ok := errors.AsType[final](err); ok {
+		return false
+	}
+	pgErr, ok := errors.AsType[*pgconn.PgError](err)
+	return ok && (pgErr.Code == serializationFailure || pgErr.Code == deadlockDetected)
+}
+
+// updatePart is one run of UpdatePart's transaction. Database errors are
+// returned as they are, for UpdatePart to retry or classify; every other
+// error is wrapped in final.
+func updatePart(ctx context.Context, tx pgx.Tx, key sms.PartKey, fn func(sms.MessageRecord, sms.PartRecord) (sms.PartUpdate, bool, error)) error {
+	const lockSQL = `SELECT 1 FROM sms_parts WHERE msg_id = $1 AND num = $2 FOR UPDATE`
+	// One round trip. Under READ COMMITTED each statement takes a fresh
+	// snapshot, and the reads are sent after the lock, so they run once it
+	// is granted and see the part as the previous holder committed it.
+	batch := &pgx.Batch{}
+	batch.Queue(lockSQL, string(key.MsgID), int32(key.PartNum))
+	batch.Queue(messageSQL, string(key.MsgID))
+	batch.Queue(partsSQL, string(key.MsgID))
+	br := tx.SendBatch(ctx, batch)
+	var one int
+	err := br.QueryRow().Scan(&one)
+	var m sms.MessageRecord
+	if err == nil {
+		m, err = scanMessage(br, key.MsgID)
+	}
+	if closeErr := br.Close(); err == nil {
+		err = closeErr
+	}
+	if err != nil {
+		if _, ok := errors.AsType[*msgkit.Error](err); ok { // a corrupt row
+			return final{err}
+		}
+		return err
+	}
+	i := slices.IndexFunc(m.Parts, func(p sms.PartRecord) bool { return p.Num == key.PartNum })
+	if i < 0 { // the row is locked, so the read found it
+		return pgx.ErrNoRows
+	}
+
+	u, changed, err := fn(m, m.Parts[i])
+	if err != nil {
+		return final{err}
+	}
+	if !changed {
+		return nil
+	}
+	if err := checkPartUpdate(u); err != nil {
+		return final{err}
+	}
+	const updateSQL = `UPDATE sms_parts SET state = $3, error_code = $4, updated_at = $5 WHERE msg_id = $1 AND num = $2`
+	const insertSQL = `INSERT INTO sms_reports (msg_id, part_num, url, body, state, attempts, next_at, created_at, last_error)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
+	// A statement per report, in one round trip: the ids follow the
+	// slice's order, as the reports are claimed in id order.
+	batch = &pgx.Batch{}
+	batch.Queue(updateSQL, string(key.MsgID), int32(key.PartNum), int16(u.State), int32(u.ErrorCode), dbTime(u.UpdatedAt))
+	for _, r := range u.Reports {
+		batch.Queue(insertSQL, string(r.MsgID), int32(r.PartNum), r.URL, r.Body, int16(r.State), int32(r.Attempts),
+			dbTime(r.NextAt), dbTime(r.CreatedAt), r.LastError)
+	}
+	return tx.SendBatch(ctx, batch).Close()
+}
+
+// checkPartUpdate refuses what sms_parts and sms_reports cannot hold.
+func checkPartUpdate(u sms.PartUpdate) error {
+	if !fitsInt32(int(u.ErrorCode)) {
+		return msgkit.Invalidf("part_invalid", "errorCode", "errorCode is out of range")
+	}
+	for i, r := range u.Reports {
+		texts := []struct{ name, v string }{{"msgId", string(r.MsgID)}, {"url", r.URL}, {"lastError", r.LastError}}
+		for _, t := range texts {
+			if !storable(t.v) {
+				return msgkit.Invalidf("report_invalid", "reports", "reports[%d].%s must be valid UTF-8 without NUL characters", i, t.name)
+			}
+		}
+		if !fitsInt32(r.PartNum) || !fitsInt32(r.Attempts) {
+			return msgkit.Invalidf("report_invalid", "reports", "reports[%d] has a number out of range", i)
+		}
+	}
+	return nil
+}
+
+// expiredPartsSQL drives from the open parts (sms_parts_open_idx: its
+// predicate is the same literal state list) and joins their messages by
+// primary key, so it reads the parts in flight and nothing of the
+// history; see 0003_outbox.sql.
+const expiredPartsSQL = `SELECT p.msg_id, p.num
+	FROM sms_parts p JOIN sms_messages m ON m.id = p.msg_id
+	WHERE p.state IN (1, 2, 3) AND m.expires_at <= $1
+	ORDER BY m.expires_at, p.msg_id, p.num
+	LIMIT $2`
+
+// ExpiredParts lists up to limit parts that are submitted, sent to SMSC
+// or buffered and whose message expired at or before now, by expiry, then
+// message id, then part number. A limit of zero or less lists nothing.
+func (s *Store) ExpiredParts(ctx context.Context, now time.Time, limit int) ([]sms.PartKey, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	rows, err := s.pool.Query(ctx, expiredPartsSQL, dbTime(now), int64(limit))
+	if err != nil {
+		return nil, classify(err, "part", "expired parts")
+	}
+	var (
+		keys []sms.PartKey
+		id   string
+		num  int32
+	)
+	_, err = pgx.ForEachRow(rows, []any{&id, &num}, func() error {
+		keys = append(keys, sms.PartKey{MsgID: sms.MessageID(id), PartNum: int(num)})
+		return nil
+	})
+	if err != nil {
+		return nil, classify(err, "part", "expired parts")
+	}
+	return keys, nil
+}
+
+// claimSQL leases reports in one statement, so replicas can claim at
+// once. due picks the reports to lease: pending ($1 is now), due, not
+// leased or leased until now at the latest, and the oldest pending report
+// of their part (no pending report of the part with a smaller id, whether
+// leased or not, so a part's reports go out one after the other, in
+// order). FOR UPDATE SKIP LOCKED passes over the rows another claim is
+// leasing right now; and when another claim leased a row after this
+// statement's snapshot was taken, PostgreSQL re-checks the conditions on
+// the row as committed before locking it, finds the lease, and passes over
+// it too. So while a lease runs no other claim gets its report. claimed
+// sets the lease ($2) and returns the rows, sorted by the last SELECT
+// because RETURNING has no order.
+const claimSQL = `WITH due AS (
+	SELECT r.id FROM sms_reports r
+	WHERE r.state = 1 AND r.next_at <= $1
+		AND (r.lease_until IS NULL OR r.lease_until <= $1)
+		AND NOT EXISTS (
+			SELECT 1 FROM sms_reports o
+			WHERE o.msg_id = r.msg_id AND o.part_num = r.part_num AND o.state = 1 AND o.id < r.id)
+	ORDER BY r.next_at, r.id
+	LIMIT $3
+	FOR UPDATE OF r SKIP LOCKED
+), claimed AS (
+	UPDATE sms_reports r SET lease_until = $2
+	FROM due WHERE r.id = due.id
+	RETURNING r.id, r.msg_id, r.part_num, r.url, r.body, r.state, r.attempts, r.next_at, r.created_at, r.last_error
+)
+SELECT * FROM claimed ORDER BY next_at, id`
+
+// ClaimReports leases up to limit pending reports due at or before now,
+// whose lease is free (never leased, finished since, or leased until now
+// at the latest), until now + lease, and returns them by NextAt, then ID.
+// Of each part (msg_id, part_num) only the oldest pending report is
+// claimed; the next one waits until that one is finished as delivered or
+// given up. Concurrent claims, from any replica, never get the same
+// report while its lease runs (see claimSQL); one may return fewer than
+// limit reports while another holds rows it would have taken. A limit of
+// zero or less claims nothing.
+func (s *Store) ClaimReports(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]sms.Report, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	rows, err := s.pool.Query(ctx, claimSQL, dbTime(now), dbTime(now.Add(lease)), int64(limit))
+	if err != nil {
+		return nil, classify(err, "report", "reports")
+	}
+	var (
+		reports          []sms.Report
+		r                sms.Report
+		msgID            string
+		partNum, attempt int32
+		state            int16
+		c                conversion
+	)
+	_, err = pgx.ForEachRow(rows, []any{&r.ID, &msgID, &partNum, &r.URL, &r.Body, &state, &attempt, &r.NextAt, &r.CreatedAt, &r.LastError},
+		func() error {
+			r.MsgID, r.PartNum, r.Attempts = sms.MessageID(msgID), int(partNum), int(attempt)
+			r.State = sms.ReportState(c.uint8("state", state))
+			r.NextAt, r.CreatedAt = r.NextAt.UTC(), r.CreatedAt.UTC()
+			reports = append(reports, r)
+			r.Body = nil // the next row scans into a fresh slice
+			return nil
+		})
+	if err != nil {
+		return nil, classify(err, "report", "reports")
+	}
+	if c.err != nil {
+		// The leases are taken; they run out as any other does.
+		return nil, msgkit.Wrap(fmt.Errorf("claimed reports: %w", c.err), msgkit.Internal, CodeStorage, "storage error")
+	}
+	return reports, nil
+}
+
+// FinishReport records an attempt at r (found by r.ID): its State,
+// Attempts, NextAt and LastError, and ends its lease; the other fields are
+// kept as queued. Only a pending report can be finished: an unknown id,
+// and a report already delivered or given up, are NotFound
+// (report_not_found), as in memstore, which forgets finished reports. So
+// a claimer whose lease ran out while another delivered the report
+// cannot queue it again. The lease itself is not checked. A LastError
+// PostgreSQL cannot hold (invalid UTF-8, NUL bytes) and Attempts beyond
+// 32 bits are Invalid.
+func (s *Store) FinishReport(ctx context.Context, r sms.Report) error {
+	if err := invalidText("report", "lastError", r.LastError); err != nil {
+		return err
+	}
+	if !fitsInt32(r.Attempts) {
+		return msgkit.Invalidf("report_invalid", "attempts", "attempts is out of range")
+	}
+	const q = `UPDATE sms_reports SET state = $2, attempts = $3, next_at = $4, last_error = $5, lease_until = NULL
+		WHERE id = $1 AND state = 1`
+	tag, err := s.pool.Exec(ctx, q, r.ID, int16(r.State), int32(r.Attempts), dbTime(r.NextAt), r.LastError)
+	if err == nil && tag.RowsAffected() == 0 {
+		err = pgx.ErrNoRows
+	}
+	return classify(err, "report", "report "+strconv.FormatInt(r.ID, 10))
+}
+
+// ReportCounts counts the reports by state; states without reports are
+// absent. It reads the whole table, history included: it is meant for
+// tests and occasional metrics, not for every request.
+func (s *Store) ReportCounts(ctx context.Context) (map[sms.ReportState]int, error) {
+	rows, err := s.pool.Query(ctx, "SELECT state, count(*) FROM sms_reports GROUP BY state")
+	if err != nil {
+		return nil, classify(err, "report", "reports")
+	}
+	counts := map[sms.ReportState]int{}
+	var (
+		state int16
+		n     int64
+		c     conversion
+	)
+	_, err = pgx.ForEachRow(rows, []any{&state, &n}, func() error {
+		counts[sms.ReportState(c.uint8("state", state))] = int(n)
+		return nil
+	})
+	if err != nil {
+		return nil, classify(err, "report", "reports")
+	}
+	if c.err != nil {
+		return nil, msgkit.Wrap(fmt.Errorf("report counts: %w", c.err), msgkit.Internal, CodeStorage, "storage error")
+	}
+	return counts, nil
+}

@@ -1,0 +1,250 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/msgkit/msgkit/adapters/httpapi"
+	"github.com/msgkit/msgkit/adapters/memstore"
+	"github.com/msgkit/msgkit/adapters/pgstore"
+	"github.com/msgkit/msgkit/sms"
+	"github.com/msgkit/msgkit/sms/simnet"
+	"github.com/shopspring/decimal"
+	"golang.org/x/crypto/bcrypt"
+)
+
+// fakeClock is moved by the tests; the network, the gateway and the
+// dispatcher all read it, so nothing waits for real time.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+// receiver is a customer's report endpoint that can fail for a while.
+type receiver struct {
+	mu      sync.Mutex
+	failing int // answer 503 to this many more requests
+	got     []sms.ReportBody
+	srv     *httptest.Server
+}
+
+func newReceiver(t *testing.T) *receiver {
+	r := &receiver{}
+	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.failing > 0 {
+			r.failing--
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		var b sms.ReportBody
+		if err := json.NewDecoder(req.Body).Decode(&b); err != nil {
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		r.got = append(r.got, b)
+	}))
+	t.Cleanup(r.srv.Close)
+	return r
+}
+
+func (r *receiver) reports() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, b := range r.got {
+		out = append(out, fmt.Sprintf("%s/%d/%s/%d", b.MsgID, b.PartNum, b.Event, b.ErrorCode))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// gatewayNode is one gateway replica: submission over HTTP, the network,
+// the dispatcher, on a shared store.
+type gatewayNode struct {
+	gw         *sms.Gateway
+	network    *simnet.Network
+	dispatcher *sms.Dispatcher
+	api        *httptest.Server
+}
+
+func newNode(t *testing.T, store sms.Store, clock *fakeClock) *gatewayNode {
+	sink := &lateSink{}
+	n := &gatewayNode{}
+	n.network = simnet.New(sink, simnet.Options{
+		Seed: 1, Clock: clock.Now, Default: simnet.Outcome{Kind: simnet.Deliver, AcceptDelay: time.Second, Delay: 2 * time.Second},
+		Rules: []simnet.Rule{
+			{Prefix: "4915", Outcome: simnet.Outcome{Kind: simnet.Absent, AcceptDelay: time.Second, Delay: time.Second, Attempts: 2, RetryEvery: time.Minute}},
+			{Prefix: "4917", Outcome: simnet.Outcome{Kind: simnet.Unknown, AcceptDelay: time.Second, Delay: time.Second}},
+		},
+	})
+	n.gw = sms.NewGateway(store, n.network, sms.GatewayOptions{Clock: clock.Now, BcryptCost: bcrypt.MinCost})
+	sink.gw = n.gw
+	n.dispatcher = sms.NewDispatcher(store, httpapi.NewReportPoster(httpapi.ReportPosterOptions{}), sms.DispatcherOptions{
+		Clock: clock.Now, BaseBackoff: time.Second, MaxBackoff: time.Minute, Jitter: func() float64 { return 0 },
+	})
+	n.api = httptest.NewServer(httpapi.BulkSMSHandler(httpapi.BulkSMSOptions{Gateway: n.gw}))
+	t.Cleanup(n.api.Close)
+	return n
+}
+
+// step moves time and lets the network and the dispatcher do what is due.
+func (n *gatewayNode) step(t *testing.T, clock *fakeClock, d time.Duration) {
+	t.Helper()
+	clock.Advance(d)
+	if _, err := n.network.RunDue(t.Context(), clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		k, err := n.dispatcher.RunOnce(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k == 0 {
+			return
+		}
+	}
+}
+
+func (n *gatewayNode) submit(t *testing.T, receiver, text, dlrURL string) (string, int) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{
+		"type": "text", "auth": map[string]string{"username": "shop", "password": "pw"}, "sender": "Shop",
+		"receiver": receiver, "dcs": "gsm", "text": text, "dlrMask": 31, "dlrUrl": dlrURL, "custom": map[string]int{"order": 1},
+	})
+	resp, err := http.Post(n.api.URL+httpapi.SendSMSPath, "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	var acc struct {
+		MsgID    string `json:"msgId"`
+		NumParts int    `json:"numParts"`
+	}
+	if resp.StatusCode != http.StatusAccepted || json.Unmarshal(b, &acc) != nil {
+		t.Fatalf("submit: %d %s", resp.StatusCode, b)
+	}
+	return acc.MsgID, acc.NumParts
+}
+
+func createShop(t *testing.T, gw *sms.Gateway) {
+	_, err := gw.CreateAccount(t.Context(), sms.AccountSpec{Password: "pw", Account: sms.Account{
+		Username: "shop", Enabled: true, Balance: decimal.RequireFromString("100"), Currency: "EUR",
+		Networks: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")},
+		Prices:   []sms.Price{{Prefix: "49", Price: decimal.RequireFromString("0.07")}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func storesForE2E(t *testing.T) map[string]func(t *testing.T) sms.Store {
+	return map[string]func(t *testing.T) sms.Store{
+		"memory":   func(t *testing.T) sms.Store { return memstore.New() },
+		"postgres": func(t *testing.T) sms.Store { return openPG(t, pgConfig(t)) },
+	}
+}
+
+func openPG(t *testing.T, cfg config) *pgstore.Store {
+	s, err := pgstore.Open(t.Context(), cfg.pgDSN, pgstore.Options{Schema: cfg.pgSchema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Submit over HTTP, the simulated network delivers, and the customer's
+// endpoint gets every report the mask asks for, one per part, also after
+// failing for a while.
+func TestEndToEnd(t *testing.T) {
+	for name, newStore := range storesForE2E(t) {
+		t.Run(name, func(t *testing.T) {
+			clock := &fakeClock{now: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
+			node := newNode(t, newStore(t), clock)
+			createShop(t, node.gw)
+			rcv := newReceiver(t)
+			rcv.failing = 3 // the endpoint is down for the first three calls
+
+			delivered, parts := node.submit(t, "493012345678", strings.Repeat("a", 200), rcv.srv.URL) // 2 parts
+			absent, _ := node.submit(t, "4915112345678", "hi", rcv.srv.URL)
+			unknown, _ := node.submit(t, "4917012345678", "hi", rcv.srv.URL)
+			if parts != 2 {
+				t.Fatalf("%d parts", parts)
+			}
+			for range 10 {
+				node.step(t, clock, 30*time.Second)
+			}
+			want := []string{
+				absent + "/0/BUFFERED/29", absent + "/0/BUFFERED/29", absent + "/0/DELIVERED/0", absent + "/0/SENT_TO_SMSC/0",
+				delivered + "/0/DELIVERED/0", delivered + "/0/SENT_TO_SMSC/0", delivered + "/1/DELIVERED/0", delivered + "/1/SENT_TO_SMSC/0",
+				unknown + "/0/SENT_TO_SMSC/0", unknown + "/0/UNDELIVERED/1",
+			}
+			slices.Sort(want)
+			if got := rcv.reports(); !slices.Equal(got, want) {
+				t.Errorf("reports\n got %v\nwant %v", got, want)
+			}
+		})
+	}
+}
+
+// A gateway that stops with reports still to deliver loses none: another
+// one on the same database delivers them.
+func TestRestartKeepsPendingReports(t *testing.T) {
+	if os.Getenv("MSGKIT_TEST_PG") == "" {
+		t.Skip("MSGKIT_TEST_PG is not set")
+	}
+	cfg := pgConfig(t)
+	clock := &fakeClock{now: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
+	first := newNode(t, openPG(t, cfg), clock)
+	createShop(t, first.gw)
+	rcv := newReceiver(t)
+	rcv.failing = 1 << 30 // down while the first gateway runs
+	id, _ := first.submit(t, "493012345678", "hello", rcv.srv.URL)
+	for range 3 {
+		first.step(t, clock, 10*time.Second)
+	}
+	first.api.Close() // the first gateway stops
+
+	rcv.mu.Lock()
+	rcv.failing = 0
+	rcv.mu.Unlock()
+	second := newNode(t, openPG(t, cfg), clock)
+	for range 20 {
+		second.dispatcherOnly(t, clock, time.Minute)
+	}
+	want := []string{id + "/0/DELIVERED/0", id + "/0/SENT_TO_SMSC/0"}
+	if got := rcv.reports(); !slices.Equal(got, want) {
+		t.Errorf("after the restart the receiver got %v, want %v", got, want)
+	}
+}
+
+// dispatcherOnly runs a node's dispatcher alone (its network has nothing).
+func (n *gatewayNode) dispatcherOnly(t *testing.T, clock *fakeClock, d time.Duration) {
+	t.Helper()
+	clock.Advance(d)
+	if _, err := n.dispatcher.RunOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}

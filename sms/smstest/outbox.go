@@ -1,0 +1,271 @@
+package smstest
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	gocmp "github.com/google/go-cmp/cmp"
+	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/sms"
+)
+
+func outboxTests() []struct {
+	name string
+	fn   func(t *testing.T, s sms.Store)
+} {
+	return []struct {
+		name string
+		fn   func(t *testing.T, s sms.Store)
+	}{
+		{"UpdatePartQueuesReports", testUpdatePart},
+		{"UpdatePartWithoutChange", testUpdatePartWithoutChange},
+		{"ExpiredParts", testExpiredParts},
+		{"ClaimKeepsOrderPerPart", testClaimOrder},
+		{"ClaimLeases", testClaimLeases},
+		{"ConcurrentClaims", testConcurrentClaims},
+	}
+}
+
+// accepted stores an account and the message id with two parts.
+func accepted(t *testing.T, s sms.Store, ids ...string) {
+	t.Helper()
+	if _, err := s.Account(t.Context(), "shop"); errors.Is(err, msgkit.NotFound) {
+		if err := s.CreateAccount(t.Context(), Account("shop", "1000")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, id := range ids {
+		if err := s.Accept(t.Context(), Message(id, "shop", "0.01")); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func report(id string, part int, body string, at time.Time) sms.Report {
+	return sms.Report{MsgID: sms.MessageID(id), PartNum: part, URL: "https://example.com/dlr", Body: []byte(body), State: sms.ReportPending, NextAt: at, CreatedAt: at}
+}
+
+// queue queues reports for a part by moving it to the given state.
+func queue(t *testing.T, s sms.Store, id string, part int, state sms.PartState, reports ...sms.Report) {
+	t.Helper()
+	err := s.UpdatePart(t.Context(), sms.PartKey{MsgID: sms.MessageID(id), PartNum: part}, func(m sms.MessageRecord, p sms.PartRecord) (sms.PartUpdate, bool, error) {
+		return sms.PartUpdate{State: state, UpdatedAt: t0.Add(time.Minute), Reports: reports}, true, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func testUpdatePart(t *testing.T, s sms.Store) {
+	accepted(t, s, "m-1")
+	key := sms.PartKey{MsgID: "m-1", PartNum: 1}
+	at := t0.Add(time.Minute)
+	err := s.UpdatePart(t.Context(), key, func(m sms.MessageRecord, p sms.PartRecord) (sms.PartUpdate, bool, error) {
+		if m.ID != "m-1" || len(m.Parts) != 2 || p.Num != 1 || p.State != sms.StateSubmitted || string(m.Custom) == "" || m.DLRURL == "" {
+			return sms.PartUpdate{}, false, fmt.Errorf("fn got message %+v, part %+v", m, p)
+		}
+		return sms.PartUpdate{
+			State: sms.StateUndelivered, ErrorCode: 1, UpdatedAt: at,
+			Reports: []sms.Report{report("m-1", 1, `{"event":"UNDELIVERED"}`, at)},
+		}, true, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := s.Message(t.Context(), "m-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := m.Parts[1]; p.State != sms.StateUndelivered || p.ErrorCode != 1 || !p.UpdatedAt.Equal(at.Truncate(time.Microsecond)) {
+		t.Errorf("part after update %+v", p)
+	}
+	if m.Parts[0].State != sms.StateSubmitted {
+		t.Errorf("the other part changed: %+v", m.Parts[0])
+	}
+	got, err := s.ClaimReports(t.Context(), at, time.Minute, 10)
+	if err != nil || len(got) != 1 {
+		t.Fatalf("ClaimReports = %+v, %v", got, err)
+	}
+	want := report("m-1", 1, `{"event":"UNDELIVERED"}`, at.Truncate(time.Microsecond).UTC())
+	want.ID = got[0].ID
+	if got[0].ID <= 0 {
+		t.Errorf("report id %d", got[0].ID)
+	}
+	if diff := gocmp.Diff(want, got[0], equate); diff != "" {
+		t.Errorf("claimed report (-want +got):\n%s", diff)
+	}
+	done := got[0]
+	done.State, done.Attempts = sms.ReportDelivered, 1
+	if err := s.FinishReport(t.Context(), done); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := s.ClaimReports(t.Context(), at.Add(time.Hour), time.Minute, 10); len(again) != 0 {
+		t.Errorf("a delivered report is claimed again: %+v", again)
+	}
+	counts, err := s.ReportCounts(t.Context())
+	if err != nil || counts[sms.ReportDelivered] != 1 || counts[sms.ReportPending] != 0 {
+		t.Errorf("counts %v, %v", counts, err)
+	}
+	missing := done
+	missing.ID = done.ID + 1000
+	requireKind(t, s.FinishReport(t.Context(), missing), msgkit.NotFound)
+}
+
+func testUpdatePartWithoutChange(t *testing.T, s sms.Store) {
+	accepted(t, s, "m-1")
+	key := sms.PartKey{MsgID: "m-1", PartNum: 0}
+	unchanged := func(m sms.MessageRecord, p sms.PartRecord) (sms.PartUpdate, bool, error) {
+		return sms.PartUpdate{State: sms.StateDelivered, Reports: []sms.Report{report("m-1", 0, "{}", t0)}}, false, nil
+	}
+	if err := s.UpdatePart(t.Context(), key, unchanged); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("boom")
+	failing := func(m sms.MessageRecord, p sms.PartRecord) (sms.PartUpdate, bool, error) {
+		return sms.PartUpdate{State: sms.StateDelivered, Reports: []sms.Report{report("m-1", 0, "{}", t0)}}, true, boom
+	}
+	if err := s.UpdatePart(t.Context(), key, failing); !errors.Is(err, boom) {
+		t.Fatalf("fn's error is not returned: %v", err)
+	}
+	m, _ := s.Message(t.Context(), "m-1")
+	if m.Parts[0].State != sms.StateSubmitted {
+		t.Errorf("an update without change or with an error was saved: %+v", m.Parts[0])
+	}
+	if got, _ := s.ClaimReports(t.Context(), t0.Add(time.Hour), time.Minute, 10); len(got) != 0 {
+		t.Errorf("reports of an update without change were queued: %+v", got)
+	}
+	for _, k := range []sms.PartKey{{MsgID: "m-1", PartNum: 2}, {MsgID: "nope", PartNum: 0}} {
+		requireKind(t, s.UpdatePart(t.Context(), k, unchanged), msgkit.NotFound)
+	}
+}
+
+func testExpiredParts(t *testing.T, s sms.Store) {
+	accepted(t, s, "m-1", "m-2") // both expire at t0 + 24 h
+	queue(t, s, "m-1", 0, sms.StateDelivered)
+	queue(t, s, "m-2", 1, sms.StateBuffered)
+	if got, err := s.ExpiredParts(t.Context(), t0.Add(24*time.Hour-time.Microsecond), 10); err != nil || len(got) != 0 {
+		t.Fatalf("before expiry: %v, %v", got, err)
+	}
+	got, err := s.ExpiredParts(t.Context(), t0.Add(24*time.Hour), 10)
+	want := []sms.PartKey{{MsgID: "m-1", PartNum: 1}, {MsgID: "m-2", PartNum: 0}, {MsgID: "m-2", PartNum: 1}}
+	if err != nil || !slices.Equal(got, want) {
+		t.Fatalf("ExpiredParts = %v, %v; want %v (final parts excluded)", got, err, want)
+	}
+	if got, _ := s.ExpiredParts(t.Context(), t0.Add(48*time.Hour), 2); len(got) != 2 {
+		t.Errorf("limit 2 gave %d", len(got))
+	}
+}
+
+func testClaimOrder(t *testing.T, s sms.Store) {
+	accepted(t, s, "m-1")
+	at := t0.Add(time.Minute)
+	queue(t, s, "m-1", 0, sms.StateSentToSMSC, report("m-1", 0, "first", at))
+	queue(t, s, "m-1", 0, sms.StateDelivered, report("m-1", 0, "second", at))
+	queue(t, s, "m-1", 1, sms.StateSentToSMSC, report("m-1", 1, "other part", at))
+	got, err := s.ClaimReports(t.Context(), at, time.Hour, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bodies := func(rs []sms.Report) []string {
+		var out []string
+		for _, r := range rs {
+			out = append(out, string(r.Body))
+		}
+		slices.Sort(out)
+		return out
+	}
+	if b := bodies(got); !slices.Equal(b, []string{"first", "other part"}) {
+		t.Fatalf("claimed %v; a part's second report must wait for its first", b)
+	}
+	// A retry of the first still holds the second back.
+	first := got[slices.IndexFunc(got, func(r sms.Report) bool { return string(r.Body) == "first" })]
+	first.Attempts, first.NextAt, first.LastError = 1, at.Add(time.Minute), "503"
+	if err := s.FinishReport(t.Context(), first); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.ClaimReports(t.Context(), at.Add(30*time.Second), time.Minute, 10); len(got) != 0 {
+		t.Fatalf("claimed %v while the first report waits for its retry", bodies(got))
+	}
+	got, _ = s.ClaimReports(t.Context(), at.Add(time.Minute), time.Minute, 10)
+	if b := bodies(got); !slices.Equal(b, []string{"first"}) || got[0].Attempts != 1 || got[0].LastError != "503" {
+		t.Fatalf("retry claimed %v %+v", b, got)
+	}
+	got[0].State = sms.ReportGivenUp
+	if err := s.FinishReport(t.Context(), got[0]); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = s.ClaimReports(t.Context(), at.Add(time.Minute), time.Minute, 10)
+	if b := bodies(got); !slices.Equal(b, []string{"second"}) {
+		t.Fatalf("after the first was given up, claimed %v", b)
+	}
+	counts, _ := s.ReportCounts(t.Context())
+	if counts[sms.ReportGivenUp] != 1 || counts[sms.ReportPending] != 2 {
+		t.Errorf("counts %v", counts)
+	}
+}
+
+func testClaimLeases(t *testing.T, s sms.Store) {
+	accepted(t, s, "m-1")
+	at := t0.Add(time.Minute)
+	queue(t, s, "m-1", 0, sms.StateSentToSMSC, report("m-1", 0, "r", at))
+	if got, _ := s.ClaimReports(t.Context(), at.Add(-time.Second), time.Minute, 10); len(got) != 0 {
+		t.Fatal("a report was claimed before it was due")
+	}
+	if got, _ := s.ClaimReports(t.Context(), at, time.Minute, 10); len(got) != 1 {
+		t.Fatal("a due report was not claimed")
+	}
+	if got, _ := s.ClaimReports(t.Context(), at.Add(59*time.Second), time.Minute, 10); len(got) != 0 {
+		t.Fatal("a leased report was claimed again")
+	}
+	if got, _ := s.ClaimReports(t.Context(), at.Add(time.Minute), time.Minute, 10); len(got) != 1 {
+		t.Fatal("a report whose lease ended (its claimer died) was not claimed again")
+	}
+}
+
+func testConcurrentClaims(t *testing.T, s sms.Store) {
+	const msgs = 20
+	at := t0.Add(time.Minute)
+	for i := range msgs {
+		id := fmt.Sprintf("m-%d", i)
+		accepted(t, s, id)
+		queue(t, s, id, 0, sms.StateSentToSMSC, report(id, 0, id+"/0", at))
+		queue(t, s, id, 1, sms.StateSentToSMSC, report(id, 1, id+"/1", at))
+	}
+	var (
+		mu   sync.Mutex
+		seen = map[int64]int{}
+		wg   sync.WaitGroup
+	)
+	for range 4 {
+		wg.Go(func() {
+			for {
+				got, err := s.ClaimReports(t.Context(), at, time.Hour, 3)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if len(got) == 0 {
+					return
+				}
+				mu.Lock()
+				for _, r := range got {
+					seen[r.ID]++
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if len(seen) != 2*msgs {
+		t.Errorf("%d reports claimed, want %d", len(seen), 2*msgs)
+	}
+	for id, n := range seen {
+		if n != 1 {
+			t.Errorf("report %d claimed %d times", id, n)
+		}
+	}
+}
