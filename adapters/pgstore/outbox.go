@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"time"
@@ -26,6 +27,12 @@ const (
 // updatePartRetries is how many times UpdatePart runs its transaction
 // again after a serialization failure or a deadlock.
 const updatePartRetries = 3
+
+// retryBackoff is the longest wait before UpdatePart's first retry; it
+// doubles for each retry after it. The wait is random, from half of it up
+// to it: a transaction run again at once would most likely meet the one
+// it failed with, still running, and fail again.
+const retryBackoff = 2 * time.Millisecond
 
 // The queries of Message (sms.go), in the columns scanMessage reads.
 const (
@@ -64,7 +71,8 @@ func (f final) Unwrap() error { return f.err }
 // serialization failure (40001: READ COMMITTED, the default, raises none
 // here, a stricter default_transaction_isolation may) or a deadlock
 // (40P01) runs the whole transaction again, fn included, up to
-// updatePartRetries times; after that it is Internal. An unknown message or part is
+// updatePartRetries times, after a short random wait; after that it is
+// Internal. An unknown message or part is
 // NotFound (part_not_found); text PostgreSQL cannot hold and numbers
 // beyond 32 bits in the update are Invalid.
 func (s *Store) UpdatePart(ctx context.Context, key sms.PartKey, fn func(m sms.MessageRecord, p sms.PartRecord) (sms.PartUpdate, bool, error)) error {
@@ -79,6 +87,9 @@ func (s *Store) UpdatePart(ctx context.Context, key sms.PartKey, fn func(m sms.M
 			break
 		}
 		s.log.DebugContext(ctx, "pgstore: retrying a part update", "msgId", key.MsgID, "partNum", key.PartNum, "err", err)
+		if !sleep(ctx, jitter(retryBackoff<<retry)) {
+			break // with the database's error
+		}
 	}
 	if f, ok := errors.AsType[final](err); ok {
 		return f.err
@@ -94,6 +105,22 @@ func retryable(err error) bool {
 	}
 	pgErr, ok := errors.AsType[*pgconn.PgError](err)
 	return ok && (pgErr.Code == serializationFailure || pgErr.Code == deadlockDetected)
+}
+
+// jitter returns a random duration from d/2 up to d.
+func jitter(d time.Duration) time.Duration { return d/2 + rand.N(d/2+1) }
+
+// sleep waits for d and reports true, or reports false as soon as ctx is
+// done.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // updatePart is one run of UpdatePart's transaction. Database errors are

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -526,20 +527,37 @@ func TestSMSBalanceCheckBacksTheStore(t *testing.T) {
 	}
 }
 
+// BenchmarkAccept measures Accept on one account: one caller at a time
+// (the latency of a lone submission) and many at once (the throughput of
+// one busy account, which group commit is for).
 func BenchmarkAccept(b *testing.B) {
 	s := newTestStore(b)
 	ctx := b.Context()
 	if err := s.CreateAccount(ctx, smstest.Account("shop", "1000000000")); err != nil {
 		b.Fatal(err)
 	}
-	m := smstest.Message("", "shop", "0.0450") // two parts
-	i := 0
-	b.ReportAllocs()
-	for b.Loop() {
-		i++
-		m.ID = sms.MessageID(fmt.Sprintf("bench-%d", i))
+	var seq atomic.Int64
+	accept := func(b *testing.B, m sms.MessageRecord) {
+		m.ID = sms.MessageID(fmt.Sprintf("bench-%d", seq.Add(1)))
 		if err := s.Accept(ctx, m); err != nil {
-			b.Fatal(err)
+			b.Error(err)
 		}
 	}
+	b.Run("serial", func(b *testing.B) {
+		m := smstest.Message("", "shop", "0.0450") // two parts
+		b.ReportAllocs()
+		for b.Loop() {
+			accept(b, m)
+		}
+	})
+	b.Run("parallel", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetParallelism(32) // 64 callers on 2 CPUs, as an HTTP server under load has
+		b.RunParallel(func(pb *testing.PB) {
+			m := smstest.Message("", "shop", "0.0450")
+			for pb.Next() {
+				accept(b, m)
+			}
+		})
+	})
 }

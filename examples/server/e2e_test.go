@@ -248,3 +248,59 @@ func (n *gatewayNode) dispatcherOnly(t *testing.T, clock *fakeClock, d time.Dura
 		t.Fatal(err)
 	}
 }
+
+// BenchmarkReportDelivery measures delivery reports posted over loopback
+// HTTP to a local receiver by one dispatcher, from a memstore outbox.
+func BenchmarkReportDelivery(b *testing.B) {
+	clock := &fakeClock{now: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
+	store := memstore.New()
+	gw := sms.NewGateway(store, nil, sms.GatewayOptions{Clock: clock.Now, BcryptCost: bcrypt.MinCost})
+	if _, err := gw.CreateAccount(context.Background(), sms.AccountSpec{Password: "pw", Account: sms.Account{
+		Username: "shop", Enabled: true, Balance: decimal.RequireFromString("1000000000"), Currency: "EUR",
+		Networks: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")},
+		Prices:   []sms.Price{{Prefix: "49", Price: decimal.RequireFromString("0.07")}},
+	}}); err != nil {
+		b.Fatal(err)
+	}
+	var received int64
+	var mu sync.Mutex
+	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		mu.Lock()
+		received++
+		mu.Unlock()
+	}))
+	defer rcv.Close()
+	mask := int64(1)
+	for range b.N {
+		acc, err := gw.Submit(context.Background(), sms.Submission{
+			Type: "text", Username: "shop", Password: "pw", Sender: "Shop", Receiver: "493012345678",
+			Text: "hello", DLRMask: &mask, DLRURL: rcv.URL + "/dlr", ClientIP: netip.MustParseAddr("127.0.0.1"),
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := gw.HandleStatus(context.Background(), sms.StatusEvent{MsgID: acc.MsgID, Status: sms.StatusDelivered, At: clock.Now()}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	d := sms.NewDispatcher(store, httpapi.NewReportPoster(httpapi.ReportPosterOptions{}), sms.DispatcherOptions{Clock: clock.Now, PerHost: 32, Batch: 500})
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := time.Now()
+	for {
+		n, err := d.RunOnce(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+	}
+	elapsed := time.Since(start)
+	b.StopTimer()
+	if received != int64(b.N) {
+		b.Fatalf("received %d of %d reports", received, b.N)
+	}
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "reports/s")
+}
