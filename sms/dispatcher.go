@@ -3,10 +3,12 @@ package sms
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -166,9 +168,9 @@ func (d *Dispatcher) deliver(ctx context.Context, r Report) error {
 	case err == nil:
 		r.State, r.LastError = ReportDelivered, ""
 	case msgkit.KindOf(err) == msgkit.Invalid:
-		r.State, r.LastError = ReportGivenUp, err.Error()
+		r.State, r.LastError = ReportGivenUp, errorText(err)
 	default:
-		r.LastError = err.Error()
+		r.LastError = errorText(err)
 		wait := d.backoff(r.Attempts)
 		if r.Attempts >= d.opts.MaxAttempts || now.Add(wait).Sub(r.CreatedAt) > d.opts.MaxAge {
 			r.State = ReportGivenUp
@@ -180,10 +182,27 @@ func (d *Dispatcher) deliver(ctx context.Context, r Report) error {
 		d.opts.Logger.WarnContext(ctx, "delivery report given up", "msgId", r.MsgID, "partNum", r.PartNum,
 			"url", r.URL, "attempts", r.Attempts, "err", r.LastError)
 	}
-	if err := d.store.FinishReport(ctx, r); err != nil {
+	err = d.store.FinishReport(ctx, r)
+	if errors.Is(err, msgkit.NotFound) {
+		// Our lease ran out and another replica finished the report: the
+		// customer may get it twice, which at-least-once allows.
+		d.opts.Logger.InfoContext(ctx, "report finished elsewhere", "id", r.ID)
+		return nil
+	}
+	if err != nil {
 		return fmt.Errorf("recording report %d: %w", r.ID, err)
 	}
 	return nil
+}
+
+// errorText is an error as the outbox keeps it: valid UTF-8 without NUL
+// (what any store can hold), and short.
+func errorText(err error) string {
+	s := strings.ReplaceAll(strings.ToValidUTF8(err.Error(), "?"), "\x00", "")
+	if len(s) > 500 {
+		s = strings.ToValidUTF8(s[:500], "")
+	}
+	return s
 }
 
 // backoff is the wait after the given number of failed attempts.

@@ -81,7 +81,9 @@ type OutboxStore interface {
 	// oldest pending report, so reports of a part go out in order.
 	ClaimReports(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]Report, error)
 	// FinishReport records an attempt: the report's new State, Attempts,
-	// NextAt and LastError; the lease ends.
+	// NextAt and LastError; the lease ends. A report no longer pending
+	// (another replica finished it after this one's lease ran out) is
+	// NotFound, so a late claimer cannot queue a delivered report again.
 	FinishReport(ctx context.Context, r Report) error
 	// ReportCounts counts reports by state.
 	ReportCounts(ctx context.Context) (map[ReportState]int, error)

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/msgkit/msgkit"
@@ -324,5 +325,28 @@ func TestDispatcherPerHostCapAndOrder(t *testing.T) {
 		if !slices.Equal(order[id], []string{"SENT_TO_SMSC", "DELIVERED"}) {
 			t.Errorf("%s reports went out as %v", id, order[id])
 		}
+	}
+}
+
+// The outbox keeps an attempt's error as short valid UTF-8 without NUL,
+// whatever the customer's server answered.
+func TestDispatcherKeepsStorableErrors(t *testing.T) {
+	f := newFixture(t)
+	id := f.submit(t, 1, "x")
+	f.event(t, id, 0, sms.StatusDelivered, 0)
+	d := f.dispatcher(posterFunc(func(context.Context, string, []byte) error {
+		return msgkit.New(msgkit.Unavailable, "dlr", "bad\x00byte \xff"+strings.Repeat("é", 400))
+	}), nil)
+	if _, err := d.RunOnce(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Advance(time.Hour)
+	rs, err := f.store.ClaimReports(t.Context(), f.clock.Now(), time.Minute, 10)
+	if err != nil || len(rs) != 1 {
+		t.Fatalf("claim %v, %v", rs, err)
+	}
+	e := rs[0].LastError
+	if strings.ContainsRune(e, 0) || !utf8.ValidString(e) || len(e) > 500 || !strings.Contains(e, "bad") {
+		t.Errorf("LastError %q", e)
 	}
 }

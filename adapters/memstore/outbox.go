@@ -61,6 +61,9 @@ func (s *Store) UpdatePart(ctx context.Context, key sms.PartKey, fn func(m sms.M
 
 // ExpiredParts lists open parts of expired messages, oldest first.
 func (s *Store) ExpiredParts(ctx context.Context, now time.Time, limit int) ([]sms.PartKey, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
 	d := &s.sms
 	d.mu.RLock()
 	type expired struct {
@@ -91,6 +94,9 @@ func (s *Store) ExpiredParts(ctx context.Context, now time.Time, limit int) ([]s
 
 // ClaimReports leases due reports, the oldest pending one of each part.
 func (s *Store) ClaimReports(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]sms.Report, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
 	d := &s.sms
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -123,7 +129,7 @@ func (s *Store) FinishReport(ctx context.Context, r sms.Report) error {
 	d := &s.sms
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	q, ok := d.outbox.reports[r.ID]
+	q, ok := d.outbox.reports[r.ID] // only pending reports are kept
 	if !ok {
 		return msgkit.Errorf(msgkit.NotFound, "report_not_found", "report %d not found", r.ID)
 	}

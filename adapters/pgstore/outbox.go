@@ -72,9 +72,9 @@ func (f final) Unwrap() error { return f.err }
 // here, a stricter default_transaction_isolation may) or a deadlock
 // (40P01) runs the whole transaction again, fn included, up to
 // updatePartRetries times, after a short random wait; after that it is
-// Internal. An unknown message or part is
-// NotFound (part_not_found); text PostgreSQL cannot hold and numbers
-// beyond 32 bits in the update are Invalid.
+// Internal. An unknown message or part is NotFound (part_not_found); text
+// PostgreSQL cannot hold and numbers beyond 32 bits in the update are
+// Invalid.
 func (s *Store) UpdatePart(ctx context.Context, key sms.PartKey, fn func(m sms.MessageRecord, p sms.PartRecord) (sms.PartUpdate, bool, error)) error {
 	what := fmt.Sprintf("part %d of message %s", key.PartNum, key.MsgID)
 	if !storable(string(key.MsgID)) || !fitsInt32(key.PartNum) {

@@ -52,8 +52,10 @@ func TestSchemaIsSearchPath(t *testing.T) {
 		t.Errorf("MaxConns %d, want 2", got)
 	}
 	var schemas []string
+	// Other tests (other packages too) create schemas of their own at the
+	// same time, so only the default schema and ours are looked at.
 	rows, err := s.pool.Query(t.Context(),
-		"SELECT DISTINCT table_schema FROM information_schema.tables WHERE table_name IN ('schema_migrations', 'auth_clients')")
+		"SELECT DISTINCT table_schema FROM information_schema.tables WHERE table_name IN ('schema_migrations', 'auth_clients') AND table_schema IN ($1, 'public')", schema)
 	if err != nil {
 		t.Fatal(err)
 	}
