@@ -285,3 +285,20 @@ func BenchmarkSubmit(b *testing.B) {
 		}
 	})
 }
+
+// failingStore fails Accept as a broken database would.
+type failingStore struct{ sms.Store }
+
+func (failingStore) Accept(context.Context, sms.MessageRecord) error {
+	return msgkit.Wrap(errors.New("connection reset"), msgkit.Internal, "storage_error", "storage error")
+}
+
+// An internal failure is 101 (RC_APPLICATION_ERROR), never a business code.
+func TestSubmitInternalFailure(t *testing.T) {
+	f := newFixture(t)
+	gw := sms.NewGateway(failingStore{f.store}, nil, sms.GatewayOptions{Clock: f.clock.Now, BcryptCost: bcrypt.MinCost})
+	_, err := gw.Submit(t.Context(), valid())
+	if sms.CodeOf(err) != sms.CodeApplicationError || msgkit.KindOf(err) != msgkit.Internal {
+		t.Fatalf("error %v, want 101 and kind internal", err)
+	}
+}

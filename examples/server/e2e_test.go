@@ -304,3 +304,54 @@ func BenchmarkReportDelivery(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "reports/s")
 }
+
+// N submissions against credit for N/2 parts through the gateway, on each
+// store: exactly N/2 accepted, the balance exactly zero, the rest 113.
+func TestConcurrentCredit(t *testing.T) {
+	for name, newStore := range storesForE2E(t) {
+		t.Run(name, func(t *testing.T) {
+			store := newStore(t)
+			gw := sms.NewGateway(store, nil, sms.GatewayOptions{BcryptCost: bcrypt.MinCost})
+			const n = 32
+			if _, err := gw.CreateAccount(t.Context(), sms.AccountSpec{Password: "pw", Account: sms.Account{
+				Username: "tight", Enabled: true, Balance: decimal.RequireFromString("1.12"), Currency: "EUR", // 16 parts at 0.07
+				Networks: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")},
+				Prices:   []sms.Price{{Prefix: "49", Price: decimal.RequireFromString("0.07")}},
+			}}); err != nil {
+				t.Fatal(err)
+			}
+			var wg sync.WaitGroup
+			codes := make([]sms.Code, n)
+			for i := range n {
+				wg.Go(func() {
+					_, err := gw.Submit(context.Background(), sms.Submission{
+						Type: "text", Username: "tight", Password: "pw", Sender: "Shop", Receiver: "493012345678",
+						Text: "hi", ClientIP: netip.MustParseAddr("127.0.0.1"),
+					})
+					if err != nil {
+						codes[i] = sms.CodeOf(err)
+					}
+				})
+			}
+			wg.Wait()
+			accepted, refused := 0, 0
+			for _, c := range codes {
+				switch c {
+				case 0:
+					accepted++
+				case sms.CodeNoCredit:
+					refused++
+				default:
+					t.Errorf("code %d", c)
+				}
+			}
+			a, err := store.Account(t.Context(), "tight")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if accepted != n/2 || refused != n/2 || !a.Balance.IsZero() {
+				t.Errorf("%d accepted, %d refused, balance %s; want %d, %d, 0", accepted, refused, a.Balance, n/2, n/2)
+			}
+		})
+	}
+}
