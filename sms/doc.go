@@ -109,6 +109,28 @@
 // for a minute (GatewayOptions.CredentialTTL) as a keyed digest, so a busy
 // account pays bcrypt once, not per message.
 //
+// # Delivery reports outbox
+//
+// Gateway.HandleStatus is the network's StatusSink: it moves the part with
+// Step and, when the message's mask allows the event, queues the report in
+// the Store's outbox in the same atomic update, so an event is never
+// applied without its report or reported twice. Reports carry the fields
+// of section 2.2 plus sendTime and dlrTime (Unix seconds) and the
+// submission's custom object; errorMessage only when there is an error.
+// Every part has its own reports, with its partNum. Gateway.ExpireDue ends
+// parts still open after their validity (UNDELIVERED, 996).
+//
+// A Dispatcher delivers the outbox at least once: it leases due reports
+// (only the oldest pending one of each part, so a part's reports keep their
+// order), posts each through a ReportPoster with a per-call timeout and at
+// most PerHost at a time to one host, and records delivery, a retry after
+// an exponential backoff with jitter (connection errors, timeouts, 408,
+// 429, 5xx), or that it gave up (another 4xx, or attempts or age ran out;
+// defaults 15 attempts and 48 hours). Given-up reports stay recorded and
+// ReportCounts counts them. A dispatcher that dies leaves its leases to run
+// out, and another replica sharing the store takes the reports over; a
+// report may then reach the customer twice, never zero times.
+//
 // # Senders and receivers
 //
 // An alphanumeric sender holds digits, ASCII letters, space and

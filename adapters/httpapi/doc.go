@@ -81,7 +81,27 @@
 //     Forbidden, is 400). NotFound (a path without endpoint, 404), explicit
 //     statuses (405, 413) and failures of the server (429, 500, 503) keep
 //     their status.
-//   - Bulk SMS answers (420) are not rendered here.
+//   - Bulk SMS has its own answers, below.
+//
+// # Bulk SMS
+//
+// BulkSMSHandler serves POST /bulk/sendsms (document 3, section A) for the
+// bulk SMS listeners: 202 {"msgId","numParts"}; every rejection 420
+// {"error":{"code":"1xx","message"}} with the code as a JSON string, as the
+// client libraries customers already use expect; internal failures 500 and
+// unavailability 503 with no body (the document's 5xx carry no JSON). An
+// empty body is 110 (a common client resends after 105 without one),
+// malformed JSON 109, a field of the wrong type 112 naming it, a body over
+// 256 KiB 109. Unknown fields are ignored; sender and receiver may come as
+// JSON numbers and dlrMask as a numeric string, as some clients send them.
+// The client address is RemoteAddr, or X-Forwarded-For behind trusted
+// proxies.
+//
+// ReportPoster posts delivery reports for the sms Dispatcher: 2xx is
+// delivered; 408, 429, 5xx, timeouts and connection errors are retried;
+// other answers, redirects included, are refused for good. Its Forbidden
+// ranges are checked on the address actually dialled, so a customer's
+// dlrUrl cannot reach the operator's own networks, whatever DNS says.
 //
 // # Authentication
 //
