@@ -85,6 +85,16 @@ type Gateway struct {
 	credKey   [32]byte // keys the remembered password digests
 	credMu    sync.RWMutex
 	creds     map[string]credential
+	checking  map[[32]byte]*credCheck // bcrypt comparisons in flight, by username and digest
+}
+
+// credCheck is one bcrypt comparison that concurrent submissions with the
+// same credentials wait for, so that a burst at start-up costs one
+// comparison, not one per request.
+type credCheck struct {
+	done    chan struct{}
+	account Account
+	err     error
 }
 
 // credential is a verified account remembered for a while.
@@ -105,7 +115,7 @@ func NewGateway(store Store, upstream Upstream, opts GatewayOptions) *Gateway {
 	if opts.CredentialTTL <= 0 {
 		opts.CredentialTTL = time.Minute
 	}
-	g := &Gateway{store: store, upstream: upstream, opts: opts, creds: map[string]credential{}}
+	g := &Gateway{store: store, upstream: upstream, opts: opts, creds: map[string]credential{}, checking: map[[32]byte]*credCheck{}}
 	g.dummyHash, _ = bcrypt.GenerateFromPassword([]byte("msgkit-dummy-password"), opts.BcryptCost)
 	rand.Read(g.credKey[:])
 	return g
@@ -278,6 +288,42 @@ func (g *Gateway) checkPassword(ctx context.Context, username, password string) 
 	if ok && now.Before(c.until) && subtle.ConstantTimeCompare(c.digest[:], digest[:]) == 1 {
 		return c.account, nil
 	}
+	key := sha256.Sum256(append(digest[:], username...))
+	g.credMu.Lock()
+	if c, ok := g.creds[username]; ok && now.Before(c.until) && subtle.ConstantTimeCompare(c.digest[:], digest[:]) == 1 {
+		g.credMu.Unlock() // verified while this one waited for the lock
+		return c.account, nil
+	}
+	if inFlight, ok := g.checking[key]; ok {
+		g.credMu.Unlock()
+		select {
+		case <-inFlight.done:
+			return inFlight.account, inFlight.err
+		case <-ctx.Done():
+			return Account{}, ctx.Err()
+		}
+	}
+	check := &credCheck{done: make(chan struct{})}
+	g.checking[key] = check
+	g.credMu.Unlock()
+
+	check.account, check.err = g.verifyPassword(ctx, username, password)
+	g.credMu.Lock()
+	delete(g.checking, key)
+	if check.err == nil {
+		if len(g.creds) > 100_000 {
+			clear(g.creds) // bounded: a flood of accounts only costs bcrypt again
+		}
+		g.creds[username] = credential{digest: digest, account: check.account, until: now.Add(g.opts.CredentialTTL)}
+	}
+	g.credMu.Unlock()
+	close(check.done)
+	return check.account, check.err
+}
+
+// verifyPassword compares with bcrypt; unknown accounts cost a comparison
+// too, so timing tells nothing.
+func (g *Gateway) verifyPassword(ctx context.Context, username, password string) (Account, error) {
 	acct, err := g.store.Account(ctx, username)
 	if err != nil && !errors.Is(err, msgkit.NotFound) {
 		return Account{}, err
@@ -289,12 +335,6 @@ func (g *Gateway) checkPassword(ctx context.Context, username, password string) 
 	if bcrypt.CompareHashAndPassword(hash, []byte(password)) != nil || err != nil {
 		return Account{}, CodeNoAccount.Errorf("credentials match no account")
 	}
-	g.credMu.Lock()
-	if len(g.creds) > 100_000 {
-		clear(g.creds) // bounded: a flood of accounts only costs bcrypt again
-	}
-	g.creds[username] = credential{digest: digest, account: acct, until: now.Add(g.opts.CredentialTTL)}
-	g.credMu.Unlock()
 	return acct, nil
 }
 

@@ -302,3 +302,36 @@ func TestSubmitInternalFailure(t *testing.T) {
 		t.Fatalf("error %v, want 101 and kind internal", err)
 	}
 }
+
+// countingStore counts account lookups, which happen once per bcrypt check.
+type countingStore struct {
+	sms.Store
+	mu      sync.Mutex
+	lookups int
+}
+
+func (s *countingStore) Account(ctx context.Context, username string) (sms.Account, error) {
+	s.mu.Lock()
+	s.lookups++
+	s.mu.Unlock()
+	return s.Store.Account(ctx, username)
+}
+
+// A burst of submissions with new credentials costs one bcrypt comparison.
+func TestCredentialCheckOnceForABurst(t *testing.T) {
+	f := newFixture(t)
+	cs := &countingStore{Store: f.store}
+	gw := sms.NewGateway(cs, nil, sms.GatewayOptions{Clock: f.clock.Now, BcryptCost: bcrypt.MinCost + 4})
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Go(func() {
+			if _, err := gw.Submit(context.Background(), valid()); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if cs.lookups != 1 {
+		t.Errorf("%d password checks for one burst, want 1", cs.lookups)
+	}
+}
