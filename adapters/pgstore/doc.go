@@ -1,7 +1,7 @@
 // Package pgstore is the PostgreSQL implementation of every msgkit domain
-// Store (auth today; the other domains join it), through pgx v5 and a
-// pgxpool connection pool. It behaves as memstore does; each domain's
-// contract suite (<domain>test.RunStoreTests) runs against both.
+// Store (auth and sms today; the other domains join it), through pgx v5
+// and a pgxpool connection pool. It behaves as memstore does; each
+// domain's contract suite (<domain>test.RunStoreTests) runs against both.
 //
 // # Opening
 //
@@ -42,6 +42,54 @@
 // (invalid UTF-8, NUL bytes) is refused as Invalid when writing and is
 // NotFound when looking up, as in memstore, instead of a server error.
 // A database that cannot be reached at Open or Ping is Unavailable.
+//
+// # Bulk SMS
+//
+// Money (balances, prices, charges) is numeric, written and read as
+// decimal text, never as a float, so a value keeps its scale as well as
+// its value: 0.0450 comes back as 0.0450, and a balance after a charge has
+// the scale decimal.Decimal's subtraction gives. An account's Validity is
+// kept in whole milliseconds (finer parts are dropped, as memstore drops
+// them), and its price list as two parallel arrays in the order given,
+// duplicates included, so Account returns it as it was stored. The
+// throughput window of TakeThroughput is one row per account that only
+// moves forward: a replica whose clock lags counts in the newer second
+// instead of resetting it. The delivery report outbox is claimed under
+// leases with FOR UPDATE SKIP LOCKED, so replicas claim at once without
+// waiting for each other and no report is handed out twice while its
+// lease runs; a part's reports go out one after the other.
+//
+// # Group commit
+//
+// Accept must charge and save atomically, so every Accept of an account
+// takes the account row's lock, and holds it through its commit's WAL
+// flush: one at a time, an account would accept at most one message per
+// flush. Accepts are therefore queued to AcceptWorkers workers (an
+// account's messages always to the same one), and each worker writes
+// whatever is queued when it is free, up to AcceptMaxBatch messages, in
+// one transaction: it locks the batch's accounts (in username order, so
+// batches never deadlock), looks for the ids already stored, decides
+// every message in arrival order exactly as single Accepts would (unknown
+// account, then duplicate id, including one earlier in the batch, then
+// credit, with exact decimal arithmetic), sets each charged account's
+// final balance, inserts the accepted messages and then their parts with
+// one statement each, and commits; then it answers each caller. Nothing
+// waits for a batch to fill: a lone message is written at once, in a
+// single statement, and batches grow only while earlier ones are being
+// written. A transaction that fails with a serialization failure, a
+// deadlock or a duplicate id inserted concurrently runs again, up to 3
+// times; after that every message of the batch gets the error and none is
+// written. Validation (text, numbers, a negative charge) happens before
+// queueing, so one bad message never fails a batch. A caller whose
+// context ends while its message is queued gets the context's error and
+// the message is dropped; once the message is in a batch the caller waits
+// for the outcome whatever its context says, for a message accepted
+// without a 202 would be sent again and charged twice. Close refuses new
+// Accepts, writes the queued ones and answers every caller before it
+// closes the pool. The batch's reads are planned for their actual
+// parameters (plan_cache_mode force_custom_plan, in that transaction
+// only), as a generic plan made while the messages table was nearly empty
+// would keep scanning it whole as it grows.
 //
 // # Values
 //

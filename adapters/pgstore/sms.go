@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/shopspring/decimal"
 
 	"github.com/msgkit/msgkit"
@@ -151,7 +152,9 @@ func (s *Store) Account(ctx context.Context, username string) (sms.Account, erro
 
 // AddBalance adds delta to the balance and returns the new one. A result
 // below zero is 113 (RC_NO_CREDIT) with nothing changed; an unknown
-// account is NotFound. Like Accept, it is one conditional UPDATE, so
+// account is NotFound. It is one conditional UPDATE: it takes the account
+// row's lock, as Accept's batches do, and PostgreSQL re-evaluates its
+// WHERE against the balance the transaction before it committed, so
 // concurrent calls can never take the balance below zero.
 func (s *Store) AddBalance(ctx context.Context, username string, delta decimal.Decimal) (decimal.Decimal, error) {
 	if !storable(username) {
@@ -177,24 +180,49 @@ func (s *Store) AddBalance(ctx context.Context, username string, delta decimal.D
 	return b, nil
 }
 
-// acceptSQL charges the account and saves the message and its parts in a
+// Accept charges m.Charged to m.Account and saves m, atomically. An
+// unknown account is NotFound, an id already saved is a Conflict, and a
+// balance below the charge is 113 (RC_NO_CREDIT), in that order of
+// precedence, as memstore checks them; in each case nothing is changed. A
+// negative charge is Invalid (it would credit the account), as are two
+// parts with the same Num, text PostgreSQL cannot hold and numbers beyond
+// 32 bits; those are refused before m is queued, so one bad message never
+// fails a batch. Times are kept to the microsecond; Message returns the
+// parts ordered by Num.
+//
+// Concurrent Accepts are written together, a batch per transaction (see
+// acceptBatcher); a message alone is written in a single statement
+// (acceptSQL). If ctx ends while m is still queued, Accept returns ctx's
+// error (errors.Is finds it) and nothing is written; once m is in a
+// batch, Accept returns the batch's outcome whatever ctx says.
+func (s *Store) Accept(ctx context.Context, m sms.MessageRecord) error {
+	if !storable(m.Account) {
+		return classify(pgx.ErrNoRows, "account", "account "+m.Account)
+	}
+	if err := checkMessage(m); err != nil {
+		return err
+	}
+	return s.accepts.accept(ctx, m)
+}
+
+// acceptSQL accepts one message (a batch of one; see acceptBatcher) in a
 // single statement, which PostgreSQL runs atomically: if any part fails
 // (a duplicate id), the charge is undone with it. Every data-modifying
 // WITH clause runs once whether or not it is read; msg inserts only when
 // charged returned the account's row, and the parts only when msg did.
 //
 // Why the balance can never go below zero, under READ COMMITTED and any
-// number of replicas: the UPDATE takes the account row's lock. A
-// concurrent Accept on the same account waits for that lock, and when the
-// first commits PostgreSQL re-evaluates the waiting UPDATE's WHERE against
-// the row as committed (not against the statement's snapshot). So each
-// charge tests "balance >= charge" on the balance the previous charges
-// left, and an insufficient balance matches no row. The CHECK (balance >=
-// 0) on the table backs this up. One statement is also one round trip:
-// the row lock is released at the statement's own commit, with no client
-// round trip in between as an explicit transaction would have, so
-// accepts for one account serialise on it for as short a time as
-// possible.
+// number of replicas: the UPDATE takes the account row's lock, which
+// batches take too (acceptBatch). A concurrent Accept on the same account
+// waits for that lock, and when the first commits PostgreSQL re-evaluates
+// the waiting UPDATE's WHERE against the row as committed (not against
+// the statement's snapshot). So each charge tests "balance >= charge" on
+// the balance the previous charges left, and an insufficient balance
+// matches no row. The CHECK (balance >= 0) on the table backs this up.
+// One statement is also one round trip, the cheapest way to accept a
+// lone message: the row lock is released at the statement's own commit,
+// with no client round trip in between as an explicit transaction would
+// have.
 //
 // The parts travel as one array per column and are unnested into rows,
 // so a message of 255 parts is still one statement.
@@ -220,21 +248,10 @@ const acceptSQL = `WITH charged AS (
 )
 SELECT true FROM charged`
 
-// Accept charges m.Charged to m.Account and saves m, atomically (see
-// acceptSQL). An unknown account is NotFound, an id already saved is a
-// Conflict, and a balance below the charge is 113 (RC_NO_CREDIT), in that
-// order of precedence, as memstore checks them; in each case nothing is
-// changed. A negative charge is Invalid (it would credit the account), as
-// are two parts with the same Num, text PostgreSQL cannot hold and
-// numbers beyond 32 bits. Times are kept to the microsecond; Message
-// returns the parts ordered by Num.
-func (s *Store) Accept(ctx context.Context, m sms.MessageRecord) error {
-	if !storable(m.Account) {
-		return classify(pgx.ErrNoRows, "account", "account "+m.Account)
-	}
-	if err := checkMessage(m); err != nil {
-		return err
-	}
+// acceptOne accepts m alone with acceptSQL. It returns m's outcome, a
+// refusal included, or an error after which nothing was written (one
+// retryable, or another failure of the database) and no outcome holds.
+func (s *Store) acceptOne(ctx context.Context, m sms.MessageRecord) (outcome, err error) {
 	n := len(m.Parts)
 	var (
 		nums, units, dstPorts, srcPorts, errCodes = make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
@@ -250,7 +267,7 @@ func (s *Store) Accept(ctx context.Context, m sms.MessageRecord) error {
 		states[i], errCodes[i], updated[i] = int16(p.State), int32(p.ErrorCode), dbTime(p.UpdatedAt)
 	}
 	var ok bool
-	err := s.pool.QueryRow(ctx, acceptSQL,
+	err = s.pool.QueryRow(ctx, acceptSQL,
 		m.Account, numericText(m.Charged), string(m.ID), m.Type, m.Sender.Value, m.Sender.Numeric, string(m.Receiver),
 		int16(m.DCS), m.Flash, int16(m.DLRMask), m.DLRURL, m.Custom, numericText(m.PartPrice), m.Currency,
 		dbTime(m.SubmittedAt), dbTime(m.ExpiresAt),
@@ -259,9 +276,12 @@ func (s *Store) Accept(ctx context.Context, m sms.MessageRecord) error {
 	if errors.Is(err, pgx.ErrNoRows) {
 		return s.refusal(ctx, m.Account, m.ID, func(balance decimal.Decimal, currency string) error {
 			return sms.CodeNoCredit.Errorf("balance %s %s is below the charge %s", balance, currency, m.Charged)
-		})
+		}), nil
 	}
-	return classify(err, "message", "message "+string(m.ID))
+	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == uniqueViolation {
+		return classify(err, "message", "message "+string(m.ID)), nil
+	}
+	return nil, err
 }
 
 // refusal explains why a conditional UPDATE of username's balance matched
@@ -339,7 +359,7 @@ func (s *Store) Message(ctx context.Context, id sms.MessageID) (sms.MessageRecor
 		FROM sms_messages WHERE id = $1`
 	const qParts = `SELECT num, text, data, units, udh_ref, udh_total, udh_seq, dst_port, src_port, state, error_code, updated_at
 		FROM sms_parts WHERE msg_id = $1 ORDER BY num`
-	// Both queries in one round trip. Parts are written in the statement
+	// Both queries in one round trip. Parts are written in the transaction
 	// that writes their message, so any snapshot that sees the message
 	// sees all its parts.
 	batch := &pgx.Batch{}

@@ -23,13 +23,23 @@ type Options struct {
 	// MaxConns caps the pool; zero or less keeps pgxpool's default
 	// (the larger of 4 and the number of CPUs) or pool_max_conns in the DSN.
 	MaxConns int32
+	// AcceptWorkers is how many batches of sms Accepts may be written at
+	// once, each in its own transaction on a pooled connection; an
+	// account's messages always go to the same worker. Zero or less means
+	// 4, or half the pool's connections if that is fewer (at least 1).
+	// See the package doc's group commit.
+	AcceptWorkers int
+	// AcceptMaxBatch caps the messages of one batch; zero or less means
+	// 128.
+	AcceptMaxBatch int
 }
 
 // Store is the PostgreSQL implementation of every domain Store. It is safe
 // for concurrent use; Close it when done.
 type Store struct {
-	pool *pgxpool.Pool
-	log  *slog.Logger
+	pool    *pgxpool.Pool
+	log     *slog.Logger
+	accepts *acceptBatcher
 }
 
 // Codes of the errors Open and Ping return.
@@ -96,11 +106,17 @@ func open(ctx context.Context, dsn string, opts Options, fsys fs.FS) (*Store, er
 		pool.Close()
 		return nil, err
 	}
+	s.accepts = newAcceptBatcher(s, opts.AcceptWorkers, opts.AcceptMaxBatch)
 	return s, nil
 }
 
-// Close closes every connection, waiting for those in use to be returned.
-func (s *Store) Close() { s.pool.Close() }
+// Close answers every Accept already queued (writing its batch), refuses
+// those that come after, and closes every connection, waiting for those
+// in use to be returned. Calling it again does nothing.
+func (s *Store) Close() {
+	s.accepts.close()
+	s.pool.Close()
+}
 
 // Ping checks that the database answers, for readiness probes. A failure
 // is Unavailable.

@@ -1,0 +1,472 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/shopspring/decimal"
+
+	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/sms"
+)
+
+// Defaults of Options.AcceptWorkers and Options.AcceptMaxBatch.
+const (
+	defaultAcceptWorkers  = 4
+	defaultAcceptMaxBatch = 128
+)
+
+// acceptRetries is how many times a batch's transaction runs again after a
+// serialization failure, a deadlock or a message id inserted concurrently
+// since the batch looked for it.
+const acceptRetries = 3
+
+// acceptBatchTimeout bounds one batch, retries included. Callers wait for
+// a batch that has taken their message whatever their own context says
+// (see acceptBatcher), so this is the longest a stalled database keeps
+// them.
+const acceptBatchTimeout = 30 * time.Second
+
+// errStoreClosed is the cause of an Accept after Close.
+var errStoreClosed = errors.New("pgstore: store closed")
+
+// States of an acceptRequest. A request is queued until a worker takes it
+// into a batch or its caller abandons it, whichever comes first; the other
+// side then sees the state it lost to.
+const (
+	requestQueued int32 = iota
+	requestTaken
+	requestAbandoned
+)
+
+// acceptRequest is one Accept waiting for a batch.
+type acceptRequest struct {
+	m     sms.MessageRecord
+	state atomic.Int32
+	reply chan error // buffered, so a worker never waits for a caller
+}
+
+// acceptBatcher is Accept's group commit: workers take the requests queued
+// by concurrent Accepts and accept each batch in one transaction, so one
+// busy account pays one commit (one WAL flush, the row lock held through
+// it) per batch instead of per message.
+//
+// Each worker has its own queue, and an account's messages always go to
+// the same one (by a hash of the username). A busy account's messages
+// therefore wait together and make the largest batches, and the workers
+// of one store never wait for each other's row locks; other accounts keep
+// the other workers busy. (With one shared queue every worker took a
+// share of a busy account's messages and then waited for its row lock,
+// holding a pooled connection the gateway's other calls then lacked;
+// over HTTP on one account, 8 workers sharing a queue accepted about half
+// as many messages per second as 1.)
+//
+// A caller whose context ends while its request is still queued takes it
+// back and gets the context's error: nothing was written. Once a worker
+// has taken the request into a batch the caller waits for the batch's
+// outcome, whatever its context says: if it returned early the message
+// could still be accepted and charged, the gateway would not answer 202
+// for it, and the customer would send it again and pay twice. A batch is
+// bounded by acceptBatchTimeout.
+type acceptBatcher struct {
+	store    *Store
+	maxBatch int
+	seed     maphash.Seed
+	// batchAlone makes a batch of one message a transaction like any
+	// other batch instead of acceptSQL's single statement; for tests, so
+	// that the contract runs through acceptBatch too. Set it before the
+	// first Accept.
+	batchAlone bool
+
+	// mu is held for reading while a request is queued and for writing
+	// by close, which closes the queues: no request enters a queue after
+	// its worker has emptied it.
+	mu      sync.RWMutex
+	closed  bool
+	queues  []chan *acceptRequest
+	workers sync.WaitGroup
+}
+
+// newAcceptBatcher starts workers goroutines that accept batches of up to
+// maxBatch messages into s. Zero or less takes the defaults; the default
+// number of workers is at most half the pool's connections, so that the
+// store's other methods always find one.
+func newAcceptBatcher(s *Store, workers, maxBatch int) *acceptBatcher {
+	if workers <= 0 {
+		workers = max(1, min(defaultAcceptWorkers, int(s.pool.Config().MaxConns)/2))
+	}
+	if maxBatch <= 0 {
+		maxBatch = defaultAcceptMaxBatch
+	}
+	b := &acceptBatcher{store: s, maxBatch: maxBatch, seed: maphash.MakeSeed(), queues: make([]chan *acceptRequest, workers)}
+	for i := range b.queues {
+		// Room for the next full batch while one is written.
+		q := make(chan *acceptRequest, maxBatch)
+		b.queues[i] = q
+		b.workers.Go(func() { b.work(q) })
+	}
+	return b
+}
+
+// accept queues m and returns its outcome.
+func (b *acceptBatcher) accept(ctx context.Context, m sms.MessageRecord) error {
+	if err := ctx.Err(); err != nil {
+		return cancelled(err)
+	}
+	r := &acceptRequest{m: m, reply: make(chan error, 1)}
+	if err := b.enqueue(ctx, r); err != nil {
+		return err
+	}
+	select {
+	case err := <-r.reply:
+		return err
+	case <-ctx.Done():
+		if r.state.CompareAndSwap(requestQueued, requestAbandoned) {
+			return cancelled(ctx.Err())
+		}
+		return <-r.reply // taken into a batch: its outcome is the answer
+	}
+}
+
+// cancelled classifies the error of a context that ended before the
+// message was taken into a batch; errors.Is still finds the context's
+// error through it.
+func cancelled(err error) error {
+	return msgkit.Wrap(err, msgkit.Internal, CodeStorage, "storage error")
+}
+
+// enqueue puts r in the queue of its account's worker, waiting while the
+// queue is full.
+func (b *acceptBatcher) enqueue(ctx context.Context, r *acceptRequest) error {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if b.closed {
+		return msgkit.Wrap(errStoreClosed, msgkit.Internal, CodeStorage, "storage error")
+	}
+	q := b.queues[maphash.String(b.seed, r.m.Account)%uint64(len(b.queues))]
+	select {
+	case q <- r:
+		return nil
+	case <-ctx.Done():
+		return cancelled(ctx.Err())
+	}
+}
+
+// close stops queueing, lets the workers accept what is queued, and
+// returns when they have answered every request. It may be called more
+// than once.
+func (b *acceptBatcher) close() {
+	b.mu.Lock()
+	if !b.closed {
+		b.closed = true
+		for _, q := range b.queues {
+			close(q)
+		}
+	}
+	b.mu.Unlock()
+	b.workers.Wait()
+}
+
+// work takes batches from q until it is closed and empty: the first
+// request waiting, then whatever else is queued, up to maxBatch, without
+// waiting for more. Under light load a batch is one message; under heavy
+// load batches grow by themselves while the previous ones are written.
+func (b *acceptBatcher) work(q <-chan *acceptRequest) {
+	batch := make([]*acceptRequest, 0, b.maxBatch)
+	for r := range q {
+		batch = batch[:0]
+		if r.state.CompareAndSwap(requestQueued, requestTaken) {
+			batch = append(batch, r)
+		}
+	drain:
+		for len(batch) < b.maxBatch {
+			select {
+			case r, ok := <-q:
+				if !ok {
+					break drain
+				}
+				if r.state.CompareAndSwap(requestQueued, requestTaken) {
+					batch = append(batch, r)
+				}
+			default:
+				break drain
+			}
+		}
+		if len(batch) == 0 {
+			continue // every caller gave up
+		}
+		b.run(batch)
+		clear(batch) // let the messages go while waiting for the next batch
+	}
+}
+
+// run accepts one batch and answers each of its requests. A batch of one
+// message is one statement (acceptSQL), as cheap as it was before there
+// were batches; a larger one is one transaction (acceptBatch).
+func (b *acceptBatcher) run(batch []*acceptRequest) {
+	ctx, cancel := context.WithTimeout(context.Background(), acceptBatchTimeout)
+	defer cancel()
+	msgs := make([]sms.MessageRecord, len(batch))
+	for i, r := range batch {
+		msgs[i] = r.m
+	}
+	var (
+		outcomes []error
+		err      error
+	)
+	for retry := 0; ; retry++ {
+		if len(msgs) == 1 && !b.batchAlone {
+			var outcome error
+			outcome, err = b.store.acceptOne(ctx, msgs[0])
+			outcomes = []error{outcome}
+		} else {
+			outcomes, err = b.store.acceptBatch(ctx, msgs)
+		}
+		if err == nil || retry == acceptRetries || !retryableBatch(err) {
+			break
+		}
+		b.store.log.DebugContext(ctx, "pgstore: retrying an accept batch", "messages", len(msgs), "err", err)
+		if !sleep(ctx, jitter(retryBackoff<<retry)) {
+			break // with the database's error
+		}
+	}
+	if err != nil {
+		b.store.log.WarnContext(ctx, "pgstore: an accept batch failed", "messages", len(msgs), "err", err)
+	}
+	for i, r := range batch {
+		if err != nil {
+			// One error each: a *msgkit.Error may be changed by its
+			// receiver (WithField).
+			r.reply <- msgkit.Wrap(err, msgkit.Internal, CodeStorage, "storage error")
+		} else {
+			r.reply <- outcomes[i]
+		}
+	}
+}
+
+// retryableBatch reports whether a batch may simply run again: besides a
+// serialization failure or a deadlock, a unique violation, which means
+// another transaction inserted one of the batch's message ids after the
+// batch looked for it. Running again finds that id and refuses only its
+// message, as a Conflict.
+func retryableBatch(err error) bool {
+	if retryable(err) {
+		return true
+	}
+	pgErr, ok := errors.AsType[*pgconn.PgError](err)
+	return ok && pgErr.Code == uniqueViolation
+}
+
+// Statements of a batch's transaction.
+const (
+	// lockAccountsSQL locks the batch's accounts in username order,
+	// which every batch follows, so two batches never wait for each
+	// other in a cycle. It is the same lock AddBalance's UPDATE takes.
+	lockAccountsSQL = `SELECT username, balance::text, currency FROM sms_accounts
+		WHERE username = ANY($1) ORDER BY username FOR UPDATE`
+	// existingSQL runs after lockAccountsSQL, with a snapshot taken
+	// after the locks: every message of the batch's accounts committed
+	// before is in it.
+	existingSQL    = `SELECT id FROM sms_messages WHERE id = ANY($1)`
+	setBalancesSQL = `UPDATE sms_accounts AS a SET balance = v.balance
+		FROM unnest($1::text[], $2::text[]::numeric[]) AS v(username, balance)
+		WHERE a.username = v.username`
+	insertMessagesSQL = `INSERT INTO sms_messages (id, account, type, sender, sender_numeric, receiver, dcs, flash,
+			dlr_mask, dlr_url, custom, part_price, charged, currency, submitted_at, expires_at)
+		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::boolean[], $6::text[],
+			$7::smallint[], $8::boolean[], $9::smallint[], $10::text[], $11::bytea[], $12::text[]::numeric[],
+			$13::text[]::numeric[], $14::text[], $15::timestamptz[], $16::timestamptz[])`
+	insertPartsSQL = `INSERT INTO sms_parts (msg_id, num, text, data, units, udh_ref, udh_total, udh_seq,
+			dst_port, src_port, state, error_code, updated_at)
+		SELECT * FROM unnest($1::text[], $2::integer[], $3::text[], $4::bytea[], $5::integer[], $6::smallint[],
+			$7::smallint[], $8::smallint[], $9::integer[], $10::integer[], $11::smallint[], $12::integer[],
+			$13::timestamptz[])`
+)
+
+// errNotCommitted is the cause of a batch whose COMMIT answered ROLLBACK.
+var errNotCommitted = errors.New("pgstore: the accept transaction was rolled back")
+
+// acceptBatch runs one transaction for msgs and returns each message's
+// outcome, or the error that rolled the whole transaction back: then
+// nothing was written and no outcome holds.
+//
+// The transaction takes two round trips, each a pipeline of statements:
+// BEGIN and the reads, then the writes and COMMIT; the row locks are held
+// through the second only. The reads and the balance update are planned
+// for their actual parameters (plan_cache_mode force_custom_plan, for
+// this transaction only): the statements are prepared once per
+// connection, and a generic plan made while a table was nearly empty (a
+// sequential scan) would be kept as the table grows, until the next
+// ANALYZE, turning the id look-up into a scan of every message. The
+// inserts read only their parameters, so their generic plans are safe,
+// and cheaper than planning thousands of array elements each time.
+func (s *Store) acceptBatch(ctx context.Context, msgs []sms.MessageRecord) (outcomes []error, err error) {
+	c, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Release() // which closes the connection if it is still in a transaction
+	defer func() {
+		if c.Conn().PgConn().TxStatus() != 'I' {
+			_, _ = c.Exec(ctx, "ROLLBACK") // the error that matters is err
+		}
+	}()
+
+	usernames := make([]string, 0, len(msgs))
+	ids := make([]string, len(msgs))
+	seen := make(map[string]bool, len(msgs))
+	for i, m := range msgs {
+		ids[i] = string(m.ID)
+		if !seen[m.Account] {
+			seen[m.Account] = true
+			usernames = append(usernames, m.Account)
+		}
+	}
+	accounts := make(map[string]*ledger, len(usernames))
+	existing := make(map[sms.MessageID]bool)
+	reads := &pgx.Batch{}
+	reads.Queue("BEGIN")
+	reads.Queue("SET LOCAL plan_cache_mode = force_custom_plan")
+	reads.Queue(lockAccountsSQL, usernames).Query(func(rows pgx.Rows) error {
+		var username, balance, currency string
+		_, err := pgx.ForEachRow(rows, []any{&username, &balance, &currency}, func() error {
+			b, err := parseNumeric(balance)
+			if err != nil {
+				return msgkit.Wrap(fmt.Errorf("account %s: %w", username, err), msgkit.Internal, CodeStorage, "storage error")
+			}
+			accounts[username] = &ledger{balance: b, currency: currency}
+			return nil
+		})
+		return err
+	})
+	reads.Queue(existingSQL, ids).Query(func(rows pgx.Rows) error {
+		var id string
+		_, err := pgx.ForEachRow(rows, []any{&id}, func() error {
+			existing[sms.MessageID(id)] = true
+			return nil
+		})
+		return err
+	})
+	if err = c.SendBatch(ctx, reads).Close(); err != nil {
+		return nil, err
+	}
+
+	outcomes, accepted := settle(msgs, accounts, existing)
+	if len(accepted) == 0 {
+		// Nothing to write; the deferred ROLLBACK ends the transaction,
+		// and the refusals stand whether or not it reaches the server.
+		return outcomes, nil
+	}
+	writes := &pgx.Batch{}
+	queueWrites(writes, accounts, accepted) // its first statement is the balance update
+	writes.Queue("COMMIT").Exec(func(ct pgconn.CommandTag) error {
+		if ct.String() != "COMMIT" {
+			return errNotCommitted
+		}
+		return nil
+	})
+	if err = c.SendBatch(ctx, writes).Close(); err != nil {
+		return nil, err
+	}
+	return outcomes, nil
+}
+
+// ledger is an account's balance as a batch runs through it.
+type ledger struct {
+	balance  decimal.Decimal
+	currency string
+	charged  bool // the batch accepted a message of the account
+}
+
+// settle decides each message of a batch in arrival order, exactly as
+// Accept called once per message in that order would: an unknown account
+// is NotFound, an id already stored (or accepted earlier in the batch) is
+// a Conflict, and a charge above the balance left by the messages before
+// it is 113, in that order of precedence; any other message is accepted
+// and its charge taken from the balance. It returns each message's
+// outcome (nil when accepted) and the accepted messages, in order.
+// Decimal arithmetic is exact, so the balances equal what the database's
+// numeric would compute, scale included.
+func settle(msgs []sms.MessageRecord, accounts map[string]*ledger, existing map[sms.MessageID]bool) ([]error, []sms.MessageRecord) {
+	outcomes := make([]error, len(msgs))
+	accepted := make([]sms.MessageRecord, 0, len(msgs))
+	taken := make(map[sms.MessageID]bool, len(msgs))
+	for i, m := range msgs {
+		a, ok := accounts[m.Account]
+		switch {
+		case !ok:
+			outcomes[i] = classify(pgx.ErrNoRows, "account", "account "+m.Account)
+		case existing[m.ID] || taken[m.ID]:
+			outcomes[i] = msgkit.New(msgkit.Conflict, "message_exists", "message "+string(m.ID)+" exists")
+		case a.balance.LessThan(m.Charged):
+			outcomes[i] = sms.CodeNoCredit.Errorf("balance %s %s is below the charge %s", a.balance, a.currency, m.Charged)
+		default:
+			a.balance, a.charged = a.balance.Sub(m.Charged), true
+			taken[m.ID] = true
+			accepted = append(accepted, m)
+		}
+	}
+	return outcomes, accepted
+}
+
+// queueWrites queues the writes of a batch: the final balance of every
+// account charged, then the accepted messages, then their parts, one
+// statement each, the rows travelling as one array per column.
+func queueWrites(b *pgx.Batch, accounts map[string]*ledger, accepted []sms.MessageRecord) {
+	var usernames, balances []string
+	for username, a := range accounts {
+		if a.charged {
+			usernames = append(usernames, username)
+			balances = append(balances, numericText(a.balance))
+		}
+	}
+	b.Queue(setBalancesSQL, usernames, balances)
+	b.Queue("SET LOCAL plan_cache_mode TO DEFAULT") // see acceptBatch
+
+	n := len(accepted)
+	var (
+		ids, accts, types, senders, receivers = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		dlrURLs, partPrices, charges, currs   = make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		numeric, flash                        = make([]bool, n), make([]bool, n)
+		dcs, dlrMasks                         = make([]int16, n), make([]int16, n)
+		customs                               = make([][]byte, n)
+		submitted, expires                    = make([]time.Time, n), make([]time.Time, n)
+		numParts                              int
+	)
+	for i, m := range accepted {
+		ids[i], accts[i], types[i], senders[i], receivers[i] = string(m.ID), m.Account, m.Type, m.Sender.Value, string(m.Receiver)
+		dlrURLs[i], partPrices[i], charges[i], currs[i] = m.DLRURL, numericText(m.PartPrice), numericText(m.Charged), m.Currency
+		numeric[i], flash[i], dcs[i], dlrMasks[i], customs[i] = m.Sender.Numeric, m.Flash, int16(m.DCS), int16(m.DLRMask), m.Custom
+		submitted[i], expires[i] = dbTime(m.SubmittedAt), dbTime(m.ExpiresAt)
+		numParts += len(m.Parts)
+	}
+	b.Queue(insertMessagesSQL, ids, accts, types, senders, numeric, receivers, dcs, flash, dlrMasks, dlrURLs,
+		customs, partPrices, charges, currs, submitted, expires)
+	if numParts == 0 {
+		return
+	}
+
+	var (
+		msgIDs, texts                             = make([]string, 0, numParts), make([]string, 0, numParts)
+		nums, units, dstPorts, srcPorts, errCodes = make([]int32, 0, numParts), make([]int32, 0, numParts), make([]int32, 0, numParts), make([]int32, 0, numParts), make([]int32, 0, numParts)
+		refs, totals, seqs, states                = make([]int16, 0, numParts), make([]int16, 0, numParts), make([]int16, 0, numParts), make([]int16, 0, numParts)
+		data                                      = make([][]byte, 0, numParts)
+		updated                                   = make([]time.Time, 0, numParts)
+	)
+	for _, m := range accepted {
+		for _, p := range m.Parts {
+			msgIDs, nums, texts, data = append(msgIDs, string(m.ID)), append(nums, int32(p.Num)), append(texts, p.Text), append(data, p.Data)
+			units, refs, totals, seqs = append(units, int32(p.Units)), append(refs, int16(p.UDH.Ref)), append(totals, int16(p.UDH.Total)), append(seqs, int16(p.UDH.Seq))
+			dstPorts, srcPorts = append(dstPorts, int32(p.UDH.DstPort)), append(srcPorts, int32(p.UDH.SrcPort))
+			states, errCodes, updated = append(states, int16(p.State)), append(errCodes, int32(p.ErrorCode)), append(updated, dbTime(p.UpdatedAt))
+		}
+	}
+	b.Queue(insertPartsSQL, msgIDs, nums, texts, data, units, refs, totals, seqs, dstPorts, srcPorts, states, errCodes, updated)
+}
