@@ -448,7 +448,13 @@ func (s *Store) TakeThroughput(ctx context.Context, username string, now time.Ti
 	// In ON CONFLICT's SET every expression sees the row as it was, so
 	// count is computed from the old window_start. The window only moves
 	// forward: a replica whose clock lags counts in the newer second.
-	const q = `INSERT INTO sms_throughput AS t (username, window_start, count) VALUES ($1, $2, 1)
+	// The count need not survive a crash (a lost second of counting lets at
+	// most one second's limit through again), so its commit does not wait
+	// for the WAL flush: set_config(..., true) sets synchronous_commit for
+	// this statement's own transaction, which keeps the hot row's lock
+	// short.
+	const q = `WITH cfg AS (SELECT set_config('synchronous_commit', 'off', true))
+		INSERT INTO sms_throughput AS t (username, window_start, count) SELECT $1, $2, 1 FROM cfg
 		ON CONFLICT (username) DO UPDATE SET
 			count = CASE WHEN excluded.window_start > t.window_start THEN 1 ELSE t.count + 1 END,
 			window_start = GREATEST(t.window_start, excluded.window_start)

@@ -561,3 +561,19 @@ func BenchmarkAccept(b *testing.B) {
 		})
 	})
 }
+
+// BenchmarkTakeThroughput counts submissions of one busy account from
+// many callers, as the gateway does for a limited account.
+func BenchmarkTakeThroughput(b *testing.B) {
+	s := newTestStore(b)
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	b.ReportAllocs()
+	b.SetParallelism(16)
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := s.TakeThroughput(b.Context(), "busy", now, 1<<30); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
