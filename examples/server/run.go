@@ -110,10 +110,10 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer, re
 	for _, s := range servers {
 		wg.Go(func() { errc <- s.serve(logger) })
 	}
-	wg.Go(func() { purgeTokens(ctx, authSvc, logger) })
+	wg.Go(func() { every(ctx, time.Minute, "purging expired tokens", logger, authSvc.PurgeExpired) })
 	wg.Go(func() { network.Run(ctx, 100*time.Millisecond) })
 	wg.Go(func() { dispatcher.Run(ctx) })
-	wg.Go(func() { expireParts(ctx, gateway, logger) })
+	wg.Go(func() { every(ctx, 10*time.Second, "expiring parts", logger, gateway.ExpireDue) })
 
 	var err error
 	select {
@@ -195,37 +195,20 @@ func (s *lateSink) HandleStatus(ctx context.Context, ev sms.StatusEvent) error {
 	return s.gw.HandleStatus(ctx, ev)
 }
 
-// expireParts ends parts whose validity passed, every ten seconds.
-func expireParts(ctx context.Context, gw *sms.Gateway, logger *slog.Logger) {
-	t := time.NewTicker(10 * time.Second)
+// every runs job each period until ctx ends, logging what it did: the
+// server's housekeeping (validity expiry, token purge).
+func every(ctx context.Context, period time.Duration, what string, logger *slog.Logger, job func(context.Context) (int, error)) {
+	t := time.NewTicker(period)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if n, err := gw.ExpireDue(ctx); err != nil {
-				logger.Warn("expiring parts", "err", err)
+			if n, err := job(ctx); err != nil {
+				logger.Warn(what, "err", err)
 			} else if n > 0 {
-				logger.Info("parts expired", "count", n)
-			}
-		}
-	}
-}
-
-// purgeTokens deletes expired tokens every minute until ctx ends.
-func purgeTokens(ctx context.Context, svc *auth.Service, logger *slog.Logger) {
-	t := time.NewTicker(time.Minute)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if n, err := svc.PurgeExpired(ctx); err != nil {
-				logger.Warn("purging expired tokens", "err", err)
-			} else if n > 0 {
-				logger.Debug("purged expired tokens", "count", n)
+				logger.Info(what, "count", n)
 			}
 		}
 	}
