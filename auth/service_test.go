@@ -5,27 +5,20 @@ import (
 	"encoding/base64"
 	"errors"
 	"net/netip"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/auth"
+	"github.com/msgkit/msgkit/msgkittest"
 	"golang.org/x/crypto/bcrypt"
 )
 
 const svc = msgkit.ServiceUUID("6f1c2a8e-3b4d-4e5f-8a9b-0c1d2e3f4a5b")
 
-// fakeClock is a clock tests move by hand.
-type fakeClock struct{ now atomic.Int64 }
-
-func (c *fakeClock) Now() time.Time          { return time.Unix(0, c.now.Load()).UTC() }
-func (c *fakeClock) Advance(d time.Duration) { c.now.Add(int64(d)) }
-
-func newService(t testing.TB) (*auth.Service, *memstore.Store, *fakeClock) {
-	clock := &fakeClock{}
-	clock.now.Store(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC).UnixNano())
+func newService(t testing.TB) (*auth.Service, *memstore.Store, *msgkittest.Clock) {
+	clock := msgkittest.NewClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
 	store := memstore.New()
 	return auth.New(store, auth.Options{BcryptCost: bcrypt.MinCost, Clock: clock.Now}), store, clock
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/adapters/memstore"
+	"github.com/msgkit/msgkit/msgkittest"
 	"github.com/msgkit/msgkit/sms"
 	"github.com/shopspring/decimal"
 	"golang.org/x/crypto/bcrypt"
@@ -30,29 +31,17 @@ func (r *recorder) Send(ctx context.Context, parts []sms.OutboundPart) error {
 	return r.err
 }
 
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
 type fixture struct {
 	gw    *sms.Gateway
 	store *memstore.Store
 	up    *recorder
-	clock *clock
+	clock *msgkittest.Clock
 }
 
 var office = netip.MustParseAddr("192.0.2.10")
 
 func newFixture(t testing.TB) *fixture {
-	f := &fixture{store: memstore.New(), up: &recorder{}, clock: &clock{now: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}}
+	f := &fixture{store: memstore.New(), up: &recorder{}, clock: msgkittest.NewClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))}
 	f.gw = sms.NewGateway(f.store, f.up, sms.GatewayOptions{Clock: f.clock.Now, BcryptCost: bcrypt.MinCost})
 	f.account(t, "shop", func(a *sms.Account) {})
 	return f

@@ -18,30 +18,14 @@ import (
 	"github.com/msgkit/msgkit/adapters/httpapi"
 	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/auth"
+	"github.com/msgkit/msgkit/msgkittest"
 	"golang.org/x/crypto/bcrypt"
 	"golang.org/x/time/rate"
 )
 
-// fakeClock is a msgkit.Clock that moves only when told.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newClock() *fakeClock {
-	return &fakeClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
+// newClock is the tests' clock, moved only when told.
+func newClock() *msgkittest.Clock {
+	return msgkittest.NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 }
 
 const (
@@ -64,7 +48,7 @@ const (
 // fixture is an auth.Service over memstore with clients, users and an API
 // key, and a log buffer.
 type fixture struct {
-	clock *fakeClock
+	clock *msgkittest.Clock
 	svc   *auth.Service
 	logs  *bytes.Buffer
 	opts  httpapi.Options

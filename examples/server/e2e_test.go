@@ -19,25 +19,12 @@ import (
 	"github.com/msgkit/msgkit/adapters/httpapi"
 	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/adapters/pgstore"
+	"github.com/msgkit/msgkit/msgkittest"
 	"github.com/msgkit/msgkit/sms"
 	"github.com/msgkit/msgkit/sms/simnet"
 	"github.com/shopspring/decimal"
 	"golang.org/x/crypto/bcrypt"
 )
-
-// fakeClock is moved by the tests; the network, the gateway and the
-// dispatcher all read it, so nothing waits for real time.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
 
 // receiver is a customer's report endpoint that can fail for a while.
 type receiver struct {
@@ -88,7 +75,7 @@ type gatewayNode struct {
 	api        *httptest.Server
 }
 
-func newNode(t *testing.T, store sms.Store, clock *fakeClock) *gatewayNode {
+func newNode(t *testing.T, store sms.Store, clock *msgkittest.Clock) *gatewayNode {
 	sink := &lateSink{}
 	n := &gatewayNode{}
 	n.network = simnet.New(sink, simnet.Options{
@@ -109,7 +96,7 @@ func newNode(t *testing.T, store sms.Store, clock *fakeClock) *gatewayNode {
 }
 
 // step moves time and lets the network and the dispatcher do what is due.
-func (n *gatewayNode) step(t *testing.T, clock *fakeClock, d time.Duration) {
+func (n *gatewayNode) step(t *testing.T, clock *msgkittest.Clock, d time.Duration) {
 	t.Helper()
 	clock.Advance(d)
 	if _, err := n.network.RunDue(t.Context(), clock.Now()); err != nil {
@@ -181,7 +168,7 @@ func openPG(t *testing.T, cfg config) *pgstore.Store {
 func TestEndToEnd(t *testing.T) {
 	for name, newStore := range storesForE2E(t) {
 		t.Run(name, func(t *testing.T) {
-			clock := &fakeClock{now: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
+			clock := msgkittest.NewClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
 			node := newNode(t, newStore(t), clock)
 			createShop(t, node.gw)
 			rcv := newReceiver(t)
@@ -216,7 +203,7 @@ func TestRestartKeepsPendingReports(t *testing.T) {
 		t.Skip("MSGKIT_TEST_PG is not set")
 	}
 	cfg := pgConfig(t)
-	clock := &fakeClock{now: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
+	clock := msgkittest.NewClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
 	first := newNode(t, openPG(t, cfg), clock)
 	createShop(t, first.gw)
 	rcv := newReceiver(t)
@@ -241,7 +228,7 @@ func TestRestartKeepsPendingReports(t *testing.T) {
 }
 
 // dispatcherOnly runs a node's dispatcher alone (its network has nothing).
-func (n *gatewayNode) dispatcherOnly(t *testing.T, clock *fakeClock, d time.Duration) {
+func (n *gatewayNode) dispatcherOnly(t *testing.T, clock *msgkittest.Clock, d time.Duration) {
 	t.Helper()
 	clock.Advance(d)
 	if _, err := n.dispatcher.RunOnce(context.Background()); err != nil {
@@ -252,7 +239,7 @@ func (n *gatewayNode) dispatcherOnly(t *testing.T, clock *fakeClock, d time.Dura
 // BenchmarkReportDelivery measures delivery reports posted over loopback
 // HTTP to a local receiver by one dispatcher, from a memstore outbox.
 func BenchmarkReportDelivery(b *testing.B) {
-	clock := &fakeClock{now: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
+	clock := msgkittest.NewClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
 	store := memstore.New()
 	gw := sms.NewGateway(store, nil, sms.GatewayOptions{Clock: clock.Now, BcryptCost: bcrypt.MinCost})
 	if _, err := gw.CreateAccount(context.Background(), sms.AccountSpec{Password: "pw", Account: sms.Account{

@@ -13,28 +13,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/msgkittest"
 	"github.com/msgkit/msgkit/sms"
 )
 
 var t0 = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
-
-// fakeClock is a settable msgkit.Clock.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = t
-}
 
 // recorder is a sink that keeps every event; fail, when set, refuses some.
 type recorder struct {
@@ -153,7 +136,7 @@ func TestOutcomes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(fmt.Sprintf("%s/expiry=%v", tc.to, tc.reportExpiry), func(t *testing.T) {
-			clock := &fakeClock{now: t0}
+			clock := msgkittest.NewClock(t0)
 			rec := &recorder{}
 			n := New(rec, Options{Rules: rules, ReportExpiry: tc.reportExpiry, Clock: clock.Now})
 			if err := n.Send(context.Background(), []sms.OutboundPart{part("m", 0, tc.to)}); err != nil {
@@ -185,7 +168,7 @@ func TestOutcomesEndInState(t *testing.T) {
 	}
 	for _, tc := range tests {
 		rec := &recorder{}
-		clock := &fakeClock{now: t0}
+		clock := msgkittest.NewClock(t0)
 		n := New(rec, Options{Default: tc.o, ReportExpiry: tc.reportExpiry, Clock: clock.Now})
 		if err := n.Send(context.Background(), []sms.OutboundPart{part("m", 0, "+441")}); err != nil {
 			t.Fatal(err)
@@ -314,7 +297,7 @@ func manyParts(k int) []sms.OutboundPart {
 
 func runAll(t *testing.T, seed uint64, parts []sms.OutboundPart, oneByOne bool) []sms.StatusEvent {
 	t.Helper()
-	clock := &fakeClock{now: t0}
+	clock := msgkittest.NewClock(t0)
 	rec := &recorder{}
 	n := New(rec, jittery(seed, clock.Now))
 	if oneByOne {
@@ -378,7 +361,7 @@ func TestDeterminism(t *testing.T) {
 }
 
 func TestJitterBounds(t *testing.T) {
-	clock := &fakeClock{now: t0}
+	clock := msgkittest.NewClock(t0)
 	rec := &recorder{}
 	n := New(rec, Options{Seed: 3, Clock: clock.Now, Default: Outcome{AcceptDelay: time.Second, Delay: time.Minute, Jitter: 10 * time.Second}})
 	if err := n.Send(context.Background(), manyParts(50)); err != nil {
@@ -402,7 +385,7 @@ func TestJitterBounds(t *testing.T) {
 }
 
 func TestRunDueOrder(t *testing.T) {
-	clock := &fakeClock{now: t0}
+	clock := msgkittest.NewClock(t0)
 	rec := &recorder{}
 	n := New(rec, Options{Clock: clock.Now, Rules: []Rule{
 		{Prefix: "1", Outcome: Outcome{AcceptDelay: 2 * time.Second, Delay: 2 * time.Second}},
@@ -452,7 +435,7 @@ func TestRunDueOrder(t *testing.T) {
 // A refused event is offered again a second later, the part's later events
 // wait behind it, and other parts go on.
 func TestRequeueOnSinkError(t *testing.T) {
-	clock := &fakeClock{now: t0}
+	clock := msgkittest.NewClock(t0)
 	refusals := 2
 	rec := &recorder{}
 	rec.fail = func(e sms.StatusEvent) error {
@@ -496,7 +479,7 @@ func TestRequeueOnSinkError(t *testing.T) {
 
 func TestSinkRetryOption(t *testing.T) {
 	rec := &recorder{fail: func(sms.StatusEvent) error { return errors.New("no") }}
-	n := New(rec, Options{Clock: (&fakeClock{now: t0}).Now, SinkRetry: time.Minute})
+	n := New(rec, Options{Clock: msgkittest.NewClock(t0).Now, SinkRetry: time.Minute})
 	if err := n.Send(context.Background(), []sms.OutboundPart{part("a", 0, "+1")}); err != nil {
 		t.Fatal(err)
 	}
@@ -518,7 +501,7 @@ func TestRunDueStopsWithContext(t *testing.T) {
 		cancel() // the first event is taken, then the context ends
 		return nil
 	}
-	n := New(rec, Options{Clock: (&fakeClock{now: t0}).Now})
+	n := New(rec, Options{Clock: msgkittest.NewClock(t0).Now})
 	if err := n.Send(ctx, []sms.OutboundPart{part("a", 0, "+1"), part("b", 0, "+1")}); err != nil {
 		t.Fatal(err)
 	}
@@ -533,7 +516,7 @@ func TestRunDueStopsWithContext(t *testing.T) {
 
 func TestDuplicates(t *testing.T) {
 	rec := &recorder{}
-	n := New(rec, Options{Clock: (&fakeClock{now: t0}).Now, DuplicateEvery: 3})
+	n := New(rec, Options{Clock: msgkittest.NewClock(t0).Now, DuplicateEvery: 3})
 	if err := n.Send(context.Background(), []sms.OutboundPart{part("a", 0, "+1"), part("b", 0, "+1"), part("c", 0, "+1")}); err != nil {
 		t.Fatal(err)
 	}
@@ -559,7 +542,7 @@ func TestDuplicates(t *testing.T) {
 // Sends and runs from many goroutines lose nothing and keep each part in
 // order. Run with -race.
 func TestConcurrent(t *testing.T) {
-	clock := &fakeClock{now: t0}
+	clock := msgkittest.NewClock(t0)
 	rec := &recorder{}
 	n := New(rec, jittery(11, clock.Now))
 	ctx := context.Background()
@@ -645,7 +628,7 @@ func TestRun(t *testing.T) {
 }
 
 func BenchmarkSendAndRun(b *testing.B) {
-	clock := &fakeClock{now: t0}
+	clock := msgkittest.NewClock(t0)
 	rec := &discard{}
 	n := New(rec, jittery(1, clock.Now))
 	ctx := context.Background()
