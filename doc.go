@@ -9,6 +9,20 @@
 // answer; bad input is always Kind Invalid with Fields naming each bad
 // field, never a 500. Time is read through an injected Clock.
 //
+// One rule classifies an error: the outermost *Error in its chain (or a
+// bare Kind returned as an error, which is that kind with no code) gives
+// its Kind, Code and Message; with none the error is Internal. Wrapping
+// reclassifies: Wrap(<a NotFound error>, Internal, ...) is Internal, and
+// the NotFound below it is a cause for logs only. errors.Is and errors.As
+// follow the same rule, so errors.Is(err, NotFound) is exactly
+// KindOf(err) == NotFound, and errors.Is(err, msgkit.New(k, code, "")) is
+// KindOf and CodeOf agreeing; the rest of the chain (a driver's error,
+// context.Canceled, io.EOF) stays reachable through errors.Is and
+// errors.As. The one exception is Internal: an unclassified error is
+// Internal by KindOf but matches no Kind with errors.Is, so test for
+// Internal with KindOf. An errors.Join of differently classified errors
+// is classified by its first, as errors.As walks; msgkit never joins them.
+//
 // # Listing queries
 //
 // ParseListQuery turns the query string of a listing request into a

@@ -3,6 +3,7 @@ package msgkit
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 )
 
@@ -46,8 +47,17 @@ func (k Kind) String() string {
 }
 
 // Error makes a Kind usable as the target of errors.Is:
-// errors.Is(err, msgkit.NotFound) reports whether err is a *Error of that kind.
+// errors.Is(err, msgkit.NotFound) reports whether err is classified
+// NotFound. A bare Kind returned as an error is an error of that kind with
+// no code (see the package doc's classification rule).
 func (k Kind) Error() string { return k.String() }
+
+// Is lets a bare Kind match an *Error target of its kind and the empty
+// code, as KindOf and CodeOf classify it.
+func (k Kind) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Kind == k && t.Code == ""
+}
 
 // FieldError tells which input field is wrong and why. Name is the field as the
 // caller spelled it (a JSON name or a query parameter); Message is short and
@@ -124,8 +134,17 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-// Unwrap returns the cause.
-func (e *Error) Unwrap() error { return e.Err }
+// Unwrap returns the cause. When the cause itself holds a classified
+// error (an *Error or a bare Kind), it comes back behind a veil that keeps
+// the chain reachable for errors.Is and errors.As (a driver's error,
+// context.Canceled) but stops its classification from showing through:
+// the outermost classification is the only one (see the package doc).
+func (e *Error) Unwrap() error {
+	if e.Err != nil && classified(e.Err) {
+		return veiled{e.Err}
+	}
+	return e.Err
+}
 
 // Is lets errors.Is match a Kind (errors.Is(err, msgkit.Invalid)) or another
 // *Error with the same kind and code.
@@ -139,28 +158,128 @@ func (e *Error) Is(target error) bool {
 	return false
 }
 
-// KindOf returns the kind of the first *Error in err's chain, Internal when
-// there is none, so unknown failures never leak as something a caller caused.
-func KindOf(err error) Kind {
+// classification returns the outermost classified error of err's chain:
+// the first *Error or bare Kind, in the order errors.As walks.
+func classification(err error) (e *Error, k Kind, ok bool) {
 	if e, ok := errors.AsType[*Error](err); ok {
-		return e.Kind
+		return e, e.Kind, true
 	}
-	return Internal
+	if k, ok := errors.AsType[Kind](err); ok {
+		return nil, k, true
+	}
+	return nil, Internal, false
 }
 
-// CodeOf returns the code of the first *Error in err's chain, or "".
+// classified reports whether err's chain holds an *Error or a bare Kind.
+func classified(err error) bool {
+	_, _, ok := classification(err)
+	return ok
+}
+
+// KindOf returns the kind of the outermost *Error (or bare Kind) in err's
+// chain, Internal when there is none, so unknown failures never leak as
+// something a caller caused. errors.Is(err, k) agrees with it for every
+// kind but Internal: an unclassified error is Internal here, yet matches no
+// Kind with errors.Is.
+func KindOf(err error) Kind {
+	_, k, _ := classification(err)
+	return k
+}
+
+// CodeOf returns the code of the outermost *Error in err's chain, or ""
+// (also for a bare Kind).
 func CodeOf(err error) string {
-	if e, ok := errors.AsType[*Error](err); ok {
+	if e, _, _ := classification(err); e != nil {
 		return e.Code
 	}
 	return ""
 }
 
-// MessageOf returns a message safe to show to callers: the *Error's message,
-// or a generic text for internal and unknown errors.
+// MessageOf returns a message safe to show to callers: the outermost
+// *Error's message (a bare Kind's name), or a generic text for internal and
+// unknown errors.
 func MessageOf(err error) string {
-	if e, ok := errors.AsType[*Error](err); ok && e.Kind != Internal && e.Message != "" {
+	e, k, _ := classification(err)
+	switch {
+	case k == Internal:
+	case e == nil:
+		return k.String()
+	case e.Message != "":
 		return e.Message
 	}
 	return "internal error"
+}
+
+// veiled is the cause of an *Error that itself holds classified errors:
+// every layer below stays visible to errors.Is and errors.As except *Error
+// and Kind layers, which answer neither Kind and *Error targets nor
+// errors.As into *Error or Kind. Their causes stay reachable.
+type veiled struct{ err error }
+
+func (v veiled) Error() string { return v.err.Error() }
+
+func (v veiled) Unwrap() []error {
+	switch u := v.err.(type) {
+	case interface{ Unwrap() error }:
+		if next := u.Unwrap(); next != nil {
+			return []error{veiled{next}}
+		}
+	case interface{ Unwrap() []error }:
+		var out []error
+		for _, next := range u.Unwrap() {
+			if next != nil {
+				out = append(out, veiled{next})
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// hidden reports whether this layer is a classification to veil.
+func (v veiled) hidden() bool {
+	switch v.err.(type) {
+	case *Error, Kind:
+		return true
+	}
+	return false
+}
+
+func (v veiled) Is(target error) bool {
+	switch target.(type) {
+	case Kind, *Error:
+		return false
+	}
+	if v.hidden() {
+		return false
+	}
+	if reflect.TypeOf(target).Comparable() && v.err == target {
+		return true
+	}
+	if x, ok := v.err.(interface{ Is(error) bool }); ok {
+		return x.Is(target)
+	}
+	return false
+}
+
+func (v veiled) As(target any) bool {
+	if v.hidden() {
+		return false
+	}
+	if x, ok := v.err.(interface{ As(any) bool }); ok && x.As(target) {
+		return true
+	}
+	val := reflect.ValueOf(target)
+	if val.Kind() != reflect.Pointer || val.IsNil() {
+		return false
+	}
+	switch val.Type().Elem() {
+	case reflect.TypeFor[*Error](), reflect.TypeFor[Kind]():
+		return false
+	}
+	if reflect.TypeOf(v.err).AssignableTo(val.Type().Elem()) {
+		val.Elem().Set(reflect.ValueOf(v.err))
+		return true
+	}
+	return false
 }

@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/msgkit/msgkit"
+	"pgregory.net/rapid"
 )
 
 func TestErrorKindsWithErrorsIs(t *testing.T) {
@@ -111,5 +113,91 @@ func TestClock(t *testing.T) {
 	var system msgkit.Clock
 	if d := time.Since(system.Now()); d < 0 || d > time.Minute {
 		t.Errorf("nil Clock is %v away from the system clock", d)
+	}
+}
+
+// errChain is a generated error and what its chain holds.
+type errChain struct {
+	err    error
+	hasEOF bool // io.EOF is somewhere in the chain
+}
+
+func genErrChain(depth int) *rapid.Generator[errChain] {
+	kinds := rapid.SampledFrom([]msgkit.Kind{msgkit.Internal, msgkit.Invalid, msgkit.NotFound, msgkit.Conflict, msgkit.Unavailable})
+	codes := rapid.SampledFrom([]string{"", "a", "b"})
+	return rapid.Custom(func(t *rapid.T) errChain {
+		if depth == 0 || rapid.IntRange(0, 3).Draw(t, "leaf") == 0 {
+			switch rapid.IntRange(0, 3).Draw(t, "leafKind") {
+			case 0:
+				return errChain{err: io.EOF, hasEOF: true}
+			case 1:
+				return errChain{err: errors.New("plain")}
+			case 2:
+				return errChain{err: kinds.Draw(t, "bareKind")}
+			default:
+				return errChain{err: msgkit.New(kinds.Draw(t, "kind"), codes.Draw(t, "code"), "m")}
+			}
+		}
+		inner := genErrChain(depth-1).Draw(t, "inner")
+		switch rapid.IntRange(0, 2).Draw(t, "wrapper") {
+		case 0:
+			inner.err = msgkit.Wrap(inner.err, kinds.Draw(t, "kind"), codes.Draw(t, "code"), "m")
+		case 1:
+			inner.err = fmt.Errorf("context: %w", inner.err)
+		default:
+			inner.err = &msgkit.Error{Kind: kinds.Draw(t, "kind"), Code: codes.Draw(t, "code"), Message: "m", Err: inner.err}
+		}
+		return inner
+	})
+}
+
+// One rule classifies: the outermost *Error or bare Kind. errors.Is with a
+// Kind or an *Error target never disagrees with KindOf and CodeOf, however
+// classified errors are nested, and the rest of the chain stays reachable.
+func TestErrorsIsAgreesWithKindOf(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		c := genErrChain(4).Draw(t, "chain")
+		kind, code := msgkit.KindOf(c.err), msgkit.CodeOf(c.err)
+		_, isError := errors.AsType[*msgkit.Error](c.err)
+		_, isKind := errors.AsType[msgkit.Kind](c.err)
+		classified := isError || isKind
+		for _, k := range []msgkit.Kind{msgkit.Internal, msgkit.Invalid, msgkit.NotFound, msgkit.Conflict, msgkit.Unavailable} {
+			if got, want := errors.Is(c.err, k), classified && kind == k; got != want {
+				t.Fatalf("errors.Is(%v, %v) = %v; KindOf says %v (classified %v)", c.err, k, got, kind, classified)
+			}
+			for _, cd := range []string{"", "a", "b"} {
+				target := msgkit.New(k, cd, "")
+				if got, want := errors.Is(c.err, target), classified && kind == k && code == cd; got != want {
+					t.Fatalf("errors.Is(%v, %v/%q) = %v; KindOf %v, CodeOf %q", c.err, k, cd, got, kind, code)
+				}
+			}
+		}
+		if got := errors.Is(c.err, io.EOF); got != c.hasEOF {
+			t.Fatalf("errors.Is(%v, io.EOF) = %v, want %v: the cause chain is lost", c.err, got, c.hasEOF)
+		}
+		if e, ok := errors.AsType[*msgkit.Error](c.err); ok && (e.Kind != kind || e.Code != code) {
+			t.Fatalf("errors.As gives %v/%q; KindOf and CodeOf %v/%q", e.Kind, e.Code, kind, code)
+		}
+	})
+}
+
+func TestWrapReclassifies(t *testing.T) {
+	inner := msgkit.New(msgkit.NotFound, "row_not_found", "row not found")
+	err := msgkit.Wrap(fmt.Errorf("query: %w", inner), msgkit.Internal, "storage_error", "storage error")
+	if errors.Is(err, msgkit.NotFound) || msgkit.KindOf(err) != msgkit.Internal {
+		t.Errorf("Wrap(NotFound, Internal): errors.Is NotFound %v, KindOf %v; the outer kind must win",
+			errors.Is(err, msgkit.NotFound), msgkit.KindOf(err))
+	}
+	if !errors.Is(err, msgkit.Internal) {
+		t.Error("errors.Is(err, Internal) is false for an explicit Internal")
+	}
+	if got := msgkit.KindOf(fmt.Errorf("x: %w", msgkit.Conflict)); got != msgkit.Conflict {
+		t.Errorf("KindOf(bare Conflict) = %v", got)
+	}
+	if got := msgkit.MessageOf(msgkit.Conflict); got != "conflict" {
+		t.Errorf("MessageOf(bare Conflict) = %q", got)
+	}
+	if !strings.Contains(err.Error(), "row not found") {
+		t.Errorf("the cause is lost from the log text: %s", err)
 	}
 }
