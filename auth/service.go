@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/secret"
 	"golang.org/x/crypto/bcrypt"
 )
 
@@ -52,9 +53,9 @@ type Options struct {
 
 // Service issues and verifies credentials.
 type Service struct {
-	store     Store
-	opts      Options
-	dummyHash []byte // compared against when a client or user is unknown, so timing does not tell
+	store   Store
+	opts    Options
+	secrets *secret.Checker // unknown clients and users cost a comparison too, so timing does not tell
 }
 
 // New returns a Service over store.
@@ -62,17 +63,13 @@ func New(store Store, opts Options) *Service {
 	if opts.TokenTTL <= 0 {
 		opts.TokenTTL = 3600 * time.Second
 	}
-	if opts.BcryptCost == 0 {
-		opts.BcryptCost = bcrypt.DefaultCost
-	}
 	if opts.Rand == nil {
 		opts.Rand = rand.Reader
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	dummy, _ := bcrypt.GenerateFromPassword([]byte("msgkit-dummy-secret"), opts.BcryptCost)
-	return &Service{store: store, opts: opts, dummyHash: dummy}
+	return &Service{store: store, opts: opts, secrets: secret.NewChecker(opts.BcryptCost)}
 }
 
 // IssuedToken is the answer of a successful grant.
@@ -191,19 +188,17 @@ func (s *Service) CreateAPIKey(ctx context.Context, name, key string) (APIKey, s
 // 4.4). Unknown clients and wrong secrets are both invalid_client, and take
 // the same time; a right secret from an address outside the client's
 // networks is unauthorized_client, told only to whoever holds the secret.
-func (s *Service) ClientCredentials(ctx context.Context, clientID, secret string, from netip.Addr) (IssuedToken, error) {
-	if clientID == "" || secret == "" {
+func (s *Service) ClientCredentials(ctx context.Context, clientID, clientSecret string, from netip.Addr) (IssuedToken, error) {
+	if clientID == "" || clientSecret == "" {
 		return IssuedToken{}, oauthErr(msgkit.Unauthorized, CodeInvalidClient, "client authentication failed")
 	}
-	c, err := s.store.Client(ctx, clientID)
-	if err != nil && !errors.Is(err, msgkit.NotFound) {
+	c, ok, err := secret.Check(ctx, s.secrets, clientSecret, func(ctx context.Context) (Client, error) {
+		return s.store.Client(ctx, clientID)
+	}, func(c Client) string { return c.SecretHash })
+	if err != nil {
 		return IssuedToken{}, err
 	}
-	hash := s.dummyHash
-	if err == nil {
-		hash = []byte(c.SecretHash)
-	}
-	if bcrypt.CompareHashAndPassword(hash, []byte(secret)) != nil || err != nil {
+	if !ok {
 		return IssuedToken{}, oauthErr(msgkit.Unauthorized, CodeInvalidClient, "client authentication failed")
 	}
 	if !allowed(c.Networks, from) {
@@ -219,15 +214,13 @@ func (s *Service) Password(ctx context.Context, username, password string) (Issu
 	if username == "" || password == "" {
 		return IssuedToken{}, oauthErr(msgkit.Invalid, CodeInvalidRequest, "username and password are required")
 	}
-	u, err := s.store.User(ctx, username)
-	if err != nil && !errors.Is(err, msgkit.NotFound) {
+	u, ok, err := secret.Check(ctx, s.secrets, password, func(ctx context.Context) (User, error) {
+		return s.store.User(ctx, username)
+	}, func(u User) string { return u.PasswordHash })
+	if err != nil {
 		return IssuedToken{}, err
 	}
-	hash := s.dummyHash
-	if err == nil {
-		hash = []byte(u.PasswordHash)
-	}
-	if bcrypt.CompareHashAndPassword(hash, []byte(password)) != nil || err != nil {
+	if !ok {
 		return IssuedToken{}, oauthErr(msgkit.Invalid, CodeInvalidGrant, "wrong username or password")
 	}
 	return s.issue(ctx, Principal{Kind: SubjectUser, Subject: u.Username, Services: u.Services, Privileges: u.Privileges}, PasswordTokenTTL)
@@ -309,11 +302,7 @@ func (s *Service) hashOrCheck(secret, hash, field string) (string, error) {
 	if len(secret) > 72 {
 		return "", msgkit.Invalidf(CodeInvalidRequest, field, "a %s has at most 72 bytes", field)
 	}
-	h, err := bcrypt.GenerateFromPassword([]byte(secret), s.opts.BcryptCost)
-	if err != nil {
-		return "", msgkit.Wrap(err, msgkit.Internal, "hash", "hashing failed")
-	}
-	return string(h), nil
+	return s.secrets.Hash(secret)
 }
 
 func validateGrants(nets []netip.Prefix, services []msgkit.ServiceUUID, privs []Privilege) error {

@@ -17,9 +17,9 @@ import (
 
 const svc = msgkit.ServiceUUID("6f1c2a8e-3b4d-4e5f-8a9b-0c1d2e3f4a5b")
 
-func newService(t testing.TB) (*auth.Service, *memstore.Store, *msgkittest.Clock) {
+func newService(t testing.TB) (*auth.Service, *memstore.AuthStore, *msgkittest.Clock) {
 	clock := msgkittest.NewClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
-	store := memstore.New()
+	store := memstore.New().Auth()
 	return auth.New(store, auth.Options{BcryptCost: bcrypt.MinCost, Clock: clock.Now}), store, clock
 }
 

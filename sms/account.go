@@ -1,7 +1,6 @@
 package sms
 
 import (
-	"context"
 	"net/netip"
 	"strings"
 	"time"
@@ -10,7 +9,7 @@ import (
 )
 
 // DefaultValidity is how long the network tries to deliver a part unless the
-// account says otherwise (document 3, section 8).
+// account says otherwise: the validity the bulk SMS interface gives.
 const DefaultValidity = 24 * time.Hour
 
 // Account is a bulk SMS customer account: the credentials of the request's
@@ -82,58 +81,4 @@ func (a Account) blacklistedWord(region, sender string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// MessageRecord is an accepted message as the Store keeps it.
-type MessageRecord struct {
-	ID          MessageID
-	Account     string
-	Type        string // "text" or "wsi"
-	Sender      Sender
-	Receiver    MSISDN
-	DCS         DCS
-	Flash       bool
-	DLRMask     DLRMask
-	DLRURL      string
-	Custom      []byte // the submission's custom JSON object, echoed in reports
-	PartPrice   decimal.Decimal
-	Charged     decimal.Decimal // PartPrice × len(Parts)
-	Currency    string
-	SubmittedAt time.Time
-	ExpiresAt   time.Time
-	Parts       []PartRecord
-}
-
-// PartRecord is one physical SMS of a message and where it is.
-type PartRecord struct {
-	Num       int // 0-based, as reports number parts
-	Text      string
-	Data      []byte
-	Units     int
-	UDH       UDH
-	State     PartState
-	ErrorCode DLRError
-	UpdatedAt time.Time
-}
-
-// Store keeps accounts and messages. Absent records are msgkit.NotFound,
-// duplicates msgkit.Conflict.
-type Store interface {
-	CreateAccount(ctx context.Context, a Account) error
-	Account(ctx context.Context, username string) (Account, error)
-	// AddBalance adds delta (negative to take away) to the balance and
-	// returns the new one; a result below zero is refused with 113.
-	AddBalance(ctx context.Context, username string, delta decimal.Decimal) (decimal.Decimal, error)
-	// Accept charges m.Charged to the account and saves m, atomically: under
-	// any concurrency the balance never goes below zero and no saved message
-	// is uncharged. A balance below the charge is 113 (RC_NO_CREDIT) with
-	// nothing changed.
-	Accept(ctx context.Context, m MessageRecord) error
-	Message(ctx context.Context, id MessageID) (MessageRecord, error)
-	// TakeThroughput counts one submission of the account in the second
-	// of now and reports whether it stays within limit per second. Replicas
-	// sharing a store share the count.
-	TakeThroughput(ctx context.Context, username string, now time.Time, limit int) (bool, error)
-
-	OutboxStore
 }

@@ -6,8 +6,8 @@ import (
 	"github.com/msgkit/msgkit"
 )
 
-// Code is a submission error code of the bulk SMS interface (document 3,
-// section 7.1). It travels as a JSON string ("102") because the client
+// Code is a submission error code of the bulk SMS interface
+// (its submission error codes). It travels as a JSON string ("102") because the client
 // libraries customers already use parse it from a string.
 type Code int
 
@@ -64,7 +64,7 @@ func Codes() []Code {
 	return out
 }
 
-// Valid reports whether c is one of the codes of section 7.1.
+// Valid reports whether c is one of the interface's submission error codes.
 func (c Code) Valid() bool { return c >= firstCode && c <= lastCode }
 
 // Name is the code's symbolic name, e.g. "RC_ENCODING_ERROR".
@@ -75,7 +75,7 @@ func (c Code) Name() string {
 	return codeTable[c-firstCode].name
 }
 
-// Meaning is the code's meaning as section 7.1 states it.
+// Meaning is the code's meaning as the interface states it.
 func (c Code) Meaning() string {
 	if !c.Valid() {
 		return ""

@@ -1,41 +1,6 @@
 package sms
 
-// Delivery state machine
-//
-// Step is the table of document 3, section 3.1, and nothing more: a part's
-// state and one network Status give the next state and the report event.
-// It is pure (no I/O, no clock) so that the gateway, the stores and the
-// tests all agree on it. The rows, with the network Status that triggers
-// them:
-//
-//	submitted        + accepted          -> sent to SMSC  SENT_TO_SMSC
-//	submitted|sent   + delivered         -> delivered     DELIVERED
-//	submitted|sent   + temporary failure -> buffered      BUFFERED
-//	buffered         + temporary failure -> buffered      BUFFERED (each attempt)
-//	buffered         + delivered         -> delivered     DELIVERED (a later attempt)
-//	any non-final    + permanent failure -> undelivered   UNDELIVERED
-//	buffered         + expired           -> undelivered   UNDELIVERED
-//	submitted|sent   + expired           -> undelivered   UNDELIVERED
-//	submitted        + rejected          -> rejected      REJECTED
-//
-// Choices where the table is silent:
-//   - A part the network never answers (submitted or sent to SMSC) is
-//     UNDELIVERED with 996 when its validity expires, like a buffered one:
-//     a silent network must not leave a part open for ever.
-//   - buffered + temporary failure is a change (changed is true) although
-//     the state stays: the table sends BUFFERED for each attempt.
-//   - Everything else is ignored (changed false, state kept): any status
-//     after a final state (final events end the report stream), a repeated
-//     acceptance, an acceptance that arrives after a failed attempt (late:
-//     the part is already past the SMSC), and a rejection once the part is
-//     sent to SMSC or buffered (the table rejects only submitted parts; such
-//     a part ends by a later report or by expiry). Networks repeat and
-//     reorder reports, so ignoring is not an error.
-//   - Unknown states or statuses are ignored the same way.
-//
-// ErrorCodeFor chooses the errorCode a report carries.
-
-// PartState is where a part is in its delivery (document 3, section 3.1).
+// PartState is where a part is in its delivery (the interface's delivery states).
 type PartState uint8
 
 // The states of a part.
@@ -93,7 +58,34 @@ func (s PartState) Final() bool {
 // Step applies one network status to a part in state. When the status
 // matters it returns the next state, the event to report (if the customer's
 // mask allows it) and changed true; otherwise it returns state, no event (0)
-// and false. The comment at the top of delivery.go lists the transitions.
+// and false. It is pure (no I/O, no clock) so that the gateway, the stores
+// and the tests all agree on it. The rows are the bulk SMS interface's
+// delivery table, with the network Status that triggers each:
+//
+//	submitted        + accepted          -> sent to SMSC  SENT_TO_SMSC
+//	submitted|sent   + delivered         -> delivered     DELIVERED
+//	submitted|sent   + temporary failure -> buffered      BUFFERED
+//	buffered         + temporary failure -> buffered      BUFFERED (each attempt)
+//	buffered         + delivered         -> delivered     DELIVERED (a later attempt)
+//	any non-final    + permanent failure -> undelivered   UNDELIVERED
+//	buffered         + expired           -> undelivered   UNDELIVERED
+//	submitted|sent   + expired           -> undelivered   UNDELIVERED
+//	submitted        + rejected          -> rejected      REJECTED
+//
+// Choices where the table is silent:
+//   - A part the network never answers (submitted or sent to SMSC) is
+//     UNDELIVERED with 996 when its validity expires, like a buffered one:
+//     a silent network must not leave a part open for ever.
+//   - buffered + temporary failure is a change (changed is true) although
+//     the state stays: the table sends BUFFERED for each attempt.
+//   - Everything else is ignored (changed false, state kept): any status
+//     after a final state (final events end the report stream), a repeated
+//     acceptance, an acceptance that arrives after a failed attempt (late:
+//     the part is already past the SMSC), and a rejection once the part is
+//     sent to SMSC or buffered (the table rejects only submitted parts; such
+//     a part ends by a later report or by expiry). Networks repeat and
+//     reorder reports, so ignoring is not an error.
+//   - Unknown states or statuses are ignored the same way.
 func Step(state PartState, ev Status) (next PartState, report Event, changed bool) {
 	switch state {
 	case StateSubmitted, StateSentToSMSC, StateBuffered:

@@ -2,7 +2,7 @@ package sms
 
 import "strconv"
 
-// Event is a delivery report event (document 3, section 6.1). Its value is
+// Event is a delivery report event (the interface's dlrMask events). Its value is
 // its bit in a DLRMask.
 type Event uint8
 

@@ -5,13 +5,13 @@ import (
 	"strconv"
 )
 
-// DLRError is the errorCode of a delivery report (document 3, section 7.2).
+// DLRError is the errorCode of a delivery report (the interface's delivery error codes).
 type DLRError int
 
-// Category groups delivery report error codes as section 7.2 does.
+// Category groups delivery report error codes as the interface does.
 type Category uint8
 
-// The categories of section 7.2.
+// The categories of the interface's delivery error codes.
 const (
 	CategoryNone       Category = iota // 0: no error
 	CategoryOther                      // 500: other error
@@ -61,9 +61,9 @@ type dlrInfo struct {
 	temporary bool // a later attempt may succeed: the part is BUFFERED, not UNDELIVERED
 }
 
-// dlrTable holds every code of section 7.2. The texts of 80..90 follow the
+// dlrTable holds every delivery error code of the interface. The texts of 80..90 follow the
 // MAP absent-subscriber diagnostics (3GPP TS 29.002, offset 80), which the
-// section's grouping matches; where section 7.2 names a group but not which
+// interface's grouping matches; where the interface names a group but not which
 // code is which (61..75), the text names the group.
 var dlrTable = map[DLRError]dlrInfo{
 	0:   {CategoryNone, "no error", false},
@@ -122,7 +122,7 @@ var dlrTable = map[DLRError]dlrInfo{
 	999: {CategoryPlatform, "repeated submission (possible loop)", false},
 }
 
-// Known reports whether section 7.2 lists the code.
+// Known reports whether the interface lists the code.
 func (c DLRError) Known() bool {
 	_, ok := dlrTable[c]
 	return ok
@@ -152,7 +152,7 @@ func (c DLRError) Text() string {
 // the part BUFFERED until its validity expires, the others are final.
 func (c DLRError) Temporary() bool { return dlrTable[c].temporary }
 
-// DLRErrors lists every code of section 7.2 in ascending order.
+// DLRErrors lists every delivery error code in ascending order.
 func DLRErrors() []DLRError {
 	out := make([]DLRError, 0, len(dlrTable))
 	for c := range dlrTable {

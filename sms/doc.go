@@ -55,35 +55,15 @@
 // # Delivery state machine
 //
 // Step applies one network status to a part's state and gives the next
-// state and the report event (sent only if the dlrMask allows it), following
-// section 3.1:
-//
-//	submitted        + accepted          -> sent to SMSC  SENT_TO_SMSC
-//	submitted|sent   + delivered         -> delivered     DELIVERED
-//	submitted|sent   + temporary failure -> buffered      BUFFERED
-//	buffered         + temporary failure -> buffered      BUFFERED (each attempt)
-//	buffered         + delivered         -> delivered     DELIVERED
-//	any non-final    + permanent failure -> undelivered   UNDELIVERED
-//	buffered         + expired           -> undelivered   UNDELIVERED
-//	submitted|sent   + expired           -> undelivered   UNDELIVERED
-//	submitted        + rejected          -> rejected      REJECTED
-//
-// Choices where the interface is silent:
-//   - A part the network never answers (submitted or sent to SMSC) is
-//     UNDELIVERED with 996 when its validity expires, like a buffered part.
-//   - A repeated temporary failure of a buffered part is a change: BUFFERED
-//     is reported for each attempt.
-//   - Everything else is ignored, not an error: any status after a final
-//     state (final events end the report stream), a repeated acceptance, an
-//     acceptance after a failed attempt (late), and a rejection of a part
-//     already sent to SMSC or buffered (section 3.1 rejects only submitted
-//     parts; such a part ends by a later report or by expiry).
-//   - ErrorCodeFor gives a report's errorCode: 996 for expiry whatever the
-//     network said, 0 for delivery and acceptance, 500 (other error) for a
-//     permanent failure or rejection that came without a code, so that a
-//     final failure never reports "no error"; otherwise the network's code.
-//   - PartState names are lower case with underscores ("sent_to_smsc"), the
-//     spelling stores and logs use; ParsePartState reads them back.
+// state and the report event, which is sent only if the dlrMask allows it.
+// Its doc lists the rows of the interface's delivery table and the choices
+// made where the table is silent. ErrorCodeFor gives a report's errorCode:
+// 996 for expiry whatever the network said, 0 for delivery and acceptance,
+// 500 (other error) for a permanent failure or rejection that came without
+// a code, so that a final failure never reports "no error"; otherwise the
+// network's code. PartState names are lower case with underscores
+// ("sent_to_smsc"), the spelling stores and logs use; ParsePartState reads
+// them back.
 //
 // # Submission
 //

@@ -7,7 +7,6 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
-	"errors"
 	"log/slog"
 	"net/netip"
 	"net/url"
@@ -18,7 +17,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/msgkit/msgkit"
 	"github.com/shopspring/decimal"
+	"github.com/msgkit/msgkit/secret"
 	"golang.org/x/crypto/bcrypt"
+	"golang.org/x/sync/singleflight"
 )
 
 // Message types of a submission.
@@ -33,7 +34,7 @@ const (
 	MaxDLRURLBytes = 2048
 )
 
-// Submission is a bulk SMS request (document 3, section 2.1) as the gateway
+// Submission is a bulk SMS request as the gateway
 // takes it, whatever its transport.
 type Submission struct {
 	Type     string
@@ -72,6 +73,9 @@ type GatewayOptions struct {
 	// a busy account does not pay a bcrypt comparison per message; default
 	// one minute. Changed accounts are seen after at most this long.
 	CredentialTTL time.Duration
+	// NewID makes the id of an accepted message; default a random UUID.
+	// Tests inject a sequence so that answers and reports are golden.
+	NewID func() MessageID
 }
 
 // Gateway accepts bulk SMS submissions, charges them and hands their parts
@@ -81,20 +85,14 @@ type Gateway struct {
 	upstream Upstream
 	opts     GatewayOptions
 
-	dummyHash []byte
-	credKey   [32]byte // keys the remembered password digests
-	credMu    sync.RWMutex
-	creds     map[string]credential
-	checking  map[[32]byte]*credCheck // bcrypt comparisons in flight, by username and digest
-}
-
-// credCheck is one bcrypt comparison that concurrent submissions with the
-// same credentials wait for, so that a burst at start-up costs one
-// comparison, not one per request.
-type credCheck struct {
-	done    chan struct{}
-	account Account
-	err     error
+	secrets *secret.Checker
+	credKey [32]byte // keys the remembered password digests
+	credMu  sync.RWMutex
+	creds   map[string]credential
+	// checking runs one bcrypt comparison for concurrent submissions with
+	// the same credentials, so a burst at start-up costs one comparison,
+	// not one per request.
+	checking singleflight.Group
 }
 
 // credential is a verified account remembered for a while.
@@ -115,8 +113,10 @@ func NewGateway(store Store, upstream Upstream, opts GatewayOptions) *Gateway {
 	if opts.CredentialTTL <= 0 {
 		opts.CredentialTTL = time.Minute
 	}
-	g := &Gateway{store: store, upstream: upstream, opts: opts, creds: map[string]credential{}, checking: map[[32]byte]*credCheck{}}
-	g.dummyHash, _ = bcrypt.GenerateFromPassword([]byte("msgkit-dummy-password"), opts.BcryptCost)
+	if opts.NewID == nil {
+		opts.NewID = func() MessageID { return MessageID(uuid.NewString()) }
+	}
+	g := &Gateway{store: store, upstream: upstream, opts: opts, creds: map[string]credential{}, secrets: secret.NewChecker(opts.BcryptCost)}
 	rand.Read(g.credKey[:])
 	return g
 }
@@ -163,11 +163,11 @@ func (g *Gateway) CreateAccount(ctx context.Context, spec AccountSpec) (Account,
 		return Account{}, e
 	}
 	if spec.Password != "" {
-		h, err := bcrypt.GenerateFromPassword([]byte(spec.Password), g.opts.BcryptCost)
+		h, err := g.secrets.Hash(spec.Password)
 		if err != nil {
-			return Account{}, msgkit.Wrap(err, msgkit.Internal, "hash", "hashing failed")
+			return Account{}, err
 		}
-		a.PasswordHash = string(h)
+		a.PasswordHash = h
 	}
 	if a.CreatedAt.IsZero() {
 		a.CreatedAt = g.opts.Clock.Now().UTC()
@@ -180,7 +180,7 @@ func (g *Gateway) CreateAccount(ctx context.Context, spec AccountSpec) (Account,
 
 // Submit validates a submission, splits it, charges the account for every
 // physical SMS and stores the message before it answers; then it hands the
-// parts to the network. Rejections carry the codes of section 7.1 (see the
+// parts to the network. Rejections carry the submission error codes (see the
 // package doc for the order of the checks).
 func (g *Gateway) Submit(ctx context.Context, sub Submission) (Accepted, error) {
 	now := g.opts.Clock.Now().UTC()
@@ -197,7 +197,7 @@ func (g *Gateway) Submit(ctx context.Context, sub Submission) (Accepted, error) 
 	if err != nil {
 		return Accepted{}, err
 	}
-	split, err := m.split(sub)
+	split, err := splitContent(m.Type, sub)
 	if err != nil {
 		return Accepted{}, err
 	}
@@ -212,7 +212,7 @@ func (g *Gateway) Submit(ctx context.Context, sub Submission) (Accepted, error) 
 		return Accepted{}, CodeBlacklistedSender.FieldErrorf("sender", "the sender holds %q, which is not allowed in %s", w, region)
 	}
 
-	m.ID = MessageID(uuid.NewString())
+	m.ID = g.opts.NewID()
 	m.Account = acct.Username
 	m.DCS = split.DCS
 	m.PartPrice = price
@@ -282,60 +282,55 @@ func (g *Gateway) authenticate(ctx context.Context, sub Submission) (Account, er
 func (g *Gateway) checkPassword(ctx context.Context, username, password string) (Account, error) {
 	now := g.opts.Clock.Now()
 	digest := sha256.Sum256(append(g.credKey[:len(g.credKey):len(g.credKey)], password...))
+	if acct, ok := g.remembered(username, digest, now); ok {
+		return acct, nil
+	}
+	// The flight's key is a digest of both, so it says nothing of the
+	// password and two accounts never share a comparison.
+	key := sha256.Sum256(append(digest[:], username...))
+	// The comparison outlives a caller that gives up: others may wait for
+	// it, and its result is remembered.
+	verifyCtx := context.WithoutCancel(ctx)
+	ch := g.checking.DoChan(string(key[:]), func() (any, error) {
+		if acct, ok := g.remembered(username, digest, now); ok {
+			return acct, nil // verified by a flight that ended just before
+		}
+		acct, found, err := secret.Check(verifyCtx, g.secrets, password, func(ctx context.Context) (Account, error) {
+			return g.store.Account(ctx, username)
+		}, func(a Account) string { return a.PasswordHash })
+		if err != nil {
+			return Account{}, err
+		}
+		if !found {
+			return Account{}, CodeNoAccount.Errorf("credentials match no account")
+		}
+		g.credMu.Lock()
+		if len(g.creds) > 100_000 {
+			clear(g.creds) // bounded: a flood of accounts only costs bcrypt again
+		}
+		g.creds[username] = credential{digest: digest, account: acct, until: now.Add(g.opts.CredentialTTL)}
+		g.credMu.Unlock()
+		return acct, nil
+	})
+	select {
+	case r := <-ch:
+		acct, _ := r.Val.(Account)
+		return acct, r.Err
+	case <-ctx.Done():
+		return Account{}, ctx.Err()
+	}
+}
+
+// remembered returns the account whose password was verified with this
+// digest within CredentialTTL, comparing digests in constant time.
+func (g *Gateway) remembered(username string, digest [32]byte, now time.Time) (Account, bool) {
 	g.credMu.RLock()
 	c, ok := g.creds[username]
 	g.credMu.RUnlock()
 	if ok && now.Before(c.until) && subtle.ConstantTimeCompare(c.digest[:], digest[:]) == 1 {
-		return c.account, nil
+		return c.account, true
 	}
-	key := sha256.Sum256(append(digest[:], username...))
-	g.credMu.Lock()
-	if c, ok := g.creds[username]; ok && now.Before(c.until) && subtle.ConstantTimeCompare(c.digest[:], digest[:]) == 1 {
-		g.credMu.Unlock() // verified while this one waited for the lock
-		return c.account, nil
-	}
-	if inFlight, ok := g.checking[key]; ok {
-		g.credMu.Unlock()
-		select {
-		case <-inFlight.done:
-			return inFlight.account, inFlight.err
-		case <-ctx.Done():
-			return Account{}, ctx.Err()
-		}
-	}
-	check := &credCheck{done: make(chan struct{})}
-	g.checking[key] = check
-	g.credMu.Unlock()
-
-	check.account, check.err = g.verifyPassword(ctx, username, password)
-	g.credMu.Lock()
-	delete(g.checking, key)
-	if check.err == nil {
-		if len(g.creds) > 100_000 {
-			clear(g.creds) // bounded: a flood of accounts only costs bcrypt again
-		}
-		g.creds[username] = credential{digest: digest, account: check.account, until: now.Add(g.opts.CredentialTTL)}
-	}
-	g.credMu.Unlock()
-	close(check.done)
-	return check.account, check.err
-}
-
-// verifyPassword compares with bcrypt; unknown accounts cost a comparison
-// too, so timing tells nothing.
-func (g *Gateway) verifyPassword(ctx context.Context, username, password string) (Account, error) {
-	acct, err := g.store.Account(ctx, username)
-	if err != nil && !errors.Is(err, msgkit.NotFound) {
-		return Account{}, err
-	}
-	hash := g.dummyHash
-	if err == nil {
-		hash = []byte(acct.PasswordHash)
-	}
-	if bcrypt.CompareHashAndPassword(hash, []byte(password)) != nil || err != nil {
-		return Account{}, CodeNoAccount.Errorf("credentials match no account")
-	}
-	return acct, nil
+	return Account{}, false
 }
 
 // prepare checks everything but the content and builds the record.
@@ -395,11 +390,12 @@ func parseDLR(mask *int64, rawURL string) (DLRMask, string, error) {
 	return m, rawURL, nil
 }
 
-// split turns the content into parts, with a fresh concatenation reference.
-func (m *MessageRecord) split(sub Submission) (Message, error) {
+// splitContent turns a submission's content of type typ (already
+// checked) into parts, with a fresh concatenation reference.
+func splitContent(typ string, sub Submission) (Message, error) {
 	var ref [1]byte
 	rand.Read(ref[:])
-	if m.Type == TypeWSI {
+	if typ == TypeWSI {
 		if sub.URL == "" {
 			return Message{}, CodeMissingMandatoryParam.FieldErrorf("url", "url is missing")
 		}

@@ -33,7 +33,7 @@ func (r *recorder) Send(ctx context.Context, parts []sms.OutboundPart) error {
 
 type fixture struct {
 	gw    *sms.Gateway
-	store *memstore.Store
+	store *memstore.SMSStore
 	up    *recorder
 	clock *msgkittest.Clock
 }
@@ -41,7 +41,7 @@ type fixture struct {
 var office = netip.MustParseAddr("192.0.2.10")
 
 func newFixture(t testing.TB) *fixture {
-	f := &fixture{store: memstore.New(), up: &recorder{}, clock: msgkittest.NewClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))}
+	f := &fixture{store: memstore.New().SMS(), up: &recorder{}, clock: msgkittest.NewClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))}
 	f.gw = sms.NewGateway(f.store, f.up, sms.GatewayOptions{Clock: f.clock.Now, BcryptCost: bcrypt.MinCost})
 	f.account(t, "shop", func(a *sms.Account) {})
 	return f

@@ -181,7 +181,7 @@ func gsmFromRune(r rune) (septet, bool) {
 	case '€':
 		return septet{0x65, 2}, true
 	case '\x1b':
-		// Document 3 section 4.1: the escape character itself is sent as an
+		// The bulk SMS interface: the escape character itself is sent as an
 		// escape prefix plus a code (0x1B 0x1B) and counts as two.
 		return septet{escSeptet, 2}, true
 	}

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/nyaruka/phonenumbers"
-	"google.golang.org/protobuf/proto"
 )
 
 // Sender limits. Document 3 leaves the maximum length open; these are the
@@ -23,7 +22,7 @@ type Sender struct {
 }
 
 // senderAllowed marks the ASCII characters an alphanumeric sender may hold
-// (document 3, section 4.1): digits, letters, space and ! " # % & ' ( ) * +
+// (the interface's sender alphabet): digits, letters, space and ! " # % & ' ( ) * +
 // , - . / : ; < = > ?. Not $ @ [ \ ] ^ _ ` { | } ~.
 var senderAllowed = func() (t [128]bool) {
 	for c := '0'; c <= '9'; c++ {
@@ -40,7 +39,7 @@ var senderAllowed = func() (t [128]bool) {
 
 // ParseSender validates a sender. A sender of digits only (optionally led by
 // '+', which is dropped) is numeric and may have 1 to 15 digits; any other
-// sender is alphanumeric, may hold only the characters of section 4.1 and at
+// sender is alphanumeric, may hold only the characters of the sender alphabet and at
 // most 11 of them, and must not be blank. An empty sender is 110; any other
 // violation is 107 (RC_INVALID_SENDER).
 func ParseSender(s string) (Sender, error) {
@@ -133,7 +132,7 @@ func numberFromDigits(digits string) (*phonenumbers.PhoneNumber, bool) {
 		if err != nil {
 			return nil, false
 		}
-		num := &phonenumbers.PhoneNumber{CountryCode: proto.Int32(int32(cc)), NationalNumber: proto.Uint64(nn)}
+		num := &phonenumbers.PhoneNumber{CountryCode: new(int32(cc)), NationalNumber: new(nn)}
 		if len(national) > 1 && national[0] == '0' {
 			// Leading zeros are part of some national numbers (Italy);
 			// libphonenumber keeps them beside the integer.
@@ -141,9 +140,9 @@ func numberFromDigits(digits string) (*phonenumbers.PhoneNumber, bool) {
 			for zeros < len(national)-1 && national[zeros] == '0' {
 				zeros++
 			}
-			num.ItalianLeadingZero = proto.Bool(true)
+			num.ItalianLeadingZero = new(true)
 			if zeros != 1 {
-				num.NumberOfLeadingZeros = proto.Int32(int32(zeros))
+				num.NumberOfLeadingZeros = new(int32(zeros))
 			}
 		}
 		return num, true

@@ -27,7 +27,7 @@ type OutboundPart struct {
 // Status is what the network says of a part.
 type Status uint8
 
-// The network statuses (document 3, section 3.1 triggers).
+// The network statuses (what triggers the delivery states).
 const (
 	StatusAccepted         Status = iota + 1 // the SMSC accepted the part
 	StatusDelivered                          // the phone confirmed delivery

@@ -26,8 +26,8 @@ func (f submitFunc) Submit(ctx context.Context, s sms.Submission) (sms.Accepted,
 	return f(ctx, s)
 }
 
-func newBulkSMS(t testing.TB) (http.Handler, *memstore.Store) {
-	store := memstore.New()
+func newBulkSMS(t testing.TB) (http.Handler, *memstore.SMSStore) {
+	store := memstore.New().SMS()
 	gw := sms.NewGateway(store, nil, sms.GatewayOptions{BcryptCost: bcrypt.MinCost})
 	_, err := gw.CreateAccount(context.Background(), sms.AccountSpec{Password: "pw", Account: sms.Account{
 		Username: "shop", Enabled: true, Balance: decimal.RequireFromString("10"), Currency: "EUR",

@@ -50,7 +50,7 @@ func ExampleDecodeJSON() {
 
 func ExampleOAuthHandler() {
 	ctx := context.Background()
-	svc := auth.New(memstore.New(), auth.Options{BcryptCost: bcrypt.MinCost})
+	svc := auth.New(memstore.New().Auth(), auth.Options{BcryptCost: bcrypt.MinCost})
 	_, _, err := svc.CreateClient(ctx, auth.ClientSpec{
 		ID: "crm", Secret: "s3cret", Networks: []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")},
 		Services: []msgkit.ServiceUUID{"0b6a3d4e-8f1c-4c2a-9a51-3f0e2d1c4b5a"}, Privileges: []auth.Privilege{auth.PrivNews},

@@ -57,7 +57,7 @@ type fixture struct {
 func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	clk := newClock()
-	svc := auth.New(memstore.New(), auth.Options{BcryptCost: bcrypt.MinCost, Clock: clk.Now})
+	svc := auth.New(memstore.New().Auth(), auth.Options{BcryptCost: bcrypt.MinCost, Clock: clk.Now})
 	ctx := context.Background()
 	nets := []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")}
 	mustClient := func(id string, services []msgkit.ServiceUUID, privs ...auth.Privilege) {

@@ -3,24 +3,67 @@ package memstore
 import (
 	"context"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/auth"
 )
 
-var _ auth.Store = (*Store)(nil)
+var _ auth.Store = (*AuthStore)(nil)
 
-// authData holds deep copies, so callers can never change what the store
+// AuthStore keeps API clients, users, tokens and API keys in memory. Its
+// records are deep copies, so callers can never change what the store
 // holds through a slice they passed in or got back (tokens excepted, see
 // Token).
-type authData struct {
-	guarded
-	clients map[string]auth.Client
-	users   map[string]auth.User
-	tokens  map[[32]byte]auth.Token
-	keys    map[[32]byte]auth.APIKey
+type AuthStore struct {
+	mu      sync.RWMutex
+	clients *table[string, auth.Client]
+	users   *table[string, auth.User]
+	tokens  *table[[32]byte, auth.Token]
+	keys    *table[[32]byte, auth.APIKey]
 }
+
+func newAuthStore() *AuthStore {
+	s := &AuthStore{}
+	s.clients = newTable[string, auth.Client](&s.mu,
+		func(id string) error { return msgkit.Errorf(msgkit.NotFound, "client_not_found", "client %s not found", id) },
+		func(id string) error { return msgkit.Errorf(msgkit.Conflict, "client_exists", "client %s exists", id) })
+	s.clients.in = func(c auth.Client) auth.Client {
+		c.CreatedAt = storedTime(c.CreatedAt)
+		return cloneClient(c)
+	}
+	s.clients.out = cloneClient
+	s.users = newTable[string, auth.User](&s.mu,
+		func(name string) error { return msgkit.Errorf(msgkit.NotFound, "user_not_found", "user %s not found", name) },
+		func(name string) error { return msgkit.Errorf(msgkit.Conflict, "user_exists", "user %s exists", name) })
+	s.users.in = func(u auth.User) auth.User {
+		u.CreatedAt = storedTime(u.CreatedAt)
+		return cloneUser(u)
+	}
+	s.users.out = cloneUser
+	s.tokens = newTable[[32]byte, auth.Token](&s.mu,
+		func([32]byte) error { return msgkit.New(msgkit.NotFound, "token_not_found", "token not found") },
+		func([32]byte) error { return msgkit.New(msgkit.Conflict, "token_exists", "token exists") })
+	s.tokens.in = func(t auth.Token) auth.Token {
+		t.IssuedAt = storedTime(t.IssuedAt)
+		t.Principal.ExpiresAt = storedTime(t.Principal.ExpiresAt)
+		t.Principal.Services = slices.Clone(t.Principal.Services)
+		t.Principal.Privileges = slices.Clone(t.Principal.Privileges)
+		return t
+	}
+	s.keys = newTable[[32]byte, auth.APIKey](&s.mu,
+		func([32]byte) error { return msgkit.New(msgkit.NotFound, "api_key_not_found", "API key not found") },
+		func([32]byte) error { return msgkit.New(msgkit.Conflict, "api_key_exists", "API key exists") })
+	s.keys.in = func(k auth.APIKey) auth.APIKey {
+		k.CreatedAt = storedTime(k.CreatedAt)
+		return k
+	}
+	return s
+}
+
+// storedTime is a time as every store keeps it: microseconds, UTC.
+func storedTime(t time.Time) time.Time { return t.Truncate(time.Microsecond).UTC() }
 
 func cloneClient(c auth.Client) auth.Client {
 	c.Networks = slices.Clone(c.Networks)
@@ -36,106 +79,50 @@ func cloneUser(u auth.User) auth.User {
 }
 
 // CreateClient stores c; an existing id is a Conflict.
-func (s *Store) CreateClient(ctx context.Context, c auth.Client) error {
-	d := &s.auth
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if _, ok := d.clients[c.ID]; ok {
-		return msgkit.Errorf(msgkit.Conflict, "client_exists", "client %s exists", c.ID)
-	}
-	c.CreatedAt = c.CreatedAt.Truncate(time.Microsecond).UTC()
-	d.clients[c.ID] = cloneClient(c)
-	return nil
+func (s *AuthStore) CreateClient(ctx context.Context, c auth.Client) error {
+	return s.clients.insert(c.ID, c)
 }
 
 // Client returns the client with id, or NotFound.
-func (s *Store) Client(ctx context.Context, id string) (auth.Client, error) {
-	d := &s.auth
-	d.mu.RLock()
-	defer d.mu.RUnlock()
-	c, ok := d.clients[id]
-	if !ok {
-		return auth.Client{}, msgkit.Errorf(msgkit.NotFound, "client_not_found", "client %s not found", id)
-	}
-	return cloneClient(c), nil
+func (s *AuthStore) Client(ctx context.Context, id string) (auth.Client, error) {
+	return s.clients.get(id)
 }
 
 // CreateUser stores u; an existing username is a Conflict.
-func (s *Store) CreateUser(ctx context.Context, u auth.User) error {
-	d := &s.auth
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if _, ok := d.users[u.Username]; ok {
-		return msgkit.Errorf(msgkit.Conflict, "user_exists", "user %s exists", u.Username)
-	}
-	u.CreatedAt = u.CreatedAt.Truncate(time.Microsecond).UTC()
-	d.users[u.Username] = cloneUser(u)
-	return nil
+func (s *AuthStore) CreateUser(ctx context.Context, u auth.User) error {
+	return s.users.insert(u.Username, u)
 }
 
 // User returns the user, or NotFound.
-func (s *Store) User(ctx context.Context, username string) (auth.User, error) {
-	d := &s.auth
-	d.mu.RLock()
-	defer d.mu.RUnlock()
-	u, ok := d.users[username]
-	if !ok {
-		return auth.User{}, msgkit.Errorf(msgkit.NotFound, "user_not_found", "user %s not found", username)
-	}
-	return cloneUser(u), nil
+func (s *AuthStore) User(ctx context.Context, username string) (auth.User, error) {
+	return s.users.get(username)
 }
 
 // SaveToken stores t; an existing hash is a Conflict.
-func (s *Store) SaveToken(ctx context.Context, t auth.Token) error {
-	d := &s.auth
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if _, ok := d.tokens[t.Hash]; ok {
-		return msgkit.New(msgkit.Conflict, "token_exists", "token exists")
-	}
-	t.IssuedAt = t.IssuedAt.Truncate(time.Microsecond).UTC()
-	t.Principal.ExpiresAt = t.Principal.ExpiresAt.Truncate(time.Microsecond).UTC()
-	t.Principal.Services = slices.Clone(t.Principal.Services)
-	t.Principal.Privileges = slices.Clone(t.Principal.Privileges)
-	d.tokens[t.Hash] = t
-	return nil
+func (s *AuthStore) SaveToken(ctx context.Context, t auth.Token) error {
+	return s.tokens.insert(t.Hash, t)
 }
 
 // Token returns the token with hash, or NotFound. Its slices are shared
 // with the store and must not be modified: verification runs on every
 // request and copies would cost allocations.
-func (s *Store) Token(ctx context.Context, hash [32]byte) (auth.Token, error) {
-	d := &s.auth
-	d.mu.RLock()
-	t, ok := d.tokens[hash]
-	d.mu.RUnlock()
-	if !ok {
-		return auth.Token{}, msgkit.New(msgkit.NotFound, "token_not_found", "token not found")
-	}
-	return t, nil
+func (s *AuthStore) Token(ctx context.Context, hash [32]byte) (auth.Token, error) {
+	return s.tokens.get(hash)
 }
 
 // DeleteToken removes the token with hash, or answers NotFound.
-func (s *Store) DeleteToken(ctx context.Context, hash [32]byte) error {
-	d := &s.auth
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if _, ok := d.tokens[hash]; !ok {
-		return msgkit.New(msgkit.NotFound, "token_not_found", "token not found")
-	}
-	delete(d.tokens, hash)
-	return nil
+func (s *AuthStore) DeleteToken(ctx context.Context, hash [32]byte) error {
+	return s.tokens.delete(hash)
 }
 
 // DeleteExpiredTokens removes tokens expired at or before now.
-func (s *Store) DeleteExpiredTokens(ctx context.Context, now time.Time) (int, error) {
-	d := &s.auth
-	d.mu.Lock()
-	defer d.mu.Unlock()
+func (s *AuthStore) DeleteExpiredTokens(ctx context.Context, now time.Time) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	n := 0
-	for h, t := range d.tokens {
+	for h, t := range s.tokens.rows {
 		if !t.Principal.ExpiresAt.After(now) {
-			delete(d.tokens, h)
+			delete(s.tokens.rows, h)
 			n++
 		}
 	}
@@ -143,31 +130,18 @@ func (s *Store) DeleteExpiredTokens(ctx context.Context, now time.Time) (int, er
 }
 
 // CreateAPIKey stores k; an existing hash or id is a Conflict.
-func (s *Store) CreateAPIKey(ctx context.Context, k auth.APIKey) error {
-	d := &s.auth
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if _, ok := d.keys[k.Hash]; ok {
-		return msgkit.New(msgkit.Conflict, "api_key_exists", "API key exists")
-	}
-	for _, other := range d.keys {
+func (s *AuthStore) CreateAPIKey(ctx context.Context, k auth.APIKey) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, other := range s.keys.rows {
 		if other.ID == k.ID {
-			return msgkit.New(msgkit.Conflict, "api_key_exists", "API key exists")
+			return s.keys.exists(k.Hash)
 		}
 	}
-	k.CreatedAt = k.CreatedAt.Truncate(time.Microsecond).UTC()
-	d.keys[k.Hash] = k
-	return nil
+	return s.keys.insertLocked(k.Hash, k)
 }
 
 // APIKey returns the key with hash, or NotFound.
-func (s *Store) APIKey(ctx context.Context, hash [32]byte) (auth.APIKey, error) {
-	d := &s.auth
-	d.mu.RLock()
-	defer d.mu.RUnlock()
-	k, ok := d.keys[hash]
-	if !ok {
-		return auth.APIKey{}, msgkit.New(msgkit.NotFound, "api_key_not_found", "API key not found")
-	}
-	return k, nil
+func (s *AuthStore) APIKey(ctx context.Context, hash [32]byte) (auth.APIKey, error) {
+	return s.keys.get(hash)
 }

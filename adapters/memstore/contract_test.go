@@ -6,14 +6,13 @@ import (
 	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/auth"
 	"github.com/msgkit/msgkit/auth/authtest"
-	"github.com/msgkit/msgkit/sms"
 	"github.com/msgkit/msgkit/sms/smstest"
 )
 
 func TestAuthStore(t *testing.T) {
-	authtest.RunStoreTests(t, func(t *testing.T) auth.Store { return memstore.New() })
+	authtest.RunStoreTests(t, func(t *testing.T) auth.Store { return memstore.New().Auth() })
 }
 
 func TestSMSStore(t *testing.T) {
-	smstest.RunStoreTests(t, func(t *testing.T) sms.Store { return memstore.New() })
+	smstest.RunStoreTests(t, func(t *testing.T) smstest.Store { return memstore.New().SMS() })
 }

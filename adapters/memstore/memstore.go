@@ -1,32 +1,27 @@
 // Package memstore is the in-memory implementation of every msgkit Store:
 // the embedded default, safe for concurrent use, lost when the process
 // ends. It behaves as pgstore does; the domains' contract suites check that.
+//
+// A DB holds one store per domain (DB.Auth, DB.SMS), each with its own
+// lock, so domains never contend with each other and no domain's methods
+// are visible on another's. Each domain's records live in small generic
+// tables (lookup, NotFound, Conflict, copies in and out) under the
+// domain's lock.
 package memstore
 
-import (
-	"sync"
-
-	"github.com/msgkit/msgkit/auth"
-)
-
-// Store holds every domain's data in memory.
-type Store struct {
-	auth authData
-	sms  smsData
+// DB is the in-memory database: one store per domain.
+type DB struct {
+	auth *AuthStore
+	sms  *SMSStore
 }
 
-// New returns an empty store.
-func New() *Store {
-	s := &Store{auth: authData{
-		clients: map[string]auth.Client{},
-		users:   map[string]auth.User{},
-		tokens:  map[[32]byte]auth.Token{},
-		keys:    map[[32]byte]auth.APIKey{},
-	}}
-	s.sms.init()
-	return s
+// New returns an empty database.
+func New() *DB {
+	return &DB{auth: newAuthStore(), sms: newSMSStore()}
 }
 
-// guarded is embedded by each domain's data: one lock per domain keeps
-// domains from contending with each other.
-type guarded struct{ mu sync.RWMutex }
+// Auth is the store of API clients, users, tokens and API keys.
+func (db *DB) Auth() *AuthStore { return db.auth }
+
+// SMS is the store of bulk SMS accounts, messages and delivery reports.
+func (db *DB) SMS() *SMSStore { return db.sms }

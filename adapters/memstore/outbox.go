@@ -11,7 +11,7 @@ import (
 	"github.com/msgkit/msgkit/sms"
 )
 
-// outbox is the delivery reports queue, under the sms lock. Only pending
+// outbox is the delivery reports queue, under the SMSStore's lock. Only pending
 // reports are kept; finished ones are counted, so memory stays bounded by
 // what is still to deliver.
 type outbox struct {
@@ -29,12 +29,11 @@ func partNotFound(key sms.PartKey) error {
 	return msgkit.Errorf(msgkit.NotFound, "part_not_found", "part %d of message %s not found", key.PartNum, key.MsgID)
 }
 
-// UpdatePart runs fn and applies its update under the sms lock.
-func (s *Store) UpdatePart(ctx context.Context, key sms.PartKey, fn func(m sms.MessageRecord, p sms.PartRecord) (sms.PartUpdate, bool, error)) error {
-	d := &s.sms
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	m, ok := d.messages[key.MsgID]
+// UpdatePart runs fn and applies its update under the store's lock.
+func (s *SMSStore) UpdatePart(ctx context.Context, key sms.PartKey, fn func(m sms.MessageRecord, p sms.PartRecord) (sms.PartUpdate, bool, error)) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, ok := s.messages.rows[key.MsgID]
 	if !ok {
 		return partNotFound(key)
 	}
@@ -49,29 +48,28 @@ func (s *Store) UpdatePart(ctx context.Context, key sms.PartKey, fn func(m sms.M
 	p := &m.Parts[i] // m.Parts is the store's own slice: update it in place
 	p.State, p.ErrorCode, p.UpdatedAt = u.State, u.ErrorCode, u.UpdatedAt.Truncate(time.Microsecond).UTC()
 	for _, r := range u.Reports {
-		d.outbox.lastID++
-		r.ID = d.outbox.lastID
+		s.outbox.lastID++
+		r.ID = s.outbox.lastID
 		r.Body = slices.Clone(r.Body)
 		r.NextAt = r.NextAt.Truncate(time.Microsecond).UTC()
 		r.CreatedAt = r.CreatedAt.Truncate(time.Microsecond).UTC()
-		d.outbox.reports[r.ID] = &queuedReport{Report: r}
+		s.outbox.reports[r.ID] = &queuedReport{Report: r}
 	}
 	return nil
 }
 
 // ExpiredParts lists open parts of expired messages, oldest first.
-func (s *Store) ExpiredParts(ctx context.Context, now time.Time, limit int) ([]sms.PartKey, error) {
+func (s *SMSStore) ExpiredParts(ctx context.Context, now time.Time, limit int) ([]sms.PartKey, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
-	d := &s.sms
-	d.mu.RLock()
+	s.mu.RLock()
 	type expired struct {
 		at  time.Time
 		key sms.PartKey
 	}
 	var all []expired
-	for _, m := range d.messages {
+	for _, m := range s.messages.rows {
 		if m.ExpiresAt.After(now) {
 			continue
 		}
@@ -81,7 +79,7 @@ func (s *Store) ExpiredParts(ctx context.Context, now time.Time, limit int) ([]s
 			}
 		}
 	}
-	d.mu.RUnlock()
+	s.mu.RUnlock()
 	slices.SortFunc(all, func(a, b expired) int {
 		return cmp.Or(a.at.Compare(b.at), cmp.Compare(a.key.MsgID, b.key.MsgID), cmp.Compare(a.key.PartNum, b.key.PartNum))
 	})
@@ -93,15 +91,14 @@ func (s *Store) ExpiredParts(ctx context.Context, now time.Time, limit int) ([]s
 }
 
 // ClaimReports leases due reports, the oldest pending one of each part.
-func (s *Store) ClaimReports(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]sms.Report, error) {
+func (s *SMSStore) ClaimReports(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]sms.Report, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
-	d := &s.sms
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	oldest := map[sms.PartKey]*queuedReport{}
-	for _, r := range d.outbox.reports {
+	for _, r := range s.outbox.reports {
 		k := sms.PartKey{MsgID: r.MsgID, PartNum: r.PartNum}
 		if o, ok := oldest[k]; !ok || r.ID < o.ID {
 			oldest[k] = r
@@ -125,11 +122,10 @@ func (s *Store) ClaimReports(ctx context.Context, now time.Time, lease time.Dura
 }
 
 // FinishReport records an attempt and ends the lease.
-func (s *Store) FinishReport(ctx context.Context, r sms.Report) error {
-	d := &s.sms
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	q, ok := d.outbox.reports[r.ID] // only pending reports are kept
+func (s *SMSStore) FinishReport(ctx context.Context, r sms.Report) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q, ok := s.outbox.reports[r.ID] // only pending reports are kept
 	if !ok {
 		return msgkit.Errorf(msgkit.NotFound, "report_not_found", "report %d not found", r.ID)
 	}
@@ -137,19 +133,18 @@ func (s *Store) FinishReport(ctx context.Context, r sms.Report) error {
 	q.NextAt = r.NextAt.Truncate(time.Microsecond).UTC()
 	q.leaseUntil = time.Time{}
 	if q.State != sms.ReportPending {
-		delete(d.outbox.reports, r.ID)
-		d.outbox.finished[q.State]++
+		delete(s.outbox.reports, r.ID)
+		s.outbox.finished[q.State]++
 	}
 	return nil
 }
 
-// ReportCounts counts reports by state.
-func (s *Store) ReportCounts(ctx context.Context) (map[sms.ReportState]int, error) {
-	d := &s.sms
-	d.mu.RLock()
-	defer d.mu.RUnlock()
-	counts := maps.Clone(d.outbox.finished)
-	for _, r := range d.outbox.reports {
+// ReportCounts counts reports by state, for operators and tests.
+func (s *SMSStore) ReportCounts(ctx context.Context) (map[sms.ReportState]int, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	counts := maps.Clone(s.outbox.finished)
+	for _, r := range s.outbox.reports {
 		counts[r.State]++
 	}
 	return counts, nil

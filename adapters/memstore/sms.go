@@ -3,6 +3,7 @@ package memstore
 import (
 	"context"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/msgkit/msgkit"
@@ -10,13 +11,18 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-var _ sms.Store = (*Store)(nil)
+var (
+	_ sms.Store       = (*SMSStore)(nil)
+	_ sms.OutboxStore = (*SMSStore)(nil)
+)
 
-// smsData holds accounts and messages; one lock makes Accept atomic.
-type smsData struct {
-	guarded
-	accounts   map[string]sms.Account
-	messages   map[sms.MessageID]sms.MessageRecord
+// SMSStore keeps bulk SMS accounts, messages and the delivery report
+// outbox in memory. One lock makes Accept (charge and save) and UpdatePart
+// (state and reports) atomic.
+type SMSStore struct {
+	mu         sync.RWMutex
+	accounts   *table[string, sms.Account]
+	messages   *table[sms.MessageID, sms.MessageRecord]
 	throughput map[string]window
 	outbox     outbox
 }
@@ -27,12 +33,20 @@ type window struct {
 	count  int
 }
 
-func (d *smsData) init() {
-	d.accounts = map[string]sms.Account{}
-	d.messages = map[sms.MessageID]sms.MessageRecord{}
-	d.throughput = map[string]window{}
-	d.outbox.reports = map[int64]*queuedReport{}
-	d.outbox.finished = map[sms.ReportState]int{}
+func newSMSStore() *SMSStore {
+	s := &SMSStore{throughput: map[string]window{}}
+	s.accounts = newTable[string, sms.Account](&s.mu, accountNotFound,
+		func(name string) error { return msgkit.Errorf(msgkit.Conflict, "account_exists", "account %s exists", name) })
+	s.accounts.in, s.accounts.out = cloneAccount, cloneAccount
+	s.messages = newTable[sms.MessageID, sms.MessageRecord](&s.mu,
+		func(id sms.MessageID) error {
+			return msgkit.Errorf(msgkit.NotFound, "message_not_found", "message %s not found", id)
+		},
+		func(id sms.MessageID) error { return msgkit.Errorf(msgkit.Conflict, "message_exists", "message %s exists", id) })
+	s.messages.in, s.messages.out = cloneMessage, cloneMessage
+	s.outbox.reports = map[int64]*queuedReport{}
+	s.outbox.finished = map[sms.ReportState]int{}
+	return s
 }
 
 func cloneAccount(a sms.Account) sms.Account {
@@ -68,96 +82,70 @@ func accountNotFound(username string) error {
 }
 
 // CreateAccount stores a; an existing username is a Conflict.
-func (s *Store) CreateAccount(ctx context.Context, a sms.Account) error {
+func (s *SMSStore) CreateAccount(ctx context.Context, a sms.Account) error {
 	if a.Balance.IsNegative() {
 		return msgkit.Invalidf("account_invalid", "balance", "balance must not be negative")
 	}
-	d := &s.sms
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if _, ok := d.accounts[a.Username]; ok {
-		return msgkit.Errorf(msgkit.Conflict, "account_exists", "account %s exists", a.Username)
-	}
-	d.accounts[a.Username] = cloneAccount(a)
-	return nil
+	return s.accounts.insert(a.Username, a)
 }
 
 // Account returns the account, or NotFound.
-func (s *Store) Account(ctx context.Context, username string) (sms.Account, error) {
-	d := &s.sms
-	d.mu.RLock()
-	defer d.mu.RUnlock()
-	a, ok := d.accounts[username]
-	if !ok {
-		return sms.Account{}, accountNotFound(username)
-	}
-	return cloneAccount(a), nil
+func (s *SMSStore) Account(ctx context.Context, username string) (sms.Account, error) {
+	return s.accounts.get(username)
 }
 
 // AddBalance adds delta; a result below zero is 113 with nothing changed.
-func (s *Store) AddBalance(ctx context.Context, username string, delta decimal.Decimal) (decimal.Decimal, error) {
-	d := &s.sms
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	a, ok := d.accounts[username]
-	if !ok {
-		return decimal.Decimal{}, accountNotFound(username)
-	}
-	b := a.Balance.Add(delta)
-	if b.IsNegative() {
-		return a.Balance, sms.CodeNoCredit.Errorf("balance %s %s is below %s", a.Balance, a.Currency, delta.Neg())
-	}
-	a.Balance = b
-	d.accounts[username] = a
-	return b, nil
+// Operators top accounts up with it; the gateway never calls it.
+func (s *SMSStore) AddBalance(ctx context.Context, username string, delta decimal.Decimal) (decimal.Decimal, error) {
+	var b decimal.Decimal
+	err := s.accounts.update(username, func(a *sms.Account) error {
+		b = a.Balance.Add(delta)
+		if b.IsNegative() {
+			b = a.Balance
+			return sms.CodeNoCredit.Errorf("balance %s %s is below %s", a.Balance, a.Currency, delta.Neg())
+		}
+		a.Balance = b
+		return nil
+	})
+	return b, err
 }
 
 // Accept charges m.Charged and saves m under one lock.
-func (s *Store) Accept(ctx context.Context, m sms.MessageRecord) error {
+func (s *SMSStore) Accept(ctx context.Context, m sms.MessageRecord) error {
 	if m.Charged.IsNegative() {
 		return msgkit.Invalidf("message_invalid", "charged", "a charge is not negative")
 	}
-	d := &s.sms
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	a, ok := d.accounts[m.Account]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a, ok := s.accounts.rows[m.Account]
 	if !ok {
 		return accountNotFound(m.Account)
 	}
-	if _, ok := d.messages[m.ID]; ok {
-		return msgkit.Errorf(msgkit.Conflict, "message_exists", "message %s exists", m.ID)
+	if _, ok := s.messages.rows[m.ID]; ok {
+		return s.messages.exists(m.ID)
 	}
 	if a.Balance.LessThan(m.Charged) {
 		return sms.CodeNoCredit.Errorf("balance %s %s is below the charge %s", a.Balance, a.Currency, m.Charged)
 	}
 	a.Balance = a.Balance.Sub(m.Charged)
-	d.accounts[m.Account] = a
-	d.messages[m.ID] = cloneMessage(m)
-	return nil
+	s.accounts.rows[m.Account] = a
+	return s.messages.insertLocked(m.ID, m)
 }
 
 // Message returns the message with its parts, or NotFound.
-func (s *Store) Message(ctx context.Context, id sms.MessageID) (sms.MessageRecord, error) {
-	d := &s.sms
-	d.mu.RLock()
-	defer d.mu.RUnlock()
-	m, ok := d.messages[id]
-	if !ok {
-		return sms.MessageRecord{}, msgkit.Errorf(msgkit.NotFound, "message_not_found", "message %s not found", id)
-	}
-	return cloneMessage(m), nil
+func (s *SMSStore) Message(ctx context.Context, id sms.MessageID) (sms.MessageRecord, error) {
+	return s.messages.get(id)
 }
 
 // TakeThroughput counts a submission in the second of now.
-func (s *Store) TakeThroughput(ctx context.Context, username string, now time.Time, limit int) (bool, error) {
+func (s *SMSStore) TakeThroughput(ctx context.Context, username string, now time.Time, limit int) (bool, error) {
 	if limit <= 0 {
 		return true, nil
 	}
-	d := &s.sms
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	sec := now.Unix()
-	w := d.throughput[username]
+	w := s.throughput[username]
 	switch {
 	case sec > w.second:
 		w = window{second: sec}
@@ -166,6 +154,6 @@ func (s *Store) TakeThroughput(ctx context.Context, username string, now time.Ti
 		// skewed clocks cannot reset the window back and forth.
 	}
 	w.count++
-	d.throughput[username] = w
+	s.throughput[username] = w
 	return w.count <= limit, nil
 }

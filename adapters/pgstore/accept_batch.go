@@ -3,7 +3,6 @@ package pgstore
 import (
 	"context"
 	"errors"
-	"fmt"
 	"hash/maphash"
 	"sync"
 	"sync/atomic"
@@ -22,11 +21,6 @@ const (
 	defaultAcceptWorkers  = 4
 	defaultAcceptMaxBatch = 128
 )
-
-// acceptRetries is how many times a batch's transaction runs again after a
-// serialization failure, a deadlock or a message id inserted concurrently
-// since the batch looked for it.
-const acceptRetries = 3
 
 // acceptBatchTimeout bounds one batch, retries included. Callers wait for
 // a batch that has taken their message whatever their own context says
@@ -76,7 +70,7 @@ type acceptRequest struct {
 // for it, and the customer would send it again and pay twice. A batch is
 // bounded by acceptBatchTimeout.
 type acceptBatcher struct {
-	store    *Store
+	store    *SMSStore
 	maxBatch int
 	seed     maphash.Seed
 	// batchAlone makes a batch of one message a transaction like any
@@ -98,7 +92,7 @@ type acceptBatcher struct {
 // maxBatch messages into s. Zero or less takes the defaults; the default
 // number of workers is at most half the pool's connections, so that the
 // store's other methods always find one.
-func newAcceptBatcher(s *Store, workers, maxBatch int) *acceptBatcher {
+func newAcceptBatcher(s *SMSStore, workers, maxBatch int) *acceptBatcher {
 	if workers <= 0 {
 		workers = max(1, min(defaultAcceptWorkers, int(s.pool.Config().MaxConns)/2))
 	}
@@ -139,7 +133,7 @@ func (b *acceptBatcher) accept(ctx context.Context, m sms.MessageRecord) error {
 // message was taken into a batch; errors.Is still finds the context's
 // error through it.
 func cancelled(err error) error {
-	return msgkit.Wrap(err, msgkit.Internal, CodeStorage, "storage error")
+	return storageError(err)
 }
 
 // enqueue puts r in the queue of its account's worker, waiting while the
@@ -148,7 +142,7 @@ func (b *acceptBatcher) enqueue(ctx context.Context, r *acceptRequest) error {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	if b.closed {
-		return msgkit.Wrap(errStoreClosed, msgkit.Internal, CodeStorage, "storage error")
+		return storageError(errStoreClosed)
 	}
 	q := b.queues[maphash.String(b.seed, r.m.Account)%uint64(len(b.queues))]
 	select {
@@ -221,22 +215,16 @@ func (b *acceptBatcher) run(batch []*acceptRequest) {
 		outcomes []error
 		err      error
 	)
-	for retry := 0; ; retry++ {
+	err = retrying(ctx, b.store.log, "an accept batch", retryableBatch, func() (err error) {
 		if len(msgs) == 1 && !b.batchAlone {
 			var outcome error
 			outcome, err = b.store.acceptOne(ctx, msgs[0])
 			outcomes = []error{outcome}
-		} else {
-			outcomes, err = b.store.acceptBatch(ctx, msgs)
+			return err
 		}
-		if err == nil || retry == acceptRetries || !retryableBatch(err) {
-			break
-		}
-		b.store.log.DebugContext(ctx, "pgstore: retrying an accept batch", "messages", len(msgs), "err", err)
-		if !sleep(ctx, jitter(retryBackoff<<retry)) {
-			break // with the database's error
-		}
-	}
+		outcomes, err = b.store.acceptBatch(ctx, msgs)
+		return err
+	})
 	if err != nil {
 		b.store.log.WarnContext(ctx, "pgstore: an accept batch failed", "messages", len(msgs), "err", err)
 	}
@@ -244,7 +232,7 @@ func (b *acceptBatcher) run(batch []*acceptRequest) {
 		if err != nil {
 			// One error each: a *msgkit.Error may be changed by its
 			// receiver (WithField).
-			r.reply <- msgkit.Wrap(err, msgkit.Internal, CodeStorage, "storage error")
+			r.reply <- storageError(err)
 		} else {
 			r.reply <- outcomes[i]
 		}
@@ -307,7 +295,7 @@ var errNotCommitted = errors.New("pgstore: the accept transaction was rolled bac
 // ANALYZE, turning the id look-up into a scan of every message. The
 // inserts read only their parameters, so their generic plans are safe,
 // and cheaper than planning thousands of array elements each time.
-func (s *Store) acceptBatch(ctx context.Context, msgs []sms.MessageRecord) (outcomes []error, err error) {
+func (s *SMSStore) acceptBatch(ctx context.Context, msgs []sms.MessageRecord) (outcomes []error, err error) {
 	c, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return nil, err
@@ -339,7 +327,7 @@ func (s *Store) acceptBatch(ctx context.Context, msgs []sms.MessageRecord) (outc
 		_, err := pgx.ForEachRow(rows, []any{&username, &balance, &currency}, func() error {
 			b, err := parseNumeric(balance)
 			if err != nil {
-				return msgkit.Wrap(fmt.Errorf("account %s: %w", username, err), msgkit.Internal, CodeStorage, "storage error")
+				return storageError(err, "account ", username)
 			}
 			accounts[username] = &ledger{balance: b, currency: currency}
 			return nil

@@ -20,7 +20,7 @@ import (
 // TestSMSStoreBatchPath runs the contract with every Accept written by
 // acceptBatch, a lone message included, so both ways of writing meet it.
 func TestSMSStoreBatchPath(t *testing.T) {
-	smstest.RunStoreTests(t, func(t *testing.T) sms.Store {
+	smstest.RunStoreTests(t, func(t *testing.T) smstest.Store {
 		s := newTestStore(t)
 		s.accepts.batchAlone = true
 		return s
@@ -138,7 +138,7 @@ func TestSettle(t *testing.T) {
 // transaction of another replica would, until release is called. Accepts
 // of the account wait for it meanwhile; blocked reports how many
 // backends do.
-func lockAccount(t *testing.T, s *Store, dsn, schema, username string) (release func(), blocked func() int) {
+func lockAccount(t *testing.T, s *SMSStore, dsn, schema, username string) (release func(), blocked func() int) {
 	t.Helper()
 	ctx := t.Context()
 	conn, err := pgx.Connect(ctx, dsn)
@@ -184,7 +184,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 // acceptAsync runs Accept in a goroutine; its error arrives on the channel.
-func acceptAsync(ctx context.Context, s *Store, m sms.MessageRecord) <-chan error {
+func acceptAsync(ctx context.Context, s *SMSStore, m sms.MessageRecord) <-chan error {
 	done := make(chan error, 1)
 	go func() { done <- s.Accept(ctx, m) }()
 	return done
@@ -206,7 +206,8 @@ func receive(t *testing.T, done <-chan error) error {
 // and waits for the lock, and the messages queued meanwhile make the next
 // batch, in the order they were queued.
 type gatedStore struct {
-	*Store
+	*SMSStore
+	db          *DB
 	dsn, schema string
 	release     func()
 	gate        <-chan error // the gate message's Accept
@@ -214,16 +215,17 @@ type gatedStore struct {
 
 // newGatedStore opens the store and runs setup on it before locking the
 // gate.
-func newGatedStore(t *testing.T, ctx context.Context, setup func(s *Store)) *gatedStore {
+func newGatedStore(t *testing.T, ctx context.Context, setup func(s *SMSStore)) *gatedStore {
 	t.Helper()
 	dsn, schema := newTestSchema(t)
-	s := openTestStore(t, dsn, Options{Schema: schema, AcceptWorkers: 1})
+	db := openTestDB(t, dsn, Options{Schema: schema, AcceptWorkers: 1})
+	s := db.SMS()
 	if err := s.CreateAccount(t.Context(), smstest.Account("gate", "1")); err != nil {
 		t.Fatal(err)
 	}
 	setup(s)
 	release, blocked := lockAccount(t, s, dsn, schema, "gate")
-	g := &gatedStore{Store: s, dsn: dsn, schema: schema, release: release}
+	g := &gatedStore{SMSStore: s, db: db, dsn: dsn, schema: schema, release: release}
 	g.gate = acceptAsync(ctx, s, smstest.Message("gate-1", "gate", "0.01"))
 	waitFor(t, "the worker waits for the gate's lock", func() bool { return blocked() == 1 })
 	return g
@@ -234,13 +236,13 @@ func (g *gatedStore) queue(t *testing.T, ctx context.Context, m sms.MessageRecor
 	t.Helper()
 	q := g.accepts.queues[0]
 	n := len(q)
-	done := acceptAsync(ctx, g.Store, m)
+	done := acceptAsync(ctx, g.SMSStore, m)
 	waitFor(t, fmt.Sprintf("message %s is queued", m.ID), func() bool { return len(q) == n+1 })
 	return done
 }
 
 // transactions counts the transactions that wrote the messages ids.
-func transactions(t *testing.T, s *Store, ids ...string) int {
+func transactions(t *testing.T, s *SMSStore, ids ...string) int {
 	t.Helper()
 	var n int
 	if err := s.pool.QueryRow(t.Context(), "SELECT count(DISTINCT xmin::text) FROM sms_messages WHERE id = ANY($1)", ids).Scan(&n); err != nil {
@@ -249,7 +251,7 @@ func transactions(t *testing.T, s *Store, ids ...string) int {
 	return n
 }
 
-func createAccounts(t *testing.T, s *Store, balances map[string]string) {
+func createAccounts(t *testing.T, s *SMSStore, balances map[string]string) {
 	t.Helper()
 	for u, balance := range balances {
 		if err := s.CreateAccount(t.Context(), smstest.Account(u, balance)); err != nil {
@@ -264,13 +266,13 @@ func createAccounts(t *testing.T, s *Store, balances map[string]string) {
 // transaction.
 func TestAcceptMixedBatch(t *testing.T) {
 	ctx := t.Context()
-	g := newGatedStore(t, ctx, func(s *Store) {
+	g := newGatedStore(t, ctx, func(s *SMSStore) {
 		createAccounts(t, s, map[string]string{"shop": "0.27", "other": "1"})
 		if err := s.Accept(ctx, smstest.Message("taken", "shop", "0.01")); err != nil {
 			t.Fatal(err)
 		}
 	})
-	requireBalance(t, g.Store, "shop", "0.25")
+	requireBalance(t, g.SMSStore, "shop", "0.25")
 	first := smstest.Message("m-ok1", "shop", "0.05") // charge 0.10
 	batch := []struct {
 		m       sms.MessageRecord
@@ -300,8 +302,8 @@ func TestAcceptMixedBatch(t *testing.T) {
 			t.Errorf("message %d (%s): error %v, want %v %q", i, b.m.ID, err, b.want, b.message)
 		}
 	}
-	requireBalance(t, g.Store, "shop", "0.05")
-	requireBalance(t, g.Store, "other", "0.90")
+	requireBalance(t, g.SMSStore, "shop", "0.05")
+	requireBalance(t, g.SMSStore, "other", "0.90")
 	got, err := g.Message(ctx, "m-ok1")
 	if err != nil {
 		t.Fatal(err)
@@ -314,10 +316,10 @@ func TestAcceptMixedBatch(t *testing.T) {
 			t.Errorf("refused message %s: %v, want not found", id, err)
 		}
 	}
-	if n := countRows(t, g.Store, "sms_parts"); n != 2*5 { // gate, taken, m-ok1, m-ok2, m-other
+	if n := countRows(t, g.SMSStore, "sms_parts"); n != 2*5 { // gate, taken, m-ok1, m-ok2, m-other
 		t.Errorf("%d parts stored, want 10", n)
 	}
-	if n := transactions(t, g.Store, "m-ok1", "m-ok2", "m-other"); n != 1 {
+	if n := transactions(t, g.SMSStore, "m-ok1", "m-ok2", "m-other"); n != 1 {
 		t.Errorf("the batch was written by %d transactions, want 1", n)
 	}
 }
@@ -330,7 +332,7 @@ func TestAcceptConcurrentLimitedCredit(t *testing.T) {
 		t.Run(fmt.Sprintf("workers %d max batch %d", opts.AcceptWorkers, opts.AcceptMaxBatch), func(t *testing.T) {
 			dsn, schema := newTestSchema(t)
 			opts.Schema = schema
-			replicas := []*Store{openTestStore(t, dsn, opts), openTestStore(t, dsn, opts)}
+			replicas := []*SMSStore{openTestStore(t, dsn, opts), openTestStore(t, dsn, opts)}
 			ctx := t.Context()
 			// Messages of 2 parts at 0.05 each account can pay for; each
 			// is sent twice as many.
@@ -401,14 +403,14 @@ func TestAcceptConcurrentLimitedCredit(t *testing.T) {
 // refuses what comes after.
 func TestAcceptCloseAnswersQueued(t *testing.T) {
 	ctx := t.Context()
-	g := newGatedStore(t, ctx, func(s *Store) { createAccounts(t, s, map[string]string{"shop": "10"}) })
+	g := newGatedStore(t, ctx, func(s *SMSStore) { createAccounts(t, s, map[string]string{"shop": "10"}) })
 	const n = 20
 	done := make([]<-chan error, n)
 	for i := range n {
 		done[i] = g.queue(t, ctx, smstest.Message(fmt.Sprintf("m-%d", i), "shop", "0.05"))
 	}
 	closed := make(chan struct{})
-	go func() { g.Close(); close(closed) }()
+	go func() { g.db.Close(); close(closed) }()
 	waitFor(t, "Close refuses new messages", func() bool {
 		g.accepts.mu.RLock()
 		defer g.accepts.mu.RUnlock()
@@ -455,7 +457,7 @@ func TestAcceptContext(t *testing.T) {
 	ctx := t.Context()
 	gateCtx, cancelGate := context.WithCancel(ctx)
 	defer cancelGate()
-	g := newGatedStore(t, gateCtx, func(s *Store) { createAccounts(t, s, map[string]string{"shop": "10"}) })
+	g := newGatedStore(t, gateCtx, func(s *SMSStore) { createAccounts(t, s, map[string]string{"shop": "10"}) })
 	queuedCtx, cancelQueued := context.WithCancel(ctx)
 	queued := g.queue(t, queuedCtx, smstest.Message("given-up", "shop", "0.05"))
 	cancelGate()
@@ -484,8 +486,8 @@ func TestAcceptContext(t *testing.T) {
 	if _, err := g.Message(ctx, "given-up"); !errors.Is(err, msgkit.NotFound) {
 		t.Errorf("given-up message: %v, want not found", err)
 	}
-	requireBalance(t, g.Store, "shop", "9.90")
-	requireBalance(t, g.Store, "gate", "0.98")
+	requireBalance(t, g.SMSStore, "shop", "9.90")
+	requireBalance(t, g.SMSStore, "gate", "0.98")
 
 	done, cancel := context.WithCancel(ctx)
 	cancel()
@@ -500,7 +502,7 @@ func TestAcceptContext(t *testing.T) {
 // failAccepts makes the next n inserts into sms_messages in schema fail
 // with a serialization failure (40001), whichever transaction runs them.
 // A sequence counts them, as it is not rolled back with the transaction.
-func failAccepts(t *testing.T, s *Store, n int) {
+func failAccepts(t *testing.T, s *SMSStore, n int) {
 	t.Helper()
 	ctx := t.Context()
 	setup := []string{
@@ -529,7 +531,7 @@ func failAccepts(t *testing.T, s *Store, n int) {
 }
 
 // TestAcceptRetries: a transaction that fails with a serialization
-// failure runs again, up to acceptRetries times; after that every message
+// failure runs again, up to txRetries times; after that every message
 // of the batch gets the error and nothing is written.
 func TestAcceptRetries(t *testing.T) {
 	for _, batchAlone := range []bool{false, true} {
@@ -539,16 +541,16 @@ func TestAcceptRetries(t *testing.T) {
 			ctx := t.Context()
 			createAccounts(t, s, map[string]string{"shop": "1"})
 
-			failAccepts(t, s, acceptRetries)
+			failAccepts(t, s, txRetries)
 			if err := s.Accept(ctx, smstest.Message("m-1", "shop", "0.05")); err != nil {
-				t.Fatalf("after %d failures: %v, want accepted", acceptRetries, err)
+				t.Fatalf("after %d failures: %v, want accepted", txRetries, err)
 			}
 			requireBalance(t, s, "shop", "0.90")
 
-			failAccepts(t, s, acceptRetries+1)
+			failAccepts(t, s, txRetries+1)
 			err := s.Accept(ctx, smstest.Message("m-2", "shop", "0.05"))
 			if msgkit.KindOf(err) != msgkit.Internal || msgkit.CodeOf(err) != CodeStorage || !retryable(errors.Unwrap(err)) {
-				t.Fatalf("after %d failures: %v, want internal with the serialization failure as cause", acceptRetries+1, err)
+				t.Fatalf("after %d failures: %v, want internal with the serialization failure as cause", txRetries+1, err)
 			}
 			if _, err := s.Message(ctx, "m-2"); !errors.Is(err, msgkit.NotFound) {
 				t.Errorf("failed message: %v, want not found", err)
@@ -562,12 +564,12 @@ func TestAcceptRetries(t *testing.T) {
 // message of the batch gets the error and none is written.
 func TestAcceptFailedBatch(t *testing.T) {
 	ctx := t.Context()
-	g := newGatedStore(t, ctx, func(s *Store) {
+	g := newGatedStore(t, ctx, func(s *SMSStore) {
 		createAccounts(t, s, map[string]string{"shop": "1", "other": "1"})
 		// Failures for the gate message's statement and its retries,
 		// then for every run of the batch. (Before the gate: the trigger
 		// cannot be created while an insert waits for the lock.)
-		failAccepts(t, s, 2*(acceptRetries+1))
+		failAccepts(t, s, 2*(txRetries+1))
 	})
 	done := []<-chan error{
 		g.queue(t, ctx, smstest.Message("m-1", "shop", "0.05")),
@@ -583,11 +585,11 @@ func TestAcceptFailedBatch(t *testing.T) {
 			t.Errorf("message %d: %v, want internal %s", i, err, CodeStorage)
 		}
 	}
-	if n := countRows(t, g.Store, "sms_messages"); n != 0 {
+	if n := countRows(t, g.SMSStore, "sms_messages"); n != 0 {
 		t.Errorf("%d messages stored, want none", n)
 	}
-	requireBalance(t, g.Store, "shop", "1")
-	requireBalance(t, g.Store, "other", "1")
+	requireBalance(t, g.SMSStore, "shop", "1")
+	requireBalance(t, g.SMSStore, "other", "1")
 }
 
 // TestAcceptIDTakenConcurrently: another transaction inserts the id of

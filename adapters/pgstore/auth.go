@@ -8,16 +8,22 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/auth"
 )
 
-var _ auth.Store = (*Store)(nil)
+var _ auth.Store = (*AuthStore)(nil)
+
+// AuthStore keeps API clients, users, tokens and API keys.
+type AuthStore struct {
+	pool *pgxpool.Pool
+}
 
 // CreateClient stores c; an existing id is a Conflict. CreatedAt is kept
 // to the microsecond.
-func (s *Store) CreateClient(ctx context.Context, c auth.Client) error {
+func (s *AuthStore) CreateClient(ctx context.Context, c auth.Client) error {
 	if err := cmp.Or(
 		invalidText("client", "id", c.ID),
 		invalidText("client", "name", c.Name),
@@ -38,7 +44,7 @@ func (s *Store) CreateClient(ctx context.Context, c auth.Client) error {
 }
 
 // Client returns the client with id, or NotFound.
-func (s *Store) Client(ctx context.Context, id string) (auth.Client, error) {
+func (s *AuthStore) Client(ctx context.Context, id string) (auth.Client, error) {
 	if !storable(id) {
 		return auth.Client{}, classify(pgx.ErrNoRows, "client", "client "+id)
 	}
@@ -52,7 +58,7 @@ func (s *Store) Client(ctx context.Context, id string) (auth.Client, error) {
 	}
 	c.Services, c.Privileges = stringsAs[msgkit.ServiceUUID](services), stringsAs[auth.Privilege](privileges)
 	if c.Networks, err = parsePrefixes(networks); err != nil {
-		return auth.Client{}, msgkit.Wrap(fmt.Errorf("client %s: %w", id, err), msgkit.Internal, CodeStorage, "storage error")
+		return auth.Client{}, storageError(err, "client ", id)
 	}
 	c.CreatedAt = c.CreatedAt.UTC()
 	return c, nil
@@ -60,7 +66,7 @@ func (s *Store) Client(ctx context.Context, id string) (auth.Client, error) {
 
 // CreateUser stores u; an existing username is a Conflict. CreatedAt is
 // kept to the microsecond.
-func (s *Store) CreateUser(ctx context.Context, u auth.User) error {
+func (s *AuthStore) CreateUser(ctx context.Context, u auth.User) error {
 	if err := cmp.Or(
 		invalidText("user", "username", u.Username),
 		invalidText("user", "passwordHash", u.PasswordHash),
@@ -76,7 +82,7 @@ func (s *Store) CreateUser(ctx context.Context, u auth.User) error {
 }
 
 // User returns the user, or NotFound.
-func (s *Store) User(ctx context.Context, username string) (auth.User, error) {
+func (s *AuthStore) User(ctx context.Context, username string) (auth.User, error) {
 	if !storable(username) {
 		return auth.User{}, classify(pgx.ErrNoRows, "user", "user "+username)
 	}
@@ -95,7 +101,7 @@ func (s *Store) User(ctx context.Context, username string) (auth.User, error) {
 
 // SaveToken stores t; an existing hash is a Conflict. IssuedAt and
 // ExpiresAt are kept to the microsecond.
-func (s *Store) SaveToken(ctx context.Context, t auth.Token) error {
+func (s *AuthStore) SaveToken(ctx context.Context, t auth.Token) error {
 	p := t.Principal
 	if err := cmp.Or(
 		invalidText("token", "subject", p.Subject),
@@ -113,7 +119,7 @@ func (s *Store) SaveToken(ctx context.Context, t auth.Token) error {
 
 // Token returns the token with hash, or NotFound. It does not look at the
 // expiry; the caller decides what an expired token means.
-func (s *Store) Token(ctx context.Context, hash [32]byte) (auth.Token, error) {
+func (s *AuthStore) Token(ctx context.Context, hash [32]byte) (auth.Token, error) {
 	const q = `SELECT kind, subject, services, privileges, expires_at, issued_at
 		FROM auth_tokens WHERE hash = $1`
 	t := auth.Token{Hash: hash}
@@ -127,7 +133,7 @@ func (s *Store) Token(ctx context.Context, hash [32]byte) (auth.Token, error) {
 		return auth.Token{}, classify(err, "token", "token")
 	}
 	if kind < 0 || kind > 255 {
-		return auth.Token{}, msgkit.Wrap(fmt.Errorf("token kind %d out of range", kind), msgkit.Internal, CodeStorage, "storage error")
+		return auth.Token{}, storageError(fmt.Errorf("token kind %d out of range", kind))
 	}
 	p.Kind = auth.SubjectKind(kind)
 	p.Services, p.Privileges = stringsAs[msgkit.ServiceUUID](services), stringsAs[auth.Privilege](privileges)
@@ -137,7 +143,7 @@ func (s *Store) Token(ctx context.Context, hash [32]byte) (auth.Token, error) {
 }
 
 // DeleteToken removes the token with hash, or answers NotFound.
-func (s *Store) DeleteToken(ctx context.Context, hash [32]byte) error {
+func (s *AuthStore) DeleteToken(ctx context.Context, hash [32]byte) error {
 	tag, err := s.pool.Exec(ctx, `DELETE FROM auth_tokens WHERE hash = $1`, hash[:])
 	if err == nil && tag.RowsAffected() == 0 {
 		err = pgx.ErrNoRows
@@ -147,7 +153,7 @@ func (s *Store) DeleteToken(ctx context.Context, hash [32]byte) error {
 
 // DeleteExpiredTokens removes tokens that expired at or before now, to the
 // microsecond, and returns how many it removed.
-func (s *Store) DeleteExpiredTokens(ctx context.Context, now time.Time) (int, error) {
+func (s *AuthStore) DeleteExpiredTokens(ctx context.Context, now time.Time) (int, error) {
 	tag, err := s.pool.Exec(ctx, `DELETE FROM auth_tokens WHERE expires_at <= $1`, dbTime(now))
 	if err != nil {
 		return 0, classify(err, "token", "token")
@@ -157,7 +163,7 @@ func (s *Store) DeleteExpiredTokens(ctx context.Context, now time.Time) (int, er
 
 // CreateAPIKey stores k; an existing hash or id is a Conflict. CreatedAt
 // is kept to the microsecond.
-func (s *Store) CreateAPIKey(ctx context.Context, k auth.APIKey) error {
+func (s *AuthStore) CreateAPIKey(ctx context.Context, k auth.APIKey) error {
 	if err := cmp.Or(
 		invalidText("api_key", "id", k.ID),
 		invalidText("api_key", "name", k.Name),
@@ -170,7 +176,7 @@ func (s *Store) CreateAPIKey(ctx context.Context, k auth.APIKey) error {
 }
 
 // APIKey returns the key with hash, or NotFound.
-func (s *Store) APIKey(ctx context.Context, hash [32]byte) (auth.APIKey, error) {
+func (s *AuthStore) APIKey(ctx context.Context, hash [32]byte) (auth.APIKey, error) {
 	const q = `SELECT id, name, created_at FROM auth_api_keys WHERE hash = $1`
 	k := auth.APIKey{Hash: hash}
 	err := s.pool.QueryRow(ctx, q, hash[:]).Scan(&k.ID, &k.Name, &k.CreatedAt)

@@ -16,14 +16,14 @@ import (
 )
 
 func TestAuthStore(t *testing.T) {
-	authtest.RunStoreTests(t, func(t *testing.T) auth.Store { return newTestStore(t) })
+	authtest.RunStoreTests(t, func(t *testing.T) auth.Store { return newTestAuth(t) })
 }
 
 // The tests below cover what is particular to PostgreSQL; the contract
 // suite covers the rest.
 
 func TestAuthNilAndEmptySlicesRoundTrip(t *testing.T) {
-	s := newTestStore(t)
+	s := newTestAuth(t)
 	ctx := t.Context()
 	clients := []auth.Client{
 		{ID: "nil", SecretHash: "h"},
@@ -48,7 +48,7 @@ func TestAuthNilAndEmptySlicesRoundTrip(t *testing.T) {
 }
 
 func TestAuthZeroTimesRoundTrip(t *testing.T) {
-	s := newTestStore(t)
+	s := newTestAuth(t)
 	ctx := t.Context()
 	tok := auth.Token{Hash: sha256.Sum256([]byte("zero")), Principal: auth.Principal{Kind: auth.SubjectUser, Subject: "u"}}
 	if err := s.SaveToken(ctx, tok); err != nil {
@@ -64,7 +64,7 @@ func TestAuthZeroTimesRoundTrip(t *testing.T) {
 }
 
 func TestAuthUnstorableText(t *testing.T) {
-	s := newTestStore(t)
+	s := newTestAuth(t)
 	ctx := t.Context()
 	for _, key := range []string{"nul\x00byte", "bad\xffutf8"} {
 		if _, err := s.Client(ctx, key); !errors.Is(err, msgkit.NotFound) {
@@ -98,7 +98,7 @@ func TestAuthUnstorableText(t *testing.T) {
 }
 
 func TestAuthCorruptRowIsInternal(t *testing.T) {
-	s := newTestStore(t)
+	s := newTestAuth(t)
 	ctx := t.Context()
 	_, err := s.pool.Exec(ctx, `INSERT INTO auth_clients (id, name, secret_hash, networks, created_at)
 		VALUES ('c', '', 'h', '{not-a-prefix}', now())`)
@@ -112,9 +112,9 @@ func TestAuthCorruptRowIsInternal(t *testing.T) {
 }
 
 func TestAuthClosedStoreIsInternal(t *testing.T) {
-	s := newTestStore(t)
-	s.Close()
-	_, err := s.Token(t.Context(), [32]byte{})
+	db := newTestDB(t)
+	db.Close()
+	_, err := db.Auth().Token(t.Context(), [32]byte{})
 	e, ok := errors.AsType[*msgkit.Error](err)
 	if !ok || e.Kind != msgkit.Internal || e.Code != CodeStorage || e.Message != "storage error" || e.Err == nil {
 		t.Fatalf("error %#v, want internal %s with a generic message and its cause", err, CodeStorage)
@@ -122,7 +122,7 @@ func TestAuthClosedStoreIsInternal(t *testing.T) {
 }
 
 func TestAuthCancelledContext(t *testing.T) {
-	s := newTestStore(t)
+	s := newTestAuth(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	_, err := s.User(ctx, "u")
@@ -132,7 +132,7 @@ func TestAuthCancelledContext(t *testing.T) {
 }
 
 func BenchmarkTokenLookup(b *testing.B) {
-	s := newTestStore(b)
+	s := newTestAuth(b)
 	ctx := b.Context()
 	now := time.Now()
 	tok := auth.Token{
@@ -158,4 +158,10 @@ func BenchmarkTokenLookup(b *testing.B) {
 			b.Fatalf("subject %q", got.Principal.Subject)
 		}
 	}
+}
+
+// newTestAuth is newTestDB's auth store.
+func newTestAuth(tb testing.TB) *AuthStore {
+	tb.Helper()
+	return newTestDB(tb).Auth()
 }

@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"unicode/utf8"
 
@@ -41,6 +42,17 @@ func classify(err error, thing, what string) error {
 		case foreignKeyViolation:
 			return msgkit.Wrap(err, msgkit.Invalid, thing+"_invalid_reference", what+" refers to a record that does not exist")
 		}
+	}
+	return storageError(err)
+}
+
+// storageError is a failure the caller cannot fix: Internal, with a
+// generic message, the cause (its SQL details included) kept for logs.
+// context, when given, says what was being read or written ("account
+// shop") in the cause.
+func storageError(err error, context ...any) error {
+	if len(context) > 0 {
+		err = fmt.Errorf("%s: %w", fmt.Sprint(context...), err)
 	}
 	return msgkit.Wrap(err, msgkit.Internal, CodeStorage, "storage error")
 }

@@ -209,12 +209,12 @@ func TestOpenConcurrently(t *testing.T) {
 
 func TestReopenIsNoop(t *testing.T) {
 	dsn, schema := newTestSchema(t)
-	openTestStore(t, dsn, Options{Schema: schema}).Close()
+	openTestDB(t, dsn, Options{Schema: schema}).Close()
 	before := appliedMigrations(t, dsn, schema)
 	if len(before) == 0 {
 		t.Fatal("Open recorded no migration")
 	}
-	openTestStore(t, dsn, Options{Schema: schema})
+	openTestDB(t, dsn, Options{Schema: schema})
 	if diff := cmp.Diff(before, appliedMigrations(t, dsn, schema)); diff != "" {
 		t.Errorf("reopen changed schema_migrations (-before +after):\n%s", diff)
 	}

@@ -4,35 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/sms"
 )
-
-var _ sms.OutboxStore = (*Store)(nil)
-
-// SQLSTATE codes after which UpdatePart runs its transaction again.
-const (
-	serializationFailure = "40001"
-	deadlockDetected     = "40P01"
-)
-
-// updatePartRetries is how many times UpdatePart runs its transaction
-// again after a serialization failure or a deadlock.
-const updatePartRetries = 3
-
-// retryBackoff is the longest wait before UpdatePart's first retry; it
-// doubles for each retry after it. The wait is random, from half of it up
-// to it: a transaction run again at once would most likely meet the one
-// it failed with, still running, and fail again.
-const retryBackoff = 2 * time.Millisecond
 
 // The queries of Message (sms.go), in the columns scanMessage reads.
 const (
@@ -42,14 +22,6 @@ const (
 	partsSQL = `SELECT num, text, data, units, udh_ref, udh_total, udh_seq, dst_port, src_port, state, error_code, updated_at
 		FROM sms_parts WHERE msg_id = $1 ORDER BY num`
 )
-
-// final marks an error UpdatePart's transaction returns that is not the
-// database's: fn's own error, or a refusal already worded. It is returned
-// unwrapped, as it is, and never retried.
-type final struct{ err error }
-
-func (f final) Error() string { return f.err.Error() }
-func (f final) Unwrap() error { return f.err }
 
 // UpdatePart runs fn on the part and saves what it returns, in one
 // transaction:
@@ -70,57 +42,21 @@ func (f final) Unwrap() error { return f.err }
 // when it returns changed false nothing is written either. A
 // serialization failure (40001: READ COMMITTED, the default, raises none
 // here, a stricter default_transaction_isolation may) or a deadlock
-// (40P01) runs the whole transaction again, fn included, up to
-// updatePartRetries times, after a short random wait; after that it is
+// (40P01) runs the whole transaction again, fn included, as inTx does;
+// after that it is
 // Internal. An unknown message or part is NotFound (part_not_found); text
 // PostgreSQL cannot hold and numbers beyond 32 bits in the update are
 // Invalid.
-func (s *Store) UpdatePart(ctx context.Context, key sms.PartKey, fn func(m sms.MessageRecord, p sms.PartRecord) (sms.PartUpdate, bool, error)) error {
+func (s *SMSStore) UpdatePart(ctx context.Context, key sms.PartKey, fn func(m sms.MessageRecord, p sms.PartRecord) (sms.PartUpdate, bool, error)) error {
 	what := fmt.Sprintf("part %d of message %s", key.PartNum, key.MsgID)
 	if !storable(string(key.MsgID)) || !fitsInt32(key.PartNum) {
 		return classify(pgx.ErrNoRows, "part", what)
 	}
-	var err error
-	for retry := 0; ; retry++ {
-		err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error { return updatePart(ctx, tx, key, fn) })
-		if retry == updatePartRetries || !retryable(err) {
-			break
-		}
-		s.log.DebugContext(ctx, "pgstore: retrying a part update", "msgId", key.MsgID, "partNum", key.PartNum, "err", err)
-		if !sleep(ctx, jitter(retryBackoff<<retry)) {
-			break // with the database's error
-		}
-	}
+	err := inTx(ctx, s.pool, s.log, "part update", func(tx pgx.Tx) error { return updatePart(ctx, tx, key, fn) })
 	if f, ok := errors.AsType[final](err); ok {
 		return f.err
 	}
 	return classify(err, "part", what)
-}
-
-// retryable reports whether err is a serialization failure or a deadlock
-// of the database, after which a transaction may simply run again.
-func retryable(err error) bool {
-	if _, ok := errors.AsType[final](err); ok {
-		return false
-	}
-	pgErr, ok := errors.AsType[*pgconn.PgError](err)
-	return ok && (pgErr.Code == serializationFailure || pgErr.Code == deadlockDetected)
-}
-
-// jitter returns a random duration from d/2 up to d.
-func jitter(d time.Duration) time.Duration { return d/2 + rand.N(d/2+1) }
-
-// sleep waits for d and reports true, or reports false as soon as ctx is
-// done.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }
 
 // updatePart is one run of UpdatePart's transaction. Database errors are
@@ -212,7 +148,7 @@ const expiredPartsSQL = `SELECT p.msg_id, p.num
 // ExpiredParts lists up to limit parts that are submitted, sent to SMSC
 // or buffered and whose message expired at or before now, by expiry, then
 // message id, then part number. A limit of zero or less lists nothing.
-func (s *Store) ExpiredParts(ctx context.Context, now time.Time, limit int) ([]sms.PartKey, error) {
+func (s *SMSStore) ExpiredParts(ctx context.Context, now time.Time, limit int) ([]sms.PartKey, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
@@ -220,14 +156,8 @@ func (s *Store) ExpiredParts(ctx context.Context, now time.Time, limit int) ([]s
 	if err != nil {
 		return nil, classify(err, "part", "expired parts")
 	}
-	var (
-		keys []sms.PartKey
-		id   string
-		num  int32
-	)
-	_, err = pgx.ForEachRow(rows, []any{&id, &num}, func() error {
-		keys = append(keys, sms.PartKey{MsgID: sms.MessageID(id), PartNum: int(num)})
-		return nil
+	keys, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (k sms.PartKey, err error) {
+		return k, row.Scan(&k.MsgID, &k.PartNum)
 	})
 	if err != nil {
 		return nil, classify(err, "part", "expired parts")
@@ -273,7 +203,7 @@ SELECT * FROM claimed ORDER BY next_at, id`
 // report while its lease runs (see claimSQL); one may return fewer than
 // limit reports while another holds rows it would have taken. A limit of
 // zero or less claims nothing.
-func (s *Store) ClaimReports(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]sms.Report, error) {
+func (s *SMSStore) ClaimReports(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]sms.Report, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
@@ -281,29 +211,20 @@ func (s *Store) ClaimReports(ctx context.Context, now time.Time, lease time.Dura
 	if err != nil {
 		return nil, classify(err, "report", "reports")
 	}
-	var (
-		reports          []sms.Report
-		r                sms.Report
-		msgID            string
-		partNum, attempt int32
-		state            int16
-		c                conversion
-	)
-	_, err = pgx.ForEachRow(rows, []any{&r.ID, &msgID, &partNum, &r.URL, &r.Body, &state, &attempt, &r.NextAt, &r.CreatedAt, &r.LastError},
-		func() error {
-			r.MsgID, r.PartNum, r.Attempts = sms.MessageID(msgID), int(partNum), int(attempt)
-			r.State = sms.ReportState(c.uint8("state", state))
-			r.NextAt, r.CreatedAt = r.NextAt.UTC(), r.CreatedAt.UTC()
-			reports = append(reports, r)
-			r.Body = nil // the next row scans into a fresh slice
-			return nil
-		})
+	var c conversion
+	reports, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (r sms.Report, err error) {
+		var state int16
+		err = row.Scan(&r.ID, &r.MsgID, &r.PartNum, &r.URL, &r.Body, &state, &r.Attempts, &r.NextAt, &r.CreatedAt, &r.LastError)
+		r.State = sms.ReportState(c.uint8("state", state))
+		r.NextAt, r.CreatedAt = r.NextAt.UTC(), r.CreatedAt.UTC()
+		return r, err
+	})
 	if err != nil {
 		return nil, classify(err, "report", "reports")
 	}
 	if c.err != nil {
 		// The leases are taken; they run out as any other does.
-		return nil, msgkit.Wrap(fmt.Errorf("claimed reports: %w", c.err), msgkit.Internal, CodeStorage, "storage error")
+		return nil, storageError(c.err, "claimed reports")
 	}
 	return reports, nil
 }
@@ -317,7 +238,7 @@ func (s *Store) ClaimReports(ctx context.Context, now time.Time, lease time.Dura
 // cannot queue it again. The lease itself is not checked. A LastError
 // PostgreSQL cannot hold (invalid UTF-8, NUL bytes) and Attempts beyond
 // 32 bits are Invalid.
-func (s *Store) FinishReport(ctx context.Context, r sms.Report) error {
+func (s *SMSStore) FinishReport(ctx context.Context, r sms.Report) error {
 	if err := invalidText("report", "lastError", r.LastError); err != nil {
 		return err
 	}
@@ -336,7 +257,7 @@ func (s *Store) FinishReport(ctx context.Context, r sms.Report) error {
 // ReportCounts counts the reports by state; states without reports are
 // absent. It reads the whole table, history included: it is meant for
 // tests and occasional metrics, not for every request.
-func (s *Store) ReportCounts(ctx context.Context) (map[sms.ReportState]int, error) {
+func (s *SMSStore) ReportCounts(ctx context.Context) (map[sms.ReportState]int, error) {
 	rows, err := s.pool.Query(ctx, "SELECT state, count(*) FROM sms_reports GROUP BY state")
 	if err != nil {
 		return nil, classify(err, "report", "reports")
@@ -355,7 +276,7 @@ func (s *Store) ReportCounts(ctx context.Context) (map[sms.ReportState]int, erro
 		return nil, classify(err, "report", "reports")
 	}
 	if c.err != nil {
-		return nil, msgkit.Wrap(fmt.Errorf("report counts: %w", c.err), msgkit.Internal, CodeStorage, "storage error")
+		return nil, storageError(c.err, "report counts")
 	}
 	return counts, nil
 }

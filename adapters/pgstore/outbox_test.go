@@ -28,7 +28,7 @@ import (
 
 // seedMessages creates the account shop and n two-part messages m-000,
 // m-001, … (both parts submitted), and returns their parts' keys.
-func seedMessages(tb testing.TB, s *Store, n int) []sms.PartKey {
+func seedMessages(tb testing.TB, s *SMSStore, n int) []sms.PartKey {
 	tb.Helper()
 	ctx := context.Background()
 	if err := s.CreateAccount(ctx, smstest.Account("shop", "1000000")); err != nil {
@@ -54,7 +54,7 @@ func pending(key sms.PartKey, next time.Time, body string) sms.Report {
 }
 
 // queue queues reports with an update of key's part to buffered.
-func queue(tb testing.TB, s *Store, key sms.PartKey, reports ...sms.Report) {
+func queue(tb testing.TB, s *SMSStore, key sms.PartKey, reports ...sms.Report) {
 	tb.Helper()
 	err := s.UpdatePart(context.Background(), key, func(sms.MessageRecord, sms.PartRecord) (sms.PartUpdate, bool, error) {
 		return sms.PartUpdate{State: sms.StateBuffered, UpdatedAt: t1, Reports: reports}, true, nil
@@ -65,7 +65,7 @@ func queue(tb testing.TB, s *Store, key sms.PartKey, reports ...sms.Report) {
 }
 
 // partReportIDs returns the ids of key's reports in queueing order.
-func partReportIDs(t *testing.T, s *Store, key sms.PartKey) []int64 {
+func partReportIDs(t *testing.T, s *SMSStore, key sms.PartKey) []int64 {
 	t.Helper()
 	rows, err := s.pool.Query(t.Context(), "SELECT id FROM sms_reports WHERE msg_id = $1 AND part_num = $2 ORDER BY id",
 		string(key.MsgID), key.PartNum)
@@ -88,7 +88,7 @@ func reportIDs(rs []sms.Report) []int64 {
 }
 
 // claim claims up to 100 reports at now with a one-minute lease.
-func claim(t *testing.T, s *Store, now time.Time) []sms.Report {
+func claim(t *testing.T, s *SMSStore, now time.Time) []sms.Report {
 	t.Helper()
 	rs, err := s.ClaimReports(t.Context(), now, time.Minute, 100)
 	if err != nil {
@@ -97,7 +97,7 @@ func claim(t *testing.T, s *Store, now time.Time) []sms.Report {
 	return rs
 }
 
-func finish(t *testing.T, s *Store, r sms.Report, state sms.ReportState, next time.Time) {
+func finish(t *testing.T, s *SMSStore, r sms.Report, state sms.ReportState, next time.Time) {
 	t.Helper()
 	r.State, r.Attempts, r.NextAt = state, r.Attempts+1, next
 	if err := s.FinishReport(t.Context(), r); err != nil {
@@ -287,7 +287,7 @@ func TestOutboxUpdatePartNotFound(t *testing.T) {
 // the ids of their reports follow the order of the updates.
 func TestOutboxUpdatePartSerializesAPart(t *testing.T) {
 	dsn, schema := newTestSchema(t)
-	replicas := []*Store{openTestStore(t, dsn, Options{Schema: schema}), openTestStore(t, dsn, Options{Schema: schema})}
+	replicas := []*SMSStore{openTestStore(t, dsn, Options{Schema: schema}), openTestStore(t, dsn, Options{Schema: schema})}
 	key := seedMessages(t, replicas[0], 1)[0]
 	const updates = 16
 	var wg sync.WaitGroup
@@ -330,7 +330,7 @@ func TestOutboxUpdatePartSerializesAPart(t *testing.T) {
 
 // waitForLockWaiters waits until n sessions of application app wait for
 // a lock.
-func waitForLockWaiters(t *testing.T, s *Store, app string, n int) {
+func waitForLockWaiters(t *testing.T, s *SMSStore, app string, n int) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -415,7 +415,7 @@ func TestOutboxUpdatePartLocksOnlyItsPart(t *testing.T) {
 
 // serializableStore opens a second store on schema whose transactions are
 // SERIALIZABLE by default, where write skew is a serialization failure.
-func serializableStore(t *testing.T, dsn, schema string) *Store {
+func serializableStore(t *testing.T, dsn, schema string) *SMSStore {
 	t.Helper()
 	return openTestStore(t, withParam(dsn, "default_transaction_isolation", "serializable"), Options{Schema: schema})
 }
@@ -507,8 +507,8 @@ func TestOutboxUpdatePartGivesUpAfterRetries(t *testing.T) {
 	if pgErr, ok := errors.AsType[*pgconn.PgError](err); !ok || pgErr.Code != serializationFailure {
 		t.Errorf("cause %v, want a serialization failure", err)
 	}
-	if calls != 1+updatePartRetries {
-		t.Errorf("fn ran %d times, want %d", calls, 1+updatePartRetries)
+	if calls != 1+txRetries {
+		t.Errorf("fn ran %d times, want %d", calls, 1+txRetries)
 	}
 	m, err := s.Message(ctx, keys[0].MsgID)
 	if err != nil {
@@ -551,7 +551,7 @@ func TestRetryable(t *testing.T) {
 // claimed in queueing order, the next only after the one before finished.
 func TestOutboxClaimAcrossReplicas(t *testing.T) {
 	dsn, schema := newTestSchema(t)
-	replicas := []*Store{openTestStore(t, dsn, Options{Schema: schema}), openTestStore(t, dsn, Options{Schema: schema})}
+	replicas := []*SMSStore{openTestStore(t, dsn, Options{Schema: schema}), openTestStore(t, dsn, Options{Schema: schema})}
 	keys := seedMessages(t, replicas[0], 50)
 	// Two rounds over the parts, so ids interleave the parts; the second
 	// round is due earlier, so next_at order is not queueing order.
@@ -705,7 +705,7 @@ func TestOutboxClaimOrderPerPart(t *testing.T) {
 // before.
 func TestOutboxLeaseEnds(t *testing.T) {
 	dsn, schema := newTestSchema(t)
-	replicas := []*Store{openTestStore(t, dsn, Options{Schema: schema}), openTestStore(t, dsn, Options{Schema: schema})}
+	replicas := []*SMSStore{openTestStore(t, dsn, Options{Schema: schema}), openTestStore(t, dsn, Options{Schema: schema})}
 	ctx := t.Context()
 	key := seedMessages(t, replicas[0], 1)[0]
 	queue(t, replicas[0], key, pending(key, t1, "r1"), pending(key, t1, "r2"))
@@ -900,7 +900,7 @@ func TestOutboxExpiredParts(t *testing.T) {
 }
 
 // explain returns the plan of sql with args, as text.
-func explain(t *testing.T, s *Store, sql string, args ...any) string {
+func explain(t *testing.T, s *SMSStore, sql string, args ...any) string {
 	t.Helper()
 	rows, err := s.pool.Query(t.Context(), "EXPLAIN "+sql, args...)
 	if err != nil {

@@ -65,24 +65,36 @@ func dropSchema(tb testing.TB, dsn, schema string) {
 	}
 }
 
-// newTestStore opens a Store on a fresh schema, closed and dropped when tb
+// newTestDB opens a DB on a fresh schema, closed and dropped when tb
 // ends. It fails tb when the database cannot be reached.
-func newTestStore(tb testing.TB) *Store {
+func newTestDB(tb testing.TB) *DB {
 	tb.Helper()
 	dsn, schema := newTestSchema(tb)
-	return openTestStore(tb, dsn, Options{Schema: schema})
+	return openTestDB(tb, dsn, Options{Schema: schema})
 }
 
-// openTestStore opens a Store closed when tb ends (before the schema is
+// openTestDB opens a DB closed when tb ends (before the schema is
 // dropped: cleanups run last registered, first run).
-func openTestStore(tb testing.TB, dsn string, opts Options) *Store {
+func openTestDB(tb testing.TB, dsn string, opts Options) *DB {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	s, err := Open(ctx, dsn, opts)
+	db, err := Open(ctx, dsn, opts)
 	if err != nil {
 		tb.Fatalf("Open (%s is set, so the database must be reachable): %v", envDSN, err)
 	}
-	tb.Cleanup(s.Close)
-	return s
+	tb.Cleanup(db.Close)
+	return db
+}
+
+// newTestStore is newTestDB's sms store, which most tests here exercise.
+func newTestStore(tb testing.TB) *SMSStore {
+	tb.Helper()
+	return newTestDB(tb).SMS()
+}
+
+// openTestStore is openTestDB's sms store.
+func openTestStore(tb testing.TB, dsn string, opts Options) *SMSStore {
+	tb.Helper()
+	return openTestDB(tb, dsn, opts).SMS()
 }

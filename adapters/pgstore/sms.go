@@ -6,25 +6,38 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/shopspring/decimal"
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/sms"
 )
 
-var _ sms.Store = (*Store)(nil)
+var (
+	_ sms.Store       = (*SMSStore)(nil)
+	_ sms.OutboxStore = (*SMSStore)(nil)
+)
+
+// SMSStore keeps bulk SMS accounts, messages and the delivery report
+// outbox. Accepts go through group commit (see the package doc).
+type SMSStore struct {
+	pool    *pgxpool.Pool
+	log     *slog.Logger
+	accepts *acceptBatcher
+}
 
 // CreateAccount stores a; an existing username is a Conflict. A negative
 // balance, an invalid network prefix, text PostgreSQL cannot hold and a
 // Throughput or MaxParts beyond 32 bits are Invalid. Validity is kept in
 // whole milliseconds and CreatedAt to the microsecond; the price list
 // keeps its order.
-func (s *Store) CreateAccount(ctx context.Context, a sms.Account) error {
+func (s *SMSStore) CreateAccount(ctx context.Context, a sms.Account) error {
 	if err := checkAccount(a); err != nil {
 		return err
 	}
@@ -36,7 +49,7 @@ func (s *Store) CreateAccount(ctx context.Context, a sms.Account) error {
 	if a.BlacklistedSenderWords != nil {
 		b, err := json.Marshal(a.BlacklistedSenderWords)
 		if err != nil {
-			return msgkit.Wrap(err, msgkit.Internal, CodeStorage, "storage error")
+			return storageError(err)
 		}
 		blacklist = b
 	}
@@ -98,7 +111,7 @@ func checkAccount(a sms.Account) error {
 
 // Account returns the account, or NotFound. Prices come back in the order
 // they were stored.
-func (s *Store) Account(ctx context.Context, username string) (sms.Account, error) {
+func (s *SMSStore) Account(ctx context.Context, username string) (sms.Account, error) {
 	if !storable(username) {
 		return sms.Account{}, classify(pgx.ErrNoRows, "account", "account "+username)
 	}
@@ -119,7 +132,7 @@ func (s *Store) Account(ctx context.Context, username string) (sms.Account, erro
 		return sms.Account{}, classify(err, "account", "account "+username)
 	}
 	corrupt := func(err error) error {
-		return msgkit.Wrap(fmt.Errorf("account %s: %w", username, err), msgkit.Internal, CodeStorage, "storage error")
+		return storageError(err, "account ", username)
 	}
 	if a.Networks, err = parsePrefixes(networks); err != nil {
 		return sms.Account{}, corrupt(err)
@@ -156,7 +169,7 @@ func (s *Store) Account(ctx context.Context, username string) (sms.Account, erro
 // row's lock, as Accept's batches do, and PostgreSQL re-evaluates its
 // WHERE against the balance the transaction before it committed, so
 // concurrent calls can never take the balance below zero.
-func (s *Store) AddBalance(ctx context.Context, username string, delta decimal.Decimal) (decimal.Decimal, error) {
+func (s *SMSStore) AddBalance(ctx context.Context, username string, delta decimal.Decimal) (decimal.Decimal, error) {
 	if !storable(username) {
 		return decimal.Decimal{}, classify(pgx.ErrNoRows, "account", "account "+username)
 	}
@@ -175,7 +188,7 @@ func (s *Store) AddBalance(ctx context.Context, username string, delta decimal.D
 	}
 	b, err := parseNumeric(balance)
 	if err != nil {
-		return decimal.Decimal{}, msgkit.Wrap(fmt.Errorf("account %s: %w", username, err), msgkit.Internal, CodeStorage, "storage error")
+		return decimal.Decimal{}, storageError(err, "account ", username)
 	}
 	return b, nil
 }
@@ -195,7 +208,7 @@ func (s *Store) AddBalance(ctx context.Context, username string, delta decimal.D
 // (acceptSQL). If ctx ends while m is still queued, Accept returns ctx's
 // error (errors.Is finds it) and nothing is written; once m is in a
 // batch, Accept returns the batch's outcome whatever ctx says.
-func (s *Store) Accept(ctx context.Context, m sms.MessageRecord) error {
+func (s *SMSStore) Accept(ctx context.Context, m sms.MessageRecord) error {
 	if !storable(m.Account) {
 		return classify(pgx.ErrNoRows, "account", "account "+m.Account)
 	}
@@ -251,7 +264,7 @@ SELECT true FROM charged`
 // acceptOne accepts m alone with acceptSQL. It returns m's outcome, a
 // refusal included, or an error after which nothing was written (one
 // retryable, or another failure of the database) and no outcome holds.
-func (s *Store) acceptOne(ctx context.Context, m sms.MessageRecord) (outcome, err error) {
+func (s *SMSStore) acceptOne(ctx context.Context, m sms.MessageRecord) (outcome, err error) {
 	n := len(m.Parts)
 	var (
 		nums, units, dstPorts, srcPorts, errCodes = make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
@@ -291,7 +304,7 @@ func (s *Store) acceptOne(ctx context.Context, m sms.MessageRecord) (outcome, er
 // decimal.Decimal prints it, so the text is memstore's). It runs after
 // the UPDATE, so a concurrent top-up may already show in the balance it
 // quotes; the refusal itself stands, as nothing was written.
-func (s *Store) refusal(ctx context.Context, username string, id sms.MessageID, noCredit func(balance decimal.Decimal, currency string) error) error {
+func (s *SMSStore) refusal(ctx context.Context, username string, id sms.MessageID, noCredit func(balance decimal.Decimal, currency string) error) error {
 	const q = `SELECT balance::text, currency, EXISTS (SELECT 1 FROM sms_messages WHERE id = $2)
 		FROM sms_accounts WHERE username = $1`
 	var (
@@ -306,7 +319,7 @@ func (s *Store) refusal(ctx context.Context, username string, id sms.MessageID, 
 	}
 	b, err := parseNumeric(balance)
 	if err != nil {
-		return msgkit.Wrap(fmt.Errorf("account %s: %w", username, err), msgkit.Internal, CodeStorage, "storage error")
+		return storageError(err, "account ", username)
 	}
 	return noCredit(b, currency)
 }
@@ -349,7 +362,7 @@ func checkMessage(m sms.MessageRecord) error {
 
 // Message returns the message with its parts ordered by Num, or NotFound.
 // A message saved without parts comes back with nil Parts.
-func (s *Store) Message(ctx context.Context, id sms.MessageID) (sms.MessageRecord, error) {
+func (s *SMSStore) Message(ctx context.Context, id sms.MessageID) (sms.MessageRecord, error) {
 	notFound := func(err error) error { return classify(err, "message", "message "+string(id)) }
 	if !storable(string(id)) {
 		return sms.MessageRecord{}, notFound(pgx.ErrNoRows)
@@ -426,7 +439,7 @@ func scanMessage(br pgx.BatchResults, id sms.MessageID) (sms.MessageRecord, erro
 		return sms.MessageRecord{}, err
 	}
 	if c.err != nil {
-		return sms.MessageRecord{}, msgkit.Wrap(fmt.Errorf("message %s: %w", id, c.err), msgkit.Internal, CodeStorage, "storage error")
+		return sms.MessageRecord{}, storageError(c.err, "message ", id)
 	}
 	return m, nil
 }
@@ -438,7 +451,7 @@ func scanMessage(br pgx.BatchResults, id sms.MessageID) (sms.MessageRecord, erro
 // share it; the upsert locks that row, so concurrent calls count exactly.
 // A call for another second than the stored one starts that second's
 // count afresh, as memstore does. Refused submissions count too.
-func (s *Store) TakeThroughput(ctx context.Context, username string, now time.Time, limit int) (bool, error) {
+func (s *SMSStore) TakeThroughput(ctx context.Context, username string, now time.Time, limit int) (bool, error) {
 	if limit <= 0 {
 		return true, nil
 	}

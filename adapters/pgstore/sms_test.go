@@ -20,7 +20,7 @@ import (
 )
 
 func TestSMSStore(t *testing.T) {
-	smstest.RunStoreTests(t, func(t *testing.T) sms.Store { return newTestStore(t) })
+	smstest.RunStoreTests(t, func(t *testing.T) smstest.Store { return newTestStore(t) })
 }
 
 // The tests below cover what is particular to PostgreSQL; the contract
@@ -41,7 +41,7 @@ var exactly = cmp.Comparer(func(a, b decimal.Decimal) bool {
 var equalPrefix = cmp.Comparer(func(a, b netip.Prefix) bool { return a == b })
 
 // countRows counts the rows of table in s's schema.
-func countRows(t *testing.T, s *Store, table string) int {
+func countRows(t *testing.T, s *SMSStore, table string) int {
 	t.Helper()
 	var n int
 	if err := s.pool.QueryRow(t.Context(), "SELECT count(*) FROM "+table).Scan(&n); err != nil {
@@ -50,7 +50,7 @@ func countRows(t *testing.T, s *Store, table string) int {
 	return n
 }
 
-func requireBalance(t *testing.T, s *Store, username, want string) {
+func requireBalance(t *testing.T, s *SMSStore, username, want string) {
 	t.Helper()
 	a, err := s.Account(t.Context(), username)
 	if err != nil {
@@ -344,7 +344,7 @@ func TestSMSAddBalanceRefusal(t *testing.T) {
 // account: whatever the interleaving, exactly the credit is spent.
 func TestSMSConcurrentChargesAcrossReplicas(t *testing.T) {
 	dsn, schema := newTestSchema(t)
-	replicas := []*Store{openTestStore(t, dsn, Options{Schema: schema}), openTestStore(t, dsn, Options{Schema: schema})}
+	replicas := []*SMSStore{openTestStore(t, dsn, Options{Schema: schema}), openTestStore(t, dsn, Options{Schema: schema})}
 	ctx := t.Context()
 	// 16 messages of 2 × 0.05 and 8 debits of 0.10 want 2.40; there is 1.20.
 	if err := replicas[0].CreateAccount(ctx, smstest.Account("shop", "1.20")); err != nil {
@@ -390,7 +390,7 @@ func TestSMSConcurrentChargesAcrossReplicas(t *testing.T) {
 
 func TestSMSThroughputShared(t *testing.T) {
 	dsn, schema := newTestSchema(t)
-	replicas := []*Store{openTestStore(t, dsn, Options{Schema: schema}), openTestStore(t, dsn, Options{Schema: schema})}
+	replicas := []*SMSStore{openTestStore(t, dsn, Options{Schema: schema}), openTestStore(t, dsn, Options{Schema: schema})}
 	ctx := t.Context()
 	sec := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 

@@ -34,12 +34,14 @@ type Options struct {
 	AcceptMaxBatch int
 }
 
-// Store is the PostgreSQL implementation of every domain Store. It is safe
-// for concurrent use; Close it when done.
-type Store struct {
-	pool    *pgxpool.Pool
-	log     *slog.Logger
-	accepts *acceptBatcher
+// DB is the PostgreSQL database: one connection pool shared by one store
+// per domain (Auth, SMS), so no domain's methods are visible on another's.
+// It is safe for concurrent use; Close it when done.
+type DB struct {
+	pool *pgxpool.Pool
+	log  *slog.Logger
+	auth *AuthStore
+	sms  *SMSStore
 }
 
 // Codes of the errors Open and Ping return.
@@ -53,13 +55,13 @@ const (
 // pgx accepts), applies the embedded migrations that are not yet applied,
 // and returns a Store whose pool has been pinged. A database that cannot be
 // reached is Unavailable; a bad DSN or a failed migration is Internal.
-func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
+func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	return open(ctx, dsn, opts, embeddedMigrations())
 }
 
 // open is Open with the migrations taken from fsys, so tests can pass
 // their own.
-func open(ctx context.Context, dsn string, opts Options, fsys fs.FS) (*Store, error) {
+func open(ctx context.Context, dsn string, opts Options, fsys fs.FS) (*DB, error) {
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -101,27 +103,34 @@ func open(ctx context.Context, dsn string, opts Options, fsys fs.FS) (*Store, er
 	if err != nil {
 		return nil, msgkit.Wrap(err, msgkit.Internal, CodeOpen, "cannot create database pool")
 	}
-	s := &Store{pool: pool, log: log}
-	if err := s.Ping(ctx); err != nil {
+	db := &DB{pool: pool, log: log, auth: &AuthStore{pool: pool}}
+	if err := db.Ping(ctx); err != nil {
 		pool.Close()
 		return nil, err
 	}
-	s.accepts = newAcceptBatcher(s, opts.AcceptWorkers, opts.AcceptMaxBatch)
-	return s, nil
+	db.sms = &SMSStore{pool: pool, log: log}
+	db.sms.accepts = newAcceptBatcher(db.sms, opts.AcceptWorkers, opts.AcceptMaxBatch)
+	return db, nil
 }
+
+// Auth is the store of API clients, users, tokens and API keys.
+func (db *DB) Auth() *AuthStore { return db.auth }
+
+// SMS is the store of bulk SMS accounts, messages and delivery reports.
+func (db *DB) SMS() *SMSStore { return db.sms }
 
 // Close answers every Accept already queued (writing its batch), refuses
 // those that come after, and closes every connection, waiting for those
 // in use to be returned. Calling it again does nothing.
-func (s *Store) Close() {
-	s.accepts.close()
-	s.pool.Close()
+func (db *DB) Close() {
+	db.sms.accepts.close()
+	db.pool.Close()
 }
 
 // Ping checks that the database answers, for readiness probes. A failure
 // is Unavailable.
-func (s *Store) Ping(ctx context.Context) error {
-	if err := s.pool.Ping(ctx); err != nil {
+func (db *DB) Ping(ctx context.Context) error {
+	if err := db.pool.Ping(ctx); err != nil {
 		return msgkit.Wrap(err, msgkit.Unavailable, CodeUnavailable, "database unavailable")
 	}
 	return nil

@@ -46,7 +46,7 @@ func TestSchemaIsSearchPath(t *testing.T) {
 	// A name that needs quoting, to show it is quoted everywhere.
 	schema := "T x_" + strings.ToUpper(hex.EncodeToString(randomBytes(4)))
 	t.Cleanup(func() { dropSchema(t, dsn, schema) })
-	s := openTestStore(t, dsn, Options{Schema: schema, MaxConns: 2})
+	s := openTestDB(t, dsn, Options{Schema: schema, MaxConns: 2})
 
 	if got := s.pool.Config().MaxConns; got != 2 {
 		t.Errorf("MaxConns %d, want 2", got)
@@ -84,7 +84,7 @@ func TestSchemaIsSearchPath(t *testing.T) {
 }
 
 func TestPing(t *testing.T) {
-	s := newTestStore(t)
+	s := newTestDB(t)
 	if err := s.Ping(t.Context()); err != nil {
 		t.Fatalf("Ping: %v", err)
 	}
@@ -118,7 +118,7 @@ func TestOpenWithoutSchemaUsesServerSearchPath(t *testing.T) {
 	} else {
 		dsn += " search_path=" + schema
 	}
-	s := openTestStore(t, dsn, Options{})
+	s := openTestDB(t, dsn, Options{})
 	var n int
 	if err := s.pool.QueryRow(ctx, "SELECT count(*) FROM pg_tables WHERE schemaname = $1 AND tablename = 'auth_clients'", schema).Scan(&n); err != nil {
 		t.Fatal(err)

@@ -20,7 +20,8 @@ import (
 )
 
 // RunStoreTests runs the contract against stores made by newStore, one
-// fresh, empty store per subtest.
+// fresh, empty store per subtest. The subtests run in parallel, so
+// newStore must give each its own store (a schema each, on PostgreSQL).
 func RunStoreTests(t *testing.T, newStore func(t *testing.T) auth.Store) {
 	t.Helper()
 	tests := []struct {
@@ -37,7 +38,10 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) auth.Store) {
 		{"ConcurrentTokens", testConcurrentTokens},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t)) })
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.fn(t, newStore(t))
+		})
 	}
 }
 

@@ -75,10 +75,9 @@ type gatewayNode struct {
 	api        *httptest.Server
 }
 
-func newNode(t *testing.T, store sms.Store, clock *msgkittest.Clock) *gatewayNode {
-	sink := &lateSink{}
+func newNode(t *testing.T, store smsStore, clock *msgkittest.Clock) *gatewayNode {
 	n := &gatewayNode{}
-	n.network = simnet.New(sink, simnet.Options{
+	n.network = simnet.New(simnet.Options{
 		Seed: 1, Clock: clock.Now, Default: simnet.Outcome{Kind: simnet.Deliver, AcceptDelay: time.Second, Delay: 2 * time.Second},
 		Rules: []simnet.Rule{
 			{Prefix: "4915", Outcome: simnet.Outcome{Kind: simnet.Absent, AcceptDelay: time.Second, Delay: time.Second, Attempts: 2, RetryEvery: time.Minute}},
@@ -86,7 +85,6 @@ func newNode(t *testing.T, store sms.Store, clock *msgkittest.Clock) *gatewayNod
 		},
 	})
 	n.gw = sms.NewGateway(store, n.network, sms.GatewayOptions{Clock: clock.Now, BcryptCost: bcrypt.MinCost})
-	sink.gw = n.gw
 	n.dispatcher = sms.NewDispatcher(store, httpapi.NewReportPoster(httpapi.ReportPosterOptions{}), sms.DispatcherOptions{
 		Clock: clock.Now, BaseBackoff: time.Second, MaxBackoff: time.Minute, Jitter: func() float64 { return 0 },
 	})
@@ -99,7 +97,7 @@ func newNode(t *testing.T, store sms.Store, clock *msgkittest.Clock) *gatewayNod
 func (n *gatewayNode) step(t *testing.T, clock *msgkittest.Clock, d time.Duration) {
 	t.Helper()
 	clock.Advance(d)
-	if _, err := n.network.RunDue(t.Context(), clock.Now()); err != nil {
+	if _, err := n.network.RunDue(t.Context(), n.gw, clock.Now()); err != nil {
 		t.Fatal(err)
 	}
 	for {
@@ -146,14 +144,21 @@ func createShop(t *testing.T, gw *sms.Gateway) {
 	}
 }
 
-func storesForE2E(t *testing.T) map[string]func(t *testing.T) sms.Store {
-	return map[string]func(t *testing.T) sms.Store{
-		"memory":   func(t *testing.T) sms.Store { return memstore.New() },
-		"postgres": func(t *testing.T) sms.Store { return openPG(t, pgConfig(t)) },
+// smsStore is what a gateway node runs on: the gateway's and the
+// dispatcher's stores in one.
+type smsStore interface {
+	sms.Store
+	sms.OutboxStore
+}
+
+func storesForE2E(t *testing.T) map[string]func(t *testing.T) smsStore {
+	return map[string]func(t *testing.T) smsStore{
+		"memory":   func(t *testing.T) smsStore { return memstore.New().SMS() },
+		"postgres": func(t *testing.T) smsStore { return openPG(t, pgConfig(t)).SMS() },
 	}
 }
 
-func openPG(t *testing.T, cfg config) *pgstore.Store {
+func openPG(t *testing.T, cfg config) *pgstore.DB {
 	s, err := pgstore.Open(t.Context(), cfg.pgDSN, pgstore.Options{Schema: cfg.pgSchema})
 	if err != nil {
 		t.Fatal(err)
@@ -204,7 +209,7 @@ func TestRestartKeepsPendingReports(t *testing.T) {
 	}
 	cfg := pgConfig(t)
 	clock := msgkittest.NewClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
-	first := newNode(t, openPG(t, cfg), clock)
+	first := newNode(t, openPG(t, cfg).SMS(), clock)
 	createShop(t, first.gw)
 	rcv := newReceiver(t)
 	rcv.failing = 1 << 30 // down while the first gateway runs
@@ -217,7 +222,7 @@ func TestRestartKeepsPendingReports(t *testing.T) {
 	rcv.mu.Lock()
 	rcv.failing = 0
 	rcv.mu.Unlock()
-	second := newNode(t, openPG(t, cfg), clock)
+	second := newNode(t, openPG(t, cfg).SMS(), clock)
 	for range 20 {
 		second.dispatcherOnly(t, clock, time.Minute)
 	}
@@ -240,7 +245,7 @@ func (n *gatewayNode) dispatcherOnly(t *testing.T, clock *msgkittest.Clock, d ti
 // HTTP to a local receiver by one dispatcher, from a memstore outbox.
 func BenchmarkReportDelivery(b *testing.B) {
 	clock := msgkittest.NewClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
-	store := memstore.New()
+	store := memstore.New().SMS()
 	gw := sms.NewGateway(store, nil, sms.GatewayOptions{Clock: clock.Now, BcryptCost: bcrypt.MinCost})
 	if _, err := gw.CreateAccount(context.Background(), sms.AccountSpec{Password: "pw", Account: sms.Account{
 		Username: "shop", Enabled: true, Balance: decimal.RequireFromString("1000000000"), Currency: "EUR",

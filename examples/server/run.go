@@ -25,12 +25,6 @@ type listeners struct {
 	API, SMSHTTP, SMSHTTPS string
 }
 
-// platformStore is what run needs of a store: every domain's Store.
-type platformStore interface {
-	auth.Store
-	sms.Store
-}
-
 // platform holds the domain services the server runs.
 type platform struct {
 	auth *auth.Service
@@ -41,7 +35,11 @@ type platform struct {
 // down gracefully. ready, when not nil, is told the bound addresses.
 func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer, ready func(listeners)) error {
 	var (
-		store  platformStore
+		authStore auth.Store
+		smsStore  interface {
+			sms.Store
+			sms.OutboxStore
+		}
 		pinger httpapi.Pinger
 	)
 	switch cfg.store {
@@ -51,17 +49,16 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer, re
 			return fmt.Errorf("opening PostgreSQL: %w", err)
 		}
 		defer pg.Close()
-		store, pinger = pg, pg
+		authStore, smsStore, pinger = pg.Auth(), pg.SMS(), pg
 	default:
-		store = memstore.New()
+		mem := memstore.New()
+		authStore, smsStore = mem.Auth(), mem.SMS()
 	}
-	authSvc := auth.New(store, auth.Options{Logger: logger, BcryptCost: cfg.bcryptCost})
-	// The simulated network reports to the gateway, which sends to it.
-	sink := &lateSink{}
-	network := simnet.New(sink, simnet.Options{Seed: uint64(time.Now().UnixNano()), Rules: demoNetworkRules(), Default: demoDelivery, Logger: logger})
-	gateway := sms.NewGateway(store, network, sms.GatewayOptions{Logger: logger, BcryptCost: cfg.bcryptCost})
-	sink.gw = gateway
-	dispatcher := sms.NewDispatcher(store, httpapi.NewReportPoster(httpapi.ReportPosterOptions{Forbidden: cfg.dlrForbidden}), sms.DispatcherOptions{Logger: logger})
+	authSvc := auth.New(authStore, auth.Options{Logger: logger, BcryptCost: cfg.bcryptCost})
+	// The simulated network reports to the gateway (Run), which sends to it.
+	network := simnet.New(simnet.Options{Seed: uint64(time.Now().UnixNano()), Rules: demoNetworkRules(), Default: demoDelivery, Logger: logger})
+	gateway := sms.NewGateway(smsStore, network, sms.GatewayOptions{Logger: logger, BcryptCost: cfg.bcryptCost})
+	dispatcher := sms.NewDispatcher(smsStore, httpapi.NewReportPoster(httpapi.ReportPosterOptions{Forbidden: cfg.dlrForbidden}), sms.DispatcherOptions{Logger: logger})
 	svc := platform{auth: authSvc, sms: gateway}
 
 	if cfg.bootstrap != "" {
@@ -111,7 +108,7 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer, re
 		wg.Go(func() { errc <- s.serve(logger) })
 	}
 	wg.Go(func() { every(ctx, time.Minute, "purging expired tokens", logger, authSvc.PurgeExpired) })
-	wg.Go(func() { network.Run(ctx, 100*time.Millisecond) })
+	wg.Go(func() { network.Run(ctx, gateway, 100*time.Millisecond) })
 	wg.Go(func() { dispatcher.Run(ctx) })
 	wg.Go(func() { every(ctx, 10*time.Second, "expiring parts", logger, gateway.ExpireDue) })
 
@@ -186,13 +183,6 @@ func smsHandler(bulk, health http.Handler) http.Handler {
 	mux.Handle("GET /healthz", health)
 	mux.Handle("GET /readyz", health)
 	return mux
-}
-
-// lateSink lets the network and the gateway refer to each other.
-type lateSink struct{ gw *sms.Gateway }
-
-func (s *lateSink) HandleStatus(ctx context.Context, ev sms.StatusEvent) error {
-	return s.gw.HandleStatus(ctx, ev)
 }
 
 // every runs job each period until ctx ends, logging what it did: the

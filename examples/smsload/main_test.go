@@ -15,7 +15,7 @@ import (
 )
 
 func TestRun(t *testing.T) {
-	store := memstore.New()
+	store := memstore.New().SMS()
 	gw := sms.NewGateway(store, nil, sms.GatewayOptions{BcryptCost: bcrypt.MinCost})
 	if _, err := gw.CreateAccount(t.Context(), sms.AccountSpec{Password: "pw", Account: sms.Account{
 		Username: "load", Enabled: true, Balance: decimal.RequireFromString("1000"), Currency: "EUR",

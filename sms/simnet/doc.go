@@ -33,9 +33,12 @@
 //
 // The network never sleeps and starts no goroutine. Send plans each part's
 // events from Options.Clock at the time of the call and queues them; RunDue
-// hands the events due at a given time to the sink; NextDue tells when the
-// next one is due, so a test advances a fake clock from event to event. Run
-// is the production loop: a ticker calling RunDue with the clock's time.
+// hands the events due at a given time to the sink it is given; NextDue
+// tells when the next one is due, so a test advances a fake clock from
+// event to event. Run is the production loop: a ticker calling RunDue with
+// the clock's time. The sink is an argument of RunDue and Run, not of New:
+// the gateway that receives the events also sends to the network, so the
+// network is built first and told its sink where it runs.
 //
 // Events reach the sink in order of due time, then message id, part number
 // and plan order, so the sequence depends neither on the order of Send

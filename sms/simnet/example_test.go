@@ -33,7 +33,7 @@ func Example() {
 	start := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 	now := start
 	sink := &printer{start: start, states: map[sms.MessageID]sms.PartState{}}
-	network := simnet.New(sink, simnet.Options{
+	network := simnet.New(simnet.Options{
 		Seed:  42,
 		Clock: func() time.Time { return now },
 		Rules: []simnet.Rule{
@@ -60,7 +60,7 @@ func Example() {
 			break
 		}
 		now = due
-		if _, err := network.RunDue(context.Background(), now); err != nil {
+		if _, err := network.RunDue(context.Background(), sink, now); err != nil {
 			panic(err)
 		}
 	}

@@ -102,7 +102,6 @@ type Options struct {
 // events that are due to the sink. It never sleeps: time is whatever RunDue
 // is told. A Network is safe for concurrent use.
 type Network struct {
-	sink      sms.StatusSink
 	opts      Options
 	log       *slog.Logger
 	rules     map[string]Outcome
@@ -119,14 +118,10 @@ type Network struct {
 
 var _ sms.Upstream = (*Network)(nil)
 
-// New returns a network reporting to sink. It panics when sink is nil or the
-// options are inconsistent (a prefix that is not digits, a prefix given
+// New returns a network. It panics when the options are inconsistent (a prefix that is not digits, a prefix given
 // twice, a negative duration or count): these are programming errors, like a
 // bad regexp.MustCompile pattern.
-func New(sink sms.StatusSink, opts Options) *Network {
-	if sink == nil {
-		panic("simnet: nil sink")
-	}
+func New(opts Options) *Network {
 	if err := opts.validate(); err != nil {
 		panic("simnet: " + err.Error())
 	}
@@ -137,7 +132,7 @@ func New(sink sms.StatusSink, opts Options) *Network {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	n := &Network{sink: sink, opts: opts, log: log, rules: make(map[string]Outcome, len(opts.Rules))}
+	n := &Network{opts: opts, log: log, rules: make(map[string]Outcome, len(opts.Rules))}
 	for _, r := range opts.Rules {
 		n.rules[r.Prefix] = r.Outcome
 		n.maxPrefix = max(n.maxPrefix, len(r.Prefix))
@@ -293,7 +288,7 @@ func partKey(id sms.MessageID, part int) uint64 {
 	return h
 }
 
-// RunDue hands every event due at or before now to the sink, in order of
+// RunDue hands every event due at or before now to sink, in order of
 // due time, then message id, part number and the order the part's events
 // were planned, and returns how many the sink took (duplicates included).
 //
@@ -306,7 +301,7 @@ func partKey(id sms.MessageID, part int) uint64 {
 //
 // The sink is called without locks held, so it may call Send; it must not
 // call RunDue, which would wait for itself.
-func (n *Network) RunDue(ctx context.Context, now time.Time) (int, error) {
+func (n *Network) RunDue(ctx context.Context, sink sms.StatusSink, now time.Time) (int, error) {
 	n.runMu.Lock()
 	defer n.runMu.Unlock()
 	handed, refused := 0, 0
@@ -323,7 +318,7 @@ func (n *Network) RunDue(ctx context.Context, now time.Time) (int, error) {
 		it := n.q.pop()
 		n.mu.Unlock()
 
-		if err := n.sink.HandleStatus(ctx, it.ev); err != nil {
+		if err := sink.HandleStatus(ctx, it.ev); err != nil {
 			n.log.WarnContext(ctx, "simnet: sink refused an event; re-queued",
 				"msgId", it.ev.MsgID, "partNum", it.ev.PartNum, "status", it.ev.Status.String(),
 				"retryAt", now.Add(n.opts.SinkRetry), "err", err)
@@ -344,7 +339,7 @@ func (n *Network) RunDue(ctx context.Context, now time.Time) (int, error) {
 		}
 		if n.opts.DuplicateEvery > 0 && n.handed%uint64(n.opts.DuplicateEvery) == 0 {
 			// A lost duplicate is harmless: it is not retried.
-			if err := n.sink.HandleStatus(ctx, it.ev); err != nil {
+			if err := sink.HandleStatus(ctx, it.ev); err != nil {
 				n.log.WarnContext(ctx, "simnet: sink refused a duplicate; dropped",
 					"msgId", it.ev.MsgID, "partNum", it.ev.PartNum, "err", err)
 			} else {
@@ -394,9 +389,11 @@ func (n *Network) Pending() int {
 }
 
 // Run is the production loop: every tick it hands the events due at the
-// clock's time to the sink, until ctx ends. Errors are logged (RunDue has
+// clock's time to sink, until ctx ends. The sink is given here, where the
+// network runs, rather than to New, so that the gateway (the usual sink,
+// which sends to this network) can be built after it. Errors are logged (RunDue has
 // already re-queued the events). A tick of 0 or less means 100ms.
-func (n *Network) Run(ctx context.Context, tick time.Duration) {
+func (n *Network) Run(ctx context.Context, sink sms.StatusSink, tick time.Duration) {
 	if tick <= 0 {
 		tick = 100 * time.Millisecond
 	}
@@ -407,7 +404,7 @@ func (n *Network) Run(ctx context.Context, tick time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if _, err := n.RunDue(ctx, n.opts.Clock.Now()); err != nil && ctx.Err() == nil {
+			if _, err := n.RunDue(ctx, sink, n.opts.Clock.Now()); err != nil && ctx.Err() == nil {
 				n.log.WarnContext(ctx, "simnet: run", "err", err)
 			}
 		}

@@ -49,14 +49,14 @@ func part(id string, num int, to string) sms.OutboundPart {
 }
 
 // drain runs the network from event to event until nothing is queued.
-func drain(t testing.TB, n *Network) {
+func drain(t testing.TB, n *Network, sink sms.StatusSink) {
 	t.Helper()
 	for range 100000 {
 		due, ok := n.NextDue()
 		if !ok {
 			return
 		}
-		if _, err := n.RunDue(context.Background(), due); err != nil {
+		if _, err := n.RunDue(context.Background(), sink, due); err != nil {
 			t.Fatalf("RunDue(%v): %v", due, err)
 		}
 	}
@@ -138,11 +138,11 @@ func TestOutcomes(t *testing.T) {
 		t.Run(fmt.Sprintf("%s/expiry=%v", tc.to, tc.reportExpiry), func(t *testing.T) {
 			clock := msgkittest.NewClock(t0)
 			rec := &recorder{}
-			n := New(rec, Options{Rules: rules, ReportExpiry: tc.reportExpiry, Clock: clock.Now})
+			n := New(Options{Rules: rules, ReportExpiry: tc.reportExpiry, Clock: clock.Now})
 			if err := n.Send(context.Background(), []sms.OutboundPart{part("m", 0, tc.to)}); err != nil {
 				t.Fatal(err)
 			}
-			drain(t, n)
+			drain(t, n, rec)
 			if diff := cmp.Diff(tc.want, rec.events()); diff != "" {
 				t.Errorf("events (-want +got):\n%s", diff)
 			}
@@ -169,11 +169,11 @@ func TestOutcomesEndInState(t *testing.T) {
 	for _, tc := range tests {
 		rec := &recorder{}
 		clock := msgkittest.NewClock(t0)
-		n := New(rec, Options{Default: tc.o, ReportExpiry: tc.reportExpiry, Clock: clock.Now})
+		n := New(Options{Default: tc.o, ReportExpiry: tc.reportExpiry, Clock: clock.Now})
 		if err := n.Send(context.Background(), []sms.OutboundPart{part("m", 0, "+441")}); err != nil {
 			t.Fatal(err)
 		}
-		drain(t, n)
+		drain(t, n, rec)
 		state := sms.StateSubmitted
 		for _, e := range rec.events() {
 			state, _, _ = sms.Step(state, e.Status)
@@ -185,7 +185,7 @@ func TestOutcomesEndInState(t *testing.T) {
 }
 
 func TestLongestPrefix(t *testing.T) {
-	n := New(&recorder{}, Options{
+	n := New(Options{
 		Default: Outcome{Kind: Silent},
 		Rules: []Rule{
 			{Prefix: "4", Outcome: Outcome{Kind: Deliver}},
@@ -213,7 +213,7 @@ func TestLongestPrefix(t *testing.T) {
 		}
 	}
 	// An empty prefix is a catch-all that any longer prefix beats.
-	n = New(&recorder{}, Options{Rules: []Rule{{Prefix: "", Outcome: Outcome{Kind: Reject}}, {Prefix: "1", Outcome: Outcome{Kind: Silent}}}})
+	n = New(Options{Rules: []Rule{{Prefix: "", Outcome: Outcome{Kind: Reject}}, {Prefix: "1", Outcome: Outcome{Kind: Silent}}}})
 	if got := n.OutcomeFor("+33").Kind; got != Reject {
 		t.Errorf("catch-all: %v", got)
 	}
@@ -225,16 +225,14 @@ func TestLongestPrefix(t *testing.T) {
 func TestNewPanicsOnBadOptions(t *testing.T) {
 	tests := []struct {
 		name string
-		sink sms.StatusSink
 		opts Options
 	}{
-		{"nil sink", nil, Options{}},
-		{"plus in prefix", &recorder{}, Options{Rules: []Rule{{Prefix: "+49"}}}},
-		{"prefix twice", &recorder{}, Options{Rules: []Rule{{Prefix: "49"}, {Prefix: "49"}}}},
-		{"negative delay", &recorder{}, Options{Default: Outcome{Delay: -1}}},
-		{"negative attempts", &recorder{}, Options{Rules: []Rule{{Prefix: "1", Outcome: Outcome{Attempts: -1}}}}},
-		{"unknown kind", &recorder{}, Options{Default: Outcome{Kind: 9}}},
-		{"negative duplicates", &recorder{}, Options{DuplicateEvery: -1}},
+		{"plus in prefix", Options{Rules: []Rule{{Prefix: "+49"}}}},
+		{"prefix twice", Options{Rules: []Rule{{Prefix: "49"}, {Prefix: "49"}}}},
+		{"negative delay", Options{Default: Outcome{Delay: -1}}},
+		{"negative attempts", Options{Rules: []Rule{{Prefix: "1", Outcome: Outcome{Attempts: -1}}}}},
+		{"unknown kind", Options{Default: Outcome{Kind: 9}}},
+		{"negative duplicates", Options{DuplicateEvery: -1}},
 	}
 	for _, tc := range tests {
 		func() {
@@ -243,14 +241,13 @@ func TestNewPanicsOnBadOptions(t *testing.T) {
 					t.Errorf("%s: New did not panic", tc.name)
 				}
 			}()
-			New(tc.sink, tc.opts)
+			New(tc.opts)
 		}()
 	}
 }
 
 func TestSendRefusesBadParts(t *testing.T) {
-	rec := &recorder{}
-	n := New(rec, Options{})
+	n := New(Options{})
 	err := n.Send(context.Background(), []sms.OutboundPart{part("a", 0, "+1"), part("", 0, "+1")})
 	if !errors.Is(err, msgkit.Invalid) {
 		t.Errorf("empty id: %v, want Invalid", err)
@@ -299,7 +296,7 @@ func runAll(t *testing.T, seed uint64, parts []sms.OutboundPart, oneByOne bool) 
 	t.Helper()
 	clock := msgkittest.NewClock(t0)
 	rec := &recorder{}
-	n := New(rec, jittery(seed, clock.Now))
+	n := New(jittery(seed, clock.Now))
 	if oneByOne {
 		for _, p := range parts {
 			if err := n.Send(context.Background(), []sms.OutboundPart{p}); err != nil {
@@ -309,7 +306,7 @@ func runAll(t *testing.T, seed uint64, parts []sms.OutboundPart, oneByOne bool) 
 	} else if err := n.Send(context.Background(), parts); err != nil {
 		t.Fatal(err)
 	}
-	drain(t, n)
+	drain(t, n, rec)
 	return rec.events()
 }
 
@@ -363,11 +360,11 @@ func TestDeterminism(t *testing.T) {
 func TestJitterBounds(t *testing.T) {
 	clock := msgkittest.NewClock(t0)
 	rec := &recorder{}
-	n := New(rec, Options{Seed: 3, Clock: clock.Now, Default: Outcome{AcceptDelay: time.Second, Delay: time.Minute, Jitter: 10 * time.Second}})
+	n := New(Options{Seed: 3, Clock: clock.Now, Default: Outcome{AcceptDelay: time.Second, Delay: time.Minute, Jitter: 10 * time.Second}})
 	if err := n.Send(context.Background(), manyParts(50)); err != nil {
 		t.Fatal(err)
 	}
-	drain(t, n)
+	drain(t, n, rec)
 	distinct := map[time.Time]bool{}
 	for k, evs := range byPart(rec.events()) {
 		if len(evs) != 2 {
@@ -387,7 +384,7 @@ func TestJitterBounds(t *testing.T) {
 func TestRunDueOrder(t *testing.T) {
 	clock := msgkittest.NewClock(t0)
 	rec := &recorder{}
-	n := New(rec, Options{Clock: clock.Now, Rules: []Rule{
+	n := New(Options{Clock: clock.Now, Rules: []Rule{
 		{Prefix: "1", Outcome: Outcome{AcceptDelay: 2 * time.Second, Delay: 2 * time.Second}},
 		{Prefix: "2", Outcome: Outcome{AcceptDelay: time.Second, Delay: 5 * time.Second}},
 	}})
@@ -399,10 +396,10 @@ func TestRunDueOrder(t *testing.T) {
 	if due, ok := n.NextDue(); !ok || !due.Equal(t0.Add(time.Second)) {
 		t.Fatalf("NextDue = %v, %v; want t0+1s", due, ok)
 	}
-	if got, err := n.RunDue(ctx, t0.Add(999*time.Millisecond)); got != 0 || err != nil {
+	if got, err := n.RunDue(ctx, rec, t0.Add(999*time.Millisecond)); got != 0 || err != nil {
 		t.Fatalf("RunDue before anything is due = %d, %v", got, err)
 	}
-	got, err := n.RunDue(ctx, t0.Add(4*time.Second))
+	got, err := n.RunDue(ctx, rec, t0.Add(4*time.Second))
 	if err != nil || got != 7 {
 		t.Fatalf("RunDue(t0+4s) = %d, %v; want 7", got, err)
 	}
@@ -424,7 +421,7 @@ func TestRunDueOrder(t *testing.T) {
 	if due, ok := n.NextDue(); !ok || !due.Equal(t0.Add(6*time.Second)) {
 		t.Errorf("NextDue = %v, %v; want t0+6s", due, ok)
 	}
-	if got, _ := n.RunDue(ctx, t0.Add(time.Hour)); got != 1 {
+	if got, _ := n.RunDue(ctx, rec, t0.Add(time.Hour)); got != 1 {
 		t.Errorf("last RunDue = %d", got)
 	}
 	if _, ok := n.NextDue(); ok || n.Pending() != 0 {
@@ -445,12 +442,12 @@ func TestRequeueOnSinkError(t *testing.T) {
 		}
 		return nil
 	}
-	n := New(rec, Options{Clock: clock.Now, Default: Outcome{Delay: 500 * time.Millisecond}})
+	n := New(Options{Clock: clock.Now, Default: Outcome{Delay: 500 * time.Millisecond}})
 	ctx := context.Background()
 	if err := n.Send(ctx, []sms.OutboundPart{part("a", 0, "+1"), part("b", 0, "+1")}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := n.RunDue(ctx, t0.Add(time.Second))
+	got, err := n.RunDue(ctx, rec, t0.Add(time.Second))
 	if err == nil || got != 2 {
 		t.Fatalf("RunDue = %d, %v; want 2 and an error", got, err)
 	}
@@ -460,10 +457,10 @@ func TestRequeueOnSinkError(t *testing.T) {
 	if n.Pending() != 2 {
 		t.Errorf("Pending = %d, want the refused event and the one behind it", n.Pending())
 	}
-	if _, err := n.RunDue(ctx, t0.Add(2*time.Second)); err == nil {
+	if _, err := n.RunDue(ctx, rec, t0.Add(2*time.Second)); err == nil {
 		t.Error("second refusal not reported")
 	}
-	if got, err := n.RunDue(ctx, t0.Add(3*time.Second)); err != nil || got != 2 {
+	if got, err := n.RunDue(ctx, rec, t0.Add(3*time.Second)); err != nil || got != 2 {
 		t.Errorf("third RunDue = %d, %v; want 2, nil", got, err)
 	}
 	want := []sms.StatusEvent{
@@ -479,11 +476,11 @@ func TestRequeueOnSinkError(t *testing.T) {
 
 func TestSinkRetryOption(t *testing.T) {
 	rec := &recorder{fail: func(sms.StatusEvent) error { return errors.New("no") }}
-	n := New(rec, Options{Clock: msgkittest.NewClock(t0).Now, SinkRetry: time.Minute})
+	n := New(Options{Clock: msgkittest.NewClock(t0).Now, SinkRetry: time.Minute})
 	if err := n.Send(context.Background(), []sms.OutboundPart{part("a", 0, "+1")}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := n.RunDue(context.Background(), t0); err == nil {
+	if _, err := n.RunDue(context.Background(), rec, t0); err == nil {
 		t.Fatal("no error")
 	}
 	if due, _ := n.NextDue(); !due.Equal(t0.Add(time.Minute)) {
@@ -501,11 +498,11 @@ func TestRunDueStopsWithContext(t *testing.T) {
 		cancel() // the first event is taken, then the context ends
 		return nil
 	}
-	n := New(rec, Options{Clock: msgkittest.NewClock(t0).Now})
+	n := New(Options{Clock: msgkittest.NewClock(t0).Now})
 	if err := n.Send(ctx, []sms.OutboundPart{part("a", 0, "+1"), part("b", 0, "+1")}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := n.RunDue(ctx, t0)
+	got, err := n.RunDue(ctx, rec, t0)
 	if !errors.Is(err, context.Canceled) || got != 1 {
 		t.Errorf("RunDue = %d, %v; want 1, canceled", got, err)
 	}
@@ -516,11 +513,11 @@ func TestRunDueStopsWithContext(t *testing.T) {
 
 func TestDuplicates(t *testing.T) {
 	rec := &recorder{}
-	n := New(rec, Options{Clock: msgkittest.NewClock(t0).Now, DuplicateEvery: 3})
+	n := New(Options{Clock: msgkittest.NewClock(t0).Now, DuplicateEvery: 3})
 	if err := n.Send(context.Background(), []sms.OutboundPart{part("a", 0, "+1"), part("b", 0, "+1"), part("c", 0, "+1")}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := n.RunDue(context.Background(), t0)
+	got, err := n.RunDue(context.Background(), rec, t0)
 	if err != nil || got != 8 {
 		t.Fatalf("RunDue = %d, %v; want 6 events and 2 duplicates", got, err)
 	}
@@ -544,7 +541,7 @@ func TestDuplicates(t *testing.T) {
 func TestConcurrent(t *testing.T) {
 	clock := msgkittest.NewClock(t0)
 	rec := &recorder{}
-	n := New(rec, jittery(11, clock.Now))
+	n := New(jittery(11, clock.Now))
 	ctx := context.Background()
 	const senders, perSender = 8, 50
 	var wg sync.WaitGroup
@@ -568,7 +565,7 @@ func TestConcurrent(t *testing.T) {
 					return
 				default:
 				}
-				if _, err := n.RunDue(ctx, t0.Add(time.Hour)); err != nil {
+				if _, err := n.RunDue(ctx, rec, t0.Add(time.Hour)); err != nil {
 					t.Error(err)
 				}
 				n.NextDue()
@@ -579,7 +576,7 @@ func TestConcurrent(t *testing.T) {
 	wg.Wait()
 	close(stop)
 	runners.Wait()
-	drain(t, n)
+	drain(t, n, rec)
 
 	parts := byPart(rec.events())
 	if len(parts) != senders*perSender {
@@ -600,7 +597,7 @@ func TestConcurrent(t *testing.T) {
 func TestRun(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		rec := &recorder{}
-		n := New(rec, Options{Default: Outcome{AcceptDelay: time.Minute, Delay: time.Minute}})
+		n := New(Options{Default: Outcome{AcceptDelay: time.Minute, Delay: time.Minute}})
 		start := time.Now()
 		if err := n.Send(t.Context(), []sms.OutboundPart{part("a", 0, "+1")}); err != nil {
 			t.Fatal(err)
@@ -608,7 +605,7 @@ func TestRun(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan struct{})
 		go func() {
-			n.Run(ctx, time.Second)
+			n.Run(ctx, rec, time.Second)
 			close(done)
 		}()
 		time.Sleep(90 * time.Second)
@@ -630,7 +627,7 @@ func TestRun(t *testing.T) {
 func BenchmarkSendAndRun(b *testing.B) {
 	clock := msgkittest.NewClock(t0)
 	rec := &discard{}
-	n := New(rec, jittery(1, clock.Now))
+	n := New(jittery(1, clock.Now))
 	ctx := context.Background()
 	parts := manyParts(100) // 300 parts of every kind
 	b.ReportAllocs()
@@ -643,7 +640,7 @@ func BenchmarkSendAndRun(b *testing.B) {
 			if !ok {
 				break
 			}
-			if _, err := n.RunDue(ctx, due); err != nil {
+			if _, err := n.RunDue(ctx, rec, due); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -15,11 +15,11 @@ import (
 
 func outboxTests() []struct {
 	name string
-	fn   func(t *testing.T, s sms.Store)
+	fn   func(t *testing.T, s Store)
 } {
 	return []struct {
 		name string
-		fn   func(t *testing.T, s sms.Store)
+		fn   func(t *testing.T, s Store)
 	}{
 		{"UpdatePartQueuesReports", testUpdatePart},
 		{"UpdatePartWithoutChange", testUpdatePartWithoutChange},
@@ -60,7 +60,7 @@ func queue(t *testing.T, s sms.Store, id string, part int, state sms.PartState, 
 	}
 }
 
-func testUpdatePart(t *testing.T, s sms.Store) {
+func testUpdatePart(t *testing.T, s Store) {
 	accepted(t, s, "m-1")
 	key := sms.PartKey{MsgID: "m-1", PartNum: 1}
 	at := t0.Add(time.Minute)
@@ -115,7 +115,7 @@ func testUpdatePart(t *testing.T, s sms.Store) {
 	requireKind(t, s.FinishReport(t.Context(), missing), msgkit.NotFound)
 }
 
-func testUpdatePartWithoutChange(t *testing.T, s sms.Store) {
+func testUpdatePartWithoutChange(t *testing.T, s Store) {
 	accepted(t, s, "m-1")
 	key := sms.PartKey{MsgID: "m-1", PartNum: 0}
 	unchanged := func(m sms.MessageRecord, p sms.PartRecord) (sms.PartUpdate, bool, error) {
@@ -143,7 +143,7 @@ func testUpdatePartWithoutChange(t *testing.T, s sms.Store) {
 	}
 }
 
-func testExpiredParts(t *testing.T, s sms.Store) {
+func testExpiredParts(t *testing.T, s Store) {
 	accepted(t, s, "m-1", "m-2") // both expire at t0 + 24 h
 	queue(t, s, "m-1", 0, sms.StateDelivered)
 	queue(t, s, "m-2", 1, sms.StateBuffered)
@@ -160,7 +160,7 @@ func testExpiredParts(t *testing.T, s sms.Store) {
 	}
 }
 
-func testClaimOrder(t *testing.T, s sms.Store) {
+func testClaimOrder(t *testing.T, s Store) {
 	accepted(t, s, "m-1")
 	at := t0.Add(time.Minute)
 	queue(t, s, "m-1", 0, sms.StateSentToSMSC, report("m-1", 0, "first", at))
@@ -208,7 +208,7 @@ func testClaimOrder(t *testing.T, s sms.Store) {
 	}
 }
 
-func testClaimLeases(t *testing.T, s sms.Store) {
+func testClaimLeases(t *testing.T, s Store) {
 	accepted(t, s, "m-1")
 	at := t0.Add(time.Minute)
 	queue(t, s, "m-1", 0, sms.StateSentToSMSC, report("m-1", 0, "r", at))
@@ -226,7 +226,7 @@ func testClaimLeases(t *testing.T, s sms.Store) {
 	}
 }
 
-func testConcurrentClaims(t *testing.T, s sms.Store) {
+func testConcurrentClaims(t *testing.T, s Store) {
 	const msgs = 20
 	at := t0.Add(time.Minute)
 	for i := range msgs {

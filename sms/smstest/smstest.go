@@ -4,6 +4,7 @@
 package smstest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -19,13 +20,29 @@ import (
 	"github.com/shopspring/decimal"
 )
 
+// Store is what the contract exercises: the Gateway's Store, the
+// Dispatcher's OutboxStore, and the inspection that only operators and
+// tests use (no service calls it).
+type Store interface {
+	sms.Store
+	sms.OutboxStore
+	// AddBalance adds delta (negative to take away) to the balance and
+	// returns the new one; a result below zero is refused with 113.
+	AddBalance(ctx context.Context, username string, delta decimal.Decimal) (decimal.Decimal, error)
+	// Message returns the message with its parts ordered by Num.
+	Message(ctx context.Context, id sms.MessageID) (sms.MessageRecord, error)
+	// ReportCounts counts the outbox's reports by state.
+	ReportCounts(ctx context.Context) (map[sms.ReportState]int, error)
+}
+
 // RunStoreTests runs the contract against stores made by newStore, one
-// fresh, empty store per subtest.
-func RunStoreTests(t *testing.T, newStore func(t *testing.T) sms.Store) {
+// fresh, empty store per subtest. The subtests run in parallel, so
+// newStore must give each its own store (a schema each, on PostgreSQL).
+func RunStoreTests(t *testing.T, newStore func(t *testing.T) Store) {
 	t.Helper()
 	tests := []struct {
 		name string
-		fn   func(t *testing.T, s sms.Store)
+		fn   func(t *testing.T, s Store)
 	}{
 		{"AccountRoundTrip", testAccountRoundTrip},
 		{"AccountNotFoundAndConflict", testAccountNotFoundAndConflict},
@@ -38,7 +55,10 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) sms.Store) {
 	}
 	tests = append(tests, outboxTests()...)
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t)) })
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.fn(t, newStore(t))
+		})
 	}
 }
 
@@ -103,7 +123,7 @@ func requireBalance(t *testing.T, s sms.Store, username, want string) {
 	}
 }
 
-func testAccountRoundTrip(t *testing.T, s sms.Store) {
+func testAccountRoundTrip(t *testing.T, s Store) {
 	a := Account("shop", "1234567.8901")
 	if err := s.CreateAccount(t.Context(), a); err != nil {
 		t.Fatal(err)
@@ -133,7 +153,7 @@ func testAccountRoundTrip(t *testing.T, s sms.Store) {
 	}
 }
 
-func testAccountNotFoundAndConflict(t *testing.T, s sms.Store) {
+func testAccountNotFoundAndConflict(t *testing.T, s Store) {
 	_, err := s.Account(t.Context(), "nobody")
 	requireKind(t, err, msgkit.NotFound)
 	if err := s.CreateAccount(t.Context(), Account("shop", "10")); err != nil {
@@ -147,7 +167,7 @@ func testAccountNotFoundAndConflict(t *testing.T, s sms.Store) {
 	requireKind(t, err, msgkit.NotFound)
 }
 
-func testAddBalance(t *testing.T, s sms.Store) {
+func testAddBalance(t *testing.T, s Store) {
 	if err := s.CreateAccount(t.Context(), Account("shop", "1.50")); err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +210,7 @@ func storedMessage(m sms.MessageRecord) sms.MessageRecord {
 	return m
 }
 
-func testAcceptAndMessage(t *testing.T, s sms.Store) {
+func testAcceptAndMessage(t *testing.T, s Store) {
 	if err := s.CreateAccount(t.Context(), Account("shop", "1.00")); err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +245,7 @@ func testAcceptAndMessage(t *testing.T, s sms.Store) {
 	requireKind(t, s.Accept(t.Context(), other), msgkit.NotFound)
 }
 
-func testAcceptWithoutCredit(t *testing.T, s sms.Store) {
+func testAcceptWithoutCredit(t *testing.T, s Store) {
 	if err := s.CreateAccount(t.Context(), Account("shop", "0.0899")); err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +259,7 @@ func testAcceptWithoutCredit(t *testing.T, s sms.Store) {
 	requireBalance(t, s, "shop", "0")
 }
 
-func testAcceptDuplicate(t *testing.T, s sms.Store) {
+func testAcceptDuplicate(t *testing.T, s Store) {
 	if err := s.CreateAccount(t.Context(), Account("shop", "1")); err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +270,7 @@ func testAcceptDuplicate(t *testing.T, s sms.Store) {
 	requireBalance(t, s, "shop", "0.80") // charged once
 }
 
-func testConcurrentAccept(t *testing.T, s sms.Store) {
+func testConcurrentAccept(t *testing.T, s Store) {
 	const n = 16
 	// Credit for exactly n/2 messages of two parts at 0.05.
 	if err := s.CreateAccount(t.Context(), Account("shop", decimal.NewFromInt(n/2).Mul(dec("0.10")).String())); err != nil {
@@ -283,7 +303,7 @@ func testConcurrentAccept(t *testing.T, s sms.Store) {
 	}
 }
 
-func testThroughput(t *testing.T, s sms.Store) {
+func testThroughput(t *testing.T, s Store) {
 	sec := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	take := func(user string, at time.Time, limit int) bool {
 		t.Helper()

@@ -1,0 +1,121 @@
+package sms
+
+import (
+	"context"
+	"time"
+
+	"github.com/shopspring/decimal"
+)
+
+// MessageRecord is an accepted message as the Store keeps it.
+type MessageRecord struct {
+	ID          MessageID
+	Account     string
+	Type        string // "text" or "wsi"
+	Sender      Sender
+	Receiver    MSISDN
+	DCS         DCS
+	Flash       bool
+	DLRMask     DLRMask
+	DLRURL      string
+	Custom      []byte // the submission's custom JSON object, echoed in reports
+	PartPrice   decimal.Decimal
+	Charged     decimal.Decimal // PartPrice × len(Parts)
+	Currency    string
+	SubmittedAt time.Time
+	ExpiresAt   time.Time
+	Parts       []PartRecord
+}
+
+// PartRecord is one physical SMS of a message and where it is.
+type PartRecord struct {
+	Num       int // 0-based, as reports number parts
+	Text      string
+	Data      []byte
+	Units     int
+	UDH       UDH
+	State     PartState
+	ErrorCode DLRError
+	UpdatedAt time.Time
+}
+
+// ReportState is where a queued delivery report is.
+type ReportState uint8
+
+// The states of a queued report.
+const (
+	ReportPending   ReportState = iota + 1 // waiting for its (next) attempt
+	ReportDelivered                        // the customer's URL took it
+	ReportGivenUp                          // attempts or age ran out, or the URL refused it for good
+)
+
+// Report is a delivery report in the outbox: the report body, built
+// when the event happened, and where its delivery stands.
+type Report struct {
+	ID        int64 // assigned by the Store, increasing
+	MsgID     MessageID
+	PartNum   int
+	URL       string
+	Body      []byte
+	State     ReportState
+	Attempts  int
+	NextAt    time.Time // when it may be tried (again)
+	CreatedAt time.Time
+	LastError string
+}
+
+// PartUpdate is what an update of a part may change: its state and error
+// code, and the reports to queue with it.
+type PartUpdate struct {
+	State     PartState
+	ErrorCode DLRError
+	UpdatedAt time.Time
+	Reports   []Report
+}
+
+// PartKey names one part of one message.
+type PartKey struct {
+	MsgID   MessageID
+	PartNum int
+}
+
+// Store is what the Gateway needs of storage: accounts, the atomic
+// acceptance of a message, the shared throughput count, and the parts'
+// delivery with its report outbox. Absent records are msgkit.NotFound,
+// duplicates msgkit.Conflict. Every method is safe for replicas sharing
+// one store.
+type Store interface {
+	CreateAccount(ctx context.Context, a Account) error
+	Account(ctx context.Context, username string) (Account, error)
+	// Accept charges m.Charged to the account and saves m, atomically: under
+	// any concurrency the balance never goes below zero and no saved message
+	// is uncharged. A balance below the charge is 113 (RC_NO_CREDIT) with
+	// nothing changed.
+	Accept(ctx context.Context, m MessageRecord) error
+	// TakeThroughput counts one submission of the account in the second
+	// of now and reports whether it stays within limit per second. Replicas
+	// sharing a store share the count.
+	TakeThroughput(ctx context.Context, username string, now time.Time, limit int) (bool, error)
+	// UpdatePart loads the message with all its parts and calls fn with
+	// the part to update; when fn returns changed, that part's new state
+	// and fn's reports are saved atomically. fn may run more than once. An
+	// unknown message or part is NotFound.
+	UpdatePart(ctx context.Context, key PartKey, fn func(m MessageRecord, p PartRecord) (PartUpdate, bool, error)) error
+	// ExpiredParts lists up to limit parts that are not final and whose
+	// message expired at or before now, oldest first.
+	ExpiredParts(ctx context.Context, now time.Time, limit int) ([]PartKey, error)
+}
+
+// OutboxStore is what the Dispatcher needs of storage: the report outbox's
+// claim and finish. Every method is safe for replicas sharing one store.
+type OutboxStore interface {
+	// ClaimReports leases up to limit pending reports due at or before now
+	// whose lease is free, for lease long. Of each part it claims only the
+	// oldest pending report, so reports of a part go out in order.
+	ClaimReports(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]Report, error)
+	// FinishReport records an attempt: the report's new State, Attempts,
+	// NextAt and LastError; the lease ends. A report no longer pending
+	// (another replica finished it after this one's lease ran out) is
+	// NotFound, so a late claimer cannot queue a delivered report again.
+	FinishReport(ctx context.Context, r Report) error
+}
