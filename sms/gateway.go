@@ -16,8 +16,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/msgkit/msgkit"
-	"github.com/shopspring/decimal"
 	"github.com/msgkit/msgkit/secret"
+	"github.com/shopspring/decimal"
 	"golang.org/x/crypto/bcrypt"
 	"golang.org/x/sync/singleflight"
 )

@@ -27,7 +27,9 @@ type AuthStore struct {
 func newAuthStore() *AuthStore {
 	s := &AuthStore{}
 	s.clients = newTable[string, auth.Client](&s.mu,
-		func(id string) error { return msgkit.Errorf(msgkit.NotFound, "client_not_found", "client %s not found", id) },
+		func(id string) error {
+			return msgkit.Errorf(msgkit.NotFound, "client_not_found", "client %s not found", id)
+		},
 		func(id string) error { return msgkit.Errorf(msgkit.Conflict, "client_exists", "client %s exists", id) })
 	s.clients.in = func(c auth.Client) auth.Client {
 		c.CreatedAt = storedTime(c.CreatedAt)
@@ -35,7 +37,9 @@ func newAuthStore() *AuthStore {
 	}
 	s.clients.out = cloneClient
 	s.users = newTable[string, auth.User](&s.mu,
-		func(name string) error { return msgkit.Errorf(msgkit.NotFound, "user_not_found", "user %s not found", name) },
+		func(name string) error {
+			return msgkit.Errorf(msgkit.NotFound, "user_not_found", "user %s not found", name)
+		},
 		func(name string) error { return msgkit.Errorf(msgkit.Conflict, "user_exists", "user %s exists", name) })
 	s.users.in = func(u auth.User) auth.User {
 		u.CreatedAt = storedTime(u.CreatedAt)

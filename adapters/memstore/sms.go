@@ -36,13 +36,17 @@ type window struct {
 func newSMSStore() *SMSStore {
 	s := &SMSStore{throughput: map[string]window{}}
 	s.accounts = newTable[string, sms.Account](&s.mu, accountNotFound,
-		func(name string) error { return msgkit.Errorf(msgkit.Conflict, "account_exists", "account %s exists", name) })
+		func(name string) error {
+			return msgkit.Errorf(msgkit.Conflict, "account_exists", "account %s exists", name)
+		})
 	s.accounts.in, s.accounts.out = cloneAccount, cloneAccount
 	s.messages = newTable[sms.MessageID, sms.MessageRecord](&s.mu,
 		func(id sms.MessageID) error {
 			return msgkit.Errorf(msgkit.NotFound, "message_not_found", "message %s not found", id)
 		},
-		func(id sms.MessageID) error { return msgkit.Errorf(msgkit.Conflict, "message_exists", "message %s exists", id) })
+		func(id sms.MessageID) error {
+			return msgkit.Errorf(msgkit.Conflict, "message_exists", "message %s exists", id)
+		})
 	s.messages.in, s.messages.out = cloneMessage, cloneMessage
 	s.outbox.reports = map[int64]*queuedReport{}
 	s.outbox.finished = map[sms.ReportState]int{}
