@@ -20,6 +20,7 @@ import (
 // TestSMSStoreBatchPath runs the contract with every Accept written by
 // acceptBatch, a lone message included, so both ways of writing meet it.
 func TestSMSStoreBatchPath(t *testing.T) {
+	t.Parallel()
 	smstest.RunStoreTests(t, func(t *testing.T) smstest.Store {
 		s := newTestStore(t)
 		s.accepts.batchAlone = true
@@ -50,6 +51,7 @@ var (
 )
 
 func TestSettle(t *testing.T) {
+	t.Parallel()
 	msg := func(id, account, charge string) sms.MessageRecord {
 		return sms.MessageRecord{ID: sms.MessageID(id), Account: account, Charged: dec(charge)}
 	}
@@ -265,6 +267,7 @@ func createAccounts(t *testing.T, s *SMSStore, balances map[string]string) {
 // outcome, the others are accepted, and all of them are written by one
 // transaction.
 func TestAcceptMixedBatch(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	g := newGatedStore(t, ctx, func(s *SMSStore) {
 		createAccounts(t, s, map[string]string{"shop": "0.27", "other": "1"})
@@ -328,6 +331,7 @@ func TestAcceptMixedBatch(t *testing.T) {
 // for the credit of several accounts: exactly the credit is spent, every
 // accepted message is stored with its parts and no refused one is.
 func TestAcceptConcurrentLimitedCredit(t *testing.T) {
+	t.Parallel()
 	for _, opts := range []Options{{}, {AcceptWorkers: 1, AcceptMaxBatch: 4}, {AcceptWorkers: 3, AcceptMaxBatch: 16}} {
 		t.Run(fmt.Sprintf("workers %d max batch %d", opts.AcceptWorkers, opts.AcceptMaxBatch), func(t *testing.T) {
 			dsn, schema := newTestSchema(t)
@@ -402,6 +406,7 @@ func TestAcceptConcurrentLimitedCredit(t *testing.T) {
 // queue: Close writes them and answers every one before it returns, and
 // refuses what comes after.
 func TestAcceptCloseAnswersQueued(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	g := newGatedStore(t, ctx, func(s *SMSStore) { createAccounts(t, s, map[string]string{"shop": "10"}) })
 	const n = 20
@@ -454,6 +459,7 @@ func TestAcceptCloseAnswersQueued(t *testing.T) {
 // gets its context's error and the message is never written; one whose
 // message is already in a batch gets the batch's outcome.
 func TestAcceptContext(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	gateCtx, cancelGate := context.WithCancel(ctx)
 	defer cancelGate()
@@ -534,6 +540,7 @@ func failAccepts(t *testing.T, s *SMSStore, n int) {
 // failure runs again, up to txRetries times; after that every message
 // of the batch gets the error and nothing is written.
 func TestAcceptRetries(t *testing.T) {
+	t.Parallel()
 	for _, batchAlone := range []bool{false, true} {
 		t.Run(fmt.Sprintf("batchAlone %v", batchAlone), func(t *testing.T) {
 			s := newTestStore(t)
@@ -563,6 +570,7 @@ func TestAcceptRetries(t *testing.T) {
 // TestAcceptFailedBatch: when a batch's transaction keeps failing, every
 // message of the batch gets the error and none is written.
 func TestAcceptFailedBatch(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	g := newGatedStore(t, ctx, func(s *SMSStore) {
 		createAccounts(t, s, map[string]string{"shop": "1", "other": "1"})
@@ -597,6 +605,7 @@ func TestAcceptFailedBatch(t *testing.T) {
 // waits for that transaction, runs again once it commits, and refuses the
 // message as a Conflict, charging nothing.
 func TestAcceptIDTakenConcurrently(t *testing.T) {
+	t.Parallel()
 	for _, batchAlone := range []bool{false, true} {
 		t.Run(fmt.Sprintf("batchAlone %v", batchAlone), func(t *testing.T) {
 			dsn, schema := newTestSchema(t)
@@ -645,6 +654,7 @@ func TestAcceptIDTakenConcurrently(t *testing.T) {
 }
 
 func TestAcceptWorkers(t *testing.T) {
+	t.Parallel()
 	dsn, schema := newTestSchema(t)
 	tests := []struct {
 		opts Options

@@ -16,6 +16,7 @@ import (
 )
 
 func TestAuthStore(t *testing.T) {
+	t.Parallel()
 	authtest.RunStoreTests(t, func(t *testing.T) auth.Store { return newTestAuth(t) })
 }
 
@@ -23,6 +24,7 @@ func TestAuthStore(t *testing.T) {
 // suite covers the rest.
 
 func TestAuthNilAndEmptySlicesRoundTrip(t *testing.T) {
+	t.Parallel()
 	s := newTestAuth(t)
 	ctx := t.Context()
 	clients := []auth.Client{
@@ -48,6 +50,7 @@ func TestAuthNilAndEmptySlicesRoundTrip(t *testing.T) {
 }
 
 func TestAuthZeroTimesRoundTrip(t *testing.T) {
+	t.Parallel()
 	s := newTestAuth(t)
 	ctx := t.Context()
 	tok := auth.Token{Hash: sha256.Sum256([]byte("zero")), Principal: auth.Principal{Kind: auth.SubjectUser, Subject: "u"}}
@@ -64,6 +67,7 @@ func TestAuthZeroTimesRoundTrip(t *testing.T) {
 }
 
 func TestAuthUnstorableText(t *testing.T) {
+	t.Parallel()
 	s := newTestAuth(t)
 	ctx := t.Context()
 	for _, key := range []string{"nul\x00byte", "bad\xffutf8"} {
@@ -98,6 +102,7 @@ func TestAuthUnstorableText(t *testing.T) {
 }
 
 func TestAuthCorruptRowIsInternal(t *testing.T) {
+	t.Parallel()
 	s := newTestAuth(t)
 	ctx := t.Context()
 	_, err := s.pool.Exec(ctx, `INSERT INTO auth_clients (id, name, secret_hash, networks, created_at)
@@ -112,6 +117,7 @@ func TestAuthCorruptRowIsInternal(t *testing.T) {
 }
 
 func TestAuthClosedStoreIsInternal(t *testing.T) {
+	t.Parallel()
 	db := newTestDB(t)
 	db.Close()
 	_, err := db.Auth().Token(t.Context(), [32]byte{})
@@ -122,6 +128,7 @@ func TestAuthClosedStoreIsInternal(t *testing.T) {
 }
 
 func TestAuthCancelledContext(t *testing.T) {
+	t.Parallel()
 	s := newTestAuth(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()

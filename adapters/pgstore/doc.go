@@ -19,9 +19,11 @@
 // (version, name, applied_at), in version order, each in its own
 // transaction together with its schema_migrations row, so a failing
 // migration leaves nothing behind and Open fails with it. The whole run
-// holds a PostgreSQL session advisory lock on one dedicated connection,
-// so replicas starting at once take turns and each migration is applied
-// exactly once; a later Open finds nothing to do. The rules for writing
+// holds a PostgreSQL session advisory lock, keyed by the schema, on one
+// dedicated connection, so replicas starting at once take turns and each
+// migration is applied exactly once, while stores of other schemas in the
+// same database migrate at the same time; a later Open finds nothing to
+// do. The rules for writing
 // one:
 //   - Never edit or renumber a migration that has been released; add a
 //     new one. A recorded version whose name differs from its file fails

@@ -13,6 +13,7 @@ import (
 )
 
 func TestClassify(t *testing.T) {
+	t.Parallel()
 	pgErr := func(code string) error {
 		return fmt.Errorf("insert: %w", &pgconn.PgError{
 			Code: code, Message: "duplicate key value violates unique constraint \"auth_clients_pkey\"",
@@ -60,6 +61,7 @@ func TestClassify(t *testing.T) {
 }
 
 func TestStorable(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		s    string
 		want bool

@@ -4,6 +4,7 @@ import (
 	"context"
 	"embed"
 	"fmt"
+	"hash/fnv"
 	"io/fs"
 	"log/slog"
 	"path"
@@ -28,11 +29,15 @@ func embeddedMigrations() fs.FS {
 	return sub
 }
 
-// migrationLockKey is the pg_advisory_lock key that serialises migration
-// runs: the first 8 bytes of "msgkit/p" as a big-endian integer. It is the
-// same for every schema, so replicas of different schemas in one database
-// also take turns; migrating is short.
-const migrationLockKey int64 = 0x6d73676b69742f70
+// migrationLockKey is the pg_advisory_lock key that serialises the
+// migrations of one schema: replicas of one store take turns, while stores
+// in other schemas of the same database (tenants of a test run) migrate at
+// once. An empty schema (the search_path decides) has a key of its own.
+func migrationLockKey(schema string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte("msgkit/pgstore/migrate\x00" + schema))
+	return int64(h.Sum64())
+}
 
 // migration is one file of the migrations directory.
 type migration struct {
@@ -89,7 +94,8 @@ func migrate(ctx context.Context, conn *pgx.Conn, schema string, migs []migratio
 	fail := func(err error, msg string) error {
 		return msgkit.Wrap(err, msgkit.Internal, CodeMigrate, msg)
 	}
-	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", migrationLockKey); err != nil {
+	lockKey := migrationLockKey(schema)
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", lockKey); err != nil {
 		return msgkit.Wrap(err, msgkit.Unavailable, CodeUnavailable, "cannot lock the database for migrations")
 	}
 	defer func() {
@@ -97,7 +103,7 @@ func migrate(ctx context.Context, conn *pgx.Conn, schema string, migs []migratio
 		// caller closes the connection, which ends the session's locks.
 		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
-		if _, uerr := conn.Exec(uctx, "SELECT pg_advisory_unlock($1)", migrationLockKey); uerr != nil {
+		if _, uerr := conn.Exec(uctx, "SELECT pg_advisory_unlock($1)", lockKey); uerr != nil {
 			log.WarnContext(ctx, "pgstore: releasing the migration lock", "err", uerr)
 		}
 	}()

@@ -25,6 +25,7 @@ func mapFS(files map[string]string) fstest.MapFS {
 }
 
 func TestLoadMigrations(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		files   map[string]string
@@ -67,6 +68,7 @@ func TestLoadMigrations(t *testing.T) {
 }
 
 func TestEmbeddedMigrationsLoad(t *testing.T) {
+	t.Parallel()
 	migs, err := loadMigrations(embeddedMigrations())
 	if err != nil {
 		t.Fatal(err)
@@ -150,6 +152,7 @@ func openConcurrently(t *testing.T, n int, dsn, schema string, fsys fs.FS) []err
 }
 
 func TestOpenConcurrently(t *testing.T) {
+	t.Parallel()
 	const replicas = 8
 	t.Run("embedded", func(t *testing.T) {
 		dsn, schema := newTestSchema(t)
@@ -208,6 +211,7 @@ func TestOpenConcurrently(t *testing.T) {
 }
 
 func TestReopenIsNoop(t *testing.T) {
+	t.Parallel()
 	dsn, schema := newTestSchema(t)
 	openTestDB(t, dsn, Options{Schema: schema}).Close()
 	before := appliedMigrations(t, dsn, schema)
@@ -221,6 +225,7 @@ func TestReopenIsNoop(t *testing.T) {
 }
 
 func TestOpenFailingMigration(t *testing.T) {
+	t.Parallel()
 	dsn, schema := newTestSchema(t)
 	good := "CREATE TABLE first (id int PRIMARY KEY)"
 	bad := mapFS(map[string]string{
@@ -269,6 +274,7 @@ func TestOpenFailingMigration(t *testing.T) {
 }
 
 func TestOpenRenamedMigration(t *testing.T) {
+	t.Parallel()
 	dsn, schema := newTestSchema(t)
 	s, err := open(t.Context(), dsn, Options{Schema: schema}, mapFS(map[string]string{"0001_first.sql": "SELECT 1"}))
 	if err != nil {
@@ -292,6 +298,7 @@ func TestOpenRenamedMigration(t *testing.T) {
 }
 
 func TestOpenInvalidMigrationFiles(t *testing.T) {
+	t.Parallel()
 	// Refused before any connection is made, so no database is needed.
 	_, err := open(t.Context(), "postgres://127.0.0.1:1/none", Options{}, mapFS(map[string]string{"1_x.sql": ""}))
 	if msgkit.KindOf(err) != msgkit.Internal || msgkit.CodeOf(err) != CodeMigrate {

@@ -118,6 +118,7 @@ func withParam(dsn, key, value string) string {
 }
 
 func TestOutboxSQLStateLiterals(t *testing.T) {
+	t.Parallel()
 	// The SQL of 0003_outbox.sql and outbox.go spells these as numbers.
 	var open []sms.PartState
 	for _, s := range sms.PartStates() {
@@ -134,6 +135,7 @@ func TestOutboxSQLStateLiterals(t *testing.T) {
 }
 
 func TestOutboxUpdatePartRoundTripExact(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	ctx := t.Context()
 	keys := seedMessages(t, s, 1)
@@ -197,6 +199,7 @@ func TestOutboxUpdatePartRoundTripExact(t *testing.T) {
 }
 
 func TestOutboxUpdatePartWritesNothingUnlessChanged(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	ctx := t.Context()
 	key := seedMessages(t, s, 1)[0]
@@ -262,6 +265,7 @@ func TestOutboxUpdatePartWritesNothingUnlessChanged(t *testing.T) {
 }
 
 func TestOutboxUpdatePartNotFound(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	seedMessages(t, s, 1)
 	for _, key := range []sms.PartKey{
@@ -286,6 +290,7 @@ func TestOutboxUpdatePartNotFound(t *testing.T) {
 // from two replicas: each sees the one before it (no update is lost), and
 // the ids of their reports follow the order of the updates.
 func TestOutboxUpdatePartSerializesAPart(t *testing.T) {
+	t.Parallel()
 	dsn, schema := newTestSchema(t)
 	replicas := []*SMSStore{openTestStore(t, dsn, Options{Schema: schema}), openTestStore(t, dsn, Options{Schema: schema})}
 	key := seedMessages(t, replicas[0], 1)[0]
@@ -354,6 +359,7 @@ func waitForLockWaiters(t *testing.T, s *SMSStore, app string, n int) {
 // another part of the same message updates meanwhile, and a second update
 // of the held part waits, then sees what the first wrote.
 func TestOutboxUpdatePartLocksOnlyItsPart(t *testing.T) {
+	t.Parallel()
 	dsn, schema := newTestSchema(t)
 	app := "outbox-lock-" + schema
 	s := openTestStore(t, withParam(dsn, "application_name", app), Options{Schema: schema})
@@ -425,6 +431,7 @@ func serializableStore(t *testing.T, dsn, schema string) *SMSStore {
 // Under SERIALIZABLE one fails with 40001; UpdatePart runs it again, fn
 // included, and both updates land.
 func TestOutboxUpdatePartRetriesSerializationFailures(t *testing.T) {
+	t.Parallel()
 	dsn, schema := newTestSchema(t)
 	seedStore := openTestStore(t, dsn, Options{Schema: schema})
 	keys := seedMessages(t, seedStore, 1)
@@ -486,6 +493,7 @@ func TestOutboxUpdatePartRetriesSerializationFailures(t *testing.T) {
 // writes one this update has read. After the retries the failure is
 // Internal, and nothing is written.
 func TestOutboxUpdatePartGivesUpAfterRetries(t *testing.T) {
+	t.Parallel()
 	dsn, schema := newTestSchema(t)
 	seedStore := openTestStore(t, dsn, Options{Schema: schema})
 	keys := seedMessages(t, seedStore, 1)
@@ -523,6 +531,7 @@ func TestOutboxUpdatePartGivesUpAfterRetries(t *testing.T) {
 }
 
 func TestRetryable(t *testing.T) {
+	t.Parallel()
 	pgErr := func(code string) error { return fmt.Errorf("commit: %w", &pgconn.PgError{Code: code}) }
 	tests := []struct {
 		err  error
@@ -550,6 +559,7 @@ func TestRetryable(t *testing.T) {
 // so every report is claimed exactly once; and each part's reports are
 // claimed in queueing order, the next only after the one before finished.
 func TestOutboxClaimAcrossReplicas(t *testing.T) {
+	t.Parallel()
 	dsn, schema := newTestSchema(t)
 	replicas := []*SMSStore{openTestStore(t, dsn, Options{Schema: schema}), openTestStore(t, dsn, Options{Schema: schema})}
 	keys := seedMessages(t, replicas[0], 50)
@@ -656,6 +666,7 @@ func TestOutboxClaimAcrossReplicas(t *testing.T) {
 // oldest is claimed, leased or not, due or not, until it is delivered or
 // given up.
 func TestOutboxClaimOrderPerPart(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	keys := seedMessages(t, s, 1)
 	p, q := keys[0], keys[1]
@@ -704,6 +715,7 @@ func TestOutboxClaimOrderPerPart(t *testing.T) {
 // once its lease has run out (lease_until <= now), and not a microsecond
 // before.
 func TestOutboxLeaseEnds(t *testing.T) {
+	t.Parallel()
 	dsn, schema := newTestSchema(t)
 	replicas := []*SMSStore{openTestStore(t, dsn, Options{Schema: schema}), openTestStore(t, dsn, Options{Schema: schema})}
 	ctx := t.Context()
@@ -759,6 +771,7 @@ func TestOutboxLeaseEnds(t *testing.T) {
 }
 
 func TestOutboxClaimLimit(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	keys := seedMessages(t, s, 3)
 	for i, key := range keys {
@@ -792,6 +805,7 @@ func TestOutboxClaimLimit(t *testing.T) {
 }
 
 func TestOutboxFinishReport(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	ctx := t.Context()
 	key := seedMessages(t, s, 1)[0]
@@ -847,6 +861,7 @@ func TestOutboxFinishReport(t *testing.T) {
 }
 
 func TestOutboxReportCountsEmpty(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	counts, err := s.ReportCounts(t.Context())
 	if err != nil || counts == nil || len(counts) != 0 {
@@ -855,6 +870,7 @@ func TestOutboxReportCountsEmpty(t *testing.T) {
 }
 
 func TestOutboxExpiredParts(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	ctx := t.Context()
 	if err := s.CreateAccount(ctx, smstest.Account("shop", "100")); err != nil {
@@ -918,6 +934,7 @@ func explain(t *testing.T, s *SMSStore, sql string, args ...any) string {
 // that ExpiredParts and ClaimReports read through their partial indexes
 // instead of scanning the history.
 func TestOutboxPlansUseTheIndexes(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	ctx := t.Context()
 	if err := s.CreateAccount(ctx, smstest.Account("shop", "100")); err != nil {

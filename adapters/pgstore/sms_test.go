@@ -20,6 +20,7 @@ import (
 )
 
 func TestSMSStore(t *testing.T) {
+	t.Parallel()
 	smstest.RunStoreTests(t, func(t *testing.T) smstest.Store { return newTestStore(t) })
 }
 
@@ -62,6 +63,7 @@ func requireBalance(t *testing.T, s *SMSStore, username, want string) {
 }
 
 func TestSMSDecimalsKeepScale(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	ctx := t.Context()
 	values := []string{"0", "0.0450", "1234567.8901", "0.10", "100", "0.00000000000000000001",
@@ -126,6 +128,7 @@ func TestSMSDecimalsKeepScale(t *testing.T) {
 }
 
 func TestSMSAccountRoundTripExact(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	ctx := t.Context()
 	full := smstest.Account("full", "1234567.8901")
@@ -169,6 +172,7 @@ func TestSMSAccountRoundTripExact(t *testing.T) {
 }
 
 func TestSMSMessageRoundTripExact(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	ctx := t.Context()
 	if err := s.CreateAccount(ctx, smstest.Account("shop", "10")); err != nil {
@@ -220,6 +224,7 @@ func TestSMSMessageRoundTripExact(t *testing.T) {
 }
 
 func TestSMSAcceptRefusals(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	ctx := t.Context()
 	if err := s.CreateAccount(ctx, smstest.Account("shop", "0.10")); err != nil {
@@ -262,6 +267,7 @@ func TestSMSAcceptRefusals(t *testing.T) {
 }
 
 func TestSMSInvalidInput(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	ctx := t.Context()
 	if err := s.CreateAccount(ctx, smstest.Account("shop", "1")); err != nil {
@@ -327,6 +333,7 @@ func TestSMSInvalidInput(t *testing.T) {
 }
 
 func TestSMSAddBalanceRefusal(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	ctx := t.Context()
 	if err := s.CreateAccount(ctx, smstest.Account("shop", "1.50")); err != nil {
@@ -343,6 +350,7 @@ func TestSMSAddBalanceRefusal(t *testing.T) {
 // from two stores (two pools, as two replicas would have) against one
 // account: whatever the interleaving, exactly the credit is spent.
 func TestSMSConcurrentChargesAcrossReplicas(t *testing.T) {
+	t.Parallel()
 	dsn, schema := newTestSchema(t)
 	replicas := []*SMSStore{openTestStore(t, dsn, Options{Schema: schema}), openTestStore(t, dsn, Options{Schema: schema})}
 	ctx := t.Context()
@@ -389,6 +397,7 @@ func TestSMSConcurrentChargesAcrossReplicas(t *testing.T) {
 }
 
 func TestSMSThroughputShared(t *testing.T) {
+	t.Parallel()
 	dsn, schema := newTestSchema(t)
 	replicas := []*SMSStore{openTestStore(t, dsn, Options{Schema: schema}), openTestStore(t, dsn, Options{Schema: schema})}
 	ctx := t.Context()
@@ -469,6 +478,7 @@ func TestSMSThroughputShared(t *testing.T) {
 }
 
 func TestSMSCorruptRowsAreInternal(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	ctx := t.Context()
 	if err := s.CreateAccount(ctx, smstest.Account("shop", "1")); err != nil {
@@ -516,6 +526,7 @@ func TestSMSCorruptRowsAreInternal(t *testing.T) {
 }
 
 func TestSMSBalanceCheckBacksTheStore(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	ctx := t.Context()
 	if err := s.CreateAccount(ctx, smstest.Account("shop", "1")); err != nil {

@@ -14,6 +14,7 @@ import (
 )
 
 func TestOpenUnreachable(t *testing.T) {
+	t.Parallel()
 	// Nothing listens on port 1; no database is needed.
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
@@ -28,6 +29,7 @@ func TestOpenUnreachable(t *testing.T) {
 }
 
 func TestOpenBadDSN(t *testing.T) {
+	t.Parallel()
 	s, err := Open(t.Context(), "postgres://user:hunter2@127.0.0.1:5432/test?sslmode=bogus", Options{})
 	if err == nil {
 		s.Close()
@@ -42,6 +44,7 @@ func TestOpenBadDSN(t *testing.T) {
 }
 
 func TestSchemaIsSearchPath(t *testing.T) {
+	t.Parallel()
 	dsn := testDSN(t)
 	// A name that needs quoting, to show it is quoted everywhere.
 	schema := "T x_" + strings.ToUpper(hex.EncodeToString(randomBytes(4)))
@@ -84,6 +87,7 @@ func TestSchemaIsSearchPath(t *testing.T) {
 }
 
 func TestPing(t *testing.T) {
+	t.Parallel()
 	s := newTestDB(t)
 	if err := s.Ping(t.Context()); err != nil {
 		t.Fatalf("Ping: %v", err)
@@ -96,6 +100,7 @@ func TestPing(t *testing.T) {
 }
 
 func TestOpenWithoutSchemaUsesServerSearchPath(t *testing.T) {
+	t.Parallel()
 	// Options.Schema empty: the DSN decides, here through its own
 	// search_path parameter, so this test still touches only its schema.
 	dsn, schema := newTestSchema(t)
