@@ -1,8 +1,18 @@
-// Package sms is the bulk SMS domain of msgkit. This part of it is pure: it
-// turns a text or a WAP push into the physical messages a network carries,
-// validates senders and receivers, and holds the vocabulary of submission
-// error codes, delivery report events, masks and error codes of the bulk SMS
-// interface (document 3, section A). Nothing here does I/O.
+// Package sms is the bulk SMS domain of msgkit. Its pure core turns a text
+// or a WAP push into the physical messages a network carries (SplitText,
+// CountText, SplitWSI), validates senders and receivers, and holds the
+// vocabulary of the bulk SMS interface: submission error codes, delivery
+// report events, masks and error codes, and the delivery state machine
+// (Step). None of that does I/O.
+//
+// Around the core, two services run on storage the caller provides: the
+// Gateway accepts submissions (checks, charging and saving in one Store
+// call), hands their parts to the network (an Upstream), applies the
+// network's status events to the parts and queues delivery reports; the
+// Dispatcher delivers the queued reports to customers' URLs. The Gateway
+// needs a Store, the Dispatcher an OutboxStore of two methods; the
+// adapters (memstore, pgstore) implement both, and smstest is their
+// contract.
 //
 // # Encoding and splitting
 //
@@ -10,7 +20,7 @@
 // in UCS-2. The characters of the extension table — [ \ ] ^ { | } ~, form
 // feed and € — are sent as the escape septet plus a code and cost two
 // septets; so does the escape character U+001B itself (as escape + escape),
-// as document 3 section 4.1 says.
+// as the bulk SMS interface says.
 //
 // One message carries 140 octets of user data: 160 septets or 70 UTF-16
 // units. A longer text is split into concatenated parts, each led by a
@@ -50,7 +60,7 @@
 // 23.040 9.2.3.24.4 application port addressing, 9.2.3.24.1 concatenation).
 // One part holds 133 octets after its 7-octet header; concatenated parts
 // hold 128 after a 12-octet header. The comment at the top of wsi.go lists
-// the sections followed and the choices made; DecodeWSI reads it back.
+// the specifications followed and the choices made; DecodeWSI reads it back.
 //
 // # Delivery state machine
 //
@@ -83,6 +93,9 @@
 // the saving of the message in one Store call. Throttling comes early so
 // that a flood costs little.
 //
+// A message's id (the msgId of the answer and of every report) is a random
+// UUID unless GatewayOptions.NewID supplies another source.
+//
 // Choices where the interface is silent: a missing dlrMask means 19 when a
 // dlrUrl is given and no reports otherwise; the price of a message is the
 // price of one part times the parts; a verified password is remembered
@@ -95,7 +108,7 @@
 // Step and, when the message's mask allows the event, queues the report in
 // the Store's outbox in the same atomic update, so an event is never
 // applied without its report or reported twice. Reports carry the fields
-// of section 2.2 plus sendTime and dlrTime (Unix seconds) and the
+// of the interface's report plus sendTime and dlrTime (Unix seconds) and the
 // submission's custom object; errorMessage only when there is an error.
 // Every part has its own reports, with its partNum. Gateway.ExpireDue ends
 // parts still open after their validity (UNDELIVERED, 996).
@@ -106,16 +119,17 @@
 // most PerHost at a time to one host, and records delivery, a retry after
 // an exponential backoff with jitter (connection errors, timeouts, 408,
 // 429, 5xx), or that it gave up (another 4xx, or attempts or age ran out;
-// defaults 15 attempts and 48 hours). Given-up reports stay recorded and
-// ReportCounts counts them. A dispatcher that dies leaves its leases to run
+// defaults 15 attempts and 48 hours). Given-up reports stay recorded, and
+// the stores count them (ReportCounts of memstore and pgstore). A dispatcher that dies leaves its leases to run
 // out, and another replica sharing the store takes the reports over; a
 // report may then reach the customer twice, never zero times.
 //
 // # Senders and receivers
 //
 // An alphanumeric sender holds digits, ASCII letters, space and
-// ! " # % & ' ( ) * + , - . / : ; < = > ? (section 4.1), at most 11 of them
-// (the 3GPP TS 23.040 limit, since section 8 leaves it open) and is not
+// ! " # % & ' ( ) * + , - . / : ; < = > ? (the interface's sender alphabet),
+// at most 11 of them (the 3GPP TS 23.040 limit, since the interface leaves
+// it open) and is not
 // blank. A sender of digits only, optionally led by '+', is numeric with at
 // most 15 digits. Violations are RC_INVALID_SENDER (107); a missing sender
 // is 110.
@@ -127,11 +141,11 @@
 //
 // # Delivery reports
 //
-// A DLRMask is the sum of event bits (section 6.1); 0 (no reports) to 31 are
-// valid and 19 (every final event) is recommended. DLRError holds the codes
-// of section 7.2 with their group. Codes 80 to 90 follow the MAP
+// A DLRMask is the sum of event bits (the interface's dlrMask); 0 (no reports) to 31 are
+// valid and 19 (every final event) is recommended. DLRError holds the
+// interface's delivery error codes with their group. Codes 80 to 90 follow the MAP
 // absent-subscriber diagnostics (3GPP TS 29.002) offset by 80, which matches
-// the grouping of section 7.2; codes 61 to 75, which section 7.2 names only
+// the interface's grouping; codes 61 to 75, which the interface names only
 // as a group, carry the group's text. Temporary reports whether a failure
 // leaves a part BUFFERED for a later attempt (absent subscriber, memory
 // full, network faults) rather than UNDELIVERED.
