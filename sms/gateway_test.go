@@ -3,6 +3,7 @@ package sms_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/netip"
 	"strings"
 	"sync"
@@ -42,9 +43,18 @@ var office = netip.MustParseAddr("192.0.2.10")
 
 func newFixture(t testing.TB) *fixture {
 	f := &fixture{store: memstore.New().SMS(), up: &recorder{}, clock: msgkittest.NewClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))}
-	f.gw = sms.NewGateway(f.store, f.up, sms.GatewayOptions{Clock: f.clock.Now, BcryptCost: bcrypt.MinCost})
+	f.gw = sms.NewGateway(f.store, f.up, sms.GatewayOptions{Clock: f.clock.Now, BcryptCost: bcrypt.MinCost, NewID: sequence()})
 	f.account(t, "shop", func(a *sms.Account) {})
 	return f
+}
+
+// sequence is an id source for golden answers: UUIDs numbered from 1.
+func sequence() func() sms.MessageID {
+	n := 0
+	return func() sms.MessageID {
+		n++
+		return sms.MessageID(fmt.Sprintf("00000000-0000-4000-8000-%012d", n))
+	}
 }
 
 // account creates an account with password "pw" and the given changes.

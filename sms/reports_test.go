@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/msgkittest"
 	"github.com/msgkit/msgkit/sms"
 )
 
@@ -348,5 +349,32 @@ func TestDispatcherKeepsStorableErrors(t *testing.T) {
 	e := rs[0].LastError
 	if strings.ContainsRune(e, 0) || !utf8.ValidString(e) || len(e) > 500 || !strings.Contains(e, "bad") {
 		t.Errorf("LastError %q", e)
+	}
+}
+
+// The report bodies as they are posted, with the injected ids: every
+// event, with and without an error, with the custom object. The rules of
+// the body are tested above (TestReportsFollowTheMask and others); the
+// goldens keep its exact shape.
+func TestReportBodiesGolden(t *testing.T) {
+	f := newFixture(t)
+	id := f.submit(t, 31, strings.Repeat("x", 200)) // two parts
+	f.event(t, id, 0, sms.StatusAccepted, 0)
+	f.event(t, id, 0, sms.StatusTemporaryFailure, 29)
+	f.event(t, id, 0, sms.StatusDelivered, 0)
+	f.event(t, id, 1, sms.StatusPermanentFailure, 1)
+	rejected := f.submit(t, 31, "y")
+	f.event(t, rejected, 0, sms.StatusRejected, 0)
+	names := []string{"sent_to_smsc", "buffered", "delivered", "undelivered", "rejected"}
+	for i, name := range names {
+		rs, err := f.store.ClaimReports(t.Context(), f.clock.Now(), time.Minute, 1)
+		if err != nil || len(rs) != 1 {
+			t.Fatalf("report %d: %v, %v", i, rs, err)
+		}
+		msgkittest.Golden(t, "testdata/report_"+name+".json", rs[0].Body)
+		rs[0].State = sms.ReportDelivered
+		if err := f.store.FinishReport(t.Context(), rs[0]); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
