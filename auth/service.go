@@ -192,14 +192,10 @@ func (s *Service) ClientCredentials(ctx context.Context, clientID, clientSecret 
 	if clientID == "" || clientSecret == "" {
 		return IssuedToken{}, oauthErr(msgkit.Unauthorized, CodeInvalidClient, "client authentication failed")
 	}
-	c, ok, err := secret.Check(ctx, s.secrets, clientSecret, func(ctx context.Context) (Client, error) {
-		return s.store.Client(ctx, clientID)
-	}, func(c Client) string { return c.SecretHash })
+	c, err := secret.Check(ctx, s.secrets, s.store.Client, clientID, clientSecret, func(c Client) string { return c.SecretHash },
+		oauthErr(msgkit.Unauthorized, CodeInvalidClient, "client authentication failed"))
 	if err != nil {
 		return IssuedToken{}, err
-	}
-	if !ok {
-		return IssuedToken{}, oauthErr(msgkit.Unauthorized, CodeInvalidClient, "client authentication failed")
 	}
 	if !allowed(c.Networks, from) {
 		return IssuedToken{}, oauthErr(msgkit.Forbidden, CodeUnauthorizedClient, "the client may not authorise from this address")
@@ -209,19 +205,15 @@ func (s *Service) ClientCredentials(ctx context.Context, clientID, clientSecret 
 
 // Password is the OAuth 2.0 resource owner password grant (RFC 6749 4.3)
 // of the test system: tokens live PasswordTokenTTL. The client is public:
-// no client credentials are asked for, since document 3 shows none.
+// no client credentials are asked for, since the test system's interface shows none.
 func (s *Service) Password(ctx context.Context, username, password string) (IssuedToken, error) {
 	if username == "" || password == "" {
 		return IssuedToken{}, oauthErr(msgkit.Invalid, CodeInvalidRequest, "username and password are required")
 	}
-	u, ok, err := secret.Check(ctx, s.secrets, password, func(ctx context.Context) (User, error) {
-		return s.store.User(ctx, username)
-	}, func(u User) string { return u.PasswordHash })
+	u, err := secret.Check(ctx, s.secrets, s.store.User, username, password, func(u User) string { return u.PasswordHash },
+		oauthErr(msgkit.Invalid, CodeInvalidGrant, "wrong username or password"))
 	if err != nil {
 		return IssuedToken{}, err
-	}
-	if !ok {
-		return IssuedToken{}, oauthErr(msgkit.Invalid, CodeInvalidGrant, "wrong username or password")
 	}
 	return s.issue(ctx, Principal{Kind: SubjectUser, Subject: u.Username, Services: u.Services, Privileges: u.Privileges}, PasswordTokenTTL)
 }

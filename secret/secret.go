@@ -43,24 +43,24 @@ func (c *Checker) Hash(secret string) (string, error) {
 	return string(h), nil
 }
 
-// Check looks the record up with find and compares secret with the hash
-// that hashOf gives of it. It returns the record and true when the secret
-// matches, false when the record is unknown (find answered NotFound) or
-// the secret is wrong, taking one bcrypt comparison either way; find's
-// other errors come back as they are.
-func Check[T any](ctx context.Context, c *Checker, secret string, find func(context.Context) (T, error), hashOf func(T) string) (T, bool, error) {
-	rec, err := find(ctx)
+// Check looks up the record of key with find and compares secret with the
+// hash that hashOf gives of it. It returns the record when the secret
+// matches, and mismatch when the record is unknown (find answered
+// NotFound) or the secret is wrong, taking one bcrypt comparison either
+// way; find's other errors come back as they are.
+func Check[T any](ctx context.Context, c *Checker, find func(context.Context, string) (T, error), key, secret string,
+	hashOf func(T) string, mismatch error) (T, error) {
+	var zero T
+	rec, err := find(ctx, key)
 	if err != nil && !errors.Is(err, msgkit.NotFound) {
-		var zero T
-		return zero, false, err
+		return zero, err
 	}
 	hash := c.dummy
 	if err == nil {
 		hash = []byte(hashOf(rec))
 	}
 	if bcrypt.CompareHashAndPassword(hash, []byte(secret)) != nil || err != nil {
-		var zero T
-		return zero, false, nil
+		return zero, mismatch
 	}
-	return rec, true, nil
+	return rec, nil
 }

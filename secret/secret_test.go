@@ -20,28 +20,32 @@ func TestCheck(t *testing.T) {
 	}
 	stored := account{"shop", h}
 	down := errors.New("store down")
-	found := func(context.Context) (account, error) { return stored, nil }
-	missing := func(context.Context) (account, error) { return account{}, msgkit.New(msgkit.NotFound, "x", "no") }
-	failing := func(context.Context) (account, error) { return account{}, down }
+	wrong := errors.New("credentials match nothing")
+	find := func(ctx context.Context, key string) (account, error) {
+		switch key {
+		case "shop":
+			return stored, nil
+		case "down":
+			return account{}, down
+		}
+		return account{}, msgkit.New(msgkit.NotFound, "x", "no")
+	}
 	hashOf := func(a account) string { return a.hash }
 	tests := []struct {
-		name    string
-		secret  string
-		find    func(context.Context) (account, error)
-		want    account
-		ok      bool
-		wantErr error
+		name, key, secret string
+		want              account
+		wantErr           error
 	}{
-		{"right secret", "right", found, stored, true, nil},
-		{"wrong secret", "wrong", found, account{}, false, nil},
-		{"unknown record", "right", missing, account{}, false, nil},
-		{"store failure", "right", failing, account{}, false, down},
+		{"right secret", "shop", "right", stored, nil},
+		{"wrong secret", "shop", "wrong", account{}, wrong},
+		{"unknown record", "nobody", "right", account{}, wrong},
+		{"store failure", "down", "right", account{}, down},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ok, err := secret.Check(t.Context(), c, tc.secret, tc.find, hashOf)
-			if got != tc.want || ok != tc.ok || !errors.Is(err, tc.wantErr) || (tc.wantErr == nil && err != nil) {
-				t.Errorf("Check = %v, %v, %v; want %v, %v, %v", got, ok, err, tc.want, tc.ok, tc.wantErr)
+			got, err := secret.Check(t.Context(), c, find, tc.key, tc.secret, hashOf, wrong)
+			if got != tc.want || err != tc.wantErr {
+				t.Errorf("Check = %v, %v; want %v, %v", got, err, tc.want, tc.wantErr)
 			}
 		})
 	}

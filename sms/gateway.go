@@ -295,14 +295,10 @@ func (g *Gateway) checkPassword(ctx context.Context, username, password string) 
 		if acct, ok := g.remembered(username, digest, now); ok {
 			return acct, nil // verified by a flight that ended just before
 		}
-		acct, found, err := secret.Check(verifyCtx, g.secrets, password, func(ctx context.Context) (Account, error) {
-			return g.store.Account(ctx, username)
-		}, func(a Account) string { return a.PasswordHash })
+		acct, err := secret.Check(verifyCtx, g.secrets, g.store.Account, username, password,
+			func(a Account) string { return a.PasswordHash }, CodeNoAccount.Errorf("credentials match no account"))
 		if err != nil {
 			return Account{}, err
-		}
-		if !found {
-			return Account{}, CodeNoAccount.Errorf("credentials match no account")
 		}
 		g.credMu.Lock()
 		if len(g.creds) > 100_000 {

@@ -6,7 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/auth"
 )
 
@@ -26,43 +25,29 @@ type AuthStore struct {
 
 func newAuthStore() *AuthStore {
 	s := &AuthStore{}
-	s.clients = newTable[string, auth.Client](&s.mu,
-		func(id string) error {
-			return msgkit.Errorf(msgkit.NotFound, "client_not_found", "client %s not found", id)
-		},
-		func(id string) error { return msgkit.Errorf(msgkit.Conflict, "client_exists", "client %s exists", id) })
-	s.clients.in = func(c auth.Client) auth.Client {
-		c.CreatedAt = storedTime(c.CreatedAt)
-		return cloneClient(c)
-	}
-	s.clients.out = cloneClient
-	s.users = newTable[string, auth.User](&s.mu,
-		func(name string) error {
-			return msgkit.Errorf(msgkit.NotFound, "user_not_found", "user %s not found", name)
-		},
-		func(name string) error { return msgkit.Errorf(msgkit.Conflict, "user_exists", "user %s exists", name) })
-	s.users.in = func(u auth.User) auth.User {
-		u.CreatedAt = storedTime(u.CreatedAt)
-		return cloneUser(u)
-	}
-	s.users.out = cloneUser
-	s.tokens = newTable[[32]byte, auth.Token](&s.mu,
-		func([32]byte) error { return msgkit.New(msgkit.NotFound, "token_not_found", "token not found") },
-		func([32]byte) error { return msgkit.New(msgkit.Conflict, "token_exists", "token exists") })
-	s.tokens.in = func(t auth.Token) auth.Token {
-		t.IssuedAt = storedTime(t.IssuedAt)
-		t.Principal.ExpiresAt = storedTime(t.Principal.ExpiresAt)
-		t.Principal.Services = slices.Clone(t.Principal.Services)
-		t.Principal.Privileges = slices.Clone(t.Principal.Privileges)
-		return t
-	}
-	s.keys = newTable[[32]byte, auth.APIKey](&s.mu,
-		func([32]byte) error { return msgkit.New(msgkit.NotFound, "api_key_not_found", "API key not found") },
-		func([32]byte) error { return msgkit.New(msgkit.Conflict, "api_key_exists", "API key exists") })
-	s.keys.in = func(k auth.APIKey) auth.APIKey {
-		k.CreatedAt = storedTime(k.CreatedAt)
-		return k
-	}
+	s.clients = newTable(&s.mu, "client", func(id string) string { return "client " + id },
+		func(c auth.Client) auth.Client {
+			c.CreatedAt = storedTime(c.CreatedAt)
+			return cloneClient(c)
+		}, cloneClient)
+	s.users = newTable(&s.mu, "user", func(name string) string { return "user " + name },
+		func(u auth.User) auth.User {
+			u.CreatedAt = storedTime(u.CreatedAt)
+			return cloneUser(u)
+		}, cloneUser)
+	s.tokens = newTable(&s.mu, "token", func([32]byte) string { return "token" },
+		func(t auth.Token) auth.Token {
+			t.IssuedAt = storedTime(t.IssuedAt)
+			t.Principal.ExpiresAt = storedTime(t.Principal.ExpiresAt)
+			t.Principal.Services = slices.Clone(t.Principal.Services)
+			t.Principal.Privileges = slices.Clone(t.Principal.Privileges)
+			return t
+		}, nil) // see Token
+	s.keys = newTable(&s.mu, "api_key", func([32]byte) string { return "API key" },
+		func(k auth.APIKey) auth.APIKey {
+			k.CreatedAt = storedTime(k.CreatedAt)
+			return k
+		}, nil)
 	return s
 }
 

@@ -35,19 +35,8 @@ type window struct {
 
 func newSMSStore() *SMSStore {
 	s := &SMSStore{throughput: map[string]window{}}
-	s.accounts = newTable[string, sms.Account](&s.mu, accountNotFound,
-		func(name string) error {
-			return msgkit.Errorf(msgkit.Conflict, "account_exists", "account %s exists", name)
-		})
-	s.accounts.in, s.accounts.out = cloneAccount, cloneAccount
-	s.messages = newTable[sms.MessageID, sms.MessageRecord](&s.mu,
-		func(id sms.MessageID) error {
-			return msgkit.Errorf(msgkit.NotFound, "message_not_found", "message %s not found", id)
-		},
-		func(id sms.MessageID) error {
-			return msgkit.Errorf(msgkit.Conflict, "message_exists", "message %s exists", id)
-		})
-	s.messages.in, s.messages.out = cloneMessage, cloneMessage
+	s.accounts = newTable(&s.mu, "account", func(name string) string { return "account " + name }, cloneAccount, cloneAccount)
+	s.messages = newTable(&s.mu, "message", func(id sms.MessageID) string { return "message " + string(id) }, cloneMessage, cloneMessage)
 	s.outbox.reports = map[int64]*queuedReport{}
 	s.outbox.finished = map[sms.ReportState]int{}
 	return s
@@ -79,10 +68,6 @@ func cloneMessage(m sms.MessageRecord) sms.MessageRecord {
 	m.SubmittedAt = m.SubmittedAt.Truncate(time.Microsecond).UTC()
 	m.ExpiresAt = m.ExpiresAt.Truncate(time.Microsecond).UTC()
 	return m
-}
-
-func accountNotFound(username string) error {
-	return msgkit.Errorf(msgkit.NotFound, "account_not_found", "account %s not found", username)
 }
 
 // CreateAccount stores a; an existing username is a Conflict.
@@ -123,7 +108,7 @@ func (s *SMSStore) Accept(ctx context.Context, m sms.MessageRecord) error {
 	defer s.mu.Unlock()
 	a, ok := s.accounts.rows[m.Account]
 	if !ok {
-		return accountNotFound(m.Account)
+		return s.accounts.notFound(m.Account)
 	}
 	if _, ok := s.messages.rows[m.ID]; ok {
 		return s.messages.exists(m.ID)

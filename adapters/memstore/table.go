@@ -2,29 +2,40 @@ package memstore
 
 import (
 	"sync"
+
+	"github.com/msgkit/msgkit"
 )
 
 // table is one kind of record keyed by K, the building block of every
-// domain's store: lookups of absent keys answer notFound, inserts of
-// present keys answer exists, and records are copied on the way in (in)
-// and out (out), so no caller can change what the store holds through a
-// slice it passed in or got back. A nil in or out keeps the value as it
-// is (out may stay nil where a record is read on every request and the
-// store promises callers do not modify it).
+// domain's store: lookups of absent keys are NotFound (<thing>_not_found)
+// and inserts of present keys Conflict (<thing>_exists), worded as pgstore
+// words them, and records are copied on the way in (in) and out (out), so
+// no caller can change what the store holds through a slice it passed in
+// or got back. A nil in or out keeps the value as it is (out may stay nil
+// where a record is read on every request and the store promises callers
+// do not modify it).
 //
 // The tables of one domain share its lock (mu), so an operation over
 // several of them (charge an account and save a message) holds it once and
 // works on rows directly.
 type table[K comparable, V any] struct {
-	mu       *sync.RWMutex
-	rows     map[K]V
-	in, out  func(V) V
-	notFound func(K) error
-	exists   func(K) error
+	mu      *sync.RWMutex
+	rows    map[K]V
+	in, out func(V) V
+	thing   string         // names the record in error codes: "client"
+	what    func(K) string // words the record in messages: "client c1"
 }
 
-func newTable[K comparable, V any](mu *sync.RWMutex, notFound, exists func(K) error) *table[K, V] {
-	return &table[K, V]{mu: mu, rows: map[K]V{}, notFound: notFound, exists: exists}
+func newTable[K comparable, V any](mu *sync.RWMutex, thing string, what func(K) string, in, out func(V) V) *table[K, V] {
+	return &table[K, V]{mu: mu, rows: map[K]V{}, thing: thing, what: what, in: in, out: out}
+}
+
+func (t *table[K, V]) notFound(k K) error {
+	return msgkit.New(msgkit.NotFound, t.thing+"_not_found", t.what(k)+" not found")
+}
+
+func (t *table[K, V]) exists(k K) error {
+	return msgkit.New(msgkit.Conflict, t.thing+"_exists", t.what(k)+" exists")
 }
 
 func (t *table[K, V]) copyIn(v V) V {
