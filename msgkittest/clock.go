@@ -1,5 +1,7 @@
 // Package msgkittest holds test helpers shared by msgkit's packages and
-// useful to programs that embed msgkit: a clock that moves only when told.
+// useful to programs that embed msgkit: a clock that moves only when told,
+// and golden files (Golden) with the -update flag that rewrites them.
+// Importing the package registers that flag on the command line's flag set.
 package msgkittest
 
 import (
