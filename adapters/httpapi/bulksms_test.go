@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/adapters/httpapi"
+	"github.com/msgkit/msgkit/adapters/httpapi/httpapitest"
 	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/sms"
 	"github.com/shopspring/decimal"
@@ -42,9 +43,9 @@ func newBulkSMS(t testing.TB) (http.Handler, *memstore.Store) {
 
 func postSMS(h http.Handler, body string) *httptest.ResponseRecorder {
 	r := httptest.NewRequest(http.MethodPost, httpapi.SendSMSPath, strings.NewReader(body))
-	r.RemoteAddr = clientAddr
+	r.RemoteAddr = httpapitest.ClientAddr
 	r.Header.Set("Content-Type", "application/json")
-	return serve(h, r)
+	return httpapitest.Serve(h, r)
 }
 
 const goodSMS = `{"type":"text","auth":{"username":"shop","password":"pw"},"sender":"MyShop","receiver":"38640123456","dcs":"gsm","text":"Hello","dlrMask":19,"dlrUrl":"https://example.com/dlr","custom":{"order":1},"unknown":"ignored"}`

@@ -10,17 +10,18 @@ import (
 	"testing"
 
 	"github.com/msgkit/msgkit/adapters/httpapi"
+	"github.com/msgkit/msgkit/adapters/httpapi/httpapitest"
 	"github.com/msgkit/msgkit/auth"
 )
 
 func TestFamilies(t *testing.T) {
-	f := newFixture(t)
-	news := f.token(t, clientID)
-	noNews := f.token(t, newsless) // tenant A, finance-balance-view only
-	finView := f.token(t, financeView)
-	tester := f.userToken(t, userName)
-	plain := f.userToken(t, plainUser)
-	h := httpapi.New(f.opts)
+	f := httpapitest.NewFixture(t)
+	news := f.Token(t, httpapitest.ClientID)
+	noNews := f.Token(t, httpapitest.Newsless) // tenant A, finance-balance-view only
+	finView := f.Token(t, httpapitest.FinanceViewer)
+	tester := f.UserToken(t, httpapitest.UserName)
+	plain := f.UserToken(t, httpapitest.PlainUser)
+	h := httpapi.New(f.Opts)
 
 	type creds struct{ bearer, apiKey string }
 	tests := []struct {
@@ -35,17 +36,17 @@ func TestFamilies(t *testing.T) {
 		allow  string
 	}{
 		// CDS
-		{"cds without token", "GET", listsPath(tenantA), creds{}, "", httpapi.CDS, 401, httpapi.CodeMissingCredentials, ""},
-		{"cds own tenant", "GET", listsPath(tenantA), creds{bearer: news}, "", httpapi.CDS, 501, httpapi.CodeNotImplemented, ""},
-		{"cds other tenant", "GET", listsPath(tenantB), creds{bearer: news}, "", httpapi.CDS, 403, httpapi.CodeForbiddenService, ""},
+		{"cds without token", "GET", listsPath(httpapitest.TenantA), creds{}, "", httpapi.CDS, 401, httpapi.CodeMissingCredentials, ""},
+		{"cds own tenant", "GET", listsPath(httpapitest.TenantA), creds{bearer: news}, "", httpapi.CDS, 501, httpapi.CodeNotImplemented, ""},
+		{"cds other tenant", "GET", listsPath(httpapitest.TenantB), creds{bearer: news}, "", httpapi.CDS, 403, httpapi.CodeForbiddenService, ""},
 		{"cds malformed tenant", "GET", listsPath("nope"), creds{bearer: news}, "", httpapi.CDS, 400, "invalid_service_uuid", ""},
-		{"cds without privilege news", "GET", listsPath(tenantA), creds{bearer: noNews}, "", httpapi.CDS, 403, httpapi.CodeInsufficientPrivilege, ""},
-		{"cds campaign", "PATCH", "/news/v1/services/" + string(tenantA) + "/campaigns/c-1", creds{bearer: news}, "{}", httpapi.CDS, 501, httpapi.CodeNotImplemented, ""},
-		{"cds unknown path", "GET", "/news/v1/services/" + string(tenantA) + "/cds/nothing", creds{bearer: news}, "", httpapi.CDS, 404, httpapi.CodeNotFound, ""},
+		{"cds without privilege news", "GET", listsPath(httpapitest.TenantA), creds{bearer: noNews}, "", httpapi.CDS, 403, httpapi.CodeInsufficientPrivilege, ""},
+		{"cds campaign", "PATCH", "/news/v1/services/" + string(httpapitest.TenantA) + "/campaigns/c-1", creds{bearer: news}, "{}", httpapi.CDS, 501, httpapi.CodeNotImplemented, ""},
+		{"cds unknown path", "GET", "/news/v1/services/" + string(httpapitest.TenantA) + "/cds/nothing", creds{bearer: news}, "", httpapi.CDS, 404, httpapi.CodeNotFound, ""},
 		{"cds unknown path without token", "GET", "/news/v1/whatever", creds{}, "", httpapi.CDS, 401, httpapi.CodeMissingCredentials, ""},
-		{"cds method not allowed", "PATCH", listsPath(tenantA), creds{bearer: news}, "", httpapi.CDS, 405, httpapi.CodeMethodNotAllowed, "GET, HEAD, POST"},
-		{"cds body over the limit", "POST", listsPath(tenantA), creds{bearer: news}, `"` + strings.Repeat("x", int(httpapi.DefaultMaxBodyBytes)) + `"`, httpapi.CDS, 413, httpapi.CodeRequestTooLarge, ""},
-		{"cds import takes a larger body", "POST", "/news/v1/services/" + string(tenantA) + "/cds/imports", creds{bearer: news}, `"` + strings.Repeat("x", int(httpapi.DefaultMaxBodyBytes)) + `"`, httpapi.CDS, 501, httpapi.CodeNotImplemented, ""},
+		{"cds method not allowed", "PATCH", listsPath(httpapitest.TenantA), creds{bearer: news}, "", httpapi.CDS, 405, httpapi.CodeMethodNotAllowed, "GET, HEAD, POST"},
+		{"cds body over the limit", "POST", listsPath(httpapitest.TenantA), creds{bearer: news}, `"` + strings.Repeat("x", int(httpapi.DefaultMaxBodyBytes)) + `"`, httpapi.CDS, 413, httpapi.CodeRequestTooLarge, ""},
+		{"cds import takes a larger body", "POST", "/news/v1/services/" + string(httpapitest.TenantA) + "/cds/imports", creds{bearer: news}, `"` + strings.Repeat("x", int(httpapi.DefaultMaxBodyBytes)) + `"`, httpapi.CDS, 501, httpapi.CodeNotImplemented, ""},
 		// Finance
 		{"finance without token", "GET", "/finance/sit/v1/invoices", creds{}, "", httpapi.Finance, 401, "", ""},
 		{"finance view", "GET", "/finance/sit/v1/invoices", creds{bearer: finView}, "", httpapi.Finance, 501, "", ""},
@@ -56,11 +57,11 @@ func TestFamilies(t *testing.T) {
 		{"finance upload", "POST", "/invoice-docs/v2/invoices/7/files", creds{bearer: finView}, "", httpapi.Finance, 403, "", ""},
 		{"finance unknown path", "GET", "/finance/sit/v1/nothing", creds{bearer: finView}, "", httpapi.Finance, 404, "", ""},
 		// Routing
-		{"routing with key", "GET", "/smsmtinbound/v1/smsmtin-routes/5", creds{apiKey: apiKeyValue}, "", httpapi.Routing, 501, httpapi.CodeNotImplemented, ""},
+		{"routing with key", "GET", "/smsmtinbound/v1/smsmtin-routes/5", creds{apiKey: httpapitest.APIKeyValue}, "", httpapi.Routing, 501, httpapi.CodeNotImplemented, ""},
 		{"routing without key", "GET", "/smsmtinbound/v1/smsmtin-routes", creds{}, "", httpapi.Routing, 401, httpapi.CodeMissingCredentials, ""},
 		{"routing wrong key", "POST", "/smsmtinbound/v1/smsmtin-routes", creds{apiKey: "routing-key-not-this-one-00"}, "{}", httpapi.Routing, 401, auth.CodeInvalidAPIKey, ""},
 		{"routing bearer is not a key", "GET", "/smsmtinbound/v1/smsmtin-routes", creds{bearer: news}, "", httpapi.Routing, 401, httpapi.CodeMissingCredentials, ""},
-		{"routing method not allowed", "PATCH", "/smsmtinbound/v1/smsmtin-routes/5", creds{apiKey: apiKeyValue}, "", httpapi.Routing, 405, httpapi.CodeMethodNotAllowed, "DELETE, GET, HEAD, PUT"},
+		{"routing method not allowed", "PATCH", "/smsmtinbound/v1/smsmtin-routes/5", creds{apiKey: httpapitest.APIKeyValue}, "", httpapi.Routing, 405, httpapi.CodeMethodNotAllowed, "DELETE, GET, HEAD, PUT"},
 		// Test system
 		{"testsystem user", "GET", "/gate/testsystem/v1/test/operator", creds{bearer: tester}, "", httpapi.TestSystem, 501, httpapi.CodeNotImplemented, ""},
 		{"testsystem delete gate", "DELETE", "/gate/testsystem/v1/test/route/gate/g1", creds{bearer: tester}, "", httpapi.TestSystem, 501, httpapi.CodeNotImplemented, ""},
@@ -74,13 +75,13 @@ func TestFamilies(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := httptest.NewRequest(tt.method, tt.path, strings.NewReader(tt.body))
 			if tt.creds.bearer != "" {
-				bearer(r, tt.creds.bearer)
+				httpapitest.Bearer(r, tt.creds.bearer)
 			}
 			if tt.creds.apiKey != "" {
 				r.Header.Set("X-API-Key", tt.creds.apiKey)
 			}
-			w := serve(h, r)
-			m := wantError(t, w, tt.fam, tt.status, tt.code)
+			w := httpapitest.Serve(h, r)
+			m := httpapitest.WantError(t, w, tt.fam, tt.status, tt.code)
 			if tt.fam == httpapi.Finance && m["Code"] != float64(tt.status) {
 				t.Fatalf("finance Code = %v, want %d", m["Code"], tt.status)
 			}
@@ -104,16 +105,16 @@ func TestFamilies(t *testing.T) {
 }
 
 func TestNewMountsTheTokenEndpoint(t *testing.T) {
-	f := newFixture(t)
-	h := httpapi.New(f.opts)
-	w := serve(h, formRequest(url.Values{"grant_type": {"password"}, "username": {userName}, "password": {userPassword}}))
+	f := httpapitest.NewFixture(t)
+	h := httpapi.New(f.Opts)
+	w := httpapitest.Serve(h, formRequest(url.Values{"grant_type": {"password"}, "username": {httpapitest.UserName}, "password": {httpapitest.UserPassword}}))
 	if w.Code != http.StatusOK {
 		t.Fatalf("status %d: %s", w.Code, w.Body)
 	}
-	tok, _ := decodeBody(t, w)["access_token"].(string)
+	tok, _ := httpapitest.DecodeBody(t, w)["access_token"].(string)
 	// The token opens the test system.
-	r := bearer(httptest.NewRequest(http.MethodGet, "/gate/testsystem/v1/test/sms/language", nil), tok)
-	wantError(t, serve(h, r), httpapi.TestSystem, 501, httpapi.CodeNotImplemented)
+	r := httpapitest.Bearer(httptest.NewRequest(http.MethodGet, "/gate/testsystem/v1/test/sms/language", nil), tok)
+	httpapitest.WantError(t, httpapitest.Serve(h, r), httpapi.TestSystem, 501, httpapi.CodeNotImplemented)
 }
 
 type pinger struct{ err error }
@@ -126,7 +127,7 @@ func (p pinger) Ping(ctx context.Context) error {
 }
 
 func TestHealth(t *testing.T) {
-	f := newFixture(t)
+	f := httpapitest.NewFixture(t)
 	for _, tt := range []struct {
 		name   string
 		pinger httpapi.Pinger
@@ -142,15 +143,15 @@ func TestHealth(t *testing.T) {
 		{"healthz POST", nil, "POST", "/healthz", 405, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			opts := f.opts
+			opts := f.Opts
 			opts.Pinger = tt.pinger
 			for name, h := range map[string]http.Handler{"New": httpapi.New(opts), "HealthHandler": httpapi.HealthHandler(opts)} {
-				w := serve(h, httptest.NewRequest(tt.method, tt.path, nil))
+				w := httpapitest.Serve(h, httptest.NewRequest(tt.method, tt.path, nil))
 				if w.Code != tt.status {
 					t.Fatalf("%s: status %d, want %d: %s", name, w.Code, tt.status, w.Body)
 				}
 				if tt.body == "" {
-					wantError(t, w, httpapi.TestSystem, tt.status, httpapi.CodeMethodNotAllowed) // {"code","message"}
+					httpapitest.WantError(t, w, httpapi.TestSystem, tt.status, httpapi.CodeMethodNotAllowed) // {"code","message"}
 					continue
 				}
 				if got := strings.TrimSpace(w.Body.String()); got != tt.body {
@@ -159,8 +160,8 @@ func TestHealth(t *testing.T) {
 			}
 		})
 	}
-	if !strings.Contains(f.logs.String(), "db down at 10.0.0.5") {
-		t.Fatalf("readiness failure not logged: %s", f.logs)
+	if !strings.Contains(f.Logs.String(), "db down at 10.0.0.5") {
+		t.Fatalf("readiness failure not logged: %s", f.Logs)
 	}
 }
 
@@ -180,16 +181,16 @@ func TestHandlersNeedAuth(t *testing.T) {
 		}()
 	}
 	// Health needs no Auth.
-	if w := serve(httpapi.HealthHandler(httpapi.Options{}), httptest.NewRequest("GET", "/healthz", nil)); w.Code != 200 {
+	if w := httpapitest.Serve(httpapi.HealthHandler(httpapi.Options{}), httptest.NewRequest("GET", "/healthz", nil)); w.Code != 200 {
 		t.Fatalf("HealthHandler without Auth: %d", w.Code)
 	}
 }
 
 // A family handler mounted alone under another ServeMux works the same.
 func TestFamilyHandlerMountedAlone(t *testing.T) {
-	f := newFixture(t)
+	f := httpapitest.NewFixture(t)
 	mux := http.NewServeMux()
-	mux.Handle("/news/v1/", httpapi.CDSHandler(f.opts))
-	w := serve(mux, bearer(httptest.NewRequest("GET", listsPath(tenantB), nil), f.token(t, clientID)))
-	wantError(t, w, httpapi.CDS, 403, httpapi.CodeForbiddenService)
+	mux.Handle("/news/v1/", httpapi.CDSHandler(f.Opts))
+	w := httpapitest.Serve(mux, httpapitest.Bearer(httptest.NewRequest("GET", listsPath(httpapitest.TenantB), nil), f.Token(t, httpapitest.ClientID)))
+	httpapitest.WantError(t, w, httpapi.CDS, 403, httpapi.CodeForbiddenService)
 }
