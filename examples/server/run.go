@@ -12,6 +12,10 @@ import (
 	"time"
 
 	"github.com/msgkit/msgkit/adapters/httpapi"
+	"github.com/msgkit/msgkit/adapters/httpapi/cdsapi"
+	"github.com/msgkit/msgkit/adapters/httpapi/financeapi"
+	"github.com/msgkit/msgkit/adapters/httpapi/routingapi"
+	"github.com/msgkit/msgkit/adapters/httpapi/testsystemapi"
 	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/adapters/pgstore"
 	"github.com/msgkit/msgkit/auth"
@@ -72,7 +76,7 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer, re
 		logger.Info("bootstrap done", "file", cfg.bootstrap, "created", n)
 	}
 
-	api := httpapi.New(httpapi.Options{Auth: authSvc, Pinger: pinger, Logger: logger})
+	api := apiHandler(httpapi.Options{Auth: authSvc, Pinger: pinger, Logger: logger})
 	bulk := smsHandler(httpapi.BulkSMSHandler(httpapi.BulkSMSOptions{Gateway: gateway, Logger: logger}),
 		httpapi.HealthHandler(httpapi.Options{Pinger: pinger, Logger: logger}))
 
@@ -177,6 +181,25 @@ func (s *server) close() {
 	if s.ln != nil {
 		s.ln.Close()
 	}
+}
+
+// apiHandler is the platform's REST API: every family mounted at its base
+// paths, the token endpoint, /healthz and /readyz. Any other path is 404 in
+// the body {"code","message"}.
+func apiHandler(opts httpapi.Options) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle(cdsapi.BasePath, cdsapi.Handler(opts))
+	finance := financeapi.Handler(opts)
+	mux.Handle(financeapi.BasePath, finance)
+	mux.Handle(financeapi.UploadBasePath, finance)
+	mux.Handle(routingapi.BasePath, routingapi.Handler(opts))
+	mux.Handle(testsystemapi.BasePath, testsystemapi.Handler(opts))
+	mux.Handle("/oauth2/", httpapi.OAuthHandler(opts))
+	health := httpapi.HealthHandler(opts)
+	mux.Handle("/healthz", health)
+	mux.Handle("/readyz", health)
+	mux.Handle("/", httpapi.NotFoundHandler(opts))
+	return mux
 }
 
 // smsHandler serves the bulk SMS listener: submission and health.

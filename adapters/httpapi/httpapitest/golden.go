@@ -98,8 +98,7 @@ func ErrorBodies(t testing.TB, fam httpapi.Family) []byte {
 	t.Helper()
 	got := map[string]json.RawMessage{}
 	for _, c := range ErrorCases() {
-		w := httptest.NewRecorder()
-		httpapi.WriteError(w, httptest.NewRequest(http.MethodGet, "/", nil), fam, c.Err)
+		w := Render(fam, c.Err)
 		if strings.Contains(w.Body.String(), "SECRET") || strings.Contains(w.Body.String(), "10.0.0.5") {
 			t.Errorf("%s: internal detail in the body: %s", c.Name, w.Body)
 		}
@@ -113,4 +112,11 @@ func ErrorBodies(t testing.TB, fam httpapi.Family) []byte {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// Render answers err in fam's body with WriteError, as to a GET /.
+func Render(fam httpapi.Family, err error) *httptest.ResponseRecorder {
+	w := httptest.NewRecorder()
+	httpapi.WriteError(w, httptest.NewRequest(http.MethodGet, "/", nil), fam, err)
+	return w
 }
