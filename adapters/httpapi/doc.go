@@ -1,6 +1,6 @@
 // Package httpapi is msgkit's HTTP kit: what every API family package
-// (adapters/httpapi/cdsapi, financeapi, routingapi, testsystemapi) builds
-// its handler from, and the endpoints that belong to no family: the OAuth
+// (adapters/httpapi/bulksmsapi, cdsapi, financeapi, routingapi,
+// testsystemapi) builds its handler from, and the endpoints that belong to no family: the OAuth
 // 2.0 token endpoint with token-info, and health. It renders the error
 // body of every family, authenticates callers and checks their tenants and
 // privileges, limits bodies and request rates, decodes and encodes JSON,
@@ -85,27 +85,8 @@
 //     Forbidden, is 400). NotFound (a path without endpoint, 404), explicit
 //     statuses (405, 413) and failures of the server (429, 500, 503) keep
 //     their status.
-//   - Bulk SMS has its own answers, below.
-//
-// # Bulk SMS
-//
-// BulkSMSHandler serves POST /bulk/sendsms (document 3, section A) for the
-// bulk SMS listeners: 202 {"msgId","numParts"}; every rejection 420
-// {"error":{"code":"1xx","message"}} with the code as a JSON string, as the
-// client libraries customers already use expect; internal failures 500 and
-// unavailability 503 with no body (the document's 5xx carry no JSON). An
-// empty body is 110 (a common client resends after 105 without one),
-// malformed JSON 109, a field of the wrong type 112 naming it, a body over
-// 256 KiB 109. Unknown fields are ignored; sender and receiver may come as
-// JSON numbers and dlrMask as a numeric string, as some clients send them.
-// The client address is RemoteAddr, or X-Forwarded-For behind trusted
-// proxies.
-//
-// ReportPoster posts delivery reports for the sms Dispatcher: 2xx is
-// delivered; 408, 429, 5xx, timeouts and connection errors are retried;
-// other answers, redirects included, are refused for good. Its Forbidden
-// ranges are checked on the address actually dialled, so a customer's
-// dlrUrl cannot reach the operator's own networks, whatever DNS says.
+//   - Bulk SMS has its own answers, without the kit's bodies: see package
+//     bulksmsapi.
 //
 // # Authentication
 //
@@ -134,7 +115,7 @@
 // form-encoded before base64), not both, and passes the client IP to auth;
 // grant_type password takes username and password. A missing grant_type is
 // invalid_request, another value unsupported_grant_type; scope is ignored,
-// as the documents define none. Success is 200
+// as the interfaces define none. Success is 200
 // {"access_token","token_type":"Bearer","expires_in"}. Every answer,
 // errors included, has Cache-Control: no-store and Pragma: no-cache. Against
 // brute force, requests are limited per client IP before they are read: 10
@@ -177,5 +158,15 @@
 // path, status, bytes, duration, request_id and remote at Info. Recover
 // answers a panic 500 in the family's body with the generic message and
 // logs the panic value and stack; if the answer had begun, it aborts the
-// connection. GET /readyz pings Options.Pinger within 2 seconds.
+// connection. Handlers log what they do not show through LoggerFrom, which
+// returns the logger AccessLog put in the request context. GET /readyz
+// pings Options.Pinger within 2 seconds.
+//
+// # Delivery reports
+//
+// ReportPoster posts delivery reports for the sms Dispatcher: 2xx is
+// delivered; 408, 429, 5xx, timeouts and connection errors are retried;
+// other answers, redirects included, are refused for good. Its Forbidden
+// ranges are checked on the address actually dialled, so a customer's
+// dlrUrl cannot reach the operator's own networks, whatever DNS says.
 package httpapi

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/msgkit/msgkit/adapters/httpapi"
+	"github.com/msgkit/msgkit/adapters/httpapi/bulksmsapi"
 	"github.com/msgkit/msgkit/adapters/httpapi/cdsapi"
 	"github.com/msgkit/msgkit/adapters/httpapi/financeapi"
 	"github.com/msgkit/msgkit/adapters/httpapi/routingapi"
@@ -77,7 +78,7 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer, re
 	}
 
 	api := apiHandler(httpapi.Options{Auth: authSvc, Pinger: pinger, Logger: logger})
-	bulk := smsHandler(httpapi.BulkSMSHandler(httpapi.BulkSMSOptions{Gateway: gateway, Logger: logger}),
+	bulk := smsHandler(bulksmsapi.Handler(gateway, bulksmsapi.Options{Logger: logger}),
 		httpapi.HealthHandler(httpapi.Options{Pinger: pinger, Logger: logger}))
 
 	servers := []*server{{name: "api", addr: cfg.addr, handler: api}, {name: "sms-http", addr: cfg.smsHTTP, handler: bulk}}
@@ -205,7 +206,7 @@ func apiHandler(opts httpapi.Options) http.Handler {
 // smsHandler serves the bulk SMS listener: submission and health.
 func smsHandler(bulk, health http.Handler) http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle(httpapi.SendSMSPath, bulk)
+	mux.Handle(bulksmsapi.SendSMSPath, bulk)
 	mux.Handle("GET /healthz", health)
 	mux.Handle("GET /readyz", health)
 	return mux
