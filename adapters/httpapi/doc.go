@@ -1,11 +1,11 @@
 // Package httpapi is msgkit's HTTP kit: what every API family package
 // (adapters/httpapi/bulksmsapi, cdsapi, financeapi, routingapi,
-// testsystemapi) builds its handler from, and the endpoints that belong to no family: the OAuth
-// 2.0 token endpoint with token-info, and health. It renders the error
-// body of every family, authenticates callers and checks their tenants and
-// privileges, limits bodies and request rates, decodes and encodes JSON,
-// logs, and posts delivery reports. It imports no family package, and no
-// business rule lives here.
+// testsystemapi) builds its handler from, and the endpoints that belong to
+// no family: the OAuth 2.0 token endpoint with token-info, and health. It
+// renders the error body of every family, authenticates callers and checks
+// their tenants and privileges, limits bodies and request rates, decodes
+// and encodes JSON, logs, and posts delivery reports. It imports no family
+// package, and no business rule lives here.
 //
 // # Families
 //
@@ -36,7 +36,15 @@
 // its base paths on one ServeMux, with OAuthHandler at /oauth2/,
 // HealthHandler at /healthz and /readyz, and NotFoundHandler at "/", which
 // answers any other path 404 {"code":"not_found","message":...};
-// examples/server does so.
+// examples/server does so. HealthHandler answers GET /healthz 200
+// {"status":"ok"} while the process serves, and GET /readyz 200 or 503
+// {"status":"unavailable"} as Options.Pinger answers.
+//
+// A family package tests itself with package httpapitest: CheckRoutes
+// holds its table to the rules above, CheckAnswers and golden files under
+// its testdata/ (msgkittest.Golden, rewritten with go test -update) show
+// every answer it gives, and ErrorBodies renders its error body for a
+// golden file of every kind of error.
 //
 // # Statuses
 //

@@ -1,7 +1,10 @@
 // Package httpapitest holds what the tests of the HTTP kit
 // (adapters/httpapi) and of the API family packages share: an auth fixture
-// over memstore with clients, users and an API key, and checks of the error
-// bodies of a family.
+// over memstore with clients, users and an API key (NewFixture) and a stub
+// that lets everyone in (GrantAll); the rules of a family's route table
+// (CheckRoutes); requests with the answers they must get (CheckAnswers);
+// checks of a family's error body (WantError); and the golden form of an
+// answer (Answer, ErrorBodies) for msgkittest.Golden.
 package httpapitest
 
 import (
