@@ -1,34 +1,50 @@
-// Package httpapi is msgkit's net/http adapter: the handlers of every API
-// family, their error bodies, and the middleware that authenticates callers
-// and checks their tenants and privileges. No business rule lives here.
+// Package httpapi is msgkit's HTTP kit: what every API family package
+// (adapters/httpapi/bulksmsapi, cdsapi, financeapi, routingapi,
+// testsystemapi) builds its handler from, and the endpoints that belong to
+// no family: the OAuth 2.0 token endpoint with token-info, and health. It
+// renders the error body of every family, authenticates callers and checks
+// their tenants and privileges, limits bodies and request rates, decodes
+// and encodes JSON, logs, and posts delivery reports. It imports no family
+// package, and no business rule lives here.
 //
-// # Handlers
+// # Families
 //
-// One constructor per family returns an http.Handler that can be mounted
-// alone, and New mounts them all on one standard library ServeMux:
+// A family package lists all its operations in one table of Route values
+// (its routes.go) and builds its handler with FamilyHandler:
 //
-//	OAuthHandler       POST /oauth2/access-token           token endpoint (client credentials, password)
-//	CDSHandler         /news/v1/services/{serviceUuid}/... bearer, tenant, privilege news
-//	FinanceHandler     /finance/sit/v1/..., /invoice-docs/v2/...  bearer, finance privileges per route
-//	RoutingHandler     /smsmtinbound/v1/...                X-API-Key
-//	TestSystemHandler  /gate/testsystem/v1/...             bearer, privilege testsystem
-//	HealthHandler      GET /healthz, GET /readyz
+//	func Handler(opts httpapi.Options) http.Handler {
+//		return httpapi.FamilyHandler(opts, httpapi.FamilySpec{
+//			Family: httpapi.CDS, Auth: httpapi.AuthBearer, Tenant: true, Routes: routes(),
+//		})
+//	}
 //
-// Each family's routes are listed in one place (cdsRoutes in cds.go,
-// financeRoutes in finance.go, ...). Every request passes through RequestID,
-// AccessLog and Recover, then the family's authentication, then the route's
-// body limit, tenant check and privilege check, in that order.
-//
-// Only the token endpoint is implemented in this release. Every other route
-// of the families answers, once authentication, tenancy and privileges have
-// been enforced, 501 Not Implemented in the family's body with code
+// Every request passes through RequestID, AccessLog and Recover, then the
+// family's authentication (Bearer or APIKey), then the route's body limit
+// (LimitBody), tenant check (Tenant) and privilege check (RequireAny), in
+// that order. A route whose Handler is nil, because its family has not
+// been released, answers 501 in the family's body with code
 // "not_implemented" and a message naming the operation and saying that the
-// resource arrives in a later release. So a caller without a token gets 401,
-// a caller for another tenant 403, and only an entitled caller learns that
-// the operation is not there yet. Unknown paths of a family answer 404 and
-// known paths with another method 405 (with Allow), in the family's body,
-// after authentication; paths outside every family answer 404
-// {"code":"not_found","message":...}.
+// resource arrives in a later release. It does so only after the checks:
+// a caller without a token gets 401, a caller for another tenant 403, and
+// only an entitled caller learns that the operation is not there yet.
+// Unknown paths of a family answer 404 and known paths with another method
+// 405 (with Allow), in the family's body, after authentication. Mistakes
+// of wiring (no Options.Auth, no AuthScheme, tenancy or privileges in an
+// API-key family, a pattern twice) panic when the handler is built.
+//
+// A family's handler can be mounted alone. A platform mounts each family at
+// its base paths on one ServeMux, with OAuthHandler at /oauth2/,
+// HealthHandler at /healthz and /readyz, and NotFoundHandler at "/", which
+// answers any other path 404 {"code":"not_found","message":...};
+// examples/server does so. HealthHandler answers GET /healthz 200
+// {"status":"ok"} while the process serves, and GET /readyz 200 or 503
+// {"status":"unavailable"} as Options.Pinger answers.
+//
+// A family package tests itself with package httpapitest: CheckRoutes
+// holds its table to the rules above, CheckAnswers and golden files under
+// its testdata/ (msgkittest.Golden, rewritten with go test -update) show
+// every answer it gives, and ErrorBodies renders its error body for a
+// golden file of every kind of error.
 //
 // # Statuses
 //
@@ -55,19 +71,15 @@
 //
 // The code is the *msgkit.Error's Code, or when it has none the kind's:
 // invalid, not_found, conflict, unauthorized, forbidden, rate_limited,
-// payment_required, unavailable. Choices where the documents are silent:
+// payment_required, unavailable. The kit renders every family's body, so a
+// family package only names its Family; the choices each body makes where
+// its interface is silent (the CDS description and items, the finance Code
+// as an integer, the test system's code of a 429) are recorded in the
+// family package's documentation. Other choices:
 //
-//   - CDS: description is the status text ("Bad Request"); items are the
-//     error's Fields and always an array, [] when there are none.
-//   - Finance: Code is an integer. It is the error's Code when that parses as
-//     a decimal int32, else the HTTP status (400, 404, 501, ...); a textual
-//     code such as INVOICE_NOTFOUND is therefore not shown in Code, and the
-//     finance handlers say it in Message.
 //   - Finance, routing, test system and OAuth have no items: field problems
 //     are folded into the message as "message; name: problem; ...", without
 //     repeating a name the problem already contains.
-//   - Test system: every 429 has code GATE_TEST_SYSTEM:RATE_LIMIT_REACHED
-//     (document 3, 7.4), whatever the error's own code.
 //   - OAuth: an error carrying an RFC 6749 code keeps it; other errors get
 //     one from their kind: Invalid, NotFound, Conflict and PaymentRequired
 //     invalid_request, Unauthorized invalid_client, Forbidden
@@ -81,27 +93,8 @@
 //     Forbidden, is 400). NotFound (a path without endpoint, 404), explicit
 //     statuses (405, 413) and failures of the server (429, 500, 503) keep
 //     their status.
-//   - Bulk SMS has its own answers, below.
-//
-// # Bulk SMS
-//
-// BulkSMSHandler serves POST /bulk/sendsms (document 3, section A) for the
-// bulk SMS listeners: 202 {"msgId","numParts"}; every rejection 420
-// {"error":{"code":"1xx","message"}} with the code as a JSON string, as the
-// client libraries customers already use expect; internal failures 500 and
-// unavailability 503 with no body (the document's 5xx carry no JSON). An
-// empty body is 110 (a common client resends after 105 without one),
-// malformed JSON 109, a field of the wrong type 112 naming it, a body over
-// 256 KiB 109. Unknown fields are ignored; sender and receiver may come as
-// JSON numbers and dlrMask as a numeric string, as some clients send them.
-// The client address is RemoteAddr, or X-Forwarded-For behind trusted
-// proxies.
-//
-// ReportPoster posts delivery reports for the sms Dispatcher: 2xx is
-// delivered; 408, 429, 5xx, timeouts and connection errors are retried;
-// other answers, redirects included, are refused for good. Its Forbidden
-// ranges are checked on the address actually dialled, so a customer's
-// dlrUrl cannot reach the operator's own networks, whatever DNS says.
+//   - Bulk SMS has its own answers, without the kit's bodies: see package
+//     bulksmsapi.
 //
 // # Authentication
 //
@@ -117,25 +110,7 @@
 // non-empty) and asks an APIKeyVerifier; failures are 401 without
 // WWW-Authenticate, as no scheme exists for the header. The principal, the
 // tenant and the API key record are in the context (PrincipalFrom,
-// ServiceFrom, APIKeyFrom). The test system accepts any token with the
-// privilege testsystem; in practice those are the password grant's.
-//
-// Finance privileges (document 2, section 5): list, get, files, finance
-// documents and the default invoice configuration need
-// finance-invoices.view or finance-invoices-own.view; create, update,
-// delete, upload and status changes one of the four manage privileges;
-// balances finance-balance-view or finance-balance-own-view. Restricting the
-// "own" privileges to the caller's records is the finance domain's work.
-//
-// Paths the documents do not show, chosen here: finance get, update and
-// delete at /finance/sit/v1/invoices/{invoiceid}; finance documents at GET
-// /finance-documents; status changes PUT /invoices/{invoiceid}/sync-status,
-// PUT /invoices-list/{invoicesList}/sync-status (comma-separated ids; a
-// path of its own because ServeMux cannot tell it from a single id) and PUT
-// /invoices/{invoiceid}/docs-delivery-status; invoice files GET
-// /invoices/{invoiceid}/files; upload POST
-// /invoice-docs/v2/invoices/{invoiceId}/files; test system send POST
-// /test/sms and add route POST /test/route.
+// ServiceFrom, APIKeyFrom).
 //
 // # Token endpoint
 //
@@ -148,7 +123,7 @@
 // form-encoded before base64), not both, and passes the client IP to auth;
 // grant_type password takes username and password. A missing grant_type is
 // invalid_request, another value unsupported_grant_type; scope is ignored,
-// as the documents define none. Success is 200
+// as the interfaces define none. Success is 200
 // {"access_token","token_type":"Bearer","expires_in"}. Every answer,
 // errors included, has Cache-Control: no-store and Pragma: no-cache. Against
 // brute force, requests are limited per client IP before they are read: 10
@@ -171,10 +146,7 @@
 // msgkit.Clock. LimitRate answers 429 with Retry-After (seconds until a
 // token is back, at least 1) and, when RateLimit.Headers is set,
 // X-Ratelimit-Limit (the burst), X-Ratelimit-Remaining (whole tokens left)
-// and X-Ratelimit-Reset (seconds until the bucket is full). The test
-// system's daily quota of test SMS, which resets at midnight UTC, is a rule
-// of the testsystem domain; its handler will set these headers from the
-// domain's counts.
+// and X-Ratelimit-Reset (seconds until the bucket is full).
 //
 // # JSON
 //
@@ -194,5 +166,15 @@
 // path, status, bytes, duration, request_id and remote at Info. Recover
 // answers a panic 500 in the family's body with the generic message and
 // logs the panic value and stack; if the answer had begun, it aborts the
-// connection. GET /readyz pings Options.Pinger within 2 seconds.
+// connection. Handlers log what they do not show through LoggerFrom, which
+// returns the logger AccessLog put in the request context. GET /readyz
+// pings Options.Pinger within 2 seconds.
+//
+// # Delivery reports
+//
+// ReportPoster posts delivery reports for the sms Dispatcher: 2xx is
+// delivered; 408, 429, 5xx, timeouts and connection errors are retried;
+// other answers, redirects included, are refused for good. Its Forbidden
+// ranges are checked on the address actually dialled, so a customer's
+// dlrUrl cannot reach the operator's own networks, whatever DNS says.
 package httpapi

@@ -59,7 +59,7 @@ const (
 	CodeInsufficientPrivilege = "insufficient_privilege" // the principal lacks every privilege the route accepts
 	CodeRateLimited           = "rate_limited"           // 429 from LimitRate
 	// CodeTestSystemRateLimit is the code of every 429 in the test system's
-	// body (document 3, 7.4).
+	// body: the test system interface's rate limit code.
 	CodeTestSystemRateLimit = "GATE_TEST_SYSTEM:RATE_LIMIT_REACHED"
 )
 
@@ -146,7 +146,7 @@ func writeError(w http.ResponseWriter, r *http.Request, fam Family, err error, l
 			"err", err, "request_id", RequestIDFrom(r.Context()),
 			"method", r.Method, "path", r.URL.Path, "family", fam.String(),
 		}, logAttrs...)
-		loggerFrom(r.Context()).ErrorContext(r.Context(), "internal error", attrs...)
+		LoggerFrom(r.Context()).ErrorContext(r.Context(), "internal error", attrs...)
 		e = &msgkit.Error{Kind: msgkit.Internal, Code: CodeInternal, Message: "internal error"}
 		if status < 500 {
 			status = http.StatusInternalServerError
@@ -353,8 +353,10 @@ func withLogger(ctx context.Context, l *slog.Logger) context.Context {
 	return context.WithValue(ctx, loggerKey{}, l)
 }
 
-// loggerFrom returns the logger AccessLog put in ctx, or a discarding one.
-func loggerFrom(ctx context.Context) *slog.Logger {
+// LoggerFrom returns the logger AccessLog put in ctx, or one that discards.
+// Handlers log through it, with RequestIDFrom, the failures they do not
+// show the caller.
+func LoggerFrom(ctx context.Context) *slog.Logger {
 	if l, ok := ctx.Value(loggerKey{}).(*slog.Logger); ok {
 		return l
 	}

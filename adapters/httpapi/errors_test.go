@@ -4,24 +4,19 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/adapters/httpapi"
+	"github.com/msgkit/msgkit/adapters/httpapi/httpapitest"
 	"github.com/msgkit/msgkit/auth"
+	"github.com/msgkit/msgkit/msgkittest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 func TestStatus(t *testing.T) {
 	want := map[msgkit.Kind]int{
@@ -43,149 +38,17 @@ func TestStatus(t *testing.T) {
 	}
 }
 
-// errorCases are rendered for every family into testdata/errors_<family>.json.
-func errorCases() []struct {
-	name string
-	err  error
-} {
-	return []struct {
-		name string
-		err  error
-	}{
-		{"invalid_with_fields", msgkit.New(msgkit.Invalid, "invalid_contact", "the contact is invalid").
-			WithField("mobile", "must be E.164 with a leading +", "for example +4917612345678").
-			WithField("opt_status", "must be in or out", "")},
-		{"invalid_one_field", msgkit.Invalidf("invalid_date", "invDueDate", "invDueDate must be after the delivery date")},
-		{"invalid_field_without_its_name", msgkit.Invalidf("", "custID", "is required")},
-		{"invalid_numeric_code", msgkit.New(msgkit.Invalid, "1042", "the due date is missing")},
-		{"not_found", msgkit.New(msgkit.NotFound, "INVOICE_NOTFOUND", "invoice 7 not found")},
-		{"conflict_without_code", msgkit.New(msgkit.Conflict, "", "the list exists")},
-		{"unauthorized", msgkit.New(msgkit.Unauthorized, auth.CodeInvalidToken, "invalid access token")},
-		{"forbidden", msgkit.New(msgkit.Forbidden, httpapi.CodeForbiddenService, "the access token does not act for this service")},
-		{"rate_limited", &httpapi.StatusError{RetryAfter: 2500 * time.Millisecond,
-			Err: msgkit.New(msgkit.RateLimited, "daily_limit", "the daily limit of test SMS is reached")}},
-		{"payment_required", msgkit.New(msgkit.PaymentRequired, "113", "the balance has no credit")},
-		{"unavailable", &httpapi.StatusError{RetryAfter: 30 * time.Second, Err: msgkit.New(msgkit.Unavailable, "", "the database is down")}},
-		{"internal_with_cause", msgkit.Wrap(errors.New("pq: password authentication failed for 10.0.0.5"), msgkit.Internal, "db", "SECRET detail")},
-		{"plain_error", fmt.Errorf("wrapped: %w", errors.New("SECRET plain failure"))},
-		{"wrapped_msgkit_error", fmt.Errorf("loading: %w", msgkit.New(msgkit.NotFound, "", "no such campaign"))},
-		{"unknown_kind", msgkit.New(msgkit.Kind(99), "future", "SECRET future kind")},
-		{"not_implemented", &httpapi.StatusError{Status: 501,
-			Err: msgkit.New(msgkit.Unavailable, httpapi.CodeNotImplemented, "GET /x arrives in a later release")}},
-		{"too_large", &httpapi.StatusError{Status: 413, Err: msgkit.New(msgkit.Invalid, httpapi.CodeRequestTooLarge, "the request body exceeds 1048576 bytes")}},
-		{"oauth_invalid_client", msgkit.New(msgkit.Unauthorized, auth.CodeInvalidClient, "client authentication failed")},
-		{"oauth_unauthorized_client", msgkit.New(msgkit.Forbidden, auth.CodeUnauthorizedClient, "the client may not authorise from this address")},
-	}
-}
-
-type goldenAnswer struct {
-	Status  int               `json:"status"`
-	Headers map[string]string `json:"headers,omitempty"`
-	Body    json.RawMessage   `json:"body"`
-}
-
-func TestErrorBodiesGolden(t *testing.T) {
-	families := []httpapi.Family{httpapi.CDS, httpapi.Finance, httpapi.Routing, httpapi.TestSystem, httpapi.OAuth}
-	for _, fam := range families {
-		t.Run(fam.String(), func(t *testing.T) {
-			got := map[string]goldenAnswer{}
-			for _, c := range errorCases() {
-				w := httptest.NewRecorder()
-				httpapi.WriteError(w, httptest.NewRequest(http.MethodGet, "/", nil), fam, c.err)
-				if strings.Contains(w.Body.String(), "SECRET") || strings.Contains(w.Body.String(), "10.0.0.5") {
-					t.Errorf("%s: internal detail in the body: %s", c.name, w.Body)
-				}
-				if w.Header().Get("Content-Type") != "application/json" || !json.Valid(w.Body.Bytes()) {
-					t.Errorf("%s: not a JSON answer: %q %s", c.name, w.Header().Get("Content-Type"), w.Body)
-				}
-				a := goldenAnswer{Status: w.Code, Body: bytes.TrimSpace(w.Body.Bytes())}
-				for _, h := range []string{"Retry-After", "WWW-Authenticate"} {
-					if v := w.Header().Get(h); v != "" {
-						if a.Headers == nil {
-							a.Headers = map[string]string{}
-						}
-						a.Headers[h] = v
-					}
-				}
-				got[c.name] = a
-			}
-			out, err := json.MarshalIndent(got, "", "  ")
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, '\n')
-			path := filepath.Join("testdata", "errors_"+fam.String()+".json")
-			if *update {
-				if err := os.WriteFile(path, out, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if diff := cmp.Diff(string(want), string(out)); diff != "" {
-				t.Errorf("%s differs from the golden file (-want +got):\n%s", path, diff)
-			}
-		})
-	}
+// The other families' error bodies are in the golden files of their
+// packages.
+func TestOAuthErrorBodiesGolden(t *testing.T) {
+	msgkittest.Golden(t, filepath.Join("testdata", "errors_oauth.json"), httpapitest.ErrorBodies(t, httpapi.OAuth))
 }
 
 // The rules the golden files show, checked directly so that a wrong
-// -update cannot bless a broken body.
+// -update cannot bless a broken body. The rules of one family's body are
+// checked in the family's package, next to its golden files.
 func TestErrorBodyRules(t *testing.T) {
-	render := func(fam httpapi.Family, err error) *httptest.ResponseRecorder {
-		w := httptest.NewRecorder()
-		httpapi.WriteError(w, httptest.NewRequest(http.MethodGet, "/", nil), fam, err)
-		return w
-	}
-	t.Run("finance Code is the numeric code or the status", func(t *testing.T) {
-		m := wantError(t, render(httpapi.Finance, msgkit.New(msgkit.Invalid, "1042", "x")), httpapi.Finance, 400, "")
-		if m["Code"] != float64(1042) {
-			t.Fatalf("Code = %v, want 1042", m["Code"])
-		}
-		m = wantError(t, render(httpapi.Finance, msgkit.New(msgkit.NotFound, "INVOICE_NOTFOUND", "x")), httpapi.Finance, 404, "")
-		if m["Code"] != float64(404) {
-			t.Fatalf("Code = %v, want 404", m["Code"])
-		}
-		m = wantError(t, render(httpapi.Finance, msgkit.New(msgkit.Invalid, "99999999999", "x")), httpapi.Finance, 400, "")
-		if m["Code"] != float64(400) {
-			t.Fatalf("Code beyond int32 = %v, want 400", m["Code"])
-		}
-	})
-	t.Run("CDS items are the fields, [] when none", func(t *testing.T) {
-		w := render(httpapi.CDS, msgkit.New(msgkit.Conflict, "", "exists"))
-		m := wantError(t, w, httpapi.CDS, 409, "conflict")
-		if items, ok := m["items"].([]any); !ok || len(items) != 0 {
-			t.Fatalf("items = %v, want []", m["items"])
-		}
-		w = render(httpapi.CDS, msgkit.New(msgkit.Invalid, "c", "bad").WithField("a", "m", "d"))
-		m = wantError(t, w, httpapi.CDS, 400, "c")
-		want := []any{map[string]any{"name": "a", "message": "m", "description": "d"}}
-		if diff := cmp.Diff(want, m["items"]); diff != "" {
-			t.Fatalf("items (-want +got):\n%s", diff)
-		}
-	})
-	t.Run("flat families name the fields", func(t *testing.T) {
-		err := msgkit.New(msgkit.Invalid, "c", "bad input").WithField("custID", "is required", "")
-		for _, fam := range []httpapi.Family{httpapi.Routing, httpapi.Finance} {
-			m := wantError(t, render(fam, err), fam, 400, "c")
-			if m["Message"] != "bad input; custID: is required" {
-				t.Errorf("%s Message = %q", fam, m["Message"])
-			}
-		}
-		m := wantError(t, render(httpapi.TestSystem, err), httpapi.TestSystem, 400, "c")
-		if m["message"] != "bad input; custID: is required" {
-			t.Errorf("testsystem message = %q", m["message"])
-		}
-	})
-	t.Run("test system 429 code", func(t *testing.T) {
-		w := render(httpapi.TestSystem, msgkit.New(msgkit.RateLimited, "whatever", "the limit was reached"))
-		wantError(t, w, httpapi.TestSystem, 429, httpapi.CodeTestSystemRateLimit)
-		if w.Header().Get("Retry-After") != "1" {
-			t.Fatalf("Retry-After = %q, want 1", w.Header().Get("Retry-After"))
-		}
-	})
+	render := httpapitest.Render
 	t.Run("Retry-After already set is kept", func(t *testing.T) {
 		w := httptest.NewRecorder()
 		w.Header().Set("Retry-After", "3600")
@@ -213,7 +76,7 @@ func TestErrorBodyRules(t *testing.T) {
 			{errors.New("x"), 500, "server_error"},
 		} {
 			w := render(httpapi.OAuth, tt.err)
-			wantError(t, w, httpapi.OAuth, tt.status, tt.code)
+			httpapitest.WantError(t, w, httpapi.OAuth, tt.status, tt.code)
 			if tt.status == 401 && w.Header().Get("WWW-Authenticate") == "" {
 				t.Errorf("%v: 401 without WWW-Authenticate", tt.err)
 			}
@@ -225,8 +88,8 @@ func TestErrorBodyRules(t *testing.T) {
 			http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				httpapi.WriteError(w, r, httpapi.CDS, errors.New("disk full on /var/db"))
 			})))
-		w := serve(h, httptest.NewRequest(http.MethodGet, "/", nil))
-		wantError(t, w, httpapi.CDS, 500, httpapi.CodeInternal)
+		w := httpapitest.Serve(h, httptest.NewRequest(http.MethodGet, "/", nil))
+		httpapitest.WantError(t, w, httpapi.CDS, 500, httpapi.CodeInternal)
 		if strings.Contains(w.Body.String(), "disk") {
 			t.Fatalf("cause in the body: %s", w.Body)
 		}
@@ -244,7 +107,7 @@ func TestErrorBodyRules(t *testing.T) {
 		h := httpapi.AccessLog(slog.New(slog.NewJSONHandler(&logs, nil)))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			httpapi.WriteError(w, r, httpapi.CDS, msgkit.New(msgkit.Invalid, "", "bad"))
 		}))
-		serve(h, httptest.NewRequest(http.MethodGet, "/", nil))
+		httpapitest.Serve(h, httptest.NewRequest(http.MethodGet, "/", nil))
 		if strings.Contains(logs.String(), `"level":"ERROR"`) {
 			t.Fatalf("a 400 was logged as an error: %s", logs.String())
 		}

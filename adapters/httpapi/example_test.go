@@ -58,7 +58,7 @@ func ExampleOAuthHandler() {
 	if err != nil {
 		panic(err)
 	}
-	h := httpapi.New(httpapi.Options{Auth: svc})
+	h := httpapi.OAuthHandler(httpapi.Options{Auth: svc})
 
 	form := url.Values{"grant_type": {"client_credentials"}, "client_id": {"crm"}, "client_secret": {"s3cret"}}
 	r := httptest.NewRequest("POST", "/oauth2/access-token", strings.NewReader(form.Encode()))
@@ -74,13 +74,19 @@ func ExampleOAuthHandler() {
 	_ = json.Unmarshal(w.Body.Bytes(), &tok)
 	fmt.Println(w.Code, tok.TokenType, tok.ExpiresIn, w.Header().Get("Cache-Control"))
 
-	// The token opens the tenant's CDS routes, which arrive in a later release.
-	r = httptest.NewRequest("GET", "/news/v1/services/0b6a3d4e-8f1c-4c2a-9a51-3f0e2d1c4b5a/cds/contacts", nil)
+	// The token tells what it allows.
+	r = httptest.NewRequest("GET", "/oauth2/token-info", nil)
 	r.Header.Set("Authorization", "Bearer "+tok.AccessToken)
 	w = httptest.NewRecorder()
 	h.ServeHTTP(w, r)
-	fmt.Print(w.Code, " ", w.Body)
+	var info struct {
+		ClientID   string   `json:"client_id"`
+		Services   []string `json:"services"`
+		Privileges []string `json:"privileges"`
+	}
+	_ = json.Unmarshal(w.Body.Bytes(), &info)
+	fmt.Println(w.Code, info.ClientID, info.Services, info.Privileges)
 	// Output:
 	// 200 Bearer 3600 no-store
-	// 501 {"code":"not_implemented","message":"GET /news/v1/services/{serviceUuid}/cds/contacts is not implemented yet: the resource arrives in a later release of msgkit","description":"Not Implemented","items":[]}
+	// 200 crm [0b6a3d4e-8f1c-4c2a-9a51-3f0e2d1c4b5a] [news]
 }

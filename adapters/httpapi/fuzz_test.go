@@ -11,18 +11,19 @@ import (
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/adapters/httpapi"
+	"github.com/msgkit/msgkit/adapters/httpapi/httpapitest"
 )
 
 // FuzzTokenEndpoint feeds arbitrary bodies, content types and Authorization
 // headers to the token endpoint: it never answers 500, and always answers a
 // JSON token or an RFC 6749 error.
 func FuzzTokenEndpoint(f *testing.F) {
-	fx := newFixture(f)
-	h := httpapi.OAuthHandler(fx.opts)
+	fx := httpapitest.NewFixture(f)
+	h := httpapi.OAuthHandler(fx.Opts)
 	form := "application/x-www-form-urlencoded"
-	f.Add(url.Values{"grant_type": {"client_credentials"}, "client_id": {clientID}, "client_secret": {clientSecret}}.Encode(), form, "")
-	f.Add(url.Values{"grant_type": {"password"}, "username": {userName}, "password": {userPassword}}.Encode(), form, "")
-	f.Add("grant_type=client_credentials", form+"; charset=utf-8", basic(clientID, clientSecret))
+	f.Add(url.Values{"grant_type": {"client_credentials"}, "client_id": {httpapitest.ClientID}, "client_secret": {httpapitest.ClientSecret}}.Encode(), form, "")
+	f.Add(url.Values{"grant_type": {"password"}, "username": {httpapitest.UserName}, "password": {httpapitest.UserPassword}}.Encode(), form, "")
+	f.Add("grant_type=client_credentials", form+"; charset=utf-8", basic(httpapitest.ClientID, httpapitest.ClientSecret))
 	f.Add("grant_type=client_credentials&client_secret=x", form, "Basic !!!")
 	f.Add("grant_type=%zz&a=1;b=2", form, "")
 	f.Add(`{"grant_type":"password"}`, "application/json", "")
@@ -37,8 +38,8 @@ func FuzzTokenEndpoint(f *testing.F) {
 		if authorization != "" {
 			r.Header.Set("Authorization", authorization)
 		}
-		r.RemoteAddr = clientAddr
-		w := serve(h, r)
+		r.RemoteAddr = httpapitest.ClientAddr
+		w := httpapitest.Serve(h, r)
 		if w.Code >= 500 {
 			t.Fatalf("status %d: %s", w.Code, w.Body)
 		}
@@ -103,20 +104,20 @@ func FuzzDecodeJSON(f *testing.F) {
 // FuzzBearerHeader: any Authorization header is 401 or lets the request
 // through, never a 500; the next handler runs only with a principal.
 func FuzzBearerHeader(f *testing.F) {
-	fx := newFixture(f)
-	good := fx.token(f, clientID)
+	fx := httpapitest.NewFixture(f)
+	good := fx.Token(f, httpapitest.ClientID)
 	for _, s := range []string{"Bearer " + good, "bearer  " + good, "Bearer", "Basic x", "Bearer a b", "Bearer ====", "Bearer a=b", ""} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, authz string) {
 		next := &sentinel{}
 		h := tenantStack(fx, next)
-		r := httptest.NewRequest(http.MethodGet, listsPath(tenantA), nil)
+		r := httptest.NewRequest(http.MethodGet, listsPath(httpapitest.TenantA), nil)
 		r.Header["Authorization"] = []string{authz}
-		w := serve(h, r)
+		w := httpapitest.Serve(h, r)
 		switch w.Code {
 		case http.StatusNoContent:
-			if !next.called || next.principal.Subject != clientID {
+			if !next.called || next.principal.Subject != httpapitest.ClientID {
 				t.Fatalf("204 without the principal for %q", authz)
 			}
 		case http.StatusUnauthorized:

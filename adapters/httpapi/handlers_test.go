@@ -5,115 +5,104 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/msgkit/msgkit/adapters/httpapi"
+	"github.com/msgkit/msgkit/adapters/httpapi/httpapitest"
 	"github.com/msgkit/msgkit/auth"
+	"github.com/msgkit/msgkit/msgkittest"
 )
 
-func TestFamilies(t *testing.T) {
-	f := newFixture(t)
-	news := f.token(t, clientID)
-	noNews := f.token(t, newsless) // tenant A, finance-balance-view only
-	finView := f.token(t, financeView)
-	tester := f.userToken(t, userName)
-	plain := f.userToken(t, plainUser)
-	h := httpapi.New(f.opts)
+// A family of three routes: one served, one not yet (501), one with a body
+// limit of its own.
+func TestFamilyHandler(t *testing.T) {
+	f := httpapitest.NewFixture(t)
+	news := []auth.Privilege{auth.PrivNews}
+	next := &sentinel{}
+	spec := httpapi.FamilySpec{Family: httpapi.CDS, Auth: httpapi.AuthBearer, Tenant: true, Routes: []httpapi.Route{
+		{Method: http.MethodGet, Path: "/t/{serviceUuid}/served", Privileges: news, Handler: next},
+		{Method: http.MethodPost, Path: "/t/{serviceUuid}/later", Privileges: news},
+		{Method: http.MethodPost, Path: "/t/{serviceUuid}/small", Privileges: news, MaxBody: 8},
+	}}
+	h := httpapi.FamilyHandler(f.Opts, spec)
+	tok := f.Token(t, httpapitest.ClientID)
+	path := func(route string) string { return "/t/" + string(httpapitest.TenantA) + "/" + route }
 
-	type creds struct{ bearer, apiKey string }
-	tests := []struct {
-		name   string
-		method string
-		path   string
-		creds  creds
-		body   string
-		fam    httpapi.Family
-		status int
-		code   string // for Finance: ignored, Code is checked against status
-		allow  string
-	}{
-		// CDS
-		{"cds without token", "GET", listsPath(tenantA), creds{}, "", httpapi.CDS, 401, httpapi.CodeMissingCredentials, ""},
-		{"cds own tenant", "GET", listsPath(tenantA), creds{bearer: news}, "", httpapi.CDS, 501, httpapi.CodeNotImplemented, ""},
-		{"cds other tenant", "GET", listsPath(tenantB), creds{bearer: news}, "", httpapi.CDS, 403, httpapi.CodeForbiddenService, ""},
-		{"cds malformed tenant", "GET", listsPath("nope"), creds{bearer: news}, "", httpapi.CDS, 400, "invalid_service_uuid", ""},
-		{"cds without privilege news", "GET", listsPath(tenantA), creds{bearer: noNews}, "", httpapi.CDS, 403, httpapi.CodeInsufficientPrivilege, ""},
-		{"cds campaign", "PATCH", "/news/v1/services/" + string(tenantA) + "/campaigns/c-1", creds{bearer: news}, "{}", httpapi.CDS, 501, httpapi.CodeNotImplemented, ""},
-		{"cds unknown path", "GET", "/news/v1/services/" + string(tenantA) + "/cds/nothing", creds{bearer: news}, "", httpapi.CDS, 404, httpapi.CodeNotFound, ""},
-		{"cds unknown path without token", "GET", "/news/v1/whatever", creds{}, "", httpapi.CDS, 401, httpapi.CodeMissingCredentials, ""},
-		{"cds method not allowed", "PATCH", listsPath(tenantA), creds{bearer: news}, "", httpapi.CDS, 405, httpapi.CodeMethodNotAllowed, "GET, HEAD, POST"},
-		{"cds body over the limit", "POST", listsPath(tenantA), creds{bearer: news}, `"` + strings.Repeat("x", int(httpapi.DefaultMaxBodyBytes)) + `"`, httpapi.CDS, 413, httpapi.CodeRequestTooLarge, ""},
-		{"cds import takes a larger body", "POST", "/news/v1/services/" + string(tenantA) + "/cds/imports", creds{bearer: news}, `"` + strings.Repeat("x", int(httpapi.DefaultMaxBodyBytes)) + `"`, httpapi.CDS, 501, httpapi.CodeNotImplemented, ""},
-		// Finance
-		{"finance without token", "GET", "/finance/sit/v1/invoices", creds{}, "", httpapi.Finance, 401, "", ""},
-		{"finance view", "GET", "/finance/sit/v1/invoices", creds{bearer: finView}, "", httpapi.Finance, 501, "", ""},
-		{"finance manage with view only", "POST", "/finance/sit/v1/invoices", creds{bearer: finView}, "{}", httpapi.Finance, 403, "", ""},
-		{"finance without finance privileges", "GET", "/finance/sit/v1/invoices/7", creds{bearer: news}, "", httpapi.Finance, 403, "", ""},
-		{"finance balances", "GET", "/finance/sit/v1/balances/biz-partners/customers", creds{bearer: noNews}, "", httpapi.Finance, 501, "", ""},
-		{"finance balances with view only", "GET", "/finance/sit/v1/balances/biz-partners/suppliers/3/sheets", creds{bearer: finView}, "", httpapi.Finance, 403, "", ""},
-		{"finance upload", "POST", "/invoice-docs/v2/invoices/7/files", creds{bearer: finView}, "", httpapi.Finance, 403, "", ""},
-		{"finance unknown path", "GET", "/finance/sit/v1/nothing", creds{bearer: finView}, "", httpapi.Finance, 404, "", ""},
-		// Routing
-		{"routing with key", "GET", "/smsmtinbound/v1/smsmtin-routes/5", creds{apiKey: apiKeyValue}, "", httpapi.Routing, 501, httpapi.CodeNotImplemented, ""},
-		{"routing without key", "GET", "/smsmtinbound/v1/smsmtin-routes", creds{}, "", httpapi.Routing, 401, httpapi.CodeMissingCredentials, ""},
-		{"routing wrong key", "POST", "/smsmtinbound/v1/smsmtin-routes", creds{apiKey: "routing-key-not-this-one-00"}, "{}", httpapi.Routing, 401, auth.CodeInvalidAPIKey, ""},
-		{"routing bearer is not a key", "GET", "/smsmtinbound/v1/smsmtin-routes", creds{bearer: news}, "", httpapi.Routing, 401, httpapi.CodeMissingCredentials, ""},
-		{"routing method not allowed", "PATCH", "/smsmtinbound/v1/smsmtin-routes/5", creds{apiKey: apiKeyValue}, "", httpapi.Routing, 405, httpapi.CodeMethodNotAllowed, "DELETE, GET, HEAD, PUT"},
-		// Test system
-		{"testsystem user", "GET", "/gate/testsystem/v1/test/operator", creds{bearer: tester}, "", httpapi.TestSystem, 501, httpapi.CodeNotImplemented, ""},
-		{"testsystem delete gate", "DELETE", "/gate/testsystem/v1/test/route/gate/g1", creds{bearer: tester}, "", httpapi.TestSystem, 501, httpapi.CodeNotImplemented, ""},
-		{"testsystem user without privilege", "GET", "/gate/testsystem/v1/test/operator", creds{bearer: plain}, "", httpapi.TestSystem, 403, httpapi.CodeInsufficientPrivilege, ""},
-		{"testsystem client without privilege", "GET", "/gate/testsystem/v1/test/route", creds{bearer: news}, "", httpapi.TestSystem, 403, httpapi.CodeInsufficientPrivilege, ""},
-		{"testsystem without token", "GET", "/gate/testsystem/v1/test/route", creds{}, "", httpapi.TestSystem, 401, httpapi.CodeMissingCredentials, ""},
-		// Outside every family
-		{"unknown path", "GET", "/nope", creds{}, "", httpapi.TestSystem, 404, httpapi.CodeNotFound, ""},
+	w := httpapitest.Serve(h, httpapitest.Bearer(httptest.NewRequest(http.MethodGet, path("served"), nil), tok))
+	if w.Code != http.StatusNoContent || next.principal.Subject != httpapitest.ClientID || next.service != httpapitest.TenantA {
+		t.Fatalf("served: status %d, principal %q, service %q", w.Code, next.principal.Subject, next.service)
 	}
-	for _, tt := range tests {
+	w = httpapitest.Serve(h, httpapitest.Bearer(httptest.NewRequest(http.MethodPost, path("small"), strings.NewReader("123456789")), tok))
+	httpapitest.WantError(t, w, httpapi.CDS, http.StatusRequestEntityTooLarge, httpapi.CodeRequestTooLarge)
+	w = httpapitest.Serve(h, httpapitest.Bearer(httptest.NewRequest(http.MethodPost, path("small"), strings.NewReader("12345678")), tok))
+	httpapitest.WantError(t, w, httpapi.CDS, http.StatusNotImplemented, httpapi.CodeNotImplemented)
+	w = httpapitest.Serve(h, httpapitest.Bearer(httptest.NewRequest(http.MethodPost, path("later"), strings.NewReader("123456789")), tok))
+	httpapitest.WantError(t, w, httpapi.CDS, http.StatusNotImplemented, httpapi.CodeNotImplemented)
+
+	httpapitest.CheckRoutes(t, spec, "/t/")
+}
+
+// An API-key family puts the key's record in the context and refuses a
+// request without a key.
+func TestFamilyHandlerAPIKey(t *testing.T) {
+	f := httpapitest.NewFixture(t)
+	next := &sentinel{}
+	h := httpapi.FamilyHandler(f.Opts, httpapi.FamilySpec{Family: httpapi.Routing, Auth: httpapi.AuthAPIKey,
+		Routes: []httpapi.Route{{Method: http.MethodGet, Path: "/k", Handler: next}}})
+	r := httptest.NewRequest(http.MethodGet, "/k", nil)
+	r.Header.Set("X-API-Key", httpapitest.APIKeyValue)
+	if w := httpapitest.Serve(h, r); w.Code != http.StatusNoContent || next.key.Name != "routing" {
+		t.Fatalf("status %d, key %+v", w.Code, next.key)
+	}
+	w := httpapitest.Serve(h, httptest.NewRequest(http.MethodGet, "/k", nil))
+	httpapitest.WantError(t, w, httpapi.Routing, http.StatusUnauthorized, httpapi.CodeMissingCredentials)
+}
+
+// Mistakes of wiring panic when the handler is built, not when a request
+// comes.
+func TestWiringMistakesPanic(t *testing.T) {
+	withAuth := httpapi.Options{Auth: httpapitest.GrantAll{}}
+	privileged := []httpapi.Route{{Method: http.MethodGet, Path: "/x", Privileges: []auth.Privilege{auth.PrivNews}}}
+	for _, tt := range []struct {
+		name, panic string
+		build       func()
+	}{
+		{"OAuthHandler without Auth", "Options.Auth", func() { httpapi.OAuthHandler(httpapi.Options{}) }},
+		{"FamilyHandler without Auth", "Options.Auth", func() {
+			httpapi.FamilyHandler(httpapi.Options{}, httpapi.FamilySpec{Family: httpapi.CDS, Auth: httpapi.AuthBearer})
+		}},
+		{"no scheme", "AuthScheme", func() { httpapi.FamilyHandler(withAuth, httpapi.FamilySpec{Family: httpapi.CDS}) }},
+		{"tenant with an API key", "AuthBearer", func() {
+			httpapi.FamilyHandler(withAuth, httpapi.FamilySpec{Family: httpapi.Routing, Auth: httpapi.AuthAPIKey, Tenant: true})
+		}},
+		{"privileges with an API key", "AuthBearer", func() {
+			httpapi.FamilyHandler(withAuth, httpapi.FamilySpec{Family: httpapi.Routing, Auth: httpapi.AuthAPIKey, Routes: privileged})
+		}},
+	} {
 		t.Run(tt.name, func(t *testing.T) {
-			r := httptest.NewRequest(tt.method, tt.path, strings.NewReader(tt.body))
-			if tt.creds.bearer != "" {
-				bearer(r, tt.creds.bearer)
-			}
-			if tt.creds.apiKey != "" {
-				r.Header.Set("X-API-Key", tt.creds.apiKey)
-			}
-			w := serve(h, r)
-			m := wantError(t, w, tt.fam, tt.status, tt.code)
-			if tt.fam == httpapi.Finance && m["Code"] != float64(tt.status) {
-				t.Fatalf("finance Code = %v, want %d", m["Code"], tt.status)
-			}
-			if tt.status == 501 {
-				msg, _ := m["message"].(string)
-				if msg == "" {
-					msg, _ = m["Message"].(string)
+			defer func() {
+				if v, _ := recover().(string); !strings.Contains(v, tt.panic) {
+					t.Errorf("recovered %q, want a panic naming %s", v, tt.panic)
 				}
-				if !strings.Contains(msg, "later release") || !strings.Contains(msg, tt.method+" /") {
-					t.Fatalf("501 message %q does not name the operation and the release", msg)
-				}
-			}
-			if tt.allow != "" && w.Header().Get("Allow") != tt.allow {
-				t.Fatalf("Allow = %q, want %q", w.Header().Get("Allow"), tt.allow)
-			}
-			if w.Header().Get("X-Request-Id") == "" {
-				t.Fatal("no X-Request-Id")
-			}
+			}()
+			tt.build()
 		})
+	}
+	// Health needs no Auth.
+	if w := httpapitest.Serve(httpapi.HealthHandler(httpapi.Options{}), httptest.NewRequest("GET", "/healthz", nil)); w.Code != 200 {
+		t.Fatalf("HealthHandler without Auth: %d", w.Code)
 	}
 }
 
-func TestNewMountsTheTokenEndpoint(t *testing.T) {
-	f := newFixture(t)
-	h := httpapi.New(f.opts)
-	w := serve(h, formRequest(url.Values{"grant_type": {"password"}, "username": {userName}, "password": {userPassword}}))
-	if w.Code != http.StatusOK {
-		t.Fatalf("status %d: %s", w.Code, w.Body)
+func TestNotFoundHandler(t *testing.T) {
+	w := httpapitest.Serve(httpapi.NotFoundHandler(httpapi.Options{}), httptest.NewRequest(http.MethodPost, "/nope", nil))
+	httpapitest.WantError(t, w, httpapi.TestSystem, http.StatusNotFound, httpapi.CodeNotFound) // {"code","message"}
+	if w.Header().Get("X-Request-Id") == "" {
+		t.Fatal("no X-Request-Id")
 	}
-	tok, _ := decodeBody(t, w)["access_token"].(string)
-	// The token opens the test system.
-	r := bearer(httptest.NewRequest(http.MethodGet, "/gate/testsystem/v1/test/sms/language", nil), tok)
-	wantError(t, serve(h, r), httpapi.TestSystem, 501, httpapi.CodeNotImplemented)
+	msgkittest.Golden(t, "testdata/not_found.json", httpapitest.Answer(w))
 }
 
 type pinger struct{ err error }
@@ -126,7 +115,7 @@ func (p pinger) Ping(ctx context.Context) error {
 }
 
 func TestHealth(t *testing.T) {
-	f := newFixture(t)
+	f := httpapitest.NewFixture(t)
 	for _, tt := range []struct {
 		name   string
 		pinger httpapi.Pinger
@@ -142,54 +131,21 @@ func TestHealth(t *testing.T) {
 		{"healthz POST", nil, "POST", "/healthz", 405, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			opts := f.opts
+			opts := f.Opts
 			opts.Pinger = tt.pinger
-			for name, h := range map[string]http.Handler{"New": httpapi.New(opts), "HealthHandler": httpapi.HealthHandler(opts)} {
-				w := serve(h, httptest.NewRequest(tt.method, tt.path, nil))
-				if w.Code != tt.status {
-					t.Fatalf("%s: status %d, want %d: %s", name, w.Code, tt.status, w.Body)
-				}
-				if tt.body == "" {
-					wantError(t, w, httpapi.TestSystem, tt.status, httpapi.CodeMethodNotAllowed) // {"code","message"}
-					continue
-				}
-				if got := strings.TrimSpace(w.Body.String()); got != tt.body {
-					t.Fatalf("%s: body %s, want %s", name, got, tt.body)
-				}
+			w := httpapitest.Serve(httpapi.HealthHandler(opts), httptest.NewRequest(tt.method, tt.path, nil))
+			if w.Code != tt.status {
+				t.Fatalf("status %d, want %d: %s", w.Code, tt.status, w.Body)
 			}
+			if tt.body == "" {
+				httpapitest.WantError(t, w, httpapi.TestSystem, tt.status, httpapi.CodeMethodNotAllowed) // {"code","message"}
+			} else if got := strings.TrimSpace(w.Body.String()); got != tt.body {
+				t.Fatalf("body %s, want %s", got, tt.body)
+			}
+			msgkittest.Golden(t, filepath.Join("testdata", "health", strings.ReplaceAll(tt.name, " ", "_")+".json"), httpapitest.Answer(w))
 		})
 	}
-	if !strings.Contains(f.logs.String(), "db down at 10.0.0.5") {
-		t.Fatalf("readiness failure not logged: %s", f.logs)
+	if !strings.Contains(f.Logs.String(), "db down at 10.0.0.5") {
+		t.Fatalf("readiness failure not logged: %s", f.Logs)
 	}
-}
-
-func TestHandlersNeedAuth(t *testing.T) {
-	for name, mk := range map[string]func(httpapi.Options) http.Handler{
-		"New": httpapi.New, "OAuthHandler": httpapi.OAuthHandler, "CDSHandler": httpapi.CDSHandler,
-		"FinanceHandler": httpapi.FinanceHandler, "RoutingHandler": httpapi.RoutingHandler,
-		"TestSystemHandler": httpapi.TestSystemHandler,
-	} {
-		func() {
-			defer func() {
-				if v := recover(); v == nil || !strings.Contains(v.(string), "Options.Auth") {
-					t.Errorf("%s without Auth: recovered %v, want a panic naming Options.Auth", name, v)
-				}
-			}()
-			mk(httpapi.Options{})
-		}()
-	}
-	// Health needs no Auth.
-	if w := serve(httpapi.HealthHandler(httpapi.Options{}), httptest.NewRequest("GET", "/healthz", nil)); w.Code != 200 {
-		t.Fatalf("HealthHandler without Auth: %d", w.Code)
-	}
-}
-
-// A family handler mounted alone under another ServeMux works the same.
-func TestFamilyHandlerMountedAlone(t *testing.T) {
-	f := newFixture(t)
-	mux := http.NewServeMux()
-	mux.Handle("/news/v1/", httpapi.CDSHandler(f.opts))
-	w := serve(mux, bearer(httptest.NewRequest("GET", listsPath(tenantB), nil), f.token(t, clientID)))
-	wantError(t, w, httpapi.CDS, 403, httpapi.CodeForbiddenService)
 }

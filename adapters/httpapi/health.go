@@ -28,7 +28,7 @@ func HealthHandler(opts Options) http.Handler {
 			ctx, cancel := context.WithTimeout(r.Context(), ReadyTimeout)
 			defer cancel()
 			if err := o.Pinger.Ping(ctx); err != nil {
-				loggerFrom(r.Context()).WarnContext(r.Context(), "not ready", "err", err, "request_id", RequestIDFrom(r.Context()))
+				LoggerFrom(r.Context()).WarnContext(r.Context(), "not ready", "err", err, "request_id", RequestIDFrom(r.Context()))
 				w.Header().Set("Cache-Control", "no-store")
 				_ = WriteJSON(w, http.StatusServiceUnavailable, healthBody{Status: "unavailable"})
 				return

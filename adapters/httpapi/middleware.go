@@ -185,7 +185,7 @@ func Recover(fam Family) func(http.Handler) http.Handler {
 				}
 				cause := fmt.Errorf("panic: %v", v)
 				if sw.status != 0 {
-					loggerFrom(r.Context()).ErrorContext(r.Context(), "panic after the response began",
+					LoggerFrom(r.Context()).ErrorContext(r.Context(), "panic after the response began",
 						"err", cause, "request_id", RequestIDFrom(r.Context()), "stack", string(debug.Stack()))
 					panic(http.ErrAbortHandler)
 				}

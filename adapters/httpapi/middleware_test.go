@@ -14,6 +14,7 @@ import (
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/adapters/httpapi"
+	"github.com/msgkit/msgkit/adapters/httpapi/httpapitest"
 	"github.com/msgkit/msgkit/auth"
 )
 
@@ -35,10 +36,10 @@ func (s *sentinel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // tenantStack is Bearer and Tenant on a {serviceUuid} route, as CDSHandler
 // mounts them, ending in next.
-func tenantStack(f *fixture, next http.Handler) http.Handler {
+func tenantStack(f *httpapitest.Fixture, next http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /news/v1/services/{serviceUuid}/cds/lists", httpapi.Tenant(httpapi.CDS)(next))
-	return httpapi.Bearer(httpapi.CDS, f.svc)(mux)
+	return httpapi.Bearer(httpapi.CDS, f.Auth)(mux)
 }
 
 func listsPath(svc msgkit.ServiceUUID) string {
@@ -46,8 +47,8 @@ func listsPath(svc msgkit.ServiceUUID) string {
 }
 
 func TestBearer(t *testing.T) {
-	f := newFixture(t)
-	good := f.token(t, clientID)
+	f := httpapitest.NewFixture(t)
+	good := f.Token(t, httpapitest.ClientID)
 	tests := []struct {
 		name    string
 		auth    []string // Authorization header values
@@ -70,21 +71,21 @@ func TestBearer(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			next := &sentinel{}
-			r := httptest.NewRequest(http.MethodGet, listsPath(tenantA), nil)
+			r := httptest.NewRequest(http.MethodGet, listsPath(httpapitest.TenantA), nil)
 			for _, v := range tt.auth {
 				r.Header.Add("Authorization", v)
 			}
-			w := serve(tenantStack(f, next), r)
+			w := httpapitest.Serve(tenantStack(f, next), r)
 			if tt.code == "" {
 				if w.Code != tt.status || !next.called {
 					t.Fatalf("status %d, next called %v; want %d and called: %s", w.Code, next.called, tt.status, w.Body)
 				}
-				if next.principal.Subject != clientID || next.service != tenantA {
-					t.Fatalf("context principal %q service %q, want %q %q", next.principal.Subject, next.service, clientID, tenantA)
+				if next.principal.Subject != httpapitest.ClientID || next.service != httpapitest.TenantA {
+					t.Fatalf("context principal %q service %q, want %q %q", next.principal.Subject, next.service, httpapitest.ClientID, httpapitest.TenantA)
 				}
 				return
 			}
-			wantError(t, w, httpapi.CDS, tt.status, tt.code)
+			httpapitest.WantError(t, w, httpapi.CDS, tt.status, tt.code)
 			if next.called {
 				t.Fatal("next handler called")
 			}
@@ -96,16 +97,16 @@ func TestBearer(t *testing.T) {
 }
 
 func TestBearerExpiredToken(t *testing.T) {
-	f := newFixture(t)
-	tok := f.token(t, clientID)
+	f := httpapitest.NewFixture(t)
+	tok := f.Token(t, httpapitest.ClientID)
 	h := tenantStack(f, &sentinel{})
-	if w := serve(h, bearer(httptest.NewRequest(http.MethodGet, listsPath(tenantA), nil), tok)); w.Code != http.StatusNoContent {
+	if w := httpapitest.Serve(h, httpapitest.Bearer(httptest.NewRequest(http.MethodGet, listsPath(httpapitest.TenantA), nil), tok)); w.Code != http.StatusNoContent {
 		t.Fatalf("fresh token: status %d: %s", w.Code, w.Body)
 	}
-	f.clock.Advance(3600 * time.Second)
+	f.Clock.Advance(3600 * time.Second)
 	next := &sentinel{}
-	w := serve(tenantStack(f, next), bearer(httptest.NewRequest(http.MethodGet, listsPath(tenantA), nil), tok))
-	wantError(t, w, httpapi.CDS, http.StatusUnauthorized, auth.CodeInvalidToken)
+	w := httpapitest.Serve(tenantStack(f, next), httpapitest.Bearer(httptest.NewRequest(http.MethodGet, listsPath(httpapitest.TenantA), nil), tok))
+	httpapitest.WantError(t, w, httpapi.CDS, http.StatusUnauthorized, auth.CodeInvalidToken)
 	if next.called {
 		t.Fatal("next handler called with an expired token")
 	}
@@ -115,8 +116,8 @@ func TestBearerExpiredToken(t *testing.T) {
 }
 
 func TestTenant(t *testing.T) {
-	f := newFixture(t)
-	tok := f.token(t, clientID)
+	f := httpapitest.NewFixture(t)
+	tok := f.Token(t, httpapitest.ClientID)
 	tests := []struct {
 		name    string
 		path    string
@@ -124,23 +125,23 @@ func TestTenant(t *testing.T) {
 		code    string
 		service msgkit.ServiceUUID
 	}{
-		{name: "own tenant", path: listsPath(tenantA), status: 204, service: tenantA},
-		{name: "own tenant in upper case", path: listsPath(msgkit.ServiceUUID(strings.ToUpper(string(tenantA)))), status: 204, service: tenantA},
-		{name: "other tenant", path: listsPath(tenantB), status: 403, code: httpapi.CodeForbiddenService},
+		{name: "own tenant", path: listsPath(httpapitest.TenantA), status: 204, service: httpapitest.TenantA},
+		{name: "own tenant in upper case", path: listsPath(msgkit.ServiceUUID(strings.ToUpper(string(httpapitest.TenantA)))), status: 204, service: httpapitest.TenantA},
+		{name: "other tenant", path: listsPath(httpapitest.TenantB), status: 403, code: httpapi.CodeForbiddenService},
 		{name: "malformed serviceUuid", path: listsPath("not-a-uuid"), status: 400, code: msgkit.CodeInvalidServiceUUID},
 		{name: "UUID without hyphens", path: listsPath("0b6a3d4e8f1c4c2a9a513f0e2d1c4b5a"), status: 400, code: msgkit.CodeInvalidServiceUUID},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			next := &sentinel{}
-			w := serve(tenantStack(f, next), bearer(httptest.NewRequest(http.MethodGet, tt.path, nil), tok))
+			w := httpapitest.Serve(tenantStack(f, next), httpapitest.Bearer(httptest.NewRequest(http.MethodGet, tt.path, nil), tok))
 			if tt.code == "" {
 				if w.Code != tt.status || !next.called || next.service != tt.service {
 					t.Fatalf("status %d, called %v, service %q; want %d, called, %q", w.Code, next.called, next.service, tt.status, tt.service)
 				}
 				return
 			}
-			m := wantError(t, w, httpapi.CDS, tt.status, tt.code)
+			m := httpapitest.WantError(t, w, httpapi.CDS, tt.status, tt.code)
 			if next.called {
 				t.Fatal("next handler called")
 			}
@@ -163,8 +164,8 @@ func TestTenantAndPrivilegeNeedBearer(t *testing.T) {
 			next := &sentinel{}
 			mux := http.NewServeMux()
 			mux.Handle("/news/v1/services/{serviceUuid}/cds/lists", mw(next))
-			w := serve(mux, httptest.NewRequest(http.MethodGet, listsPath(tenantA), nil))
-			wantError(t, w, httpapi.CDS, http.StatusInternalServerError, httpapi.CodeInternal)
+			w := httpapitest.Serve(mux, httptest.NewRequest(http.MethodGet, listsPath(httpapitest.TenantA), nil))
+			httpapitest.WantError(t, w, httpapi.CDS, http.StatusInternalServerError, httpapi.CodeInternal)
 			if next.called {
 				t.Fatal("next handler called without a principal")
 			}
@@ -173,15 +174,15 @@ func TestTenantAndPrivilegeNeedBearer(t *testing.T) {
 }
 
 func TestRequireAny(t *testing.T) {
-	f := newFixture(t)
+	f := httpapitest.NewFixture(t)
 	h := func(next http.Handler) http.Handler {
-		return httpapi.Bearer(httpapi.Finance, f.svc)(
+		return httpapi.Bearer(httpapi.Finance, f.Auth)(
 			httpapi.RequireAny(httpapi.Finance, auth.PrivFinanceInvoicesManage, auth.PrivFinanceCustInvoicesManage)(next))
 	}
-	for _, client := range []string{financeView, newsless} {
+	for _, client := range []string{httpapitest.FinanceViewer, httpapitest.Newsless} {
 		next := &sentinel{}
-		w := serve(h(next), bearer(httptest.NewRequest(http.MethodPost, "/finance/sit/v1/invoices", nil), f.token(t, client)))
-		m := wantError(t, w, httpapi.Finance, http.StatusForbidden, "")
+		w := httpapitest.Serve(h(next), httpapitest.Bearer(httptest.NewRequest(http.MethodPost, "/finance/sit/v1/invoices", nil), f.Token(t, client)))
+		m := httpapitest.WantError(t, w, httpapi.Finance, http.StatusForbidden, "")
 		if m["Code"] != float64(403) || next.called {
 			t.Fatalf("%s: Code %v, called %v; want 403 and not called", client, m["Code"], next.called)
 		}
@@ -192,8 +193,8 @@ func TestRequireAny(t *testing.T) {
 	// A principal with one of the privileges passes.
 	next := &sentinel{}
 	rq := httpapi.RequireAny(httpapi.Finance, auth.PrivFinanceInvoicesOwnView, auth.PrivFinanceInvoicesView)
-	w := serve(httpapi.Bearer(httpapi.Finance, f.svc)(rq(next)),
-		bearer(httptest.NewRequest(http.MethodGet, "/finance/sit/v1/invoices", nil), f.token(t, financeView)))
+	w := httpapitest.Serve(httpapi.Bearer(httpapi.Finance, f.Auth)(rq(next)),
+		httpapitest.Bearer(httptest.NewRequest(http.MethodGet, "/finance/sit/v1/invoices", nil), f.Token(t, httpapitest.FinanceViewer)))
 	if w.Code != http.StatusNoContent || !next.called {
 		t.Fatalf("holder of a privilege: status %d, called %v", w.Code, next.called)
 	}
@@ -207,18 +208,18 @@ func TestRequireAny(t *testing.T) {
 }
 
 func TestAPIKey(t *testing.T) {
-	f := newFixture(t)
+	f := httpapitest.NewFixture(t)
 	tests := []struct {
 		name   string
 		keys   []string
 		status int
 		code   string
 	}{
-		{name: "good key", keys: []string{apiKeyValue}, status: 204},
+		{name: "good key", keys: []string{httpapitest.APIKeyValue}, status: 204},
 		{name: "wrong key", keys: []string{"routing-key-wrong-0000000000"}, status: 401, code: auth.CodeInvalidAPIKey},
 		{name: "missing key", status: 401, code: httpapi.CodeMissingCredentials},
 		{name: "empty key", keys: []string{""}, status: 401, code: httpapi.CodeMissingCredentials},
-		{name: "two keys", keys: []string{apiKeyValue, apiKeyValue}, status: 401, code: httpapi.CodeMissingCredentials},
+		{name: "two keys", keys: []string{httpapitest.APIKeyValue, httpapitest.APIKeyValue}, status: 401, code: httpapi.CodeMissingCredentials},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -227,14 +228,14 @@ func TestAPIKey(t *testing.T) {
 			for _, k := range tt.keys {
 				r.Header.Add("X-API-Key", k)
 			}
-			w := serve(httpapi.APIKey(httpapi.Routing, f.svc)(next), r)
+			w := httpapitest.Serve(httpapi.APIKey(httpapi.Routing, f.Auth)(next), r)
 			if tt.code == "" {
 				if w.Code != tt.status || !next.called || next.key.Name != "routing" {
 					t.Fatalf("status %d, called %v, key %q", w.Code, next.called, next.key.Name)
 				}
 				return
 			}
-			wantError(t, w, httpapi.Routing, tt.status, tt.code)
+			httpapitest.WantError(t, w, httpapi.Routing, tt.status, tt.code)
 			if next.called {
 				t.Fatal("next handler called")
 			}
@@ -250,12 +251,12 @@ func TestRecover(t *testing.T) {
 		t.Run(fam.String(), func(t *testing.T) {
 			logs.Reset()
 			h := httpapi.RequestID(func() string { return "req-1" })(httpapi.AccessLog(logger)(httpapi.Recover(fam)(panicky)))
-			w := serve(h, httptest.NewRequest(http.MethodGet, "/x", nil))
+			w := httpapitest.Serve(h, httptest.NewRequest(http.MethodGet, "/x", nil))
 			code := map[httpapi.Family]string{httpapi.OAuth: "server_error"}[fam]
 			if code == "" {
 				code = httpapi.CodeInternal
 			}
-			wantError(t, w, fam, http.StatusInternalServerError, code)
+			httpapitest.WantError(t, w, fam, http.StatusInternalServerError, code)
 			if strings.Contains(w.Body.String(), "secret-xyz") {
 				t.Fatalf("panic text leaks: %s", w.Body)
 			}
@@ -292,7 +293,7 @@ func TestRecoverAfterTheResponseBegan(t *testing.T) {
 			t.Fatalf("recovered %v, want http.ErrAbortHandler", v)
 		}
 	}()
-	serve(h, httptest.NewRequest(http.MethodGet, "/", nil))
+	httpapitest.Serve(h, httptest.NewRequest(http.MethodGet, "/", nil))
 	t.Fatal("no panic")
 }
 
@@ -311,14 +312,14 @@ func TestLimitBody(t *testing.T) {
 	h := httpapi.LimitBody(httpapi.TestSystem, 32)(decode)
 	big := `{"name":"` + strings.Repeat("x", 40) + `"}`
 
-	w := serve(h, httptest.NewRequest(http.MethodPost, "/", strings.NewReader(big)))
-	wantError(t, w, httpapi.TestSystem, http.StatusRequestEntityTooLarge, httpapi.CodeRequestTooLarge)
+	w := httpapitest.Serve(h, httptest.NewRequest(http.MethodPost, "/", strings.NewReader(big)))
+	httpapitest.WantError(t, w, httpapi.TestSystem, http.StatusRequestEntityTooLarge, httpapi.CodeRequestTooLarge)
 
 	r := httptest.NewRequest(http.MethodPost, "/", io.MultiReader(strings.NewReader(big))) // length unknown
 	r.ContentLength = -1
-	wantError(t, serve(h, r), httpapi.TestSystem, http.StatusRequestEntityTooLarge, httpapi.CodeRequestTooLarge)
+	httpapitest.WantError(t, httpapitest.Serve(h, r), httpapi.TestSystem, http.StatusRequestEntityTooLarge, httpapi.CodeRequestTooLarge)
 
-	if w := serve(h, httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{"name":"ok"}`))); w.Code != http.StatusNoContent {
+	if w := httpapitest.Serve(h, httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{"name":"ok"}`))); w.Code != http.StatusNoContent {
 		t.Fatalf("small body: status %d: %s", w.Code, w.Body)
 	}
 	// The route's limit, not the default, is the one DecodeJSON keeps.
@@ -326,7 +327,7 @@ func TestLimitBody(t *testing.T) {
 	huge := `{"name":"` + strings.Repeat("x", int(2*httpapi.DefaultMaxBodyBytes)) + `"}`
 	r = httptest.NewRequest(http.MethodPost, "/", strings.NewReader(huge))
 	r.ContentLength = -1
-	if w := serve(wide, r); w.Code != http.StatusNoContent {
+	if w := httpapitest.Serve(wide, r); w.Code != http.StatusNoContent {
 		t.Fatalf("body under a raised route limit: status %d: %s", w.Code, w.Body)
 	}
 }
@@ -351,7 +352,7 @@ func TestRequestID(t *testing.T) {
 		if tt.in != "" {
 			r.Header["X-Request-Id"] = []string{tt.in}
 		}
-		w := serve(h, r)
+		w := httpapitest.Serve(h, r)
 		if seen != tt.want || w.Header().Get("X-Request-Id") != tt.want {
 			t.Errorf("X-Request-Id %q: context %q, header %q, want %q", tt.in, seen, w.Header().Get("X-Request-Id"), tt.want)
 		}
@@ -363,14 +364,14 @@ func TestRequestID(t *testing.T) {
 	h := httpapi.RequestID(count)(httpapi.RequestID(count)(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
 		seen = httpapi.RequestIDFrom(r.Context())
 	})))
-	serve(h, httptest.NewRequest(http.MethodGet, "/", nil))
+	httpapitest.Serve(h, httptest.NewRequest(http.MethodGet, "/", nil))
 	if seen != "id1" || calls != 1 {
 		t.Fatalf("nested RequestID: id %q after %d generations, want id1 after 1", seen, calls)
 	}
 	// The default generator makes distinct, valid ids.
 	ids := map[string]bool{}
 	for range 3 {
-		w := serve(httpapi.RequestID(nil)(http.NotFoundHandler()), httptest.NewRequest(http.MethodGet, "/", nil))
+		w := httpapitest.Serve(httpapi.RequestID(nil)(http.NotFoundHandler()), httptest.NewRequest(http.MethodGet, "/", nil))
 		id := w.Header().Get("X-Request-Id")
 		if len(id) < 16 || ids[id] {
 			t.Fatalf("default id %q is short or repeated", id)
@@ -388,7 +389,7 @@ func TestAccessLog(t *testing.T) {
 	})))
 	r := httptest.NewRequest(http.MethodPut, "/a/b?q=secret", nil)
 	r.RemoteAddr = "192.0.2.1:999"
-	serve(h, r)
+	httpapitest.Serve(h, r)
 	var rec map[string]any
 	if err := json.Unmarshal(logs.Bytes(), &rec); err != nil {
 		t.Fatalf("log: %v: %s", err, logs.String())
@@ -485,7 +486,7 @@ func TestDecodeJSONUnknownFieldsAndUnmarshalers(t *testing.T) {
 				}
 				w.WriteHeader(http.StatusNoContent)
 			})
-			w := serve(h, httptest.NewRequest(http.MethodPost, "/", strings.NewReader(tt.in)))
+			w := httpapitest.Serve(h, httptest.NewRequest(http.MethodPost, "/", strings.NewReader(tt.in)))
 			if tt.field == "" {
 				if w.Code != tt.status {
 					t.Fatalf("status %d, want %d: %s", w.Code, tt.status, w.Body)
@@ -495,7 +496,7 @@ func TestDecodeJSONUnknownFieldsAndUnmarshalers(t *testing.T) {
 			if w.Code != tt.status {
 				t.Fatalf("status %d, want %d: %s", w.Code, tt.status, w.Body)
 			}
-			m := decodeBody(t, w)
+			m := httpapitest.DecodeBody(t, w)
 			items, _ := m["items"].([]any)
 			if len(items) == 0 || items[0].(map[string]any)["name"] != tt.field {
 				t.Fatalf("items %v, want the first naming %q", m["items"], tt.field)
@@ -520,8 +521,8 @@ func TestDecodeJSONOwnLimit(t *testing.T) {
 		err := httpapi.DecodeJSON(w, r, &v, httpapi.DecodeOptions{MaxBytes: 10})
 		httpapi.WriteError(w, r, httpapi.Routing, err)
 	})
-	w := serve(h, httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{"a":"0123456789"}`)))
-	m := wantError(t, w, httpapi.Routing, http.StatusRequestEntityTooLarge, httpapi.CodeRequestTooLarge)
+	w := httpapitest.Serve(h, httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{"a":"0123456789"}`)))
+	m := httpapitest.WantError(t, w, httpapi.Routing, http.StatusRequestEntityTooLarge, httpapi.CodeRequestTooLarge)
 	if !strings.Contains(m["Message"].(string), "10 bytes") {
 		t.Fatalf("message does not give the limit: %v", m["Message"])
 	}
@@ -531,7 +532,7 @@ func TestDecodeJSONOwnLimit(t *testing.T) {
 		httpapi.WriteError(w, r, httpapi.Routing, httpapi.DecodeJSON(w, r, &v, httpapi.DecodeOptions{}))
 	})
 	r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`"`+strings.Repeat("x", int(httpapi.DefaultMaxBodyBytes))+`"`))
-	wantError(t, serve(h, r), httpapi.Routing, http.StatusRequestEntityTooLarge, httpapi.CodeRequestTooLarge)
+	httpapitest.WantError(t, httpapitest.Serve(h, r), httpapi.Routing, http.StatusRequestEntityTooLarge, httpapi.CodeRequestTooLarge)
 }
 
 func TestWriteJSON(t *testing.T) {

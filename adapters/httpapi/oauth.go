@@ -12,7 +12,7 @@ import (
 	"github.com/msgkit/msgkit/auth"
 )
 
-// TokenPath is the path of the token endpoint (document 1, section 5).
+// TokenPath is the path of the OAuth 2.0 token endpoint.
 const TokenPath = "/oauth2/access-token"
 
 // TokenInfoPath tells a caller what its own bearer token allows (in the
@@ -21,8 +21,8 @@ const TokenPath = "/oauth2/access-token"
 const TokenInfoPath = "/oauth2/token-info"
 
 // OAuthHandler serves the token endpoint, POST /oauth2/access-token, for the
-// client credentials grant (document 1, section 5) and the password grant
-// of the test system (document 3, 5 C). Requests are limited per client IP
+// client credentials grant of the REST interfaces and the password grant
+// of the test system, and GET /oauth2/token-info. Requests are limited per client IP
 // (Options.TokenRateLimit) before anything else; every answer carries
 // Cache-Control: no-store and Pragma: no-cache; errors have the RFC 6749
 // body. It panics when opts.Auth is nil.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/msgkit/msgkit/adapters/httpapi"
+	"github.com/msgkit/msgkit/adapters/httpapi/httpapitest"
 	"github.com/msgkit/msgkit/auth"
 )
 
@@ -21,8 +22,8 @@ func basic(id, secret string) string {
 }
 
 func TestTokenEndpoint(t *testing.T) {
-	f := newFixture(t)
-	h := httpapi.OAuthHandler(f.opts)
+	f := httpapitest.NewFixture(t)
+	h := httpapi.OAuthHandler(f.Opts)
 	cc := func(id, secret string) url.Values {
 		return url.Values{"grant_type": {"client_credentials"}, "client_id": {id}, "client_secret": {secret}}
 	}
@@ -39,28 +40,28 @@ func TestTokenEndpoint(t *testing.T) {
 		wwwAuth string // WWW-Authenticate wanted, if any
 		allow   string // Allow wanted, if any
 	}{
-		{name: "good client credentials", req: func() *http.Request { return formRequest(cc(clientID, clientSecret)) },
-			status: 200, ttl: 3600, subject: clientID},
-		{name: "wrong secret", req: func() *http.Request { return formRequest(cc(clientID, "wrong")) },
+		{name: "good client credentials", req: func() *http.Request { return formRequest(cc(httpapitest.ClientID, httpapitest.ClientSecret)) },
+			status: 200, ttl: 3600, subject: httpapitest.ClientID},
+		{name: "wrong secret", req: func() *http.Request { return formRequest(cc(httpapitest.ClientID, "wrong")) },
 			status: 401, code: "invalid_client", wwwAuth: `Basic realm="msgkit"`},
-		{name: "unknown client", req: func() *http.Request { return formRequest(cc("nobody", clientSecret)) },
+		{name: "unknown client", req: func() *http.Request { return formRequest(cc("nobody", httpapitest.ClientSecret)) },
 			status: 401, code: "invalid_client", wwwAuth: `Basic realm="msgkit"`},
 		{name: "no client credentials", req: func() *http.Request {
 			return formRequest(url.Values{"grant_type": {"client_credentials"}})
 		}, status: 401, code: "invalid_client"},
 		{name: "wrong IP", req: func() *http.Request {
-			r := formRequest(cc(clientID, clientSecret))
-			r.RemoteAddr = foreignAddr
+			r := formRequest(cc(httpapitest.ClientID, httpapitest.ClientSecret))
+			r.RemoteAddr = httpapitest.ForeignAddr
 			return r
 		}, status: 400, code: "unauthorized_client"},
 		{name: "forwarded IP not trusted by default", req: func() *http.Request {
-			r := formRequest(cc(clientID, clientSecret))
+			r := formRequest(cc(httpapitest.ClientID, httpapitest.ClientSecret))
 			r.RemoteAddr = "10.0.0.1:5000"
 			r.Header.Set("X-Forwarded-For", "192.0.2.10")
 			return r
 		}, status: 400, code: "unauthorized_client"},
 		{name: "missing grant_type", req: func() *http.Request {
-			return formRequest(url.Values{"client_id": {clientID}, "client_secret": {clientSecret}})
+			return formRequest(url.Values{"client_id": {httpapitest.ClientID}, "client_secret": {httpapitest.ClientSecret}})
 		}, status: 400, code: "invalid_request"},
 		{name: "empty grant_type", req: func() *http.Request {
 			return formRequest(url.Values{"grant_type": {""}})
@@ -72,42 +73,42 @@ func TestTokenEndpoint(t *testing.T) {
 			r := httptest.NewRequest(http.MethodPost, httpapi.TokenPath,
 				strings.NewReader(`{"grant_type":"client_credentials","client_id":"news-client"}`))
 			r.Header.Set("Content-Type", "application/json")
-			r.RemoteAddr = clientAddr
+			r.RemoteAddr = httpapitest.ClientAddr
 			return r
 		}, status: 400, code: "invalid_request"},
 		{name: "no content type", req: func() *http.Request {
-			r := formRequest(cc(clientID, clientSecret))
+			r := formRequest(cc(httpapitest.ClientID, httpapitest.ClientSecret))
 			r.Header.Del("Content-Type")
 			return r
 		}, status: 400, code: "invalid_request"},
 		{name: "content type with charset", req: func() *http.Request {
-			r := formRequest(cc(clientID, clientSecret))
+			r := formRequest(cc(httpapitest.ClientID, httpapitest.ClientSecret))
 			r.Header.Set("Content-Type", "Application/X-WWW-Form-Urlencoded; charset=utf-8")
 			return r
-		}, status: 200, ttl: 3600, subject: clientID},
+		}, status: 200, ttl: 3600, subject: httpapitest.ClientID},
 		{name: "credentials in the query string are ignored", req: func() *http.Request {
 			r := formRequest(url.Values{"grant_type": {"client_credentials"}})
-			r.URL.RawQuery = url.Values{"client_id": {clientID}, "client_secret": {clientSecret}}.Encode()
+			r.URL.RawQuery = url.Values{"client_id": {httpapitest.ClientID}, "client_secret": {httpapitest.ClientSecret}}.Encode()
 			return r
 		}, status: 401, code: "invalid_client"},
 		{name: "repeated parameter", req: func() *http.Request {
-			v := cc(clientID, clientSecret)
+			v := cc(httpapitest.ClientID, httpapitest.ClientSecret)
 			v.Add("client_secret", "other")
 			return formRequest(v)
 		}, status: 400, code: "invalid_request"},
 		{name: "malformed form", req: func() *http.Request {
 			r := httptest.NewRequest(http.MethodPost, httpapi.TokenPath, strings.NewReader("grant_type=%zz"))
 			r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-			r.RemoteAddr = clientAddr
+			r.RemoteAddr = httpapitest.ClientAddr
 			return r
 		}, status: 400, code: "invalid_request"},
 		{name: "body too large", req: func() *http.Request {
-			v := cc(clientID, clientSecret)
+			v := cc(httpapitest.ClientID, httpapitest.ClientSecret)
 			v.Set("padding", strings.Repeat("x", 9000))
 			return formRequest(v)
 		}, status: 413, code: "invalid_request"},
 		{name: "body too large without Content-Length", req: func() *http.Request {
-			v := cc(clientID, clientSecret)
+			v := cc(httpapitest.ClientID, httpapitest.ClientSecret)
 			v.Set("padding", strings.Repeat("x", 9000))
 			r := formRequest(v)
 			r.ContentLength = -1
@@ -115,32 +116,32 @@ func TestTokenEndpoint(t *testing.T) {
 		}, status: 413, code: "invalid_request"},
 		{name: "Basic authentication", req: func() *http.Request {
 			r := formRequest(url.Values{"grant_type": {"client_credentials"}})
-			r.Header.Set("Authorization", basic(clientID, clientSecret))
+			r.Header.Set("Authorization", basic(httpapitest.ClientID, httpapitest.ClientSecret))
 			return r
-		}, status: 200, ttl: 3600, subject: clientID},
+		}, status: 200, ttl: 3600, subject: httpapitest.ClientID},
 		{name: "Basic authentication with the same client_id in the body", req: func() *http.Request {
-			r := formRequest(url.Values{"grant_type": {"client_credentials"}, "client_id": {clientID}})
-			r.Header.Set("Authorization", basic(clientID, clientSecret))
+			r := formRequest(url.Values{"grant_type": {"client_credentials"}, "client_id": {httpapitest.ClientID}})
+			r.Header.Set("Authorization", basic(httpapitest.ClientID, httpapitest.ClientSecret))
 			return r
-		}, status: 200, ttl: 3600, subject: clientID},
+		}, status: 200, ttl: 3600, subject: httpapitest.ClientID},
 		{name: "Basic authentication with a form-encoded id", req: func() *http.Request {
 			r := formRequest(url.Values{"grant_type": {"client_credentials"}})
-			r.SetBasicAuth("news%2Dclient", url.QueryEscape(clientSecret))
+			r.SetBasicAuth("news%2Dclient", url.QueryEscape(httpapitest.ClientSecret))
 			return r
-		}, status: 200, ttl: 3600, subject: clientID},
+		}, status: 200, ttl: 3600, subject: httpapitest.ClientID},
 		{name: "Basic authentication, wrong secret", req: func() *http.Request {
 			r := formRequest(url.Values{"grant_type": {"client_credentials"}})
-			r.Header.Set("Authorization", basic(clientID, "wrong"))
+			r.Header.Set("Authorization", basic(httpapitest.ClientID, "wrong"))
 			return r
 		}, status: 401, code: "invalid_client", wwwAuth: `Basic realm="msgkit"`},
 		{name: "Basic secret not form-encoded", req: func() *http.Request {
 			r := formRequest(url.Values{"grant_type": {"client_credentials"}})
-			r.SetBasicAuth(clientID, "100%bad")
+			r.SetBasicAuth(httpapitest.ClientID, "100%bad")
 			return r
 		}, status: 401, code: "invalid_client"},
 		{name: "Basic and body secret together", req: func() *http.Request {
-			r := formRequest(cc(clientID, clientSecret))
-			r.Header.Set("Authorization", basic(clientID, clientSecret))
+			r := formRequest(cc(httpapitest.ClientID, httpapitest.ClientSecret))
+			r.Header.Set("Authorization", basic(httpapitest.ClientID, httpapitest.ClientSecret))
 			return r
 		}, status: 400, code: "invalid_request"},
 		{name: "Bearer instead of Basic", req: func() *http.Request {
@@ -148,29 +149,29 @@ func TestTokenEndpoint(t *testing.T) {
 			r.Header.Set("Authorization", "Bearer abc")
 			return r
 		}, status: 401, code: "invalid_client"},
-		{name: "password grant", req: func() *http.Request { return formRequest(pw(userName, userPassword)) },
-			status: 200, ttl: 3600, subject: userName},
-		{name: "password grant, wrong password", req: func() *http.Request { return formRequest(pw(userName, "nope")) },
+		{name: "password grant", req: func() *http.Request { return formRequest(pw(httpapitest.UserName, httpapitest.UserPassword)) },
+			status: 200, ttl: 3600, subject: httpapitest.UserName},
+		{name: "password grant, wrong password", req: func() *http.Request { return formRequest(pw(httpapitest.UserName, "nope")) },
 			status: 400, code: "invalid_grant"},
-		{name: "password grant, unknown user", req: func() *http.Request { return formRequest(pw("ghost", userPassword)) },
+		{name: "password grant, unknown user", req: func() *http.Request { return formRequest(pw("ghost", httpapitest.UserPassword)) },
 			status: 400, code: "invalid_grant"},
 		{name: "password grant without username", req: func() *http.Request {
-			return formRequest(url.Values{"grant_type": {"password"}, "password": {userPassword}})
+			return formRequest(url.Values{"grant_type": {"password"}, "password": {httpapitest.UserPassword}})
 		}, status: 400, code: "invalid_request"},
 		{name: "GET", req: func() *http.Request {
 			r := httptest.NewRequest(http.MethodGet, httpapi.TokenPath, nil)
-			r.RemoteAddr = clientAddr
+			r.RemoteAddr = httpapitest.ClientAddr
 			return r
 		}, status: 405, code: "invalid_request", allow: "POST"},
 		{name: "unknown path under /oauth2/", req: func() *http.Request {
-			r := formRequest(cc(clientID, clientSecret))
+			r := formRequest(cc(httpapitest.ClientID, httpapitest.ClientSecret))
 			r.URL.Path = "/oauth2/token"
 			return r
 		}, status: 404, code: "invalid_request"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			w := serve(h, tt.req())
+			w := httpapitest.Serve(h, tt.req())
 			if got := w.Header().Get("Cache-Control"); got != "no-store" {
 				t.Errorf("Cache-Control = %q, want no-store", got)
 			}
@@ -187,7 +188,7 @@ func TestTokenEndpoint(t *testing.T) {
 				t.Errorf("Allow = %q, want %q", w.Header().Get("Allow"), tt.allow)
 			}
 			if tt.code != "" {
-				m := wantError(t, w, httpapi.OAuth, tt.status, tt.code)
+				m := httpapitest.WantError(t, w, httpapi.OAuth, tt.status, tt.code)
 				if d, _ := m["error_description"].(string); d == "" {
 					t.Errorf("empty error_description: %s", w.Body)
 				}
@@ -196,12 +197,12 @@ func TestTokenEndpoint(t *testing.T) {
 			if w.Code != tt.status {
 				t.Fatalf("status = %d, want %d: %s", w.Code, tt.status, w.Body)
 			}
-			m := decodeBody(t, w)
+			m := httpapitest.DecodeBody(t, w)
 			if len(m) != 3 || m["token_type"] != "Bearer" || m["expires_in"] != float64(tt.ttl) {
 				t.Fatalf("body = %s, want access_token, token_type Bearer, expires_in %d", w.Body, tt.ttl)
 			}
 			tok, _ := m["access_token"].(string)
-			p, err := f.svc.Verify(context.Background(), tok)
+			p, err := f.Auth.Verify(context.Background(), tok)
 			if err != nil {
 				t.Fatalf("the issued token does not verify: %v", err)
 			}
@@ -213,36 +214,36 @@ func TestTokenEndpoint(t *testing.T) {
 }
 
 func TestTokenEndpointTrustedProxy(t *testing.T) {
-	f := newFixture(t)
-	f.opts.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
-	h := httpapi.OAuthHandler(f.opts)
-	form := url.Values{"grant_type": {"client_credentials"}, "client_id": {clientID}, "client_secret": {clientSecret}}
+	f := httpapitest.NewFixture(t)
+	f.Opts.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
+	h := httpapi.OAuthHandler(f.Opts)
+	form := url.Values{"grant_type": {"client_credentials"}, "client_id": {httpapitest.ClientID}, "client_secret": {httpapitest.ClientSecret}}
 
 	r := formRequest(form)
 	r.RemoteAddr = "10.0.0.1:5000"
 	r.Header.Set("X-Forwarded-For", "203.0.113.9, 192.0.2.10, 10.0.0.2")
-	if w := serve(h, r); w.Code != http.StatusOK {
+	if w := httpapitest.Serve(h, r); w.Code != http.StatusOK {
 		t.Fatalf("client behind trusted proxies: status %d, want 200: %s", w.Code, w.Body)
 	}
 
 	r = formRequest(form)
 	r.RemoteAddr = "10.0.0.1:5000"
 	r.Header.Set("X-Forwarded-For", "192.0.2.10, 203.0.113.9")
-	wantError(t, serve(h, r), httpapi.OAuth, 400, "unauthorized_client")
+	httpapitest.WantError(t, httpapitest.Serve(h, r), httpapi.OAuth, 400, "unauthorized_client")
 }
 
 func TestTokenEndpointBruteForce(t *testing.T) {
-	f := newFixture(t)
-	f.opts.TokenRateLimit = httpapi.RateLimit{} // the default: 10 a second, burst 20
-	h := httpapi.OAuthHandler(f.opts)
-	wrong := url.Values{"grant_type": {"client_credentials"}, "client_id": {clientID}, "client_secret": {"guess"}}
+	f := httpapitest.NewFixture(t)
+	f.Opts.TokenRateLimit = httpapi.RateLimit{} // the default: 10 a second, burst 20
+	h := httpapi.OAuthHandler(f.Opts)
+	wrong := url.Values{"grant_type": {"client_credentials"}, "client_id": {httpapitest.ClientID}, "client_secret": {"guess"}}
 	for i := range 20 {
-		if w := serve(h, formRequest(wrong)); w.Code != http.StatusUnauthorized {
+		if w := httpapitest.Serve(h, formRequest(wrong)); w.Code != http.StatusUnauthorized {
 			t.Fatalf("attempt %d: status %d, want 401: %s", i+1, w.Code, w.Body)
 		}
 	}
-	w := serve(h, formRequest(wrong))
-	wantError(t, w, httpapi.OAuth, http.StatusTooManyRequests, "temporarily_unavailable")
+	w := httpapitest.Serve(h, formRequest(wrong))
+	httpapitest.WantError(t, w, httpapi.OAuth, http.StatusTooManyRequests, "temporarily_unavailable")
 	if got := w.Header().Get("Retry-After"); got != "1" {
 		t.Errorf("Retry-After = %q, want 1", got)
 	}
@@ -250,37 +251,37 @@ func TestTokenEndpointBruteForce(t *testing.T) {
 		t.Errorf("Cache-Control = %q on 429, want no-store", got)
 	}
 	// The right secret is refused too while the address is over its limit.
-	good := url.Values{"grant_type": {"client_credentials"}, "client_id": {clientID}, "client_secret": {clientSecret}}
-	if w := serve(h, formRequest(good)); w.Code != http.StatusTooManyRequests {
+	good := url.Values{"grant_type": {"client_credentials"}, "client_id": {httpapitest.ClientID}, "client_secret": {httpapitest.ClientSecret}}
+	if w := httpapitest.Serve(h, formRequest(good)); w.Code != http.StatusTooManyRequests {
 		t.Fatalf("good secret while limited: status %d, want 429", w.Code)
 	}
 	// Another address has its own bucket.
 	other := formRequest(wrong)
 	other.RemoteAddr = "192.0.2.11:1"
-	if w := serve(h, other); w.Code != http.StatusUnauthorized {
+	if w := httpapitest.Serve(h, other); w.Code != http.StatusUnauthorized {
 		t.Fatalf("other address: status %d, want 401", w.Code)
 	}
 	// A tenth of a second later one token is back.
-	f.clock.Advance(100 * time.Millisecond)
-	if w := serve(h, formRequest(good)); w.Code != http.StatusOK {
+	f.Clock.Advance(100 * time.Millisecond)
+	if w := httpapitest.Serve(h, formRequest(good)); w.Code != http.StatusOK {
 		t.Fatalf("after the refill: status %d, want 200: %s", w.Code, w.Body)
 	}
-	if w := serve(h, formRequest(good)); w.Code != http.StatusTooManyRequests {
+	if w := httpapitest.Serve(h, formRequest(good)); w.Code != http.StatusTooManyRequests {
 		t.Fatalf("second request after one refill: status %d, want 429", w.Code)
 	}
 }
 
 func TestTokenEndpointInternalErrorIsGeneric(t *testing.T) {
-	f := newFixture(t)
-	f.opts.Auth = failingAuth{f.svc}
-	h := httpapi.OAuthHandler(f.opts)
-	w := serve(h, formRequest(url.Values{"grant_type": {"password"}, "username": {"u"}, "password": {"p"}}))
-	m := wantError(t, w, httpapi.OAuth, http.StatusInternalServerError, "server_error")
+	f := httpapitest.NewFixture(t)
+	f.Opts.Auth = failingAuth{f.Auth}
+	h := httpapi.OAuthHandler(f.Opts)
+	w := httpapitest.Serve(h, formRequest(url.Values{"grant_type": {"password"}, "username": {"u"}, "password": {"p"}}))
+	m := httpapitest.WantError(t, w, httpapi.OAuth, http.StatusInternalServerError, "server_error")
 	if m["error_description"] != "internal error" || strings.Contains(w.Body.String(), "database") {
 		t.Fatalf("internal error leaks: %s", w.Body)
 	}
-	if !strings.Contains(f.logs.String(), "database on fire") {
-		t.Fatalf("internal error not logged: %s", f.logs)
+	if !strings.Contains(f.Logs.String(), "database on fire") {
+		t.Fatalf("internal error not logged: %s", f.Logs)
 	}
 }
 
@@ -292,22 +293,22 @@ func (failingAuth) Password(context.Context, string, string) (auth.IssuedToken, 
 }
 
 func TestTokenInfo(t *testing.T) {
-	f := newFixture(t)
-	h := httpapi.OAuthHandler(f.opts)
+	f := httpapitest.NewFixture(t)
+	h := httpapi.OAuthHandler(f.Opts)
 	for _, tc := range []struct {
 		token, idKey string
-	}{{f.token(t, clientID), "client_id"}, {f.userToken(t, userName), "username"}} {
-		w := serve(h, bearer(httptest.NewRequest(http.MethodGet, httpapi.TokenInfoPath, nil), tc.token))
+	}{{f.Token(t, httpapitest.ClientID), "client_id"}, {f.UserToken(t, httpapitest.UserName), "username"}} {
+		w := httpapitest.Serve(h, httpapitest.Bearer(httptest.NewRequest(http.MethodGet, httpapi.TokenInfoPath, nil), tc.token))
 		if w.Code != http.StatusOK {
 			t.Fatalf("token-info: %d %s", w.Code, w.Body)
 		}
-		got := decodeBody(t, w)
+		got := httpapitest.DecodeBody(t, w)
 		if got["active"] != true || got["sub"] == "" || got[tc.idKey] != got["sub"] || got["expires_in"] != float64(3600) {
 			t.Errorf("token-info %v", got)
 		}
 	}
-	w := serve(h, httptest.NewRequest(http.MethodGet, httpapi.TokenInfoPath, nil))
-	wantError(t, w, httpapi.OAuth, http.StatusUnauthorized, "invalid_token")
-	w = serve(h, bearer(httptest.NewRequest(http.MethodGet, httpapi.TokenInfoPath, nil), "forged"))
-	wantError(t, w, httpapi.OAuth, http.StatusUnauthorized, "invalid_token")
+	w := httpapitest.Serve(h, httptest.NewRequest(http.MethodGet, httpapi.TokenInfoPath, nil))
+	httpapitest.WantError(t, w, httpapi.OAuth, http.StatusUnauthorized, "invalid_token")
+	w = httpapitest.Serve(h, httpapitest.Bearer(httptest.NewRequest(http.MethodGet, httpapi.TokenInfoPath, nil), "forged"))
+	httpapitest.WantError(t, w, httpapi.OAuth, http.StatusUnauthorized, "invalid_token")
 }

@@ -11,13 +11,14 @@ import (
 	"time"
 
 	"github.com/msgkit/msgkit/adapters/httpapi"
+	"github.com/msgkit/msgkit/adapters/httpapi/httpapitest"
 	"github.com/msgkit/msgkit/auth"
 	"golang.org/x/time/rate"
 	"pgregory.net/rapid"
 )
 
 func TestLimiter(t *testing.T) {
-	clk := newClock()
+	clk := httpapitest.NewClock()
 	l := httpapi.NewLimiter(httpapi.RateLimit{Rate: 2, Burst: 3}, clk.Now)
 	for i := range 3 {
 		d := l.Allow("a")
@@ -43,7 +44,7 @@ func TestLimiter(t *testing.T) {
 }
 
 func TestLimiterDefaults(t *testing.T) {
-	clk := newClock()
+	clk := httpapitest.NewClock()
 	if d := httpapi.NewLimiter(httpapi.RateLimit{Rate: 4.5}, clk.Now).Allow("k"); d.Limit != 5 {
 		t.Fatalf("burst of rate 4.5 = %d, want 5", d.Limit)
 	}
@@ -62,7 +63,7 @@ func TestLimiterDefaults(t *testing.T) {
 }
 
 func TestLimiterEvictsLeastRecentlyUsed(t *testing.T) {
-	clk := newClock()
+	clk := httpapitest.NewClock()
 	l := httpapi.NewLimiter(httpapi.RateLimit{Rate: 1, Burst: 1, MaxKeys: 2}, clk.Now)
 	l.Allow("a")
 	l.Allow("b")
@@ -86,7 +87,7 @@ func TestLimiterLRULaw(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		maxKeys := rapid.IntRange(1, 5).Draw(t, "maxKeys")
 		keys := rapid.SliceOf(rapid.SampledFrom([]string{"a", "b", "c", "d", "e", "f", "g"})).Draw(t, "keys")
-		clk := newClock()
+		clk := httpapitest.NewClock()
 		l := httpapi.NewLimiter(httpapi.RateLimit{Rate: 1, Burst: 1, MaxKeys: maxKeys}, clk.Now)
 		var recent []string // the model: most recent first
 		for _, k := range keys {
@@ -107,7 +108,7 @@ func TestLimiterLRULaw(t *testing.T) {
 }
 
 func TestLimitRateMiddleware(t *testing.T) {
-	clk := newClock()
+	clk := httpapitest.NewClock()
 	for _, headers := range []bool{false, true} {
 		l := httpapi.NewLimiter(httpapi.RateLimit{Rate: 1, Burst: 2, Headers: headers}, clk.Now)
 		h := httpapi.LimitRate(httpapi.TestSystem, l, httpapi.ByClientIP(nil))(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -117,7 +118,7 @@ func TestLimitRateMiddleware(t *testing.T) {
 		for i := range 3 {
 			r := httptest.NewRequest(http.MethodPost, "/gate/testsystem/v1/test/sms", nil)
 			r.RemoteAddr = "192.0.2.1:1234"
-			last = serve(h, r)
+			last = httpapitest.Serve(h, r)
 			if i < 2 && last.Code != http.StatusNoContent {
 				t.Fatalf("request %d: status %d", i+1, last.Code)
 			}
@@ -140,14 +141,14 @@ func TestLimitRateMiddleware(t *testing.T) {
 				t.Errorf("X-Ratelimit headers without the option")
 			}
 		}
-		wantError(t, last, httpapi.TestSystem, http.StatusTooManyRequests, httpapi.CodeTestSystemRateLimit)
+		httpapitest.WantError(t, last, httpapi.TestSystem, http.StatusTooManyRequests, httpapi.CodeTestSystemRateLimit)
 		if got := last.Header().Get("Retry-After"); got != "1" {
 			t.Errorf("Retry-After = %q, want 1", got)
 		}
 		// A peer on another port is the same client.
 		r := httptest.NewRequest(http.MethodPost, "/", nil)
 		r.RemoteAddr = "192.0.2.1:5555"
-		if w := serve(h, r); w.Code != http.StatusTooManyRequests {
+		if w := httpapitest.Serve(h, r); w.Code != http.StatusTooManyRequests {
 			t.Errorf("another port of the same address: %d, want 429", w.Code)
 		}
 		clk.Advance(time.Second)
@@ -165,7 +166,7 @@ func TestBySubject(t *testing.T) {
 	h := httpapi.Bearer(httpapi.TestSystem, verifierFunc(func(string) auth.Principal {
 		return auth.Principal{Kind: auth.SubjectUser, Subject: "alice"}
 	}))(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { got = key(r) }))
-	serve(h, bearer(httptest.NewRequest(http.MethodGet, "/", nil), "tok"))
+	httpapitest.Serve(h, httpapitest.Bearer(httptest.NewRequest(http.MethodGet, "/", nil), "tok"))
 	if got != "sub:2:alice" {
 		t.Fatalf("with principal: %q", got)
 	}

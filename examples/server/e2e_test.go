@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/msgkit/msgkit/adapters/httpapi"
+	"github.com/msgkit/msgkit/adapters/httpapi/bulksmsapi"
 	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/adapters/pgstore"
 	"github.com/msgkit/msgkit/msgkittest"
@@ -88,7 +89,7 @@ func newNode(t *testing.T, store smsStore, clock *msgkittest.Clock) *gatewayNode
 	n.dispatcher = sms.NewDispatcher(store, httpapi.NewReportPoster(httpapi.ReportPosterOptions{}), sms.DispatcherOptions{
 		Clock: clock.Now, BaseBackoff: time.Second, MaxBackoff: time.Minute, Jitter: func() float64 { return 0 },
 	})
-	n.api = httptest.NewServer(httpapi.BulkSMSHandler(httpapi.BulkSMSOptions{Gateway: n.gw}))
+	n.api = httptest.NewServer(bulksmsapi.Handler(n.gw, bulksmsapi.Options{}))
 	t.Cleanup(n.api.Close)
 	return n
 }
@@ -117,7 +118,7 @@ func (n *gatewayNode) submit(t *testing.T, receiver, text, dlrURL string) (strin
 		"type": "text", "auth": map[string]string{"username": "shop", "password": "pw"}, "sender": "Shop",
 		"receiver": receiver, "dcs": "gsm", "text": text, "dlrMask": 31, "dlrUrl": dlrURL, "custom": map[string]int{"order": 1},
 	})
-	resp, err := http.Post(n.api.URL+httpapi.SendSMSPath, "application/json", bytes.NewReader(body))
+	resp, err := http.Post(n.api.URL+bulksmsapi.SendSMSPath, "application/json", bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,11 @@ import (
 	"time"
 
 	"github.com/msgkit/msgkit/adapters/httpapi"
+	"github.com/msgkit/msgkit/adapters/httpapi/bulksmsapi"
+	"github.com/msgkit/msgkit/adapters/httpapi/cdsapi"
+	"github.com/msgkit/msgkit/adapters/httpapi/financeapi"
+	"github.com/msgkit/msgkit/adapters/httpapi/routingapi"
+	"github.com/msgkit/msgkit/adapters/httpapi/testsystemapi"
 	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/adapters/pgstore"
 	"github.com/msgkit/msgkit/auth"
@@ -69,8 +74,8 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer, re
 		logger.Info("bootstrap done", "file", cfg.bootstrap, "created", n)
 	}
 
-	api := httpapi.New(httpapi.Options{Auth: authSvc, Pinger: pinger, Logger: logger})
-	bulk := smsHandler(httpapi.BulkSMSHandler(httpapi.BulkSMSOptions{Gateway: gateway, Logger: logger}),
+	api := apiHandler(httpapi.Options{Auth: authSvc, Pinger: pinger, Logger: logger})
+	bulk := smsHandler(bulksmsapi.Handler(gateway, bulksmsapi.Options{Logger: logger}),
 		httpapi.HealthHandler(httpapi.Options{Pinger: pinger, Logger: logger}))
 
 	servers := []*server{{name: "api", addr: cfg.addr, handler: api}, {name: "sms-http", addr: cfg.smsHTTP, handler: bulk}}
@@ -176,10 +181,29 @@ func (s *server) close() {
 	}
 }
 
+// apiHandler is the platform's REST API: every family mounted at its base
+// paths, the token endpoint, /healthz and /readyz. Any other path is 404 in
+// the body {"code","message"}.
+func apiHandler(opts httpapi.Options) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle(cdsapi.BasePath, cdsapi.Handler(opts))
+	finance := financeapi.Handler(opts)
+	mux.Handle(financeapi.BasePath, finance)
+	mux.Handle(financeapi.UploadBasePath, finance)
+	mux.Handle(routingapi.BasePath, routingapi.Handler(opts))
+	mux.Handle(testsystemapi.BasePath, testsystemapi.Handler(opts))
+	mux.Handle("/oauth2/", httpapi.OAuthHandler(opts))
+	health := httpapi.HealthHandler(opts)
+	mux.Handle("/healthz", health)
+	mux.Handle("/readyz", health)
+	mux.Handle("/", httpapi.NotFoundHandler(opts))
+	return mux
+}
+
 // smsHandler serves the bulk SMS listener: submission and health.
 func smsHandler(bulk, health http.Handler) http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle(httpapi.SendSMSPath, bulk)
+	mux.Handle(bulksmsapi.SendSMSPath, bulk)
 	mux.Handle("GET /healthz", health)
 	mux.Handle("GET /readyz", health)
 	return mux

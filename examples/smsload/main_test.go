@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/msgkit/msgkit/adapters/httpapi"
+	"github.com/msgkit/msgkit/adapters/httpapi/bulksmsapi"
 	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/sms"
 	"github.com/shopspring/decimal"
@@ -24,10 +24,10 @@ func TestRun(t *testing.T) {
 	}}); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(httpapi.BulkSMSHandler(httpapi.BulkSMSOptions{Gateway: gw}))
+	srv := httptest.NewServer(bulksmsapi.Handler(gw, bulksmsapi.Options{}))
 	defer srv.Close()
 
-	r, err := run(context.Background(), config{URL: srv.URL + httpapi.SendSMSPath, User: "load", Password: "pw", Receiver: "38640123456", N: 300, Workers: 4, Duration: 30 * time.Second})
+	r, err := run(context.Background(), config{URL: srv.URL + bulksmsapi.SendSMSPath, User: "load", Password: "pw", Receiver: "38640123456", N: 300, Workers: 4, Duration: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestRun(t *testing.T) {
 	if !a.Balance.Equal(decimal.RequireFromString("994")) { // 300 × 2 parts × 0.01
 		t.Errorf("balance %s, want 994", a.Balance)
 	}
-	r, err = run(context.Background(), config{URL: srv.URL + httpapi.SendSMSPath, User: "load", Password: "wrong", Receiver: "38640123456", N: 10, Workers: 2, Duration: 30 * time.Second})
+	r, err = run(context.Background(), config{URL: srv.URL + bulksmsapi.SendSMSPath, User: "load", Password: "wrong", Receiver: "38640123456", N: 10, Workers: 2, Duration: 30 * time.Second})
 	if err != nil || r.Rejected != 10 {
 		t.Fatalf("wrong password: %v, %v", r, err)
 	}

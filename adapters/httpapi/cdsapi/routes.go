@@ -1,33 +1,38 @@
-package httpapi
+package cdsapi
 
 import (
 	"net/http"
 
+	"github.com/msgkit/msgkit/adapters/httpapi"
 	"github.com/msgkit/msgkit/auth"
 )
 
-// CDSHandler serves the customer data storage and campaign API (document 1)
-// under /news/v1/services/{serviceUuid}/: a bearer token, a principal acting
-// for {serviceUuid} and the privilege news on every route; errors in the
-// CDS body. It panics when opts.Auth is nil.
-func CDSHandler(opts Options) http.Handler {
-	o := opts.withDefaults()
-	o.needAuth("CDSHandler")
-	m := newFamilyMux(CDS)
-	m.register(o, true, cdsRoutes())
-	return o.base(CDS, Bearer(CDS, o.Auth)(m))
+// BasePath is the prefix of every path of the family, where a platform's
+// ServeMux mounts Handler.
+const BasePath = "/news/v1/"
+
+// Handler serves the customer data storage and campaign API under
+// /news/v1/services/{serviceUuid}/: a bearer token, a principal acting for
+// {serviceUuid} and the privilege news on every route; errors in the CDS
+// body. It panics when opts.Auth is nil.
+func Handler(opts httpapi.Options) http.Handler { return httpapi.FamilyHandler(opts, spec()) }
+
+func spec() httpapi.FamilySpec {
+	return httpapi.FamilySpec{Family: httpapi.CDS, Auth: httpapi.AuthBearer, Tenant: true, Routes: routes()}
 }
 
-// cdsImportMaxBody limits an import body (an array of contacts); document 1
-// gives no maximum import size.
-const cdsImportMaxBody = 16 << 20
+// importMaxBody limits an import body (an array of contacts); the CDS
+// interface gives no maximum import size.
+const importMaxBody = 16 << 20
 
-// cdsRoutes are the operations of document 1, section 4.
-func cdsRoutes() []route {
-	const s = "/news/v1/services/{serviceUuid}"
+// routes are the operations of the CDS interface, by resource.
+func routes() []httpapi.Route {
+	const s = BasePath + "services/{serviceUuid}"
 	news := []auth.Privilege{auth.PrivNews}
-	var rs []route
-	add := func(method, path string) { rs = append(rs, route{method: method, path: s + path, privs: news}) }
+	var rs []httpapi.Route
+	add := func(method, path string) {
+		rs = append(rs, httpapi.Route{Method: method, Path: s + path, Privileges: news})
+	}
 	crud := func(coll, item string, methods ...string) {
 		add(http.MethodGet, coll)
 		add(http.MethodPost, coll)
@@ -38,23 +43,23 @@ func cdsRoutes() []route {
 	all := []string{http.MethodGet, http.MethodPut, http.MethodDelete}
 	noDelete := []string{http.MethodGet, http.MethodPut}
 
-	// 4.1 contacts and import
+	// contacts and import
 	crud("/cds/contacts", "{contactId}", http.MethodGet, http.MethodPut, http.MethodPatch, http.MethodDelete)
-	rs = append(rs, route{method: http.MethodPost, path: s + "/cds/imports", privs: news, maxBody: cdsImportMaxBody})
-	// 4.2 lists
+	rs = append(rs, httpapi.Route{Method: http.MethodPost, Path: s + "/cds/imports", Privileges: news, MaxBody: importMaxBody})
+	// lists
 	crud("/cds/lists", "{listId}", all...)
-	// 4.3 fields
+	// fields
 	add(http.MethodGet, "/cds/fields")
 	crud("/cds/custom_fields", "{customFieldsId}", all...)
-	// 4.4 segmentation sets and groups
+	// segmentation sets and groups
 	crud("/cds/segmentation_sets", "{segmentationSetId}", all...)
 	crud("/cds/segmentation_groups", "{segmentationGroupId}", all...)
-	// 4.5 subscriptions, options and members
+	// subscriptions, options and members
 	crud("/cds/subscriptions", "{subscriptionId}", all...)
 	crud("/cds/subscriptions/options", "{optionId}", all...)
 	add(http.MethodGet, "/cds/subscriptions/members")
 	add(http.MethodPost, "/cds/subscriptions/members")
-	// 4.6 groups, touchpoints, interests
+	// groups, touchpoints, interests
 	crud("/cds/groups", "{groupId}", all...)
 	crud("/cds/group_lists", "{groupListId}", noDelete...)
 	crud("/cds/group_segmentation", "{groupSegmentationId}", noDelete...)
@@ -64,7 +69,7 @@ func cdsRoutes() []route {
 	crud("/cds/interests", "{interestId}", all...)
 	add(http.MethodGet, "/cds/interests/members")
 	add(http.MethodPost, "/cds/interests/members")
-	// 4.7 campaigns
+	// campaigns
 	crud("/campaigns", "{campaignUuid}", http.MethodGet, http.MethodPut, http.MethodPatch, http.MethodDelete)
 	return rs
 }

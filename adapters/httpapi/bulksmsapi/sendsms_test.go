@@ -1,8 +1,9 @@
-package httpapi_test
+package bulksmsapi_test
 
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -11,8 +12,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/msgkit/msgkit"
-	"github.com/msgkit/msgkit/adapters/httpapi"
+	"github.com/msgkit/msgkit/adapters/httpapi/bulksmsapi"
+	"github.com/msgkit/msgkit/adapters/httpapi/httpapitest"
 	"github.com/msgkit/msgkit/adapters/memstore"
+	"github.com/msgkit/msgkit/msgkittest"
 	"github.com/msgkit/msgkit/sms"
 	"github.com/shopspring/decimal"
 	"golang.org/x/crypto/bcrypt"
@@ -37,14 +40,14 @@ func newBulkSMS(t testing.TB) (http.Handler, *memstore.SMSStore) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return httpapi.BulkSMSHandler(httpapi.BulkSMSOptions{Gateway: gw}), store
+	return bulksmsapi.Handler(gw, bulksmsapi.Options{}), store
 }
 
 func postSMS(h http.Handler, body string) *httptest.ResponseRecorder {
-	r := httptest.NewRequest(http.MethodPost, httpapi.SendSMSPath, strings.NewReader(body))
-	r.RemoteAddr = clientAddr
+	r := httptest.NewRequest(http.MethodPost, bulksmsapi.SendSMSPath, strings.NewReader(body))
+	r.RemoteAddr = httpapitest.ClientAddr
 	r.Header.Set("Content-Type", "application/json")
-	return serve(h, r)
+	return httpapitest.Serve(h, r)
 }
 
 const goodSMS = `{"type":"text","auth":{"username":"shop","password":"pw"},"sender":"MyShop","receiver":"38640123456","dcs":"gsm","text":"Hello","dlrMask":19,"dlrUrl":"https://example.com/dlr","custom":{"order":1},"unknown":"ignored"}`
@@ -92,12 +95,12 @@ func TestSendSMSRejections(t *testing.T) {
 		{"wrong password", strings.Replace(goodSMS, `"password":"pw"`, `"password":"nope"`, 1), "103"},
 		{"encoding", strings.Replace(goodSMS, `"text":"Hello"`, `"text":"😀"`, 1), "102"},
 		{"unknown type", strings.Replace(goodSMS, `"type":"text"`, `"type":"mms"`, 1), "111"},
-		{"too large", `{"text":"` + strings.Repeat("a", httpapi.DefaultBulkSMSMaxBody) + `"}`, "109"},
+		{"too large", `{"text":"` + strings.Repeat("a", bulksmsapi.DefaultMaxBodyBytes) + `"}`, "109"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			w := postSMS(h, tc.body)
-			if w.Code != httpapi.StatusBusinessError {
+			if w.Code != bulksmsapi.StatusBusinessError {
 				t.Fatalf("status %d, want 420; body %s", w.Code, w.Body)
 			}
 			var got map[string]map[string]any
@@ -122,17 +125,17 @@ func TestSendSMSServerFailures(t *testing.T) {
 		{msgkit.Wrap(context.DeadlineExceeded, msgkit.Internal, "db", "database timeout on table sms_messages"), http.StatusInternalServerError},
 		{msgkit.New(msgkit.Unavailable, "db", "database down"), http.StatusServiceUnavailable},
 	} {
-		h := httpapi.BulkSMSHandler(httpapi.BulkSMSOptions{Gateway: submitFunc(func(context.Context, sms.Submission) (sms.Accepted, error) {
+		h := bulksmsapi.Handler(submitFunc(func(context.Context, sms.Submission) (sms.Accepted, error) {
 			return sms.Accepted{}, tc.err
-		})})
+		}), bulksmsapi.Options{})
 		w := postSMS(h, goodSMS)
 		if w.Code != tc.status || w.Body.Len() != 0 {
 			t.Errorf("%v: %d %q; want %d without a body", tc.err, w.Code, w.Body, tc.status)
 		}
 	}
-	h := httpapi.BulkSMSHandler(httpapi.BulkSMSOptions{Gateway: submitFunc(func(context.Context, sms.Submission) (sms.Accepted, error) {
+	h := bulksmsapi.Handler(submitFunc(func(context.Context, sms.Submission) (sms.Accepted, error) {
 		panic("boom")
-	})})
+	}), bulksmsapi.Options{})
 	if w := postSMS(h, goodSMS); w.Code != http.StatusInternalServerError || strings.Contains(w.Body.String(), "boom") {
 		t.Errorf("panic: %d %q", w.Code, w.Body)
 	}
@@ -141,10 +144,10 @@ func TestSendSMSServerFailures(t *testing.T) {
 // The handler hands the gateway what the body says, and the client address.
 func TestSendSMSDecoding(t *testing.T) {
 	var got sms.Submission
-	h := httpapi.BulkSMSHandler(httpapi.BulkSMSOptions{Gateway: submitFunc(func(_ context.Context, s sms.Submission) (sms.Accepted, error) {
+	h := bulksmsapi.Handler(submitFunc(func(_ context.Context, s sms.Submission) (sms.Accepted, error) {
 		got = s
 		return sms.Accepted{MsgID: "m", NumParts: 1}, nil
-	})})
+	}), bulksmsapi.Options{})
 	w := postSMS(h, `{"type":"wsi","auth":{"username":"u","password":"p"},"sender":12345,"receiver":"386","url":"https://x.example/","title":"T","flash":true,"custom":null}`)
 	if w.Code != http.StatusAccepted {
 		t.Fatalf("%d %s", w.Code, w.Body)
@@ -163,7 +166,7 @@ func FuzzSendSMS(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body string) {
 		w := postSMS(h, body)
 		switch w.Code {
-		case http.StatusAccepted, httpapi.StatusBusinessError:
+		case http.StatusAccepted, bulksmsapi.StatusBusinessError:
 		default:
 			t.Fatalf("status %d for %q: %s", w.Code, body, w.Body)
 		}
@@ -172,4 +175,94 @@ func FuzzSendSMS(f *testing.F) {
 			t.Fatalf("answer is not JSON: %s", w.Body)
 		}
 	})
+}
+
+// Every answer the handler gives, with a stub gateway so that the msgId of
+// the 202 is stable: acceptance, each 420 of decoding and of the gateway's
+// codes, and the bare 5xx. The rules are checked before the golden file is.
+func TestSendSMSGolden(t *testing.T) {
+	type answerCase struct {
+		golden, body string
+		err          error // the gateway's answer; nil accepts
+		panics       bool  // the gateway panics
+		status       int
+		code         string // of a 420
+	}
+	cases := []answerCase{
+		{"202_accepted", goodSMS, nil, false, http.StatusAccepted, ""},
+		{"420_110_empty_body", ``, nil, false, 420, "110"},
+		{"420_109_malformed_json", `{"type":`, nil, false, 420, "109"},
+		{"420_109_two_values", goodSMS + ` {}`, nil, false, 420, "109"},
+		{"420_109_too_large", `{"text":"` + strings.Repeat("a", bulksmsapi.DefaultMaxBodyBytes) + `"}`, nil, false, 420, "109"},
+		{"420_112_wrong_type", strings.Replace(goodSMS, `"receiver":"38640123456"`, `"receiver":true`, 1), nil, false, 420, "112"},
+		{"420_112_dlrmask", strings.Replace(goodSMS, `"dlrMask":19`, `"dlrMask":"x"`, 1), nil, false, 420, "112"},
+		{"500_internal", goodSMS, sms.CodeApplicationError.Errorf("the database timed out"), false, http.StatusInternalServerError, ""},
+		{"500_panic", goodSMS, nil, true, http.StatusInternalServerError, ""},
+		{"503_unavailable", goodSMS, msgkit.New(msgkit.Unavailable, "db", "the database is down"), false, http.StatusServiceUnavailable, ""},
+	}
+	for _, c := range sms.Codes() {
+		if c.Kind() == msgkit.Internal {
+			continue // 101 is the bare 500 above
+		}
+		err := c.Errorf("the gateway refused the submission")
+		cases = append(cases, answerCase{fmt.Sprintf("420_%s_%s", c, c.Name()), goodSMS, err, false, 420, c.String()})
+	}
+	for _, tc := range cases {
+		t.Run(tc.golden, func(t *testing.T) {
+			h := bulksmsapi.Handler(submitFunc(func(context.Context, sms.Submission) (sms.Accepted, error) {
+				if tc.panics {
+					panic("the gateway failed")
+				}
+				if tc.err != nil {
+					return sms.Accepted{}, tc.err
+				}
+				return sms.Accepted{MsgID: "01JQ3Z5N7V4W8X9Y0A1B2C3D4E", NumParts: 1}, nil
+			}), bulksmsapi.Options{})
+			w := postSMS(h, tc.body)
+			if w.Code != tc.status {
+				t.Fatalf("status %d, want %d: %s", w.Code, tc.status, w.Body)
+			}
+			switch {
+			case tc.status >= 500:
+				if w.Body.Len() != 0 || w.Header().Get("Content-Type") != "" {
+					t.Fatalf("a %d with a body: %q %q", w.Code, w.Header().Get("Content-Type"), w.Body)
+				}
+			case tc.status == bulksmsapi.StatusBusinessError:
+				m := httpapitest.DecodeBody(t, w)
+				e, _ := m["error"].(map[string]any)
+				if len(m) != 1 || len(e) != 2 || e["code"] != tc.code || e["message"] == "" {
+					t.Fatalf(`want {"error":{"code":%q,"message":...}} with the code a JSON string: %s`, tc.code, w.Body)
+				}
+			default:
+				if m := httpapitest.DecodeBody(t, w); len(m) != 2 || m["numParts"] != float64(1) || m["msgId"] == "" {
+					t.Fatalf(`want {"msgId","numParts"}: %s`, w.Body)
+				}
+			}
+			msgkittest.Golden(t, "testdata/"+tc.golden+".json", httpapitest.Answer(w))
+		})
+	}
+}
+
+func TestHandlerNeedsAGateway(t *testing.T) {
+	defer func() {
+		if v, _ := recover().(string); !strings.Contains(v, "gateway") {
+			t.Errorf("recovered %q, want a panic naming the gateway", v)
+		}
+	}()
+	bulksmsapi.Handler(nil, bulksmsapi.Options{})
+}
+
+// BenchmarkSendSMS is one submission through the handler, lenient decoding
+// included, with a gateway that accepts at once.
+func BenchmarkSendSMS(b *testing.B) {
+	h := bulksmsapi.Handler(submitFunc(func(context.Context, sms.Submission) (sms.Accepted, error) {
+		return sms.Accepted{MsgID: "m", NumParts: 1}, nil
+	}), bulksmsapi.Options{})
+	b.ReportAllocs()
+	b.SetBytes(int64(len(goodSMS)))
+	for b.Loop() {
+		if w := postSMS(h, goodSMS); w.Code != http.StatusAccepted {
+			b.Fatalf("%d %s", w.Code, w.Body)
+		}
+	}
 }

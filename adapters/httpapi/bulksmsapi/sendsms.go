@@ -1,4 +1,4 @@
-package httpapi
+package bulksmsapi
 
 import (
 	"bytes"
@@ -6,81 +6,32 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"log/slog"
 	"net/http"
-	"net/netip"
 	"reflect"
 	"strconv"
 
 	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/adapters/httpapi"
 	"github.com/msgkit/msgkit/sms"
 )
 
-// SendSMSPath is the bulk SMS submission path (document 3, section 4.1).
-const SendSMSPath = "/bulk/sendsms"
-
 // StatusBusinessError is the status of every bulk SMS rejection.
 const StatusBusinessError = 420
-
-// DefaultBulkSMSMaxBody bounds a submission: 255 parts of UCS-2 text in
-// UTF-8 stay far below it.
-const DefaultBulkSMSMaxBody = 256 << 10
 
 // Submitter accepts bulk SMS submissions; *sms.Gateway satisfies it.
 type Submitter interface {
 	Submit(ctx context.Context, sub sms.Submission) (sms.Accepted, error)
 }
 
-// BulkSMSOptions configure BulkSMSHandler.
-type BulkSMSOptions struct {
-	Gateway        Submitter
-	Logger         *slog.Logger
-	TrustedProxies []netip.Prefix // see Options.TrustedProxies
-	MaxBodyBytes   int64          // default DefaultBulkSMSMaxBody
-	NewRequestID   func() string
+type sendSMS struct {
+	gateway Submitter
+	opts    Options
 }
 
-// BulkSMSHandler serves POST /bulk/sendsms (document 3, section A): 202
-// {"msgId","numParts"} when accepted; every rejection 420
-// {"error":{"code":"1xx","message"}} with the code as a JSON string, since
-// the client libraries customers use read it as one; internal failures 500
-// and unavailability 503 without a JSON body.
-func BulkSMSHandler(opts BulkSMSOptions) http.Handler {
-	if opts.Gateway == nil {
-		panic("httpapi: BulkSMSHandler needs a Gateway")
-	}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
-	}
-	if opts.MaxBodyBytes <= 0 {
-		opts.MaxBodyBytes = DefaultBulkSMSMaxBody
-	}
-	mux := http.NewServeMux()
-	mux.Handle("POST "+SendSMSPath, &sendSMS{opts: opts})
-	return chain(mux, RequestID(opts.NewRequestID), AccessLog(opts.Logger), recoverBare)
-}
-
-// recoverBare answers a panic with a bare 500: bulk SMS 5xx carry no JSON.
-func recoverBare(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		defer func() {
-			if v := recover(); v != nil {
-				if v == http.ErrAbortHandler {
-					panic(v)
-				}
-				loggerFrom(r.Context()).ErrorContext(r.Context(), "panic serving bulk SMS", "panic", v, "request_id", RequestIDFrom(r.Context()))
-				w.WriteHeader(http.StatusInternalServerError)
-			}
-		}()
-		next.ServeHTTP(w, r)
-	})
-}
-
-type sendSMS struct{ opts BulkSMSOptions }
-
-// sendSMSRequest is the body of section 2.1. Unknown fields are ignored:
-// client libraries send extra ones. sender and receiver may come as JSON
-// numbers, and dlrMask as a numeric string, as some clients send them.
+// sendSMSRequest is the submission body of the bulk SMS interface.
+// Unknown fields are ignored: client libraries send extra ones. sender and
+// receiver may come as JSON numbers, and dlrMask as a numeric string, as
+// some clients send them.
 type sendSMSRequest struct {
 	Type string `json:"type"`
 	Auth struct {
@@ -126,12 +77,12 @@ func (h *sendSMS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeBulkError(w, sms.CodeOf(err), msgkit.MessageOf(err))
 		return
 	}
-	sub.ClientIP = ClientIP(r, h.opts.TrustedProxies)
-	acc, err := h.opts.Gateway.Submit(r.Context(), sub)
+	sub.ClientIP = httpapi.ClientIP(r, h.opts.TrustedProxies)
+	acc, err := h.gateway.Submit(r.Context(), sub)
 	if err != nil {
 		switch msgkit.KindOf(err) {
 		case msgkit.Internal:
-			loggerFrom(r.Context()).ErrorContext(r.Context(), "bulk SMS submission failed", "err", err, "request_id", RequestIDFrom(r.Context()))
+			httpapi.LoggerFrom(r.Context()).ErrorContext(r.Context(), "bulk SMS submission failed", "err", err, "request_id", httpapi.RequestIDFrom(r.Context()))
 			w.WriteHeader(http.StatusInternalServerError)
 		case msgkit.Unavailable:
 			w.WriteHeader(http.StatusServiceUnavailable)
@@ -140,7 +91,7 @@ func (h *sendSMS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	WriteJSON(w, http.StatusAccepted, sendSMSAccepted{MsgID: acc.MsgID, NumParts: acc.NumParts})
+	httpapi.WriteJSON(w, http.StatusAccepted, sendSMSAccepted{MsgID: acc.MsgID, NumParts: acc.NumParts})
 }
 
 // decodeSubmission reads a body: empty is 110 (a common client retries
@@ -182,7 +133,7 @@ func decodeSubmission(body []byte) (sms.Submission, error) {
 func writeBulkError(w http.ResponseWriter, code sms.Code, msg string) {
 	var b bulkError
 	b.Error.Code, b.Error.Message = code.String(), msg
-	WriteJSON(w, StatusBusinessError, b)
+	httpapi.WriteJSON(w, StatusBusinessError, b)
 }
 
 // fieldError is a decoding problem of one field.

@@ -1,0 +1,66 @@
+package bulksmsapi
+
+import (
+	"log/slog"
+	"net/http"
+	"net/netip"
+
+	"github.com/msgkit/msgkit/adapters/httpapi"
+)
+
+// SendSMSPath is the path of the bulk SMS submission.
+const SendSMSPath = "/bulk/sendsms"
+
+// DefaultMaxBodyBytes bounds a submission: 255 parts of UCS-2 text in UTF-8
+// stay far below it.
+const DefaultMaxBodyBytes = 256 << 10
+
+// Options configure Handler. Zero values choose the defaults.
+type Options struct {
+	// Logger receives access logs and internal failures; nil discards.
+	Logger *slog.Logger
+	// TrustedProxies are the peers whose X-Forwarded-For is believed when
+	// telling the client IP, as in httpapi.Options.
+	TrustedProxies []netip.Prefix
+	// MaxBodyBytes limits a submission; default DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+	// NewRequestID makes request ids; nil: 26 random base32 characters.
+	NewRequestID func() string
+}
+
+// Handler serves POST /bulk/sendsms with gateway, which *sms.Gateway
+// satisfies: 202 {"msgId","numParts"} when accepted; every rejection 420
+// {"error":{"code":"1xx","message"}} with the code as a JSON string, since
+// the client libraries customers use read it as one; internal failures 500
+// and unavailability 503 without a body. Every request has a request id
+// and an access log line. It panics when gateway is nil.
+func Handler(gateway Submitter, opts Options) http.Handler {
+	if gateway == nil {
+		panic("bulksmsapi: Handler needs a gateway")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	mux := http.NewServeMux()
+	mux.Handle("POST "+SendSMSPath, &sendSMS{gateway: gateway, opts: opts})
+	return httpapi.RequestID(opts.NewRequestID)(httpapi.AccessLog(opts.Logger)(recoverBare(mux)))
+}
+
+// recoverBare answers a panic with a bare 500: bulk SMS 5xx carry no JSON.
+func recoverBare(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				httpapi.LoggerFrom(r.Context()).ErrorContext(r.Context(), "panic serving bulk SMS", "panic", v, "request_id", httpapi.RequestIDFrom(r.Context()))
+				w.WriteHeader(http.StatusInternalServerError)
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,44 @@
+package cdsapi_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+
+	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/adapters/httpapi"
+	"github.com/msgkit/msgkit/adapters/httpapi/cdsapi"
+	"github.com/msgkit/msgkit/adapters/memstore"
+	"github.com/msgkit/msgkit/auth"
+	"golang.org/x/crypto/bcrypt"
+)
+
+func ExampleHandler() {
+	ctx := context.Background()
+	svc := auth.New(memstore.New().Auth(), auth.Options{BcryptCost: bcrypt.MinCost})
+	const tenant = "0b6a3d4e-8f1c-4c2a-9a51-3f0e2d1c4b5a"
+	_, _, err := svc.CreateClient(ctx, auth.ClientSpec{
+		ID: "crm", Secret: "s3cret", Networks: []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")},
+		Services: []msgkit.ServiceUUID{tenant}, Privileges: []auth.Privilege{auth.PrivNews},
+	})
+	if err != nil {
+		panic(err)
+	}
+	tok, err := svc.ClientCredentials(ctx, "crm", "s3cret", netip.MustParseAddr("192.0.2.7"))
+	if err != nil {
+		panic(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle(cdsapi.BasePath, cdsapi.Handler(httpapi.Options{Auth: svc}))
+
+	// The token opens the tenant's CDS routes, which arrive in a later release.
+	r := httptest.NewRequest("GET", cdsapi.BasePath+"services/"+tenant+"/cds/contacts", nil)
+	r.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+	w := httptest.NewRecorder()
+	mux.ServeHTTP(w, r)
+	fmt.Print(w.Code, " ", w.Body)
+	// Output:
+	// 501 {"code":"not_implemented","message":"GET /news/v1/services/{serviceUuid}/cds/contacts is not implemented yet: the resource arrives in a later release of msgkit","description":"Not Implemented","items":[]}
+}

@@ -1,0 +1,179 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/auth"
+)
+
+// Route is one operation of an API family.
+type Route struct {
+	// Method and Path make the ServeMux pattern "METHOD /path/{name}".
+	Method, Path string
+	// Privileges are the privileges of which the principal needs one; none:
+	// every authenticated caller (the API-key family has no privileges).
+	Privileges []auth.Privilege
+	// MaxBody limits the request body; 0: Options.MaxBodyBytes.
+	MaxBody int64
+	// Handler serves the operation; nil until the family's release, and
+	// then the route answers 501 (code CodeNotImplemented) once the caller
+	// has passed authentication, tenancy and privileges.
+	Handler http.Handler
+}
+
+// AuthScheme is how the callers of a family authenticate.
+type AuthScheme uint8
+
+// The authentication schemes of the families. The zero AuthScheme is none
+// of them, so a FamilySpec that forgets to choose is refused.
+const (
+	AuthBearer AuthScheme = iota + 1 // Authorization: Bearer <token>, see Bearer
+	AuthAPIKey                       // X-API-Key, see APIKey
+)
+
+// FamilySpec describes an API family for FamilyHandler.
+type FamilySpec struct {
+	Family Family     // the body of every error the family answers
+	Auth   AuthScheme // how its callers authenticate
+	// Tenant: every path has a {serviceUuid} segment, and the principal
+	// must act for that tenant (see Tenant). Needs AuthBearer.
+	Tenant bool
+	// Routes are every operation of the family, in one table. Routes with
+	// privileges need AuthBearer.
+	Routes []Route
+}
+
+// FamilyHandler serves a family's routes; a family package's constructor
+// is FamilyHandler with its table. Every request passes through RequestID,
+// AccessLog and Recover, then the family's authentication (spec.Auth), then
+// the route's body limit, the tenant check when spec.Tenant is set, and the
+// route's privilege check, in that order; every refusal has the family's
+// body. Unknown paths answer 404 (code CodeNotFound) and known paths with
+// another method 405 (code CodeMethodNotAllowed, with Allow), after
+// authentication. The handler can be mounted alone or under the prefixes
+// of the family's paths on a platform's ServeMux.
+//
+// It panics when opts.Auth is nil, when spec.Auth is not a scheme, when
+// tenancy or privileges are asked of an API-key family, and when a route's
+// pattern is invalid or repeated (ServeMux's panic): mistakes of wiring.
+func FamilyHandler(opts Options, spec FamilySpec) http.Handler {
+	o := opts.withDefaults()
+	o.needAuth("the " + spec.Family.String() + " family")
+	var authenticate func(http.Handler) http.Handler
+	switch spec.Auth {
+	case AuthBearer:
+		authenticate = Bearer(spec.Family, o.Auth)
+	case AuthAPIKey:
+		authenticate = APIKey(spec.Family, o.Auth)
+	default:
+		panic("httpapi: the " + spec.Family.String() + " family has no AuthScheme")
+	}
+	m := newFamilyMux(spec.Family)
+	m.register(o, spec)
+	return o.base(spec.Family, authenticate(m))
+}
+
+// NotFoundHandler answers every request 404 {"code":"not_found","message"},
+// with a request id and an access log line. Mounted at "/" of a platform's
+// ServeMux it answers the paths outside every family.
+func NotFoundHandler(opts Options) http.Handler {
+	o := opts.withDefaults()
+	return o.base(familyNone, newFamilyMux(familyNone))
+}
+
+// familyMux is a ServeMux whose 404 and 405 answers have the family's body.
+type familyMux struct {
+	fam Family
+	mux *http.ServeMux
+}
+
+func newFamilyMux(fam Family) *familyMux { return &familyMux{fam: fam, mux: http.NewServeMux()} }
+
+// register mounts the routes of spec, each behind its body limit, the
+// tenant check when spec.Tenant is set, and its privilege check when it has
+// privileges.
+func (m *familyMux) register(o Options, spec FamilySpec) {
+	if spec.Tenant && spec.Auth != AuthBearer {
+		panic("httpapi: the " + m.fam.String() + " family checks tenants, which needs AuthBearer")
+	}
+	for _, rt := range spec.Routes {
+		if len(rt.Privileges) > 0 && spec.Auth != AuthBearer {
+			panic("httpapi: " + rt.Method + " " + rt.Path + " has privileges, which need AuthBearer")
+		}
+		h := rt.Handler
+		if h == nil {
+			h = notImplemented(m.fam, rt.Method, rt.Path)
+		}
+		mws := []func(http.Handler) http.Handler{LimitBody(m.fam, cmpOr(rt.MaxBody, o.MaxBodyBytes))}
+		if spec.Tenant {
+			mws = append(mws, Tenant(m.fam))
+		}
+		if len(rt.Privileges) > 0 {
+			mws = append(mws, RequireAny(m.fam, rt.Privileges...))
+		}
+		m.mux.Handle(rt.Method+" "+rt.Path, chain(h, mws...))
+	}
+}
+
+func cmpOr(a, b int64) int64 {
+	if a > 0 {
+		return a
+	}
+	return b
+}
+
+func (m *familyMux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h, pattern := m.mux.Handler(r); pattern == "" {
+		// The mux would answer 404 or 405 in text/plain, or redirect to a
+		// clean path; find out which without sending anything.
+		p := &probeWriter{header: http.Header{}}
+		h.ServeHTTP(p, r)
+		switch p.status {
+		case http.StatusNotFound:
+			WriteError(w, r, m.fam, msgkit.New(msgkit.NotFound, CodeNotFound, "there is no resource at this path"))
+			return
+		case http.StatusMethodNotAllowed:
+			w.Header().Set("Allow", p.header.Get("Allow"))
+			WriteError(w, r, m.fam, &StatusError{
+				Status: http.StatusMethodNotAllowed,
+				Err: msgkit.New(msgkit.Invalid, CodeMethodNotAllowed,
+					"the resource does not allow this method; see the Allow header"),
+			})
+			return
+		}
+	}
+	m.mux.ServeHTTP(w, r)
+}
+
+// probeWriter records a status and discards the rest.
+type probeWriter struct {
+	header http.Header
+	status int
+}
+
+func (p *probeWriter) Header() http.Header { return p.header }
+func (p *probeWriter) WriteHeader(code int) {
+	if p.status == 0 {
+		p.status = code
+	}
+}
+
+func (p *probeWriter) Write(b []byte) (int, error) {
+	if p.status == 0 {
+		p.status = http.StatusOK
+	}
+	return len(b), nil
+}
+
+// notImplemented answers an operation whose family has not been released:
+// 501 in the family's body, code CodeNotImplemented. It runs after
+// authentication, tenancy and privileges, so those are enforced already.
+func notImplemented(fam Family, method, path string) http.Handler {
+	err := &StatusError{
+		Status: http.StatusNotImplemented,
+		Err: msgkit.Errorf(msgkit.Unavailable, CodeNotImplemented,
+			"%s %s is not implemented yet: the resource arrives in a later release of msgkit", method, path),
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { WriteError(w, r, fam, err) })
+}

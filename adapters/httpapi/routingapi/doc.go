@@ -1,0 +1,16 @@
+// Package routingapi serves inbound MT routing provisioning under
+// /smsmtinbound/v1/: create, list, get, update and delete routing records
+// at /smsmtin-routes. Every route is in the one table of routes.go;
+// Handler serves it through the HTTP kit (httpapi.FamilyHandler).
+//
+// Every route needs an X-API-Key header (exactly one, non-empty) that auth
+// knows; a missing or unknown key is 401, without WWW-Authenticate, as no
+// scheme exists for the header. The family has no privileges. Errors have
+// the routing body {"Code": "<string>", "Message"}: Code is the error's
+// code, or its kind's, and field problems are folded into Message as
+// "message; name: problem; ...".
+//
+// The routing domain is not released yet: every route answers, once the
+// key has been checked, 501 with code not_implemented and a message naming
+// the operation and saying that it arrives in a later release.
+package routingapi

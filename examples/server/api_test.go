@@ -1,0 +1,60 @@
+package main
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/msgkit/msgkit/adapters/httpapi"
+	"github.com/msgkit/msgkit/adapters/httpapi/httpapitest"
+	"github.com/msgkit/msgkit/auth"
+)
+
+// apiHandler mounts each family at its prefixes: a request without
+// credentials gets the family's 401; any other path is 404 {"code","message"}.
+func TestAPIHandlerMountsEveryFamily(t *testing.T) {
+	h := apiHandler(httpapitest.NewFixture(t).Opts)
+	for _, tt := range []struct {
+		path   string
+		fam    httpapi.Family
+		status int
+		code   string
+	}{
+		{"/news/v1/whatever", httpapi.CDS, 401, httpapi.CodeMissingCredentials},
+		{"/finance/sit/v1/invoices", httpapi.Finance, 401, ""},
+		{"/invoice-docs/v2/invoices/7/files", httpapi.Finance, 401, ""},
+		{"/smsmtinbound/v1/smsmtin-routes", httpapi.Routing, 401, httpapi.CodeMissingCredentials},
+		{"/gate/testsystem/v1/test/route", httpapi.TestSystem, 401, httpapi.CodeMissingCredentials},
+		{"/oauth2/token-info", httpapi.OAuth, 401, auth.CodeInvalidToken},
+		{"/nope", httpapi.TestSystem, 404, httpapi.CodeNotFound}, // {"code","message"}
+	} {
+		w := httpapitest.Serve(h, httptest.NewRequest(http.MethodGet, tt.path, nil))
+		httpapitest.WantError(t, w, tt.fam, tt.status, tt.code)
+		if w.Header().Get("X-Request-Id") == "" {
+			t.Errorf("%s: no X-Request-Id", tt.path)
+		}
+	}
+	for _, path := range []string{"/healthz", "/readyz"} {
+		w := httpapitest.Serve(h, httptest.NewRequest(http.MethodGet, path, nil))
+		if got := strings.TrimSpace(w.Body.String()); w.Code != 200 || got != `{"status":"ok"}` {
+			t.Errorf("%s: %d %s", path, w.Code, got)
+		}
+	}
+}
+
+func TestAPIHandlerMountsTheTokenEndpoint(t *testing.T) {
+	h := apiHandler(httpapitest.NewFixture(t).Opts)
+	form := url.Values{"grant_type": {"password"}, "username": {httpapitest.UserName}, "password": {httpapitest.UserPassword}}
+	r := httptest.NewRequest(http.MethodPost, httpapi.TokenPath, strings.NewReader(form.Encode()))
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	w := httpapitest.Serve(h, r)
+	if w.Code != http.StatusOK {
+		t.Fatalf("status %d: %s", w.Code, w.Body)
+	}
+	tok, _ := httpapitest.DecodeBody(t, w)["access_token"].(string)
+	// The token opens the test system.
+	r = httpapitest.Bearer(httptest.NewRequest(http.MethodGet, "/gate/testsystem/v1/test/sms/language", nil), tok)
+	httpapitest.WantError(t, httpapitest.Serve(h, r), httpapi.TestSystem, 501, httpapi.CodeNotImplemented)
+}
