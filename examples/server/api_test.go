@@ -12,10 +12,17 @@ import (
 	"github.com/msgkit/msgkit/auth"
 )
 
+// restAPI is the REST listener's handler of the platform, over the
+// fixture's auth service.
+func restAPI(t *testing.T) http.Handler {
+	f := httpapitest.NewFixture(t)
+	return platform{opts: f.Opts, families: restFamilies(f.Auth, f.Opts)}.apiHandler()
+}
+
 // apiHandler mounts each family at its prefixes: a request without
 // credentials gets the family's 401; any other path is 404 {"code","message"}.
 func TestAPIHandlerMountsEveryFamily(t *testing.T) {
-	h := apiHandler(httpapitest.NewFixture(t).Opts)
+	h := restAPI(t)
 	for _, tt := range []struct {
 		path   string
 		fam    httpapi.Family
@@ -45,7 +52,7 @@ func TestAPIHandlerMountsEveryFamily(t *testing.T) {
 }
 
 func TestAPIHandlerMountsTheTokenEndpoint(t *testing.T) {
-	h := apiHandler(httpapitest.NewFixture(t).Opts)
+	h := restAPI(t)
 	form := url.Values{"grant_type": {"password"}, "username": {httpapitest.UserName}, "password": {httpapitest.UserPassword}}
 	r := httptest.NewRequest(http.MethodPost, httpapi.TokenPath, strings.NewReader(form.Encode()))
 	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")

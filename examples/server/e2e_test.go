@@ -67,29 +67,27 @@ func (r *receiver) reports() []string {
 	return out
 }
 
-// gatewayNode is one gateway replica: submission over HTTP, the network,
-// the dispatcher, on a shared store.
+// gatewayNode is one gateway replica, built as the server builds its bulk
+// SMS family (the network, the gateway, the dispatcher on a shared store),
+// serving the family's routes over HTTP.
 type gatewayNode struct {
-	gw         *sms.Gateway
-	network    *simnet.Network
-	dispatcher *sms.Dispatcher
-	api        *httptest.Server
+	*bulkSMS
+	api *httptest.Server
 }
 
 func newNode(t *testing.T, store smsStore, clock *msgkittest.Clock) *gatewayNode {
-	n := &gatewayNode{}
-	n.network = simnet.New(simnet.Options{
-		Seed: 1, Clock: clock.Now, Default: simnet.Outcome{Kind: simnet.Deliver, AcceptDelay: time.Second, Delay: 2 * time.Second},
-		Rules: []simnet.Rule{
-			{Prefix: "4915", Outcome: simnet.Outcome{Kind: simnet.Absent, AcceptDelay: time.Second, Delay: time.Second, Attempts: 2, RetryEvery: time.Minute}},
-			{Prefix: "4917", Outcome: simnet.Outcome{Kind: simnet.Unknown, AcceptDelay: time.Second, Delay: time.Second}},
+	b := newBulkSMS(store, bulkSMSOptions{
+		Gateway: sms.GatewayOptions{Clock: clock.Now, BcryptCost: bcrypt.MinCost},
+		Network: simnet.Options{
+			Seed: 1, Clock: clock.Now, Default: simnet.Outcome{Kind: simnet.Deliver, AcceptDelay: time.Second, Delay: 2 * time.Second},
+			Rules: []simnet.Rule{
+				{Prefix: "4915", Outcome: simnet.Outcome{Kind: simnet.Absent, AcceptDelay: time.Second, Delay: time.Second, Attempts: 2, RetryEvery: time.Minute}},
+				{Prefix: "4917", Outcome: simnet.Outcome{Kind: simnet.Unknown, AcceptDelay: time.Second, Delay: time.Second}},
+			},
 		},
+		Dispatcher: sms.DispatcherOptions{Clock: clock.Now, BaseBackoff: time.Second, MaxBackoff: time.Minute, Jitter: func() float64 { return 0 }},
 	})
-	n.gw = sms.NewGateway(store, n.network, sms.GatewayOptions{Clock: clock.Now, BcryptCost: bcrypt.MinCost})
-	n.dispatcher = sms.NewDispatcher(store, httpapi.NewReportPoster(httpapi.ReportPosterOptions{}), sms.DispatcherOptions{
-		Clock: clock.Now, BaseBackoff: time.Second, MaxBackoff: time.Minute, Jitter: func() float64 { return 0 },
-	})
-	n.api = httptest.NewServer(bulksmsapi.Handler(n.gw, bulksmsapi.Options{}))
+	n := &gatewayNode{bulkSMS: b, api: httptest.NewServer(platform{families: []family{b.family()}}.smsHandler())}
 	t.Cleanup(n.api.Close)
 	return n
 }
@@ -98,7 +96,7 @@ func newNode(t *testing.T, store smsStore, clock *msgkittest.Clock) *gatewayNode
 func (n *gatewayNode) step(t *testing.T, clock *msgkittest.Clock, d time.Duration) {
 	t.Helper()
 	clock.Advance(d)
-	if _, err := n.network.RunDue(t.Context(), n.gw, clock.Now()); err != nil {
+	if _, err := n.network.RunDue(t.Context(), n.gateway, clock.Now()); err != nil {
 		t.Fatal(err)
 	}
 	for {
@@ -145,13 +143,6 @@ func createShop(t *testing.T, gw *sms.Gateway) {
 	}
 }
 
-// smsStore is what a gateway node runs on: the gateway's and the
-// dispatcher's stores in one.
-type smsStore interface {
-	sms.Store
-	sms.OutboxStore
-}
-
 func storesForE2E(t *testing.T) map[string]func(t *testing.T) smsStore {
 	return map[string]func(t *testing.T) smsStore{
 		"memory":   func(t *testing.T) smsStore { return memstore.New().SMS() },
@@ -176,7 +167,7 @@ func TestEndToEnd(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			clock := msgkittest.NewClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
 			node := newNode(t, newStore(t), clock)
-			createShop(t, node.gw)
+			createShop(t, node.gateway)
 			rcv := newReceiver(t)
 			rcv.failing = 3 // the endpoint is down for the first three calls
 
@@ -211,7 +202,7 @@ func TestRestartKeepsPendingReports(t *testing.T) {
 	cfg := pgConfig(t)
 	clock := msgkittest.NewClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
 	first := newNode(t, openPG(t, cfg).SMS(), clock)
-	createShop(t, first.gw)
+	createShop(t, first.gateway)
 	rcv := newReceiver(t)
 	rcv.failing = 1 << 30 // down while the first gateway runs
 	id, _ := first.submit(t, "493012345678", "hello", rcv.srv.URL)

@@ -12,16 +12,10 @@ import (
 	"time"
 
 	"github.com/msgkit/msgkit/adapters/httpapi"
-	"github.com/msgkit/msgkit/adapters/httpapi/bulksmsapi"
-	"github.com/msgkit/msgkit/adapters/httpapi/cdsapi"
-	"github.com/msgkit/msgkit/adapters/httpapi/financeapi"
-	"github.com/msgkit/msgkit/adapters/httpapi/routingapi"
-	"github.com/msgkit/msgkit/adapters/httpapi/testsystemapi"
 	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/adapters/pgstore"
 	"github.com/msgkit/msgkit/auth"
 	"github.com/msgkit/msgkit/sms"
-	"github.com/msgkit/msgkit/sms/simnet"
 )
 
 // listeners are the addresses the platform bound, for tests that ask for
@@ -30,53 +24,62 @@ type listeners struct {
 	API, SMSHTTP, SMSHTTPS string
 }
 
-// platform holds the domain services the server runs.
-type platform struct {
-	auth *auth.Service
-	sms  *sms.Gateway
+// stores are the domains' stores of the server: memstore's, or pgstore's
+// over one PostgreSQL database.
+type stores struct {
+	auth   auth.Store
+	sms    smsStore
+	pinger httpapi.Pinger // nil: always ready
+	close  func()
+}
+
+func openStores(ctx context.Context, cfg config, logger *slog.Logger) (stores, error) {
+	if cfg.store == "postgres" {
+		pg, err := pgstore.Open(ctx, cfg.pgDSN, pgstore.Options{Schema: cfg.pgSchema, Logger: logger})
+		if err != nil {
+			return stores{}, fmt.Errorf("opening PostgreSQL: %w", err)
+		}
+		return stores{auth: pg.Auth(), sms: pg.SMS(), pinger: pg, close: pg.Close}, nil
+	}
+	mem := memstore.New()
+	return stores{auth: mem.Auth(), sms: mem.SMS(), close: func() {}}, nil
+}
+
+// newPlatform assembles the families of the server over st, one at a time.
+func newPlatform(st stores, cfg config, logger *slog.Logger) platform {
+	svc := auth.New(st.auth, auth.Options{Logger: logger, BcryptCost: cfg.bcryptCost})
+	opts := httpapi.Options{Auth: svc, Pinger: st.pinger, Logger: logger}
+	bulk := newBulkSMS(st.sms, bulkSMSOptions{
+		Logger:  logger,
+		Gateway: sms.GatewayOptions{BcryptCost: cfg.bcryptCost},
+		Network: demoNetwork(),
+		Poster:  httpapi.ReportPosterOptions{Forbidden: cfg.dlrForbidden},
+	})
+	return platform{opts: opts, families: append(restFamilies(svc, opts), bulk.family())}
+}
+
+// restFamilies are the families of the REST listener.
+func restFamilies(svc *auth.Service, opts httpapi.Options) []family {
+	return []family{authFamily(svc, opts), cdsFamily(opts), financeFamily(opts), routingFamily(opts), testSystemFamily(opts)}
 }
 
 // run builds the platform from cfg and serves until ctx ends, then shuts
 // down gracefully. ready, when not nil, is told the bound addresses.
 func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer, ready func(listeners)) error {
-	var (
-		authStore auth.Store
-		smsStore  interface {
-			sms.Store
-			sms.OutboxStore
-		}
-		pinger httpapi.Pinger
-	)
-	switch cfg.store {
-	case "postgres":
-		pg, err := pgstore.Open(ctx, cfg.pgDSN, pgstore.Options{Schema: cfg.pgSchema, Logger: logger})
-		if err != nil {
-			return fmt.Errorf("opening PostgreSQL: %w", err)
-		}
-		defer pg.Close()
-		authStore, smsStore, pinger = pg.Auth(), pg.SMS(), pg
-	default:
-		mem := memstore.New()
-		authStore, smsStore = mem.Auth(), mem.SMS()
+	st, err := openStores(ctx, cfg, logger)
+	if err != nil {
+		return err
 	}
-	authSvc := auth.New(authStore, auth.Options{Logger: logger, BcryptCost: cfg.bcryptCost})
-	// The simulated network reports to the gateway (Run), which sends to it.
-	network := simnet.New(simnet.Options{Seed: uint64(time.Now().UnixNano()), Rules: demoNetworkRules(), Default: demoDelivery, Logger: logger})
-	gateway := sms.NewGateway(smsStore, network, sms.GatewayOptions{Logger: logger, BcryptCost: cfg.bcryptCost})
-	dispatcher := sms.NewDispatcher(smsStore, httpapi.NewReportPoster(httpapi.ReportPosterOptions{Forbidden: cfg.dlrForbidden}), sms.DispatcherOptions{Logger: logger})
-	svc := platform{auth: authSvc, sms: gateway}
-
+	defer st.close()
+	p := newPlatform(st, cfg, logger)
 	if cfg.bootstrap != "" {
-		n, err := bootstrap(ctx, svc, cfg.bootstrap, cfg.getenv)
+		n, err := p.bootstrap(ctx, cfg.bootstrap, cfg.getenv)
 		if err != nil {
 			return fmt.Errorf("bootstrap: %w", err)
 		}
 		logger.Info("bootstrap done", "file", cfg.bootstrap, "created", n)
 	}
-
-	api := apiHandler(httpapi.Options{Auth: authSvc, Pinger: pinger, Logger: logger})
-	bulk := smsHandler(bulksmsapi.Handler(gateway, bulksmsapi.Options{Logger: logger}),
-		httpapi.HealthHandler(httpapi.Options{Pinger: pinger, Logger: logger}))
+	api, bulk := p.apiHandler(), p.smsHandler()
 
 	servers := []*server{{name: "api", addr: cfg.addr, handler: api}, {name: "sms-http", addr: cfg.smsHTTP, handler: bulk}}
 	if cfg.tlsCert != "" {
@@ -96,7 +99,7 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer, re
 	}
 
 	if cfg.demo {
-		d, err := createDemo(ctx, svc)
+		d, err := p.createDemo(ctx)
 		if err != nil {
 			return err
 		}
@@ -112,12 +115,8 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer, re
 	for _, s := range servers {
 		wg.Go(func() { errc <- s.serve(logger) })
 	}
-	wg.Go(func() { every(ctx, time.Minute, "purging expired tokens", logger, authSvc.PurgeExpired) })
-	wg.Go(func() { network.Run(ctx, gateway, 100*time.Millisecond) })
-	wg.Go(func() { dispatcher.Run(ctx) })
-	wg.Go(func() { every(ctx, 10*time.Second, "expiring parts", logger, gateway.ExpireDue) })
+	p.runJobs(ctx, &wg)
 
-	var err error
 	select {
 	case <-ctx.Done():
 	case err = <-errc: // a listener failed: stop the others too
@@ -178,53 +177,6 @@ func (s *server) serve(logger *slog.Logger) error {
 func (s *server) close() {
 	if s.ln != nil {
 		s.ln.Close()
-	}
-}
-
-// apiHandler is the platform's REST API: every family mounted at its base
-// paths, the token endpoint, /healthz and /readyz. Any other path is 404 in
-// the body {"code","message"}.
-func apiHandler(opts httpapi.Options) http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle(cdsapi.BasePath, cdsapi.Handler(opts))
-	finance := financeapi.Handler(opts)
-	mux.Handle(financeapi.BasePath, finance)
-	mux.Handle(financeapi.UploadBasePath, finance)
-	mux.Handle(routingapi.BasePath, routingapi.Handler(opts))
-	mux.Handle(testsystemapi.BasePath, testsystemapi.Handler(opts))
-	mux.Handle("/oauth2/", httpapi.OAuthHandler(opts))
-	health := httpapi.HealthHandler(opts)
-	mux.Handle("/healthz", health)
-	mux.Handle("/readyz", health)
-	mux.Handle("/", httpapi.NotFoundHandler(opts))
-	return mux
-}
-
-// smsHandler serves the bulk SMS listener: submission and health.
-func smsHandler(bulk, health http.Handler) http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle(bulksmsapi.SendSMSPath, bulk)
-	mux.Handle("GET /healthz", health)
-	mux.Handle("GET /readyz", health)
-	return mux
-}
-
-// every runs job each period until ctx ends, logging what it did: the
-// server's housekeeping (validity expiry, token purge).
-func every(ctx context.Context, period time.Duration, what string, logger *slog.Logger, job func(context.Context) (int, error)) {
-	t := time.NewTicker(period)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if n, err := job(ctx); err != nil {
-				logger.Warn(what, "err", err)
-			} else if n > 0 {
-				logger.Info(what, "count", n)
-			}
-		}
 	}
 }
 

@@ -153,12 +153,14 @@ func TestBootstrapFile(t *testing.T) {
 	  "clients": [{"id": "shop", "name": "Shop", "secretEnv": "SHOP_SECRET", "networks": ["127.0.0.1", "::1/128"],
 	               "services": ["6f1c2a8e-3b4d-4e5f-8a9b-0c1d2e3f4a5b"], "privileges": ["news"]}],
 	  "users": [{"username": "qa", "password": "qa-password", "privileges": ["testsystem"]}],
-	  "apiKeys": [{"name": "noc", "key": "noc-routing-key-0001"}]
+	  "apiKeys": [{"name": "noc", "key": "noc-routing-key-0001"}],
+	  "smsAccounts": [{"username": "shop", "passwordEnv": "SHOP_SMS", "networks": ["127.0.0.0/8", "::1"],
+	                   "balance": "1.00", "currency": "EUR", "validity": "1h", "prices": {"386": "0.05"}}]
 	}`
 	if err := os.WriteFile(path, []byte(file), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	env := map[string]string{"SHOP_SECRET": "shop-secret-from-env"}
+	env := map[string]string{"SHOP_SECRET": "shop-secret-from-env", "SHOP_SMS": "shop-sms-password"}
 	l, out := startPlatform(t, config{store: "memory", bootstrap: path, getenv: func(k string) string { return env[k] }})
 	if out.Len() != 0 {
 		t.Errorf("a bootstrapped platform printed demo credentials:\n%s", out)
@@ -173,6 +175,11 @@ func TestBootstrapFile(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("bootstrapped user: %d %s", resp.StatusCode, body)
 	}
+	resp, body = call(t, http.MethodPost, "http://"+l.SMSHTTP+"/bulk/sendsms", "", strings.NewReader(
+		`{"type":"text","auth":{"username":"shop","password":"shop-sms-password"},"sender":"Shop","receiver":"38640123456","text":"hi"}`), "application/json")
+	if resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("bootstrapped bulk SMS account: %d %s", resp.StatusCode, body)
+	}
 }
 
 func TestBootstrapErrors(t *testing.T) {
@@ -184,6 +191,10 @@ func TestBootstrapErrors(t *testing.T) {
 		"bad privilege":   `{"clients": [{"id": "x", "secret": "s", "networks": ["127.0.0.1"], "privileges": ["root"]}]}`,
 		"key without key": `{"apiKeys": [{"name": "k"}]}`,
 		"not json":        `clients: []`,
+		"unknown section": `{"clientz": []}`,
+		"bad validity":    `{"smsAccounts": [{"username": "a", "password": "p", "validity": "forever"}]}`,
+		"bad price":       `{"smsAccounts": [{"username": "a", "password": "p", "prices": {"49": "cheap"}}]}`,
+		"secret twice":    `{"users": [{"username": "u", "password": "p", "passwordEnv": "P"}]}`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(dir, strings.ReplaceAll(name, " ", "_")+".json")

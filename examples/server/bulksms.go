@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/msgkit/msgkit/adapters/httpapi"
+	"github.com/msgkit/msgkit/adapters/httpapi/bulksmsapi"
+	"github.com/msgkit/msgkit/sms"
+	"github.com/msgkit/msgkit/sms/simnet"
+	"github.com/shopspring/decimal"
+)
+
+// smsStore is what bulk SMS runs on: the gateway's and the dispatcher's
+// stores in one, as memstore's and pgstore's SMS stores are.
+type smsStore interface {
+	sms.Store
+	sms.OutboxStore
+}
+
+// bulkSMSOptions configure the bulk SMS family; the server fills them from
+// its flags, the end-to-end tests with a manual clock and fast backoff.
+type bulkSMSOptions struct {
+	Logger     *slog.Logger
+	Gateway    sms.GatewayOptions
+	Network    simnet.Options
+	Dispatcher sms.DispatcherOptions
+	Poster     httpapi.ReportPosterOptions
+}
+
+// bulkSMS is the bulk SMS family: a gateway that sends to the simulated
+// network, which reports back to it, and a dispatcher of delivery reports.
+type bulkSMS struct {
+	gateway    *sms.Gateway
+	network    *simnet.Network
+	dispatcher *sms.Dispatcher
+	logger     *slog.Logger
+}
+
+func newBulkSMS(store smsStore, o bulkSMSOptions) *bulkSMS {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	o.Gateway.Logger, o.Network.Logger, o.Dispatcher.Logger = o.Logger, o.Logger, o.Logger
+	network := simnet.New(o.Network)
+	return &bulkSMS{
+		gateway:    sms.NewGateway(store, network, o.Gateway),
+		network:    network,
+		dispatcher: sms.NewDispatcher(store, httpapi.NewReportPoster(o.Poster), o.Dispatcher),
+		logger:     o.Logger,
+	}
+}
+
+// family is POST /bulk/sendsms on the bulk SMS listeners; the network's
+// event loop (reporting to the gateway), the dispatcher and validity
+// expiry as jobs; the bootstrap section smsAccounts; a demo account.
+func (b *bulkSMS) family() family {
+	return family{
+		name: "bulk SMS",
+		sms:  map[string]http.Handler{bulksmsapi.SendSMSPath: bulksmsapi.Handler(b.gateway, bulksmsapi.Options{Logger: b.logger})},
+		jobs: []func(context.Context){
+			func(ctx context.Context) { b.network.Run(ctx, b.gateway, 100*time.Millisecond) },
+			b.dispatcher.Run,
+			every(10*time.Second, "expiring parts", b.logger, b.gateway.ExpireDue),
+		},
+		sections: []section{{"smsAccounts", func(ctx context.Context, raw json.RawMessage, secret secretSource) (int, error) {
+			return applyEach("smsAccounts", raw, func(a bootstrapSMSAccount) error { return b.createAccount(ctx, a, secret) })
+		}}},
+		demo: b.demo,
+	}
+}
+
+// bootstrapSMSAccount is a bulk SMS account of the bootstrap file.
+type bootstrapSMSAccount struct {
+	Username     string              `json:"username"`
+	Password     string              `json:"password"`
+	PasswordHash string              `json:"passwordHash"`
+	PasswordEnv  string              `json:"passwordEnv"`
+	Networks     []string            `json:"networks"`
+	Balance      decimal.Decimal     `json:"balance"`
+	Currency     string              `json:"currency"`
+	Validity     string              `json:"validity"` // a Go duration, e.g. "24h"
+	Throughput   int                 `json:"throughput"`
+	MaxParts     int                 `json:"maxParts"`
+	Blacklist    map[string][]string `json:"blacklistedSenderWords"`
+	Prices       map[string]string   `json:"prices"` // prefix -> price of one part
+}
+
+func (b *bulkSMS) createAccount(ctx context.Context, a bootstrapSMSAccount, secret secretSource) error {
+	p, err := secret.get(a.Password, a.PasswordEnv)
+	if err != nil {
+		return err
+	}
+	nets, err := prefixes(a.Networks)
+	if err != nil {
+		return err
+	}
+	var validity time.Duration
+	if a.Validity != "" {
+		if validity, err = time.ParseDuration(a.Validity); err != nil || validity <= 0 {
+			return fmt.Errorf("validity %q is not a positive duration", a.Validity)
+		}
+	}
+	prices := make([]sms.Price, 0, len(a.Prices))
+	for prefix, v := range a.Prices {
+		d, err := decimal.NewFromString(v)
+		if err != nil {
+			return fmt.Errorf("price of %s: %q is not a decimal", prefix, v)
+		}
+		prices = append(prices, sms.Price{Prefix: prefix, Price: d})
+	}
+	slices.SortFunc(prices, func(a, b sms.Price) int { return strings.Compare(a.Prefix, b.Prefix) })
+	_, err = b.gateway.CreateAccount(ctx, sms.AccountSpec{Password: p, Account: sms.Account{
+		Username: a.Username, PasswordHash: a.PasswordHash, Networks: nets, Enabled: true,
+		Balance: a.Balance, Currency: a.Currency, Validity: validity, Throughput: a.Throughput,
+		MaxParts: a.MaxParts, BlacklistedSenderWords: a.Blacklist, Prices: prices,
+	}})
+	return err
+}
+
+// demo creates an account with 100 EUR and the demo price list, usable
+// from this machine.
+func (b *bulkSMS) demo(ctx context.Context, d *demoCredentials) error {
+	d.SMSUser, d.SMSPassword = "demo-sms-"+uuid.NewString()[:8], uuid.NewString()
+	if _, err := b.gateway.CreateAccount(ctx, sms.AccountSpec{Password: d.SMSPassword, Account: sms.Account{
+		Username: d.SMSUser, Networks: demoNetworks(), Enabled: true, Currency: "EUR",
+		Balance: decimal.RequireFromString("100"), Throughput: 1000, Prices: demoPrices(),
+	}}); err != nil {
+		return fmt.Errorf("demo bulk SMS account: %w", err)
+	}
+	return nil
+}
+
+// demoPrices is the demo account's price list (EUR per physical SMS).
+func demoPrices() []sms.Price {
+	return []sms.Price{
+		{Prefix: "1", Price: decimal.RequireFromString("0.0100")},
+		{Prefix: "386", Price: decimal.RequireFromString("0.0350")},
+		{Prefix: "38640", Price: decimal.RequireFromString("0.0300")},
+		{Prefix: "44", Price: decimal.RequireFromString("0.0400")},
+		{Prefix: "49", Price: decimal.RequireFromString("0.0750")},
+	}
+}
+
+// demoNetwork is the simulated network of the server: most numbers are
+// delivered a second after submission; German numbers starting 4915 are
+// absent twice first, 4917 numbers do not exist, and 4916 numbers never
+// answer (validity expiry reports them).
+func demoNetwork() simnet.Options {
+	return simnet.Options{
+		Seed:    uint64(time.Now().UnixNano()),
+		Default: simnet.Outcome{Kind: simnet.Deliver, AcceptDelay: 100 * time.Millisecond, Delay: time.Second},
+		Rules: []simnet.Rule{
+			{Prefix: "4915", Outcome: simnet.Outcome{Kind: simnet.Absent, AcceptDelay: 100 * time.Millisecond, Delay: time.Second, Attempts: 2, RetryEvery: 5 * time.Second}},
+			{Prefix: "4916", Outcome: simnet.Outcome{Kind: simnet.Silent, AcceptDelay: 100 * time.Millisecond}},
+			{Prefix: "4917", Outcome: simnet.Outcome{Kind: simnet.Unknown, AcceptDelay: 100 * time.Millisecond, Delay: time.Second}},
+		},
+	}
+}
