@@ -243,6 +243,41 @@ func TestSendSMSGolden(t *testing.T) {
 	}
 }
 
+// The same answers through the real gateway, with its injected message
+// ids: what a client sees end to end, acceptance and the refusals the
+// gateway decides after reading the account (114, 113).
+func TestSendSMSGatewayGolden(t *testing.T) {
+	store := memstore.New().SMS()
+	n := 0
+	gw := sms.NewGateway(store, nil, sms.GatewayOptions{BcryptCost: bcrypt.MinCost, NewID: func() sms.MessageID {
+		n++
+		return sms.MessageID(fmt.Sprintf("00000000-0000-4000-8000-%012d", n))
+	}})
+	_, err := gw.CreateAccount(t.Context(), sms.AccountSpec{Password: "pw", Account: sms.Account{
+		Username: "shop", Enabled: true, Balance: decimal.RequireFromString("0.05"), Currency: "EUR",
+		Networks: []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")},
+		Prices:   []sms.Price{{Prefix: "386", Price: decimal.RequireFromString("0.05")}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := bulksmsapi.Handler(gw, bulksmsapi.Options{})
+	for _, tc := range []struct {
+		golden, body string
+		status       int
+	}{
+		{"gateway_202_accepted", goodSMS, http.StatusAccepted},
+		{"gateway_420_113_no_credit", goodSMS, 420}, // the first took the whole balance
+		{"gateway_420_114_no_route", strings.Replace(goodSMS, `"receiver":"38640123456"`, `"receiver":"4930123456"`, 1), 420},
+	} {
+		w := postSMS(h, tc.body)
+		if w.Code != tc.status {
+			t.Fatalf("%s: status %d, want %d: %s", tc.golden, w.Code, tc.status, w.Body)
+		}
+		msgkittest.Golden(t, "testdata/"+tc.golden+".json", httpapitest.Answer(w))
+	}
+}
+
 func TestHandlerNeedsAGateway(t *testing.T) {
 	defer func() {
 		if v, _ := recover().(string); !strings.Contains(v, "gateway") {
