@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -662,4 +663,54 @@ func BenchmarkListing(b *testing.B) {
 			b.Fatalf("got %d items of %d", len(page.Items), page.Total)
 		}
 	}
+}
+
+// TestListingFoldsEveryLetter checks the pattern operators' case folding
+// on every letter that has another case, not only those the other tests
+// draw: for each such rune r and each rune c of its folding orbit or its
+// upper, lower and title case, PostgreSQL finds r's pattern in c exactly
+// when strings.EqualFold(c, r).
+func TestListingFoldsEveryLetter(t *testing.T) {
+	t.Parallel()
+	s := newTestStore(t)
+	var texts, patterns []string
+	var want []bool
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if unicode.SimpleFold(r) == r && unicode.ToUpper(r) == r && unicode.ToLower(r) == r {
+			continue
+		}
+		cands := []rune{unicode.ToUpper(r), unicode.ToLower(r), unicode.ToTitle(r)}
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			cands = append(cands, f)
+		}
+		for _, c := range cands {
+			texts = append(texts, string(c))
+			patterns = append(patterns, foldRegexp(msgkit.OpContains, string(r)))
+			want = append(want, strings.EqualFold(string(c), string(r)))
+		}
+	}
+	rows, err := s.pool.Query(t.Context(), `SELECT i, c, re, c COLLATE "C" ~ re FROM unnest($1::text[], $2::text[], $3::boolean[])
+		WITH ORDINALITY AS u(c, re, want, i) WHERE (c COLLATE "C" ~ re) <> want`, texts, patterns, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			i       int
+			c, re   string
+			matched bool
+		)
+		if err := rows.Scan(&i, &c, &re, &matched); err != nil {
+			t.Fatal(err)
+		}
+		t.Errorf("%q ~ %q is %v in PostgreSQL, but strings.EqualFold says %v", c, re, matched, !matched)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(texts) < 5000 {
+		t.Errorf("only %d pairs checked", len(texts))
+	}
+	t.Logf("%d pairs checked", len(texts))
 }
