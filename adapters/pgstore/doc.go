@@ -93,6 +93,64 @@
 // only), as a generic plan made while the messages table was nearly empty
 // would keep scanning it whole as it grows.
 //
+// # Listings
+//
+// Every listing runs its msgkit.ListQuery in the database through one
+// engine, listPage in listing.go; nothing loads a tenant's rows to filter
+// them in Go. A domain describes each listing once as a listTable: the
+// FROM clause, the select list its row type is scanned from (with
+// pgx.RowToStructByName or any pgx.RowToFunc), the tenant condition, the
+// SQL expression and type of every attribute, and the store's order. A
+// call passes the tenant's arguments, the query and the scan function and
+// gets a msgkit.Page. The page and total are those msgkit.Apply gives for
+// the same rows in the store's order; a property test checks this on
+// random rows and random queries the parser accepts, non-ASCII text
+// included. How:
+//   - Values are always bind parameters, and the SQL text holds only the
+//     table's trusted fragments. The tenant condition is parenthesised
+//     and ANDed into every statement, its arguments numbered first; an
+//     empty one is an error, and a listing over every tenant says TRUE.
+//   - Strings are compared as text COLLATE "C", byte for byte, whatever
+//     the column's collation, so eq, in and the ordering operators agree
+//     with Go, and sorting is by bytes. An index that should serve a
+//     string sort or range is made COLLATE "C".
+//   - startswith, contains, endswith and doesnotcontain are case-sensitive
+//     regular expressions in which every letter of the value is the
+//     bracket of its Unicode simple folding orbit (k is [kKK], with the
+//     Kelvin sign) and every other ASCII character is escaped, so % _ \
+//     and regular expression characters match themselves. ILIKE and
+//     lower() were refused: they follow the collation and its Unicode
+//     version, and none agrees with strings.EqualFold. On PostgreSQL 15,
+//     é ILIKE É is false under C; under glibc's C.UTF-8 ſ, ς and µ do not
+//     match s, σ and μ while İ matches i; ICU misses the same three. Each
+//     letter is one rune, so ß matches ẞ but never ss, as in Go. A trigram
+//     index (pg_trgm) can serve these expressions.
+//   - Numbers are numeric, bound as their exact decimal text; dates are
+//     date (year 0000 is 1 BC), date-times timestamptz, booleans boolean.
+//   - Nulls follow SQL, as in msgkit: every comparison with null is null,
+//     so neq, notin, notbetween and doesnotcontain never match it.
+//   - A value no column can hold is compared through the greatest value
+//     a column can hold below it: a date-time with a fraction of a
+//     microsecond, or a number with more fraction digits (16383) or
+//     integer digits (131072, where ±Infinity stands in) than numeric
+//     has. Stored values never equal it, and lie below it exactly when
+//     they are at most that floor. A string that is not UTF-8 or holds NUL
+//     equals no stored string and is ordered against the stored strings'
+//     UTF-8 bytes (so the database encoding must be UTF8); in a pattern
+//     its invalid bytes read as U+FFFD, as msgkit reads them. Numeric
+//     infinities need PostgreSQL 14 or later.
+//   - The sort keys are ordered ASC NULLS LAST or DESC NULLS FIRST, then
+//     by the table's Order, a unique key such as the id, so that equal
+//     keys keep the store's order on every page.
+//   - A page is LIMIT and OFFSET, and the total is count(*) OVER () on
+//     its rows, in the same statement. A page past the end has no row to
+//     carry it, so then, and only then, a second statement counts; its
+//     snapshot is a later one.
+//
+// A query naming an attribute the table lacks, or one the parser could
+// not have made, is Internal with code invalid_list_spec, as in Apply; a
+// database failure is Internal storage_error.
+//
 // # Values
 //
 // timestamptz keeps microseconds, so every time is truncated to the
