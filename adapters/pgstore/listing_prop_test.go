@@ -414,7 +414,7 @@ func (p propValues) queryGen(rows []propRow) *rapid.Generator[url.Values] {
 // match, stay in the table throughout.
 func TestListingMatchesApply(t *testing.T) {
 	t.Parallel()
-	s := newTestStore(t)
+	s := newTestDB(t)
 	ctx := t.Context()
 	// s has a case-insensitive, nondeterministic collation, under which
 	// = ignores case, the order is not by bytes and regular expressions

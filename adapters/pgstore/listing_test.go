@@ -125,9 +125,9 @@ func listFixture() []listRow {
 }
 
 // newListStore opens a store with the listing tests' table filled.
-func newListStore(t testing.TB) *Store {
+func newListStore(t testing.TB) *DB {
 	t.Helper()
-	s := newTestStore(t)
+	s := newTestDB(t)
 	ctx := context.Background()
 	if _, err := s.pool.Exec(ctx, `CREATE TABLE list_rows (
 		tenant text NOT NULL, id bigint PRIMARY KEY,
@@ -632,7 +632,7 @@ func TestListTableCheckSpec(t *testing.T) {
 // another tenant's 10,000) with a case-insensitive contains, a range and a
 // two-key sort.
 func BenchmarkListing(b *testing.B) {
-	s := newTestStore(b)
+	s := newTestDB(b)
 	ctx := context.Background()
 	for _, q := range []string{
 		`CREATE TABLE list_rows (
@@ -672,7 +672,7 @@ func BenchmarkListing(b *testing.B) {
 // when strings.EqualFold(c, r).
 func TestListingFoldsEveryLetter(t *testing.T) {
 	t.Parallel()
-	s := newTestStore(t)
+	s := newTestDB(t)
 	var texts, patterns []string
 	var want []bool
 	for r := rune(0); r <= unicode.MaxRune; r++ {
