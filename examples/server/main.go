@@ -22,7 +22,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/netip"
 	"os"
@@ -56,10 +55,10 @@ type config struct {
 	bootstrap               string
 	demo                    bool
 	logLevel                slog.Level
-	getenv                  func(string) string            // secrets named by the bootstrap file
-	bcryptCost              int                            // 0: auth's default; tests lower it
-	connState               func(net.Conn, http.ConnState) // tests watch connections
-	dlrForbidden            []netip.Prefix                 // ranges delivery reports may not go to
+	getenv                  func(string) string             // secrets named by the bootstrap file
+	bcryptCost              int                             // 0: auth's default; tests lower it
+	wrap                    func(http.Handler) http.Handler // tests watch requests enter the handlers
+	dlrForbidden            []netip.Prefix                  // ranges delivery reports may not go to
 }
 
 func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {

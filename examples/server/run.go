@@ -86,7 +86,10 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer, re
 		servers = append(servers, &server{name: "sms-https", addr: cfg.smsHTTPS, handler: bulk, certFile: cfg.tlsCert, keyFile: cfg.tlsKey})
 	}
 	for _, s := range servers {
-		if err := s.listen(cfg.connState); err != nil {
+		if cfg.wrap != nil {
+			s.handler = cfg.wrap(s.handler)
+		}
+		if err := s.listen(); err != nil {
 			for _, o := range servers {
 				o.close()
 			}
@@ -142,7 +145,7 @@ type server struct {
 	srv               *http.Server
 }
 
-func (s *server) listen(connState func(net.Conn, http.ConnState)) error {
+func (s *server) listen() error {
 	ln, err := net.Listen("tcp", s.addr)
 	if err != nil {
 		return fmt.Errorf("%s: %w", s.name, err)
@@ -155,7 +158,6 @@ func (s *server) listen(connState func(net.Conn, http.ConnState)) error {
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    64 << 10,
-		ConnState:         connState,
 	}
 	return nil
 }
