@@ -73,7 +73,8 @@ type GatewayOptions struct {
 	// a busy account does not pay a bcrypt comparison per message; default
 	// one minute. Changed accounts are seen after at most this long.
 	CredentialTTL time.Duration
-	// NewID makes the id of an accepted message; default a random UUID.
+	// NewID makes the id of an accepted message; default a random UUID. It
+	// is called by concurrent submissions and must never repeat an id.
 	// Tests inject a sequence so that answers and reports are golden.
 	NewID func() MessageID
 }

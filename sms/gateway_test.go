@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -50,10 +51,9 @@ func newFixture(t testing.TB) *fixture {
 
 // sequence is an id source for golden answers: UUIDs numbered from 1.
 func sequence() func() sms.MessageID {
-	n := 0
+	var n atomic.Int64
 	return func() sms.MessageID {
-		n++
-		return sms.MessageID(fmt.Sprintf("00000000-0000-4000-8000-%012d", n))
+		return sms.MessageID(fmt.Sprintf("00000000-0000-4000-8000-%012d", n.Add(1)))
 	}
 }
 
