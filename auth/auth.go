@@ -12,7 +12,7 @@ import (
 // Privilege is a permission a client or user holds.
 type Privilege string
 
-// The privileges of the interface documents: document 2 section 5 for
+// The privileges of the interfaces: the finance interface's privileges for
 // finance, and news for the customer data storage and campaign API.
 const (
 	PrivNews                          Privilege = "news"
@@ -51,7 +51,7 @@ type Client struct {
 	CreatedAt  time.Time
 }
 
-// User is a person of the test system's password grant (document 3, 5 C).
+// User is a person of the test system's password grant (the test system's security).
 type User struct {
 	Username     string
 	PasswordHash string // bcrypt

@@ -1,9 +1,9 @@
 // Package auth decides who may call msgkit's APIs and for which tenants.
 //
 // It issues OAuth 2.0 access tokens with the client credentials grant
-// (document 1, section 5: clients registered by the operator, refused from
-// addresses outside their networks) and with the password grant of the test
-// system (document 3, section 5 C: tokens live 3600 seconds), verifies
+// (the CDS interface's security: clients registered by the operator,
+// refused from addresses outside their networks) and with the password grant of the test
+// system (the test system's security: tokens live 3600 seconds), verifies
 // bearer tokens and X-API-Key keys (routing provisioning), and tells which
 // tenants (service UUIDs) and privileges a caller has.
 //

@@ -34,8 +34,8 @@ const (
 	CodeInvalidAPIKey = "invalid_api_key"
 )
 
-// PasswordTokenTTL is the life of a password-grant token: document 3,
-// section 5 C fixes it at 3600 seconds.
+// PasswordTokenTTL is the life of a password-grant token: the test
+// system's interface fixes it at 3600 seconds.
 const PasswordTokenTTL = 3600 * time.Second
 
 // Options configure a Service. Zero values choose the defaults.

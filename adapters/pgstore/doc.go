@@ -1,7 +1,9 @@
 // Package pgstore is the PostgreSQL implementation of every msgkit domain
-// Store (auth and sms today; the other domains join it), through pgx v5
-// and a pgxpool connection pool. It behaves as memstore does; each
-// domain's contract suite (<domain>test.RunStoreTests) runs against both.
+// Store, through pgx v5 and a pgxpool connection pool. Open returns a DB:
+// one pool shared by one store per domain (DB.Auth, DB.SMS; the other
+// domains join them), so no domain's methods are visible on another's. It
+// behaves as memstore does; each domain's contract suite
+// (<domain>test.RunStoreTests) runs against both.
 //
 // # Opening
 //
@@ -32,6 +34,18 @@
 //     protocol) but no transaction control, and nothing that cannot run in
 //     a transaction (CREATE INDEX CONCURRENTLY).
 //   - Table names are unqualified: they land in the search_path's schema.
+//
+// # Transactions
+//
+// An operation that must be atomic is one Store method and one
+// transaction. inTx runs a transaction's function and, after a
+// serialization failure (40001) or a deadlock (40P01), runs the whole
+// transaction again, function included, up to three times after a short
+// random wait that doubles (2 ms, 4 ms, 8 ms, each from half of it up to
+// it); the function marks its own errors as final so that they are
+// returned as they are and never retried. Group commit (below) retries
+// through the same loop. Every storage failure a caller cannot fix is
+// Internal storage_error through one helper, its cause kept for logs.
 //
 // # Errors
 //
