@@ -110,11 +110,16 @@ func (c Code) FieldErrorf(field, format string, args ...any) *msgkit.Error {
 	return e.WithField(field, e.Message, "")
 }
 
-// CodeOf returns the submission code carried by err, or CodeApplicationError
-// when err carries none: anything unclassified is an internal failure (101).
+// CodeOf returns the submission code carried by err. An error without
+// one is RC_BAD_PARAMETER_VALUE (112) when it is Invalid (a store refusing
+// a value: bad input is never 101) and CodeApplicationError (101)
+// otherwise: anything unclassified is an internal failure.
 func CodeOf(err error) Code {
 	n, convErr := strconv.Atoi(msgkit.CodeOf(err))
 	if convErr != nil || !Code(n).Valid() {
+		if msgkit.KindOf(err) == msgkit.Invalid {
+			return CodeBadParameterValue
+		}
 		return CodeApplicationError
 	}
 	return Code(n)

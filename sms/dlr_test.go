@@ -2,6 +2,8 @@ package sms
 
 import (
 	"testing"
+
+	"github.com/msgkit/msgkit"
 )
 
 func TestEvents(t *testing.T) {
@@ -139,6 +141,9 @@ func TestCodes(t *testing.T) {
 		if c.Valid() || c.Name() != "" {
 			t.Errorf("%d is not a code", c)
 		}
+	}
+	if got := CodeOf(msgkit.Invalidf("message_invalid", "dlrUrl", "not storable")); got != CodeBadParameterValue {
+		t.Errorf("an Invalid error without a code is %v, want 112: bad input is never 101", got)
 	}
 	if CodeOf(nil) != CodeApplicationError || CodeOf(errString("boom")) != CodeApplicationError {
 		t.Error("unclassified errors are 101")

@@ -85,7 +85,8 @@
 // Store); type present (110) and known (111); sender (110, 107); receiver
 // (110, 112); dlrMask (112), dlrUrl (112; 110 when a mask asks for reports
 // without one) and custom (112: a JSON object of at most 4 KiB); the content
-// (text: 110, 109, 102, 115; wsi: 110, 112, 109, 115); the account's
+// (text: 110, 109 also for a NUL character, 102, 115; wsi: 110, 112, 109,
+// 115); the account's
 // maximum parts per message (108: "customer-split message too long", an
 // account setting below 255); a price for the destination (114: the price
 // list is also the list of allowed destinations); blacklisted sender words

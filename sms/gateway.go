@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/msgkit/msgkit"
@@ -367,7 +368,7 @@ func parseDLR(mask *int64, rawURL string) (DLRMask, string, error) {
 	if rawURL != "" {
 		u, err := url.Parse(rawURL)
 		if err != nil || len(rawURL) > MaxDLRURLBytes || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
-			strings.ContainsAny(rawURL, " \t\r\n") {
+			strings.ContainsAny(rawURL, " \t\r\n") || !utf8.ValidString(rawURL) {
 			return 0, "", CodeBadParameterValue.FieldErrorf("dlrUrl", "dlrUrl must be an absolute http or https URL")
 		}
 	}
@@ -401,6 +402,12 @@ func splitContent(typ string, sub Submission) (Message, error) {
 	dcs, err := ParseDCS(sub.DCS)
 	if err != nil {
 		return Message{}, err
+	}
+	if strings.IndexByte(sub.Text, 0) >= 0 {
+		// U+0000 is not in the GSM alphabet, no handset shows it in UCS-2,
+		// and a store may not be able to keep it: one answer for every
+		// coding and store.
+		return Message{}, CodeBadContentFormat.FieldErrorf("text", "text holds a NUL character (U+0000)")
 	}
 	return SplitText(sub.Text, dcs, ref[0])
 }

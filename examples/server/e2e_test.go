@@ -339,3 +339,24 @@ func TestConcurrentCredit(t *testing.T) {
 		})
 	}
 }
+
+// Bad input gets the same answer on both stores, and never 101: a NUL in
+// a UCS text is 109 naming the text.
+func TestNULTextSameOnBothStores(t *testing.T) {
+	for name, newStore := range storesForE2E(t) {
+		t.Run(name, func(t *testing.T) {
+			node := newNode(t, newStore(t), msgkittest.NewClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)))
+			createShop(t, node.gateway)
+			resp, err := http.Post(node.api.URL+bulksmsapi.SendSMSPath, "application/json", strings.NewReader(
+				`{"type":"text","auth":{"username":"shop","password":"pw"},"sender":"Shop","receiver":"4930123456","dcs":"UCS","text":"a\u0000b"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			body, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != 420 || !strings.Contains(string(body), `"code":"109"`) || !strings.Contains(string(body), "text") {
+				t.Fatalf("%d %s", resp.StatusCode, body)
+			}
+		})
+	}
+}

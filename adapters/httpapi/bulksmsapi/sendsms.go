@@ -95,11 +95,15 @@ func (h *sendSMS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // decodeSubmission reads a body: empty is 110 (a common client retries
-// after 105 without one), malformed JSON 109, a field of the wrong type 112
-// naming it.
+// after 105 without one); malformed JSON, a body that is not one object,
+// bad bytes in a string and a key given twice 109 (see checkJSON); a field
+// of the wrong type 112 naming it.
 func decodeSubmission(body []byte) (sms.Submission, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return sms.Submission{}, sms.CodeMissingMandatoryParam.Errorf("the request body is empty")
+	}
+	if err := checkJSON(body); err != nil {
+		return sms.Submission{}, err
 	}
 	var req sendSMSRequest
 	dec := json.NewDecoder(bytes.NewReader(body))

@@ -158,6 +158,57 @@ func TestSendSMSDecoding(t *testing.T) {
 	}
 }
 
+// What encoding/json would silently change or merge is refused with 109
+// naming the field: invalid UTF-8 and lone surrogate escapes (json makes
+// them U+FFFD), keys given twice (json keeps the last), and bodies that are
+// not one object, null included. Valid surrogate pairs and escapes pass.
+func TestSendSMSStrictJSON(t *testing.T) {
+	reached := false
+	h := bulksmsapi.Handler(submitFunc(func(context.Context, sms.Submission) (sms.Accepted, error) {
+		reached = true
+		return sms.Accepted{MsgID: "m", NumParts: 1}, nil
+	}), bulksmsapi.Options{})
+	with := func(old, new string) string { return strings.Replace(goodSMS, old, new, 1) }
+	for _, tc := range []struct {
+		name, body, field string // field "-" means accepted
+	}{
+		{"invalid UTF-8 in text", with(`"text":"Hello"`, "\"text\":\"He\xffllo\""), "text"},
+		{"invalid UTF-8 in a username", with(`"username":"shop"`, "\"username\":\"sh\xc3op\""), "auth.username"},
+		{"lone high surrogate", with(`"text":"Hello"`, `"text":"a\ud800b"`), "text"},
+		{"high surrogate at the end", with(`"text":"Hello"`, `"text":"a\ud800"`), "text"},
+		{"high surrogate and no low", with(`"text":"Hello"`, `"text":"\ud800\u0041"`), "text"},
+		{"lone low surrogate", with(`"text":"Hello"`, `"text":"\udc00"`), "text"},
+		{"lone surrogate in custom", with(`"custom":{"order":1}`, `"custom":{"items":[{"note":"\ud83d"}]}`), "custom.items[0].note"},
+		{"lone surrogate in a key", with(`"custom":{"order":1}`, `"custom":{"ab\udfff":1}`), "custom.ab"},
+		{"auth twice", with(`"sender":"MyShop"`, `"auth":{"username":"other","password":"x"},"sender":"MyShop"`), "auth"},
+		{"username twice", with(`"password":"pw"`, `"password":"pw","username":"other"`), "auth.username"},
+		{"custom key twice", with(`"custom":{"order":1}`, `"custom":{"order":1,"order":2}`), "custom.order"},
+		{"null body", `null`, ""},
+		{"array body", `[` + goodSMS + `]`, ""},
+		{"string body", `"text"`, ""},
+		{"number body", `42`, ""},
+		{"surrogate pair and escapes", with(`"text":"Hello"`, `"text":"\ud83d\ude00 \u00e9\\ud800\n"`), "-"},
+		{"same key in two objects", with(`"custom":{"order":1}`, `"custom":{"username":"x","auth":{"username":"y"}}`), "-"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			reached = false
+			w := postSMS(h, tc.body)
+			if tc.field == "-" {
+				if w.Code != http.StatusAccepted || !reached {
+					t.Fatalf("want 202: %d %s", w.Code, w.Body)
+				}
+				return
+			}
+			m := httpapitest.DecodeBody(t, w)
+			e, _ := m["error"].(map[string]any)
+			msg, _ := e["message"].(string)
+			if w.Code != 420 || e["code"] != "109" || reached || !strings.HasPrefix(msg, tc.field) {
+				t.Fatalf("want 420 109 naming %q, the gateway not reached (%v): %d %s", tc.field, reached, w.Code, w.Body)
+			}
+		})
+	}
+}
+
 func FuzzSendSMS(f *testing.F) {
 	h, _ := newBulkSMS(f)
 	for _, s := range []string{goodSMS, ``, `{`, `{"dlrMask":1e99}`, `{"receiver":-1}`, `{"custom":[]}`, `null`} {
