@@ -1,0 +1,38 @@
+// Package bulksmsapi serves the bulk SMS interface over HTTP(S): POST
+// /bulk/sendsms, the submission of one message to the sms Gateway
+// (Submitter). Its listeners (12020 for HTTP, 12021 for HTTPS) are the
+// platform's to open; Handler is what they serve.
+//
+// The family does not use the kit's error bodies or authentication: the
+// credentials travel in the body and the Gateway checks them, and the
+// answers are the interface's own:
+//
+//   - 202 {"msgId","numParts"} when the message is accepted.
+//   - 420 {"error":{"code":"1xx","message"}} for every rejection, with the
+//     code of sms.Code as a JSON string, as the client libraries customers
+//     already use read it as one.
+//   - 500 for internal failures (code 101 among them) and panics, and 503
+//     when the gateway is unavailable, both without a body: the
+//     interface's 5xx carry no JSON. The failure is logged with the request
+//     id, never shown.
+//
+// Decoding is lenient, as the clients in the field are: unknown fields are
+// ignored, since client libraries send extra ones; sender and receiver may
+// come as JSON numbers (whole, non-negative) and dlrMask as a numeric
+// string; custom null is no custom value. Choices where the interface is
+// silent: an empty body is 110 (a common client resends after 105 without
+// one), malformed JSON or more than one JSON value 109, a field of the
+// wrong type 112 naming it, a body over 256 KiB (Options.MaxBodyBytes) 109.
+//
+// Lenient is not lossy: what encoding/json would silently change or merge
+// is refused with 109 naming the field (auth.username, custom.items[0]),
+// before the Gateway sees anything. That is a body that is not one JSON
+// object (null, an array, a string or a number: one code for all), a
+// string with invalid UTF-8 or a lone UTF-16 surrogate escape such as
+// \ud800 (json would replace either with U+FFFD, which the customer never
+// sent and would pay for), and a key given twice in one object (json
+// keeps the last: a second auth would merge into the first). Keys are
+// compared as json reads them, so "\u0061" and "a" are the same key.
+// The client address given to the Gateway is RemoteAddr, or the
+// X-Forwarded-For hop before Options.TrustedProxies (httpapi.ClientIP).
+package bulksmsapi
