@@ -33,6 +33,7 @@
 // sent and would pay for), and a key given twice in one object (json
 // keeps the last: a second auth would merge into the first). Keys are
 // compared as json reads them, so "\u0061" and "a" are the same key.
+//
 // The client address given to the Gateway is RemoteAddr, or the
 // X-Forwarded-For hop before Options.TrustedProxies (httpapi.ClientIP).
 package bulksmsapi
