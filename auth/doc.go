@@ -16,7 +16,10 @@
 //   - A token carries a snapshot of its client's tenants and privileges;
 //     it stays valid until it expires. Expired tokens are refused and
 //     deleted when presented, and PurgeExpired removes the rest.
-//   - The password grant needs no client credentials (a public client).
+//   - The password grant needs no client credentials (a public client);
+//     credentials the client does send are verified with
+//     AuthenticateClient before the user's (RFC 6749 4.3.2), so a wrong
+//     client secret is invalid_client, never ignored.
 //   - Wrong or unknown client credentials are invalid_client; a right
 //     secret from a foreign address is unauthorized_client, which only the
 //     secret's holder can learn.

@@ -185,22 +185,33 @@ func (s *Service) CreateAPIKey(ctx context.Context, name, key string) (APIKey, s
 }
 
 // ClientCredentials is the OAuth 2.0 client credentials grant (RFC 6749
-// 4.4). Unknown clients and wrong secrets are both invalid_client, and take
-// the same time; a right secret from an address outside the client's
-// networks is unauthorized_client, told only to whoever holds the secret.
+// 4.4): the client authenticates as AuthenticateClient says, and gets a
+// token for its tenants and privileges.
 func (s *Service) ClientCredentials(ctx context.Context, clientID, clientSecret string, from netip.Addr) (IssuedToken, error) {
+	c, err := s.AuthenticateClient(ctx, clientID, clientSecret, from)
+	if err != nil {
+		return IssuedToken{}, err
+	}
+	return s.issue(ctx, Principal{Kind: SubjectClient, Subject: c.ID, Services: c.Services, Privileges: c.Privileges}, s.opts.TokenTTL)
+}
+
+// AuthenticateClient checks a client's credentials. Unknown clients,
+// wrong secrets and a missing id or secret are all invalid_client, and
+// take the same time; a right secret from an address outside the client's
+// networks is unauthorized_client, told only to whoever holds the secret.
+func (s *Service) AuthenticateClient(ctx context.Context, clientID, clientSecret string, from netip.Addr) (Client, error) {
 	if clientID == "" || clientSecret == "" {
-		return IssuedToken{}, oauthErr(msgkit.Unauthorized, CodeInvalidClient, "client authentication failed")
+		return Client{}, oauthErr(msgkit.Unauthorized, CodeInvalidClient, "client authentication failed")
 	}
 	c, err := secret.Check(ctx, s.secrets, s.store.Client, clientID, clientSecret, func(c Client) string { return c.SecretHash },
 		oauthErr(msgkit.Unauthorized, CodeInvalidClient, "client authentication failed"))
 	if err != nil {
-		return IssuedToken{}, err
+		return Client{}, err
 	}
 	if !allowed(c.Networks, from) {
-		return IssuedToken{}, oauthErr(msgkit.Forbidden, CodeUnauthorizedClient, "the client may not authorise from this address")
+		return Client{}, oauthErr(msgkit.Forbidden, CodeUnauthorizedClient, "the client may not authorise from this address")
 	}
-	return s.issue(ctx, Principal{Kind: SubjectClient, Subject: c.ID, Services: c.Services, Privileges: c.Privileges}, s.opts.TokenTTL)
+	return c, nil
 }
 
 // Password is the OAuth 2.0 resource owner password grant (RFC 6749 4.3)

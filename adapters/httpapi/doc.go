@@ -88,7 +88,9 @@
 //     RFC's codes for the authorization endpoint, used because section 5.2
 //     has none for failures of the server). The status then follows the
 //     code as section 5.2 says: invalid_client 401 with WWW-Authenticate:
-//     Basic realm="msgkit", the other codes 400 (so auth's
+//     Basic realm="msgkit" (the token endpoint's client authentication;
+//     token-info, a bearer resource, keeps its Bearer challenge), the
+//     other codes 400 (so auth's
 //     unauthorized_client, a right secret from a foreign address, which is
 //     Forbidden, is 400). NotFound (a path without endpoint, 404), explicit
 //     statuses (405, 413) and failures of the server (429, 500, 503) keep
@@ -100,8 +102,12 @@
 //
 // Bearer reads "Authorization: Bearer <token>" (scheme in any case, token of
 // RFC 6750's b64token syntax, one header only) and asks a TokenVerifier; a
-// missing or malformed header is 401 with WWW-Authenticate: Bearer, a refused
-// token 401 with WWW-Authenticate: Bearer error="invalid_token". Tenant
+// missing header (none, another scheme, several) is 401 with
+// WWW-Authenticate: Bearer and code missing_credentials, a Bearer header
+// whose token is empty or outside the syntax 401 invalid_token "the bearer
+// access token is malformed", and a refused token 401 invalid_token, both
+// with WWW-Authenticate: Bearer error="invalid_token" (RFC 6750 3.1 counts
+// a malformed token as an invalid one). Tenant
 // parses the path value {serviceUuid} (malformed: 400 naming serviceUuid)
 // and answers 403 code forbidden_service when the principal does not act for
 // it; RequireAny answers 403 code insufficient_privilege with
@@ -121,7 +127,9 @@
 // client_credentials authenticates the client with client_id and
 // client_secret in the body or with HTTP Basic (RFC 6749 2.3.1: the two
 // form-encoded before base64), not both, and passes the client IP to auth;
-// grant_type password takes username and password. A missing grant_type is
+// grant_type password takes username and password, and when the client
+// sends credentials too (either way) they must be right (RFC 6749 4.3.2:
+// invalid_client otherwise). A missing grant_type is
 // invalid_request, another value unsupported_grant_type; scope is ignored,
 // as the interfaces define none. Success is 200
 // {"access_token","token_type":"Bearer","expires_in"}. Every answer,

@@ -165,7 +165,9 @@ func writeError(w http.ResponseWriter, r *http.Request, fam Family, err error, l
 		h.Set("Retry-After", retryAfterSeconds(retry))
 	case status == http.StatusServiceUnavailable && retry > 0:
 		h.Set("Retry-After", retryAfterSeconds(retry))
-	case status == http.StatusUnauthorized && fam == OAuth:
+	case status == http.StatusUnauthorized && fam == OAuth && h.Get("WWW-Authenticate") == "":
+		// The token endpoint's client authentication; token-info, a
+		// bearer resource, has set its Bearer challenge already.
 		h.Set("WWW-Authenticate", `Basic realm="msgkit"`)
 	}
 	_ = WriteJSON(w, status, errorBody(fam, status, e))

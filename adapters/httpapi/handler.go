@@ -13,6 +13,7 @@ import (
 // TokenIssuer runs the OAuth 2.0 grants; *auth.Service satisfies it.
 type TokenIssuer interface {
 	ClientCredentials(ctx context.Context, clientID, secret string, from netip.Addr) (auth.IssuedToken, error)
+	AuthenticateClient(ctx context.Context, clientID, secret string, from netip.Addr) (auth.Client, error)
 	Password(ctx context.Context, username, password string) (auth.IssuedToken, error)
 }
 

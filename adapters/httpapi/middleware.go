@@ -247,19 +247,23 @@ func PrincipalFrom(ctx context.Context) (auth.Principal, bool) {
 }
 
 // bearerToken returns the token of the one Authorization header when it is
-// "Bearer <token>" (scheme in any case) and the token has RFC 6750's b64token
-// syntax.
-func bearerToken(h http.Header) (string, bool) {
+// "Bearer <token>" (scheme in any case) and the token has RFC 6750's
+// b64token syntax. bearer tells that the header is of the Bearer scheme,
+// so a token that fails the syntax is malformed, not missing.
+func bearerToken(h http.Header) (token string, bearer, ok bool) {
 	vals := h.Values("Authorization")
 	if len(vals) != 1 {
-		return "", false
+		return "", false, false
 	}
-	scheme, token, ok := strings.Cut(vals[0], " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return "", false
+	scheme, token, found := strings.Cut(vals[0], " ")
+	if !strings.EqualFold(scheme, "Bearer") {
+		return "", false, false
+	}
+	if !found {
+		return "", true, false
 	}
 	token = strings.TrimLeft(token, " ")
-	return token, isB64Token(token)
+	return token, true, isB64Token(token)
 }
 
 // isB64Token: 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"=".
@@ -279,19 +283,28 @@ func isB64Token(s string) bool {
 }
 
 // Bearer authenticates "Authorization: Bearer <token>" with v and puts the
-// principal in the context. A missing or malformed header (another scheme,
-// no token, several Authorization headers) is 401 with
-// "WWW-Authenticate: Bearer"; a token v refuses is 401 with
-// `WWW-Authenticate: Bearer error="invalid_token"`; both in the family's body.
-// Other failures of v (a store that is down) keep their kind.
+// principal in the context. A missing header (none, another scheme,
+// several Authorization headers) is 401 with "WWW-Authenticate: Bearer"; a
+// Bearer header whose token is malformed (empty, or outside RFC 6750's
+// b64token syntax) and a token v refuses are 401 with
+// `WWW-Authenticate: Bearer error="invalid_token"` (RFC 6750 3.1: the
+// token is "expired, revoked, malformed, or invalid"); all in the
+// family's body. Other failures of v (a store that is down) keep their
+// kind.
 func Bearer(fam Family, v TokenVerifier) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			token, ok := bearerToken(r.Header)
-			if !ok {
+			token, bearer, ok := bearerToken(r.Header)
+			switch {
+			case !bearer:
 				w.Header().Set("WWW-Authenticate", "Bearer")
 				WriteError(w, r, fam, msgkit.New(msgkit.Unauthorized, CodeMissingCredentials,
 					"an Authorization header with a bearer access token is required"))
+				return
+			case !ok:
+				w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
+				WriteError(w, r, fam, msgkit.New(msgkit.Unauthorized, auth.CodeInvalidToken,
+					"the bearer access token is malformed"))
 				return
 			}
 			p, err := v.Verify(r.Context(), token)

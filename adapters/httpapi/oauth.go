@@ -88,8 +88,18 @@ func (t *tokenEndpoint) grant(w http.ResponseWriter, r *http.Request) (auth.Issu
 		}
 		return t.issuer.ClientCredentials(r.Context(), id, secret, ClientIP(r, t.opts.TrustedProxies))
 	case "password":
-		// A public client (auth's choice): client authentication, if sent,
-		// is not checked.
+		// The client may stay anonymous (a public client); when it sends
+		// credentials (HTTP Basic, client_id or client_secret), they are
+		// verified before the user's (RFC 6749 4.3.2).
+		if len(r.Header.Values("Authorization")) > 0 || form.Has("client_id") || form.Has("client_secret") {
+			id, secret, err := clientCredentials(r, form)
+			if err != nil {
+				return auth.IssuedToken{}, err
+			}
+			if _, err := t.issuer.AuthenticateClient(r.Context(), id, secret, ClientIP(r, t.opts.TrustedProxies)); err != nil {
+				return auth.IssuedToken{}, err
+			}
+		}
 		return t.issuer.Password(r.Context(), form.Get("username"), form.Get("password"))
 	}
 	return auth.IssuedToken{}, msgkit.New(msgkit.Invalid, auth.CodeUnsupportedGrantType,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -307,8 +308,70 @@ func TestTokenInfo(t *testing.T) {
 			t.Errorf("token-info %v", got)
 		}
 	}
-	w := httpapitest.Serve(h, httptest.NewRequest(http.MethodGet, httpapi.TokenInfoPath, nil))
-	httpapitest.WantError(t, w, httpapi.OAuth, http.StatusUnauthorized, "invalid_token")
-	w = httpapitest.Serve(h, httpapitest.Bearer(httptest.NewRequest(http.MethodGet, httpapi.TokenInfoPath, nil), "forged"))
-	httpapitest.WantError(t, w, httpapi.OAuth, http.StatusUnauthorized, "invalid_token")
+	// token-info is a bearer resource: its challenges are Bearer ones
+	// (RFC 6750 3), not the token endpoint's Basic.
+	for _, tc := range []struct {
+		name, authorization, message, wwwAuth string
+	}{
+		{"no token", "", "", "Bearer"},
+		{"forged token", "Bearer forged", "", `Bearer error="invalid_token"`},
+		{"malformed token", "Bearer garbage!!", "the bearer access token is malformed", `Bearer error="invalid_token"`},
+	} {
+		r := httptest.NewRequest(http.MethodGet, httpapi.TokenInfoPath, nil)
+		if tc.authorization != "" {
+			r.Header.Set("Authorization", tc.authorization)
+		}
+		w := httpapitest.Serve(h, r)
+		got := httpapitest.WantError(t, w, httpapi.OAuth, http.StatusUnauthorized, "invalid_token")
+		if h := w.Header().Get("WWW-Authenticate"); h != tc.wwwAuth {
+			t.Errorf("%s: WWW-Authenticate = %q, want %q", tc.name, h, tc.wwwAuth)
+		}
+		if tc.message != "" && got["error_description"] != tc.message {
+			t.Errorf("%s: body %v, want the description %q", tc.name, got, tc.message)
+		}
+	}
+}
+
+// The password grant's client may stay anonymous, but credentials it sends
+// are verified (RFC 6749 4.3.2): a wrong secret is invalid_client, whether
+// in the body or as HTTP Basic.
+func TestPasswordGrantVerifiesClientCredentials(t *testing.T) {
+	f := httpapitest.NewFixture(t)
+	h := httpapi.OAuthHandler(f.Opts)
+	pw := url.Values{"grant_type": {"password"}, "username": {httpapitest.UserName}, "password": {httpapitest.UserPassword}}
+	with := func(extra ...string) url.Values {
+		v := maps.Clone(pw)
+		for i := 0; i+1 < len(extra); i += 2 {
+			v.Set(extra[i], extra[i+1])
+		}
+		return v
+	}
+	basic := func(id, secret string) *http.Request {
+		r := formRequest(pw)
+		r.SetBasicAuth(url.QueryEscape(id), url.QueryEscape(secret)) // form-encoded first (RFC 6749 2.3.1)
+		return r
+	}
+	for _, tc := range []struct {
+		name   string
+		req    *http.Request
+		status int
+		code   string
+	}{
+		{"anonymous client", formRequest(pw), 200, ""},
+		{"right client in the body", formRequest(with("client_id", httpapitest.ClientID, "client_secret", httpapitest.ClientSecret)), 200, ""},
+		{"right client as Basic", basic(httpapitest.ClientID, httpapitest.ClientSecret), 200, ""},
+		{"wrong secret in the body", formRequest(with("client_id", httpapitest.ClientID, "client_secret", "wrong")), 401, "invalid_client"},
+		{"wrong secret as Basic", basic(httpapitest.ClientID, "wrong"), 401, "invalid_client"},
+		{"a secret without an id", formRequest(with("client_secret", httpapitest.ClientSecret)), 401, "invalid_client"},
+		{"an id without a secret", formRequest(with("client_id", httpapitest.ClientID)), 401, "invalid_client"},
+	} {
+		w := httpapitest.Serve(h, tc.req)
+		if tc.code == "" {
+			if w.Code != http.StatusOK {
+				t.Errorf("%s: %d %s", tc.name, w.Code, w.Body)
+			}
+			continue
+		}
+		httpapitest.WantError(t, w, httpapi.OAuth, tc.status, tc.code)
+	}
 }

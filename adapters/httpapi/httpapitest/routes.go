@@ -38,6 +38,11 @@ func (GrantAll) ClientCredentials(context.Context, string, string, netip.Addr) (
 	return auth.IssuedToken{}, msgkit.New(msgkit.Unauthorized, auth.CodeInvalidClient, "no")
 }
 
+// AuthenticateClient refuses every client.
+func (GrantAll) AuthenticateClient(context.Context, string, string, netip.Addr) (auth.Client, error) {
+	return auth.Client{}, msgkit.New(msgkit.Unauthorized, auth.CodeInvalidClient, "no")
+}
+
 // Password refuses every user.
 func (GrantAll) Password(context.Context, string, string) (auth.IssuedToken, error) {
 	return auth.IssuedToken{}, msgkit.New(msgkit.Invalid, auth.CodeInvalidGrant, "no")
