@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/msgkit/msgkit/adapters/egress"
 	"github.com/msgkit/msgkit/adapters/httpapi"
 	"github.com/msgkit/msgkit/adapters/httpapi/bulksmsapi"
 	"github.com/msgkit/msgkit/adapters/memstore"
@@ -86,6 +87,7 @@ func newNode(t *testing.T, store smsStore, clock *msgkittest.Clock) *gatewayNode
 			},
 		},
 		Dispatcher: sms.DispatcherOptions{Clock: clock.Now, BaseBackoff: time.Second, MaxBackoff: time.Minute, Jitter: func() float64 { return 0 }},
+		Poster:     httpapi.ReportPosterOptions{Policy: egress.Policy{Allow: loopback()}}, // the receivers listen on loopback
 	})
 	n := &gatewayNode{bulkSMS: b, api: httptest.NewServer(platform{families: []family{b.family()}}.smsHandler())}
 	t.Cleanup(n.api.Close)
@@ -268,7 +270,7 @@ func BenchmarkReportDelivery(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	d := sms.NewDispatcher(store, httpapi.NewReportPoster(httpapi.ReportPosterOptions{}), sms.DispatcherOptions{Clock: clock.Now, PerHost: 32, Batch: 500})
+	d := sms.NewDispatcher(store, httpapi.NewReportPoster(httpapi.ReportPosterOptions{Policy: egress.Policy{Allow: loopback()}}), sms.DispatcherOptions{Clock: clock.Now, PerHost: 32, Batch: 500})
 	b.ReportAllocs()
 	b.ResetTimer()
 	start := time.Now()
