@@ -1,7 +1,6 @@
 package sms
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,8 +15,9 @@ import (
 )
 
 // ReportPoster delivers one report body to a customer's URL. An error of
-// kind msgkit.Invalid means the URL refused the report for good (a 4xx
-// answer); any other error is retried.
+// kind msgkit.Invalid means the report can never go there (a 4xx answer,
+// an address the poster refuses, too many redirects); any other error is
+// retried.
 type ReportPoster interface {
 	PostReport(ctx context.Context, url string, body []byte) error
 }
@@ -27,12 +27,15 @@ type ReportPoster interface {
 type DispatcherOptions struct {
 	Clock  msgkit.Clock
 	Logger *slog.Logger
-	// Batch is how many reports one round claims; default 200.
+	// Batch is how many reports one claim takes at most; default 200.
 	Batch int
-	// Timeout bounds one delivery attempt; default 10 s.
+	// Timeout bounds one delivery attempt, redirects included; default
+	// 10 s.
 	Timeout time.Duration
 	// Lease is how long a claimed report is held before another replica
-	// may take it (its claimer died); default 3 × Timeout.
+	// may take it (its claimer died); default 3 × Timeout, and never less
+	// than 2 × Timeout. A report starts its attempt with at least
+	// 1.5 × Timeout of its lease left, or is given back (see Run).
 	Lease time.Duration
 	// MaxAttempts and MaxAge bound the retries of a report; defaults 15
 	// and 48 h. A report past either is given up: recorded and counted.
@@ -43,7 +46,14 @@ type DispatcherOptions struct {
 	BaseBackoff, MaxBackoff time.Duration
 	// PerHost caps concurrent deliveries to one host; default 8.
 	PerHost int
-	// Idle is the pause of Run when nothing is due; default 200 ms.
+	// MaxHeldPerHost caps the reports of one host the dispatcher holds,
+	// in flight and waiting; default 2 × Batch, and at least PerHost. A
+	// slow host holds fewer: what it can start within the lease.
+	MaxHeldPerHost int
+	// MaxHeld caps the reports held for all hosts; default 10 × Batch,
+	// and at least Batch.
+	MaxHeld int
+	// Idle is the longest pause of Run between claims; default 200 ms.
 	Idle time.Duration
 	// Jitter returns a number in [0, 1); default math/rand/v2.
 	Jitter func() float64
@@ -52,13 +62,43 @@ type DispatcherOptions struct {
 // Dispatcher delivers queued reports at least once: it claims due reports
 // from the outbox, posts them, and records delivery, a retry with backoff,
 // or that it gave up. Several dispatchers (replicas) may share one store.
+//
+// Each destination host has its own line: at most PerHost deliveries at a
+// time, and at most what the caps allow waiting behind them, so a slow or
+// dead receiver delays only its own reports. The package documentation
+// (Delivery reports outbox) says how claiming, holding and giving back fit
+// together.
 type Dispatcher struct {
 	store  OutboxStore
 	poster ReportPoster
 	opts   DispatcherOptions
+	margin time.Duration // lease an attempt needs beyond Timeout, to record its outcome
 
-	mu    sync.Mutex
-	hosts map[string]chan struct{} // per-host semaphores
+	wake    chan struct{}  // a full line or the dispatcher drained: claim again
+	workers sync.WaitGroup // the lines' delivering goroutines
+
+	mu       sync.Mutex
+	lines    map[string]*line // by host; an empty line is forgotten after MaxBackoff
+	held     int              // reports claimed, neither finished nor given back
+	overfull bool             // held left no room for a whole batch
+}
+
+// line is one host's reports in the dispatcher, and how fast the host
+// takes them.
+type line struct {
+	waiting  []heldReport // in claim order
+	held     int          // waiting and in flight
+	active   int          // workers delivering from this line
+	full     bool         // held is above the refill mark: Run waits for it to drain
+	latency  time.Duration
+	progress time.Time // when the line last finished an attempt, or became busy
+}
+
+// heldReport is a claimed report waiting for its line, and the last
+// moment its attempt may start for its lease to outlast it.
+type heldReport struct {
+	Report
+	startBy time.Time
 }
 
 // NewDispatcher returns a dispatcher over store posting with poster.
@@ -68,17 +108,22 @@ func NewDispatcher(store OutboxStore, poster ReportPoster, opts DispatcherOption
 	}
 	opts.Batch = cmpOr(opts.Batch, 200)
 	opts.Timeout = cmpOr(opts.Timeout, 10*time.Second)
-	opts.Lease = cmpOr(opts.Lease, 3*opts.Timeout)
+	opts.Lease = max(cmpOr(opts.Lease, 3*opts.Timeout), 2*opts.Timeout)
 	opts.MaxAttempts = cmpOr(opts.MaxAttempts, 15)
 	opts.MaxAge = cmpOr(opts.MaxAge, 48*time.Hour)
 	opts.BaseBackoff = cmpOr(opts.BaseBackoff, 2*time.Second)
 	opts.MaxBackoff = cmpOr(opts.MaxBackoff, 15*time.Minute)
 	opts.PerHost = cmpOr(opts.PerHost, 8)
+	opts.MaxHeldPerHost = max(cmpOr(opts.MaxHeldPerHost, 2*opts.Batch), opts.PerHost)
+	opts.MaxHeld = max(cmpOr(opts.MaxHeld, 10*opts.Batch), opts.Batch)
 	opts.Idle = cmpOr(opts.Idle, 200*time.Millisecond)
 	if opts.Jitter == nil {
 		opts.Jitter = rand.Float64
 	}
-	return &Dispatcher{store: store, poster: poster, opts: opts, hosts: map[string]chan struct{}{}}
+	return &Dispatcher{
+		store: store, poster: poster, opts: opts, margin: opts.Timeout / 2,
+		wake: make(chan struct{}, 1), lines: map[string]*line{},
+	}
 }
 
 // cmpOr is v when positive, else def.
@@ -89,69 +134,303 @@ func cmpOr[T int | time.Duration](v, def T) T {
 	return def
 }
 
-// Run delivers reports until ctx ends.
+// Run delivers reports until ctx ends. It claims whenever there is room:
+// at once while claims come back full and their lines take more, when a
+// line or the dispatcher drains, and every Idle otherwise; it never waits
+// for deliveries to end before claiming again. When ctx ends it waits for
+// the attempts in flight (their calls end with ctx) and gives back the
+// reports still waiting, so another replica takes them without waiting
+// for their leases.
 func (d *Dispatcher) Run(ctx context.Context) {
 	for ctx.Err() == nil {
-		n, err := d.RunOnce(ctx)
+		_, more, err := d.claim(ctx)
 		if err != nil && ctx.Err() == nil {
-			d.opts.Logger.ErrorContext(ctx, "delivering reports", "err", err)
+			d.opts.Logger.ErrorContext(ctx, "claiming reports", "err", err)
 		}
-		if n == 0 || err != nil {
-			select {
-			case <-ctx.Done():
-			case <-time.After(d.opts.Idle):
-			}
+		d.sweep(ctx)
+		if more {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+		case <-d.wake:
+		case <-time.After(d.opts.Idle):
 		}
 	}
+	d.stop(ctx)
 }
 
-// RunOnce claims one batch of due reports, delivers them (at most PerHost
-// at a time to one host) and records each outcome. It returns how many it
-// handled.
+// RunOnce claims once (at most Batch due reports, as the caps allow),
+// hands them to their lines and waits until every report it holds is
+// delivered, retried, given up or given back; it returns how many it
+// claimed. This batch barrier is for tests and tools that step a manual
+// clock; Run does not wait like this, and the two are not to run at once.
 func (d *Dispatcher) RunOnce(ctx context.Context) (int, error) {
-	now := d.opts.Clock.Now()
-	reports, err := d.store.ClaimReports(ctx, now, d.opts.Lease, d.opts.Batch)
-	if err != nil || len(reports) == 0 {
-		return 0, err
+	n, _, err := d.claim(ctx)
+	done := make(chan struct{})
+	go func() { d.workers.Wait(); close(done) }()
+	for {
+		select {
+		case <-done:
+			d.stop(ctx)
+			return n, err
+		case <-time.After(d.opts.Idle):
+			d.sweep(ctx)
+		}
 	}
-	var (
-		wg       sync.WaitGroup
-		errMu    sync.Mutex
-		firstErr error
-	)
-	for _, r := range reports {
-		sem := d.host(r.URL)
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			if err := d.deliver(ctx, r); err != nil {
-				errMu.Lock()
-				firstErr = cmp.Or(firstErr, err)
-				errMu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
-	return len(reports), firstErr
 }
 
-// host returns the semaphore of the URL's host.
-func (d *Dispatcher) host(rawURL string) chan struct{} {
-	h := rawURL
-	if u, err := url.Parse(rawURL); err == nil {
-		h = u.Host
+// claim leases as many due reports as the caps leave room for, hands each
+// to its host's line, starting workers up to PerHost, and gives back at
+// once what a full line cannot take, put off until the line may have
+// room. It returns how many reports it claimed, and whether claiming
+// again at once is worthwhile: the claim came back full and a line it fed
+// is not full, i.e. takes a whole claim more (asking for more than the
+// lines take would only put reports off). A full line wakes Run when it
+// drains (unhold).
+func (d *Dispatcher) claim(ctx context.Context) (n int, more bool, err error) {
+	d.mu.Lock()
+	limit := min(d.opts.Batch, d.opts.MaxHeld-d.held)
+	d.mu.Unlock()
+	if limit <= 0 {
+		return 0, false, nil
+	}
+	now := d.opts.Clock.Now()
+	reports, err := d.store.ClaimReports(ctx, now, d.opts.Lease, limit)
+	if err != nil || len(reports) == 0 {
+		return 0, false, err
+	}
+	startBy := now.Add(d.opts.Lease - d.opts.Timeout - d.margin)
+	var (
+		putOff []Report
+		fed    []*line
+		turned = map[*line]int{}
+	)
+	d.mu.Lock()
+	for _, r := range reports {
+		host := hostOf(r.URL)
+		l := d.lines[host]
+		if l == nil {
+			l = &line{}
+			d.lines[host] = l
+		}
+		if l.held >= d.capacity(l, now) {
+			l.full = true
+			r.NextAt = now.Add(d.deferral(l, now, l.held+turned[l]))
+			turned[l]++
+			putOff = append(putOff, r)
+			continue
+		}
+		l.waiting = append(l.waiting, heldReport{r, startBy})
+		l.held++
+		d.held++
+		fed = append(fed, l)
+		if l.active < d.opts.PerHost {
+			if l.active == 0 {
+				l.progress = now // busy from now on
+			}
+			l.active++
+			d.workers.Go(func() { d.work(ctx, l) })
+		}
+	}
+	room := false
+	for _, l := range fed {
+		if l.held > d.refill(l, now) {
+			l.full = true
+		} else {
+			room = true
+		}
+	}
+	d.overfull = d.opts.MaxHeld-d.held < d.opts.Batch
+	d.mu.Unlock()
+	d.giveBack(ctx, putOff, "line full")
+	return len(reports), len(reports) == limit && room && !d.overfull, nil
+}
+
+// capacity is how many reports line l may hold: MaxHeldPerHost, or for a
+// slow line what its workers can start within the wait a lease leaves.
+func (d *Dispatcher) capacity(l *line, now time.Time) int {
+	pace := d.pace(l, now)
+	if pace <= 0 {
+		return d.opts.MaxHeldPerHost
+	}
+	wait := d.opts.Lease - d.opts.Timeout - d.margin
+	rounds := float64(wait)/float64(pace) + 1
+	return int(min(float64(d.opts.PerHost)*rounds, float64(d.opts.MaxHeldPerHost)))
+}
+
+// refill is how many reports line l may hold and still take a whole
+// claim (or half its capacity, when that is less): above it the line is
+// full, and Run waits for it to drain back to it.
+func (d *Dispatcher) refill(l *line, now time.Time) int {
+	c := d.capacity(l, now)
+	return c - min(d.opts.Batch, c/2)
+}
+
+// pace is how long an attempt of line l takes: the moving average of its
+// attempts or, while attempts are in flight, the time since it last
+// finished one when that is longer (a receiver that hangs finishes none).
+func (d *Dispatcher) pace(l *line, now time.Time) time.Duration {
+	if l.active == 0 {
+		return l.latency
+	}
+	return max(l.latency, now.Sub(l.progress))
+}
+
+// deferral is how long to put off a report that would stand at position
+// pos of line l: until the line could start it, at least Idle and at most
+// MaxBackoff.
+func (d *Dispatcher) deferral(l *line, now time.Time, pos int) time.Duration {
+	wait := time.Duration(float64(d.pace(l, now)) * float64(pos) / float64(d.opts.PerHost))
+	return min(max(wait, d.opts.Idle), d.opts.MaxBackoff)
+}
+
+// work delivers line l's reports one after the other until the line is
+// empty or ctx ends; up to PerHost workers share a line.
+func (d *Dispatcher) work(ctx context.Context, l *line) {
+	for {
+		d.mu.Lock()
+		var stale []Report
+		if ctx.Err() == nil { // when stopping, stop gives back what waits
+			stale = d.takeStale(l, d.opts.Clock.Now())
+		}
+		if len(l.waiting) == 0 || ctx.Err() != nil {
+			l.active--
+			d.mu.Unlock()
+			d.giveBack(ctx, stale, "lease running out")
+			return
+		}
+		r := l.waiting[0]
+		l.waiting[0] = heldReport{} // the body is not kept alive by the backing array
+		l.waiting = l.waiting[1:]
+		d.mu.Unlock()
+		d.giveBack(ctx, stale, "lease running out")
+
+		start := d.opts.Clock.Now()
+		if err := d.deliver(ctx, r.Report); err != nil {
+			d.opts.Logger.ErrorContext(ctx, "delivering a report", "id", r.ID, "err", err)
+		}
+		d.mu.Lock()
+		if ctx.Err() == nil {
+			end := d.opts.Clock.Now()
+			if took := end.Sub(start); l.latency == 0 {
+				l.latency = took
+			} else {
+				l.latency += (took - l.latency) / 8
+			}
+			l.progress = end
+		}
+		d.unhold(l, 1)
+		d.mu.Unlock()
+	}
+}
+
+// takeStale removes from line l the waiting reports whose attempt could
+// no longer start in time, and returns them put off. d.mu is held.
+func (d *Dispatcher) takeStale(l *line, now time.Time) []Report {
+	n := 0
+	for n < len(l.waiting) && now.After(l.waiting[n].startBy) {
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]Report, n)
+	for i, h := range l.waiting[:n] {
+		out[i] = h.Report
+		out[i].NextAt = now.Add(d.deferral(l, now, l.active+i))
+	}
+	l.waiting = l.waiting[n:]
+	d.unhold(l, n)
+	return out
+}
+
+// unhold counts n reports of line l as no longer held, and wakes Run
+// when a full line has drained to its refill mark or the dispatcher has
+// room for a whole claim again.
+// d.mu is held.
+func (d *Dispatcher) unhold(l *line, n int) {
+	l.held -= n
+	d.held -= n
+	wake := false
+	if l.full && l.held <= d.refill(l, d.opts.Clock.Now()) {
+		l.full, wake = false, true
+	}
+	if d.overfull && d.opts.MaxHeld-d.held >= d.opts.Batch {
+		d.overfull, wake = false, true
+	}
+	if wake {
+		select {
+		case d.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// sweep gives back, from every line, the waiting reports whose attempt
+// could no longer start in time (their lines are stuck behind slow
+// attempts), and forgets the lines that have been empty for MaxBackoff.
+func (d *Dispatcher) sweep(ctx context.Context) {
+	if ctx.Err() != nil {
+		return // stop gives back what waits
 	}
 	d.mu.Lock()
-	defer d.mu.Unlock()
-	sem, ok := d.hosts[h]
-	if !ok {
-		if len(d.hosts) > 10_000 {
-			clear(d.hosts) // bounded; running deliveries keep their own channel
+	now := d.opts.Clock.Now()
+	var stale []Report
+	for host, l := range d.lines {
+		stale = append(stale, d.takeStale(l, now)...)
+		if l.held == 0 && l.active == 0 && now.Sub(l.progress) > d.opts.MaxBackoff {
+			delete(d.lines, host)
 		}
-		sem = make(chan struct{}, d.opts.PerHost)
-		d.hosts[h] = sem
 	}
-	return sem
+	d.mu.Unlock()
+	d.giveBack(ctx, stale, "lease running out")
+}
+
+// stop waits for the workers, which have ended or end with ctx, and gives
+// back the reports still waiting, due as they were, so another replica
+// can take them at once.
+func (d *Dispatcher) stop(ctx context.Context) {
+	d.workers.Wait()
+	d.mu.Lock()
+	var left []Report
+	for _, l := range d.lines {
+		for _, h := range l.waiting {
+			left = append(left, h.Report)
+		}
+		d.unhold(l, len(l.waiting))
+		l.waiting = nil
+	}
+	d.mu.Unlock()
+	if len(left) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), d.opts.Timeout)
+	defer cancel()
+	d.giveBack(ctx, left, "stopping")
+}
+
+// giveBack ends the leases of reports that were not attempted: FinishReport
+// with their state and attempts as claimed, and NextAt as the caller set
+// it. A report another replica finished meanwhile is NotFound, and fine.
+func (d *Dispatcher) giveBack(ctx context.Context, rs []Report, why string) {
+	if len(rs) == 0 {
+		return
+	}
+	for _, r := range rs {
+		if err := d.store.FinishReport(ctx, r); err != nil && !errors.Is(err, msgkit.NotFound) {
+			d.opts.Logger.WarnContext(ctx, "giving back a report", "id", r.ID, "err", err)
+		}
+	}
+	d.opts.Logger.DebugContext(ctx, "reports given back", "count", len(rs), "why", why, "url", rs[0].URL)
+}
+
+// hostOf is the line a report URL belongs to: its host and port.
+func hostOf(rawURL string) string {
+	if u, err := url.Parse(rawURL); err == nil {
+		return strings.ToLower(u.Host)
+	}
+	return rawURL
 }
 
 // deliver makes one attempt and records its outcome.

@@ -114,16 +114,59 @@
 // Every part has its own reports, with its partNum. Gateway.ExpireDue ends
 // parts still open after their validity (UNDELIVERED, 996).
 //
-// A Dispatcher delivers the outbox at least once: it leases due reports
+// A Dispatcher delivers the outbox at least once. It leases due reports
 // (only the oldest pending one of each part, so a part's reports keep their
-// order), posts each through a ReportPoster with a per-call timeout and at
-// most PerHost at a time to one host, and records delivery, a retry after
-// an exponential backoff with jitter (connection errors, timeouts, 408,
-// 429, 5xx), or that it gave up (another 4xx, or attempts or age ran out;
-// defaults 15 attempts and 48 hours). Given-up reports stay recorded, and
-// the stores count them (ReportCounts of memstore and pgstore). A dispatcher that dies leaves its leases to run
-// out, and another replica sharing the store takes the reports over; a
-// report may then reach the customer twice, never zero times.
+// order) and hands each to its destination's line, one line per host (the
+// URL's host and port), where at most PerHost attempts run at once, each
+// through a ReportPoster with a per-call timeout. It records delivery, a
+// retry after an exponential backoff with jitter (connection errors,
+// timeouts, 408, 429, 5xx), or that it gave up (another 4xx, an address
+// the poster refuses, or attempts or age ran out; defaults 15 attempts and
+// 48 hours). Given-up reports stay recorded, and the stores count them
+// (ReportCounts of memstore and pgstore).
+//
+// A slow or dead receiver delays only its own reports. Dispatcher.Run
+// claims again whenever there is room, without waiting for attempts to
+// end, and lines do not wait for each other. Memory is bounded: a line
+// holds at most MaxHeldPerHost reports in flight and waiting (default
+// 2 × Batch), all lines at most MaxHeld (default 10 × Batch), and a claim
+// asks for no more than is left. A claim takes the oldest due reports of
+// all hosts (the store knows no hosts), so it may bring reports of a full
+// line: those are given back at once — FinishReport with their state and
+// attempts unchanged, which ends the lease and is no attempt — and put
+// off: NextAt moves to when the line could start them, judged by the
+// line's pace (the moving average of its attempts, or how long its
+// attempts in flight have been running, if longer), at least Idle and at
+// most MaxBackoff. Later claims then reach other hosts' reports. Run
+// claims again at once while claims come back full and a line they fed
+// takes a whole claim more, waits for a full line to drain to its refill
+// mark (room for a whole claim, or half its capacity), and otherwise
+// claims every Idle.
+//
+// Leases outlast attempts. A report's lease (default 3 × Timeout, at
+// least 2 × Timeout) starts at its claim; its attempt starts only while
+// 1.5 × Timeout of it is left, so the attempt ends and is recorded before
+// another replica may take the report. A report that waits in its line
+// past that point is given back and put off as above, rather than sit
+// until its lease runs out; and a slow line holds only what it can start
+// in time, PerHost × (1 + wait / pace), so little waits in vain.
+//
+// Replicas sharing the store each claim with their own lines and caps (N
+// replicas make up to N × PerHost attempts at once to one host). A
+// dispatcher that dies leaves its leases to run out, and another replica
+// takes the reports over; one whose Run ends waits for its attempts, whose
+// calls end with it, and gives back at once the reports that waited. A
+// report may reach the customer twice, never zero times. RunOnce claims
+// once and waits for all it claimed: a batch barrier for tests and tools
+// that step a manual clock.
+//
+// Choices made: a line's pace is remembered until the line has been empty
+// for MaxBackoff. Giving back costs one store write per report, each time
+// a put-off report comes due while its line is still full (the deferrals
+// grow with the line's pace, up to MaxBackoff), and the claim that brought
+// it carries fewer reports of other hosts. A store that skipped full hosts
+// when claiming would save those writes; the OutboxStore keeps its two
+// methods instead, so that every store serves the dispatcher as it is.
 //
 // # Senders and receivers
 //

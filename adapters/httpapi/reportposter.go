@@ -7,89 +7,111 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/netip"
-	"syscall"
-	"time"
 
 	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/adapters/egress"
 )
 
 // ReportPosterOptions configure a ReportPoster.
 type ReportPosterOptions struct {
-	// Forbidden lists address ranges reports must never be posted to
-	// (an operator lists its private networks here, so that a customer's
-	// dlrUrl cannot reach them); checked on the address actually dialled.
-	Forbidden []netip.Prefix
+	// Policy says which addresses reports may be posted to; it is checked
+	// on the address actually dialled, at every redirect hop. Its zero
+	// value refuses loopback, private, link-local and the other special
+	// ranges (egress.DefaultRanges): development allows loopback here.
+	Policy egress.Policy
 	// MaxIdleConnsPerHost keeps connections to busy customers; default 32.
 	MaxIdleConnsPerHost int
 	UserAgent           string
 }
 
+// maxRedirects is how many redirects one delivery follows.
+const maxRedirects = 3
+
 // ReportPoster posts delivery reports to customers' URLs; it satisfies
 // sms.ReportPoster. 2xx is delivered; 408, 429, 5xx, timeouts and
-// connection errors are retried (msgkit.Unavailable); other answers,
-// redirects included, are refusals for good (msgkit.Invalid).
+// connection errors are retried (msgkit.Unavailable); redirects 301, 302,
+// 307 and 308 are followed, posting the same body again, at most 3 of
+// them; other answers, a refused address, other redirects and a fourth
+// one are refusals for good (msgkit.Invalid).
 type ReportPoster struct {
 	client    *http.Client
 	userAgent string
 }
 
-// NewReportPoster returns a poster with its own connection pool.
+// NewReportPoster returns a poster with its own connection pool, dialling
+// through an egress.Dialer of opts.Policy.
 func NewReportPoster(opts ReportPosterOptions) *ReportPoster {
-	dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
-	if len(opts.Forbidden) > 0 {
-		forbidden := opts.Forbidden
-		dialer.Control = func(network, address string, _ syscall.RawConn) error {
-			ap, err := netip.ParseAddrPort(address)
-			if err != nil {
-				return err
-			}
-			for _, p := range forbidden {
-				if p.Contains(ap.Addr().Unmap()) {
-					return errForbiddenAddress
-				}
-			}
-			return nil
-		}
-	}
-	transport := &http.Transport{
-		DialContext:         dialer.DialContext,
-		MaxIdleConnsPerHost: int(cmpOr(int64(opts.MaxIdleConnsPerHost), 32)),
-		IdleConnTimeout:     90 * time.Second,
-		TLSHandshakeTimeout: 5 * time.Second,
-	}
+	transport := egress.NewTransport(opts.Policy)
+	transport.MaxIdleConnsPerHost = int(cmpOr(int64(opts.MaxIdleConnsPerHost), 32))
 	transport.MaxIdleConns = 0 // no global cap: the per-host one bounds it
 	return &ReportPoster{
 		client: &http.Client{
-			Transport:     transport,
+			Transport: transport,
+			// PostReport follows redirects itself: http.Client would turn a
+			// POST into a GET without body on 301 and 302.
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		},
 		userAgent: cmp.Or(opts.UserAgent, "msgkit-dlr/1"),
 	}
 }
 
-var errForbiddenAddress = errors.New("the address is in a forbidden range")
-
-// PostReport posts body as JSON to url.
+// PostReport posts body as JSON to url, following redirects.
 func (p *ReportPoster) PostReport(ctx context.Context, url string, body []byte) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, nil)
 	if err != nil {
 		return msgkit.Wrap(err, msgkit.Invalid, "dlr_url", "the report URL is invalid")
 	}
+	for hops := 0; ; hops++ {
+		resp, err := p.post(req, body)
+		if err != nil {
+			return err
+		}
+		switch resp.StatusCode {
+		case http.StatusMovedPermanently, http.StatusFound, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		default:
+			return statusError(resp.StatusCode)
+		}
+		if hops == maxRedirects {
+			return msgkit.New(msgkit.Invalid, "dlr_redirect", fmt.Sprintf("the report URL redirected more than %d times", maxRedirects))
+		}
+		next, err := resp.Location()
+		if err != nil || (next.Scheme != "http" && next.Scheme != "https") || next.Host == "" {
+			return msgkit.New(msgkit.Invalid, "dlr_redirect", "the report URL redirected to an invalid location")
+		}
+		req = req.Clone(ctx)
+		req.URL, req.Host = next, ""
+	}
+}
+
+// post sends one POST of body with req's URL, and reads and closes the
+// answer so the connection can be reused.
+func (p *ReportPoster) post(req *http.Request, body []byte) (*http.Response, error) {
+	req.GetBody = func() (io.ReadCloser, error) {
+		if len(body) == 0 {
+			return http.NoBody, nil // a Body of length 0 would be sent chunked
+		}
+		return io.NopCloser(bytes.NewReader(body)), nil
+	}
+	req.Body, _ = req.GetBody()
+	req.ContentLength = int64(len(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", p.userAgent)
 	resp, err := p.client.Do(req)
 	if err != nil {
-		if errors.Is(err, errForbiddenAddress) {
-			return msgkit.Wrap(err, msgkit.Invalid, "dlr_forbidden", "the report URL points to a forbidden address")
+		if errors.Is(err, egress.ErrRefused) {
+			return nil, msgkit.Wrap(err, msgkit.Invalid, "dlr_forbidden", "the report URL points to a forbidden address")
 		}
-		return msgkit.Wrap(err, msgkit.Unavailable, "dlr_unreachable", "the report URL did not answer")
+		return nil, msgkit.Wrap(err, msgkit.Unavailable, "dlr_unreachable", "the report URL did not answer")
 	}
-	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // lets the connection be reused
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	resp.Body.Close()
-	switch s := resp.StatusCode; {
+	return resp, nil
+}
+
+// statusError classifies a final answer: nil for 2xx.
+func statusError(s int) error {
+	switch {
 	case s >= 200 && s < 300:
 		return nil
 	case s == http.StatusRequestTimeout || s == http.StatusTooManyRequests || s >= 500:

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"log/slog"
+	"net/http"
 
 	"github.com/msgkit/msgkit"
 )
@@ -35,7 +37,29 @@ Try:
   TOKEN=$(curl -s %[1]s/oauth2/access-token -d grant_type=client_credentials -d client_id=%[3]s -d client_secret=%[4]s | sed 's/.*"access_token":"\([^"]*\)".*/\1/')
   curl -s %[1]s/oauth2/token-info -H "Authorization: Bearer $TOKEN"
   curl -s %[1]s/news/v1/services/00000000-0000-4000-8000-000000000000/cds/contacts -H "Authorization: Bearer $TOKEN"
-  curl -s %[8]s/bulk/sendsms -d '{"type":"text","auth":{"username":"%[9]s","password":"%[10]s"},"sender":"Demo","receiver":"38640123456","dcs":"GSM","text":"Hello from msgkit"}'
+  curl -s %[8]s/bulk/sendsms -d '{"type":"text","auth":{"username":"%[9]s","password":"%[10]s"},"sender":"Demo","receiver":"38640123456","dcs":"GSM","text":"Hello from msgkit","dlrMask":19,"dlrUrl":"%[8]s%[11]s"}'
+  (its delivery report comes back to this server, which logs it: the demo lets reports go to
+   loopback, -dlr-allow auto; without -demo, loopback and private addresses are refused)
 
-`, base, d.Service, d.ClientID, d.ClientSecret, d.Username, d.Password, d.APIKey, smsBase, d.SMSUser, d.SMSPassword)
+`, base, d.Service, d.ClientID, d.ClientSecret, d.Username, d.Password, d.APIKey, smsBase, d.SMSUser, d.SMSPassword, demoReportPath)
+}
+
+// demoReportPath receives the delivery reports of the demo's printed call.
+const demoReportPath = "/demo/dlr"
+
+// demoReports is the demo's report receiver on the bulk SMS listeners:
+// POST /demo/dlr logs the report and answers 204, so the printed call
+// works end to end on one machine.
+func demoReports(logger *slog.Logger) family {
+	return family{name: "demo reports", sms: map[string]http.Handler{
+		"POST " + demoReportPath: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, err := io.ReadAll(io.LimitReader(r.Body, 64<<10))
+			if err != nil {
+				w.WriteHeader(http.StatusBadRequest)
+				return
+			}
+			logger.Info("demo delivery report received", "report", string(body))
+			w.WriteHeader(http.StatusNoContent)
+		}),
+	}}
 }

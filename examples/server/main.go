@@ -12,7 +12,15 @@
 //
 // Every flag has an environment fallback: MSGKIT_ADDR, MSGKIT_SMS_HTTP,
 // MSGKIT_SMS_HTTPS, MSGKIT_TLS_CERT, MSGKIT_TLS_KEY, MSGKIT_STORE, MSGKIT_PG, MSGKIT_PG_SCHEMA,
-// MSGKIT_BOOTSTRAP, MSGKIT_DEMO, MSGKIT_DLR_FORBID, MSGKIT_LOG_LEVEL.
+// MSGKIT_BOOTSTRAP, MSGKIT_DEMO, MSGKIT_DLR_ALLOW, MSGKIT_DLR_FORBID, MSGKIT_LOG_LEVEL.
+//
+// Delivery reports go to the customers' dlrUrl through one guarded dialer
+// (package adapters/egress): loopback, private, link-local, CGNAT,
+// multicast and the other special-purpose ranges are refused, whatever
+// the URL's spelling and whatever DNS answers. -dlr-allow lets ranges
+// through (default auto: loopback with -demo, so the demo's reports reach
+// it, nothing otherwise); -dlr-forbid adds ranges, and wins over
+// -dlr-allow.
 package main
 
 import (
@@ -28,6 +36,8 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/msgkit/msgkit/adapters/egress"
 )
 
 func main() {
@@ -58,7 +68,7 @@ type config struct {
 	getenv                  func(string) string             // secrets named by the bootstrap file
 	bcryptCost              int                             // 0: auth's default; tests lower it
 	wrap                    func(http.Handler) http.Handler // tests watch requests enter the handlers
-	dlrForbidden            []netip.Prefix                  // ranges delivery reports may not go to
+	dlr                     egress.Policy                   // where delivery reports may go
 }
 
 func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
@@ -81,8 +91,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.pgDSN, "pg", env("MSGKIT_PG", ""), "PostgreSQL DSN for -store postgres")
 	fs.StringVar(&c.pgSchema, "pg-schema", env("MSGKIT_PG_SCHEMA", ""), "PostgreSQL schema to keep msgkit's tables in (default: the DSN's search_path)")
 	fs.StringVar(&c.bootstrap, "bootstrap", env("MSGKIT_BOOTSTRAP", ""), "JSON file of clients, users and API keys to create")
-	var forbidden string
-	fs.StringVar(&forbidden, "dlr-forbid", env("MSGKIT_DLR_FORBID", ""), "comma-separated address ranges delivery reports must not be posted to (e.g. your private networks)")
+	var allow, forbid string
+	fs.StringVar(&allow, "dlr-allow", env("MSGKIT_DLR_ALLOW", "auto"), "address ranges delivery reports may go to although loopback, private or otherwise special: auto (loopback with -demo, none otherwise), none, or comma-separated ranges such as 127.0.0.0/8,::1/128")
+	fs.StringVar(&forbid, "dlr-forbid", env("MSGKIT_DLR_FORBID", ""), "comma-separated address ranges delivery reports must not go to on top of the special ones (e.g. your public networks); wins over -dlr-allow")
 	fs.StringVar(&demo, "demo", env("MSGKIT_DEMO", "auto"), "create and print demo credentials: auto (memory store without -bootstrap), true or false")
 	fs.StringVar(&level, "log-level", env("MSGKIT_LOG_LEVEL", "info"), "log level: debug, info, warn or error")
 	if err := fs.Parse(args); err != nil {
@@ -111,18 +122,43 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	default:
 		return c, fmt.Errorf("-demo must be auto, true or false, not %q", demo)
 	}
-	for p := range strings.SplitSeq(forbidden, ",") {
-		if p = strings.TrimSpace(p); p == "" {
-			continue
+	var err error
+	switch allow {
+	case "auto":
+		if c.demo {
+			c.dlr.Allow = loopback()
 		}
-		prefix, err := netip.ParsePrefix(p)
-		if err != nil {
-			return c, fmt.Errorf("-dlr-forbid: %q is not an address range", p)
+	case "none":
+	default:
+		if c.dlr.Allow, err = rangeList("-dlr-allow", allow); err != nil {
+			return c, err
 		}
-		c.dlrForbidden = append(c.dlrForbidden, prefix.Masked())
+	}
+	if c.dlr.Forbid, err = rangeList("-dlr-forbid", forbid); err != nil {
+		return c, err
 	}
 	if err := c.logLevel.UnmarshalText([]byte(level)); err != nil {
 		return c, fmt.Errorf("-log-level: %w", err)
 	}
 	return c, nil
+}
+
+// rangeList reads a flag's comma-separated addresses and ranges.
+func rangeList(flag, list string) ([]netip.Prefix, error) {
+	var items []string
+	for item := range strings.SplitSeq(list, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			items = append(items, item)
+		}
+	}
+	out, err := prefixes(items)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", flag, err)
+	}
+	return out, nil
+}
+
+// loopback is what the demo lets delivery reports go to.
+func loopback() []netip.Prefix {
+	return []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
 }

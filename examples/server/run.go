@@ -53,9 +53,13 @@ func newPlatform(st stores, cfg config, logger *slog.Logger) platform {
 		Logger:  logger,
 		Gateway: sms.GatewayOptions{BcryptCost: cfg.bcryptCost},
 		Network: demoNetwork(),
-		Poster:  httpapi.ReportPosterOptions{Forbidden: cfg.dlrForbidden},
+		Poster:  httpapi.ReportPosterOptions{Policy: cfg.dlr},
 	})
-	return platform{opts: opts, families: append(restFamilies(svc, opts), bulk.family())}
+	families := append(restFamilies(svc, opts), bulk.family())
+	if cfg.demo {
+		families = append(families, demoReports(logger))
+	}
+	return platform{opts: opts, families: families}
 }
 
 // restFamilies are the families of the REST listener.

@@ -9,10 +9,12 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -80,17 +82,47 @@ func pgConfig(t *testing.T) config {
 // demoPattern reads the credentials the demo printed.
 var (
 	demoPattern = regexp.MustCompile(`client_id=(\S+) client_secret=(\S+)`)
-	smsPattern  = regexp.MustCompile(`bulk SMS account: +username=(\S+) password=(\S+)`)
+	sendPattern = regexp.MustCompile(`curl -s (\S+/bulk/sendsms) -d '([^']+)'`)
 )
 
+// parse is parseConfig of args without environment.
+func parse(t *testing.T, args ...string) config {
+	t.Helper()
+	c, err := parseConfig(args, func(string) string { return "" }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// The demo as a newcomer runs it: its printed calls work, the bulk SMS one
+// end to end, its delivery report coming back to the demo's receiver.
 func TestReadmeSequence(t *testing.T) {
 	stores := map[string]func(t *testing.T) config{
-		"memory":   func(t *testing.T) config { return config{store: "memory", demo: true} },
-		"postgres": pgConfig,
+		"memory": func(t *testing.T) config { return parse(t) },
+		"postgres": func(t *testing.T) config {
+			pg := pgConfig(t)
+			return parse(t, "-store", "postgres", "-pg", pg.pgDSN, "-pg-schema", pg.pgSchema, "-demo", "true")
+		},
 	}
-	for name, cfg := range stores {
+	for name, newConfig := range stores {
 		t.Run(name, func(t *testing.T) {
-			l, out := startPlatform(t, cfg(t))
+			cfg := newConfig(t)
+			reports := make(chan string, 10)
+			cfg.wrap = func(next http.Handler) http.Handler {
+				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if r.URL.Path == demoReportPath {
+						b, _ := io.ReadAll(r.Body)
+						r.Body = io.NopCloser(bytes.NewReader(b))
+						select {
+						case reports <- string(b):
+						default:
+						}
+					}
+					next.ServeHTTP(w, r)
+				})
+			}
+			l, out := startPlatform(t, cfg)
 			m := demoPattern.FindStringSubmatch(out.String())
 			if m == nil {
 				t.Fatalf("no demo credentials printed:\n%s", out)
@@ -128,15 +160,25 @@ func TestReadmeSequence(t *testing.T) {
 					t.Errorf("%s: %d %s", path, resp.StatusCode, body)
 				}
 			}
-			// 4. Bulk SMS with the demo account.
-			sm := smsPattern.FindStringSubmatch(out.String())
+			// 4. Bulk SMS with the demo account, as printed: its delivery
+			// report comes back to the demo's receiver on loopback.
+			sm := sendPattern.FindStringSubmatch(out.String())
 			if sm == nil {
-				t.Fatalf("no bulk SMS account printed:\n%s", out)
+				t.Fatalf("no bulk SMS call printed:\n%s", out)
 			}
-			sendBody := `{"type":"text","auth":{"username":"` + sm[1] + `","password":"` + sm[2] + `"},"sender":"Demo","receiver":"38640123456","dcs":"GSM","text":"Hello"}`
-			resp, body = call(t, http.MethodPost, "http://"+l.SMSHTTP+"/bulk/sendsms", "", strings.NewReader(sendBody), "application/json")
+			resp, body = call(t, http.MethodPost, sm[1], "", strings.NewReader(sm[2]), "application/json")
 			if resp.StatusCode != http.StatusAccepted || !strings.Contains(string(body), `"numParts":1`) {
-				t.Errorf("bulk SMS: %d %s", resp.StatusCode, body)
+				t.Fatalf("bulk SMS: %d %s", resp.StatusCode, body)
+			}
+			var acc struct{ MsgID string }
+			json.Unmarshal(body, &acc)
+			select {
+			case r := <-reports:
+				if !strings.Contains(r, `"msgId":"`+acc.MsgID+`"`) || !strings.Contains(r, `"event":"DELIVERED"`) {
+					t.Errorf("the demo received the report %s", r)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal("the demo's delivery report did not come back")
 			}
 			resp, body = call(t, http.MethodPost, "http://"+l.SMSHTTP+"/bulk/sendsms", "", strings.NewReader(""), "application/json")
 			if resp.StatusCode != 420 || !strings.Contains(string(body), `"code":"110"`) {
@@ -221,9 +263,44 @@ func TestParseConfig(t *testing.T) {
 	}
 	for _, args := range [][]string{
 		{"-store", "mysql"}, {"-store", "postgres"}, {"-tls-cert", "c.pem"}, {"-demo", "maybe"}, {"-log-level", "loud"}, {"extra"},
+		{"-dlr-allow", "loopback"}, {"-dlr-forbid", "10.0.0.0/33"},
 	} {
 		if _, err := parseConfig(args, func(string) string { return "" }, io.Discard); err == nil {
 			t.Errorf("parseConfig(%v) accepted", args)
+		}
+	}
+}
+
+// Delivery reports are closed to special addresses unless -dlr-allow
+// opens them; the demo opens loopback, so its printed call works.
+func TestParseConfigReportPolicy(t *testing.T) {
+	pfx := func(ss ...string) []netip.Prefix {
+		var out []netip.Prefix
+		for _, s := range ss {
+			out = append(out, netip.MustParsePrefix(s))
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		args          []string
+		env           map[string]string
+		allow, forbid []netip.Prefix
+	}{
+		{args: nil, allow: pfx("127.0.0.0/8", "::1/128")}, // the demo
+		{args: []string{"-demo", "false"}},
+		{args: []string{"-store", "postgres", "-pg", "postgres://x"}},
+		{args: []string{"-dlr-allow", "none"}},
+		{args: []string{"-demo", "false", "-dlr-allow", "10.1.0.0/16, 192.168.7.7", "-dlr-forbid", "8.8.8.0/24"},
+			allow: pfx("10.1.0.0/16", "192.168.7.7/32"), forbid: pfx("8.8.8.0/24")},
+		{env: map[string]string{"MSGKIT_DLR_ALLOW": "fd00::/8", "MSGKIT_DLR_FORBID": "127.0.0.2"},
+			allow: pfx("fd00::/8"), forbid: pfx("127.0.0.2/32")},
+	} {
+		c, err := parseConfig(tc.args, func(k string) string { return tc.env[k] }, io.Discard)
+		if err != nil {
+			t.Fatalf("%v %v: %v", tc.args, tc.env, err)
+		}
+		if !slices.Equal(c.dlr.Allow, tc.allow) || !slices.Equal(c.dlr.Forbid, tc.forbid) {
+			t.Errorf("%v %v: allow %v forbid %v, want %v and %v", tc.args, tc.env, c.dlr.Allow, c.dlr.Forbid, tc.allow, tc.forbid)
 		}
 	}
 }
