@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"net/url"
 	"strings"
 	"sync"
@@ -53,9 +52,10 @@ type DispatcherOptions struct {
 // from the outbox, posts them, and records delivery, a retry with backoff,
 // or that it gave up. Several dispatchers (replicas) may share one store.
 type Dispatcher struct {
-	store  OutboxStore
-	poster ReportPoster
-	opts   DispatcherOptions
+	store   OutboxStore
+	poster  ReportPoster
+	opts    DispatcherOptions
+	backoff msgkit.Backoff
 
 	mu    sync.Mutex
 	hosts map[string]chan struct{} // per-host semaphores
@@ -75,10 +75,8 @@ func NewDispatcher(store OutboxStore, poster ReportPoster, opts DispatcherOption
 	opts.MaxBackoff = cmpOr(opts.MaxBackoff, 15*time.Minute)
 	opts.PerHost = cmpOr(opts.PerHost, 8)
 	opts.Idle = cmpOr(opts.Idle, 200*time.Millisecond)
-	if opts.Jitter == nil {
-		opts.Jitter = rand.Float64
-	}
-	return &Dispatcher{store: store, poster: poster, opts: opts, hosts: map[string]chan struct{}{}}
+	return &Dispatcher{store: store, poster: poster, opts: opts, hosts: map[string]chan struct{}{},
+		backoff: msgkit.Backoff{Base: opts.BaseBackoff, Max: opts.MaxBackoff, Jitter: opts.Jitter}}
 }
 
 // cmpOr is v when positive, else def.
@@ -91,18 +89,7 @@ func cmpOr[T int | time.Duration](v, def T) T {
 
 // Run delivers reports until ctx ends.
 func (d *Dispatcher) Run(ctx context.Context) {
-	for ctx.Err() == nil {
-		n, err := d.RunOnce(ctx)
-		if err != nil && ctx.Err() == nil {
-			d.opts.Logger.ErrorContext(ctx, "delivering reports", "err", err)
-		}
-		if n == 0 || err != nil {
-			select {
-			case <-ctx.Done():
-			case <-time.After(d.opts.Idle):
-			}
-		}
-	}
+	poll(ctx, d.opts.Idle, d.opts.Logger, "delivering reports", d.RunOnce)
 }
 
 // RunOnce claims one batch of due reports, delivers them (at most PerHost
@@ -171,7 +158,7 @@ func (d *Dispatcher) deliver(ctx context.Context, r Report) error {
 		r.State, r.LastError = ReportGivenUp, errorText(err)
 	default:
 		r.LastError = errorText(err)
-		wait := d.backoff(r.Attempts)
+		wait := d.backoff.Wait(r.Attempts)
 		if r.Attempts >= d.opts.MaxAttempts || now.Add(wait).Sub(r.CreatedAt) > d.opts.MaxAge {
 			r.State = ReportGivenUp
 		} else {
@@ -203,13 +190,4 @@ func errorText(err error) string {
 		s = strings.ToValidUTF8(s[:500], "")
 	}
 	return s
-}
-
-// backoff is the wait after the given number of failed attempts.
-func (d *Dispatcher) backoff(attempts int) time.Duration {
-	wait := d.opts.MaxBackoff
-	if attempts < 40 {
-		wait = min(d.opts.BaseBackoff<<(attempts-1), d.opts.MaxBackoff)
-	}
-	return wait/2 + time.Duration(d.opts.Jitter()*float64(wait/2))
 }
