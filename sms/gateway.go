@@ -246,8 +246,10 @@ func (g *Gateway) send(ctx context.Context, m MessageRecord) {
 			DCS: m.DCS, Flash: m.Flash, Text: p.Text, Data: p.Data, UDH: p.UDH, ExpiresAt: m.ExpiresAt,
 		}
 	}
-	if err := g.upstream.Send(context.WithoutCancel(ctx), parts); err != nil {
-		g.opts.Logger.ErrorContext(ctx, "handing parts to the network", "msgId", m.ID, "err", err)
+	for i, err := range g.upstream.Send(context.WithoutCancel(ctx), parts) {
+		if err != nil {
+			g.opts.Logger.ErrorContext(ctx, "handing a part to the network", "msgId", m.ID, "partNum", i, "err", err)
+		}
 	}
 }
 

@@ -23,14 +23,13 @@ import (
 type recorder struct {
 	mu    sync.Mutex
 	parts []sms.OutboundPart
-	err   error
 }
 
-func (r *recorder) Send(ctx context.Context, parts []sms.OutboundPart) error {
+func (r *recorder) Send(ctx context.Context, parts []sms.OutboundPart) []error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.parts = append(r.parts, parts...)
-	return r.err
+	return nil
 }
 
 type fixture struct {
