@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"hash/maphash"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/shopspring/decimal"
 
 	"github.com/msgkit/msgkit"
@@ -272,10 +274,10 @@ const (
 			$7::smallint[], $8::boolean[], $9::smallint[], $10::text[], $11::bytea[], $12::text[]::numeric[],
 			$13::text[]::numeric[], $14::text[], $15::timestamptz[], $16::timestamptz[])`
 	insertPartsSQL = `INSERT INTO sms_parts (msg_id, num, text, data, units, udh_ref, udh_total, udh_seq,
-			dst_port, src_port, state, error_code, updated_at)
+			dst_port, src_port, state, error_code, updated_at, send_at, send_attempts, send_error)
 		SELECT * FROM unnest($1::text[], $2::integer[], $3::text[], $4::bytea[], $5::integer[], $6::smallint[],
 			$7::smallint[], $8::smallint[], $9::integer[], $10::integer[], $11::smallint[], $12::integer[],
-			$13::timestamptz[])`
+			$13::timestamptz[], $14::timestamptz[], $15::integer[], $16::text[])`
 )
 
 // errNotCommitted is the cause of a batch whose COMMIT answered ROLLBACK.
@@ -441,20 +443,42 @@ func queueWrites(b *pgx.Batch, accounts map[string]*ledger, accepted []sms.Messa
 		return
 	}
 
-	var (
-		msgIDs, texts                             = make([]string, 0, numParts), make([]string, 0, numParts)
-		nums, units, dstPorts, srcPorts, errCodes = make([]int32, 0, numParts), make([]int32, 0, numParts), make([]int32, 0, numParts), make([]int32, 0, numParts), make([]int32, 0, numParts)
-		refs, totals, seqs, states                = make([]int16, 0, numParts), make([]int16, 0, numParts), make([]int16, 0, numParts), make([]int16, 0, numParts)
-		data                                      = make([][]byte, 0, numParts)
-		updated                                   = make([]time.Time, 0, numParts)
-	)
+	var pc partColumns
+	pc.grow(numParts)
 	for _, m := range accepted {
-		for _, p := range m.Parts {
-			msgIDs, nums, texts, data = append(msgIDs, string(m.ID)), append(nums, int32(p.Num)), append(texts, p.Text), append(data, p.Data)
-			units, refs, totals, seqs = append(units, int32(p.Units)), append(refs, int16(p.UDH.Ref)), append(totals, int16(p.UDH.Total)), append(seqs, int16(p.UDH.Seq))
-			dstPorts, srcPorts = append(dstPorts, int32(p.UDH.DstPort)), append(srcPorts, int32(p.UDH.SrcPort))
-			states, errCodes, updated = append(states, int16(p.State)), append(errCodes, int32(p.ErrorCode)), append(updated, dbTime(p.UpdatedAt))
-		}
+		pc.add(m)
 	}
-	b.Queue(insertPartsSQL, msgIDs, nums, texts, data, units, refs, totals, seqs, dstPorts, srcPorts, states, errCodes, updated)
+	b.Queue(insertPartsSQL, pc.msgIDs, pc.nums, pc.texts, pc.data, pc.units, pc.refs, pc.totals, pc.seqs, pc.dstPorts,
+		pc.srcPorts, pc.states, pc.errCodes, pc.updated, pc.sendAt, pc.sendAttempts, pc.sendErrors)
+}
+
+// partColumns are the parts of accepted messages as the inserts take
+// them: one array per column.
+type partColumns struct {
+	msgIDs, texts, sendErrors                               []string
+	nums, units, dstPorts, srcPorts, errCodes, sendAttempts []int32
+	refs, totals, seqs, states                              []int16
+	data                                                    [][]byte
+	updated                                                 []time.Time
+	sendAt                                                  []pgtype.Timestamptz
+}
+
+// grow makes room for n more parts.
+func (pc *partColumns) grow(n int) {
+	pc.msgIDs, pc.texts, pc.sendErrors = slices.Grow(pc.msgIDs, n), slices.Grow(pc.texts, n), slices.Grow(pc.sendErrors, n)
+	pc.nums, pc.units, pc.dstPorts, pc.srcPorts = slices.Grow(pc.nums, n), slices.Grow(pc.units, n), slices.Grow(pc.dstPorts, n), slices.Grow(pc.srcPorts, n)
+	pc.errCodes, pc.sendAttempts = slices.Grow(pc.errCodes, n), slices.Grow(pc.sendAttempts, n)
+	pc.refs, pc.totals, pc.seqs, pc.states = slices.Grow(pc.refs, n), slices.Grow(pc.totals, n), slices.Grow(pc.seqs, n), slices.Grow(pc.states, n)
+	pc.data, pc.updated, pc.sendAt = slices.Grow(pc.data, n), slices.Grow(pc.updated, n), slices.Grow(pc.sendAt, n)
+}
+
+// add appends m's parts.
+func (pc *partColumns) add(m sms.MessageRecord) {
+	for _, p := range m.Parts {
+		pc.msgIDs, pc.nums, pc.texts, pc.data = append(pc.msgIDs, string(m.ID)), append(pc.nums, int32(p.Num)), append(pc.texts, p.Text), append(pc.data, p.Data)
+		pc.units, pc.refs, pc.totals, pc.seqs = append(pc.units, int32(p.Units)), append(pc.refs, int16(p.UDH.Ref)), append(pc.totals, int16(p.UDH.Total)), append(pc.seqs, int16(p.UDH.Seq))
+		pc.dstPorts, pc.srcPorts = append(pc.dstPorts, int32(p.UDH.DstPort)), append(pc.srcPorts, int32(p.UDH.SrcPort))
+		pc.states, pc.errCodes, pc.updated = append(pc.states, int16(p.State)), append(pc.errCodes, int32(p.ErrorCode)), append(pc.updated, dbTime(p.UpdatedAt))
+		pc.sendAt, pc.sendAttempts, pc.sendErrors = append(pc.sendAt, nullTime(p.SendAt)), append(pc.sendAttempts, int32(p.SendAttempts)), append(pc.sendErrors, p.SendError)
+	}
 }

@@ -75,6 +75,20 @@
 // waiting for each other and no report is handed out twice while its
 // lease runs; a part's reports go out one after the other.
 //
+// The outbound queue is three columns of sms_parts: send_at (the next
+// hand-over attempt; NULL when the part is not queued), send_lease and
+// send_attempts with send_error. Accept writes send_at with the parts, in
+// the statement or batch that inserts them, so queueing costs no round
+// trip. ClaimParts leases due parts as the outbox does, one statement
+// with FOR UPDATE SKIP LOCKED, walking a partial index of the queued
+// parts in send_at order, so a backlog costs a claim only the rows it
+// takes; it passes over parts of expired messages, which ExpireDue ends.
+// FinishParts records a round's results in one UPDATE over arrays, each
+// row only while the part is queued and leased until the lease its
+// result quotes, so a claimer whose lease ran out records nothing; it
+// locks the rows in key order and runs again after a deadlock. Every
+// UpdatePart clears send_at and send_lease.
+//
 // # Group commit
 //
 // Accept must charge and save atomically, so every Accept of an account
@@ -88,8 +102,8 @@
 // every message in arrival order exactly as single Accepts would (unknown
 // account, then duplicate id, including one earlier in the batch, then
 // credit, with exact decimal arithmetic), sets each charged account's
-// final balance, inserts the accepted messages and then their parts with
-// one statement each, and commits; then it answers each caller. Nothing
+// final balance, inserts the accepted messages and then their parts
+// (queued for sending) with one statement each, and commits; then it answers each caller. Nothing
 // waits for a batch to fill: a lone message is written at once, in a
 // single statement, and batches grow only while earlier ones are being
 // written. A transaction that fails with a serialization failure, a

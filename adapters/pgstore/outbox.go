@@ -19,7 +19,8 @@ const (
 	messageSQL = `SELECT account, type, sender, sender_numeric, receiver, dcs, flash, dlr_mask, dlr_url, custom,
 			part_price::text, charged::text, currency, submitted_at, expires_at
 		FROM sms_messages WHERE id = $1`
-	partsSQL = `SELECT num, text, data, units, udh_ref, udh_total, udh_seq, dst_port, src_port, state, error_code, updated_at
+	partsSQL = `SELECT num, text, data, units, udh_ref, udh_total, udh_seq, dst_port, src_port, state, error_code, updated_at,
+			send_at, send_attempts, send_error
 		FROM sms_parts WHERE msg_id = $1 ORDER BY num`
 )
 
@@ -33,7 +34,7 @@ const (
 //     of one part take turns, updates of different parts never wait for
 //     each other, and with one lock per transaction they cannot deadlock.
 //   - When fn returns changed, it writes the part's state, error code and
-//     UpdatedAt and inserts fn's reports (pending, unleased) in their
+//     UpdatedAt, takes it off the outbound queue, and inserts fn's reports (pending, unleased) in their
 //     order. Their ids are taken while the part is locked, so the reports
 //     of one part are numbered in the order of its updates, which is the
 //     order ClaimReports hands them out.
@@ -102,7 +103,10 @@ func updatePart(ctx context.Context, tx pgx.Tx, key sms.PartKey, fn func(sms.Mes
 	if err := checkPartUpdate(u); err != nil {
 		return final{err}
 	}
-	const updateSQL = `UPDATE sms_parts SET state = $3, error_code = $4, updated_at = $5 WHERE msg_id = $1 AND num = $2`
+	// The update takes the part off the outbound queue (see
+	// Store.UpdatePart).
+	const updateSQL = `UPDATE sms_parts SET state = $3, error_code = $4, updated_at = $5, send_at = NULL, send_lease = NULL
+		WHERE msg_id = $1 AND num = $2`
 	const insertSQL = `INSERT INTO sms_reports (msg_id, part_num, url, body, state, attempts, next_at, created_at, last_error)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
 	// A statement per report, in one round trip: the ids follow the
@@ -204,29 +208,13 @@ SELECT * FROM claimed ORDER BY next_at, id`
 // limit reports while another holds rows it would have taken. A limit of
 // zero or less claims nothing.
 func (s *SMSStore) ClaimReports(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]sms.Report, error) {
-	if limit <= 0 {
-		return nil, nil
-	}
-	rows, err := s.pool.Query(ctx, claimSQL, dbTime(now), dbTime(now.Add(lease)), int64(limit))
-	if err != nil {
-		return nil, classify(err, "report", "reports")
-	}
-	var c conversion
-	reports, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (r sms.Report, err error) {
+	return claimLeased(ctx, s, claimSQL, "report", "reports", now, dbTime(now.Add(lease)), limit, func(row pgx.CollectableRow, c *conversion) (r sms.Report, err error) {
 		var state int16
 		err = row.Scan(&r.ID, &r.MsgID, &r.PartNum, &r.URL, &r.Body, &state, &r.Attempts, &r.NextAt, &r.CreatedAt, &r.LastError)
 		r.State = sms.ReportState(c.uint8("state", state))
 		r.NextAt, r.CreatedAt = r.NextAt.UTC(), r.CreatedAt.UTC()
 		return r, err
 	})
-	if err != nil {
-		return nil, classify(err, "report", "reports")
-	}
-	if c.err != nil {
-		// The leases are taken; they run out as any other does.
-		return nil, storageError(c.err, "claimed reports")
-	}
-	return reports, nil
 }
 
 // FinishReport records an attempt at r (found by r.ID): its State,
