@@ -16,6 +16,7 @@ import (
 	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/sms"
 	"github.com/msgkit/msgkit/sms/simnet"
+	"github.com/msgkit/msgkit/sms/smstest"
 	"github.com/shopspring/decimal"
 	"golang.org/x/crypto/bcrypt"
 )
@@ -552,4 +553,10 @@ func TestTransmitterRun(t *testing.T) {
 			t.Errorf("at most %d parts in flight, want up to 32 in 4 rounds at once", up.maxIn)
 		}
 	})
+}
+
+// BenchmarkTransmitter measures parts handed from a memstore queue to
+// simnet (pgstore runs the same benchmark).
+func BenchmarkTransmitter(b *testing.B) {
+	smstest.BenchmarkTransmitter(b, memstore.New().SMS())
 }

@@ -72,3 +72,9 @@ func TestOutboundClaimUsesTheQueueIndex(t *testing.T) {
 		t.Errorf("with a backlog, the ClaimParts plan does not walk the queue's index in order:\n%s", plan)
 	}
 }
+
+// BenchmarkTransmitter measures parts handed from the PostgreSQL queue to
+// simnet (sms runs the same benchmark on memstore).
+func BenchmarkTransmitter(b *testing.B) {
+	smstest.BenchmarkTransmitter(b, newTestStore(b))
+}
