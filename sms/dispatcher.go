@@ -89,7 +89,7 @@ func cmpOr[T int | time.Duration](v, def T) T {
 
 // Run delivers reports until ctx ends.
 func (d *Dispatcher) Run(ctx context.Context) {
-	poll(ctx, d.opts.Idle, d.opts.Logger, "delivering reports", d.RunOnce)
+	poll(ctx, d.opts.Idle, 1, nil, d.opts.Logger, "delivering reports", d.RunOnce)
 }
 
 // RunOnce claims one batch of due reports, delivers them (at most PerHost

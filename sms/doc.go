@@ -9,8 +9,9 @@
 // Gateway accepts submissions (checks, charging, saving and queueing the
 // parts in one Store call), applies the network's status events to the
 // parts and queues delivery reports; the Transmitter hands the queued
-// parts to the network (an Upstream); the Dispatcher delivers the queued
-// reports to customers' URLs. The Gateway needs a Store, the Transmitter
+// parts to the network (an Upstream), taking them from the Gateway in
+// memory or claiming them from the store; the Dispatcher delivers the
+// queued reports to customers' URLs. The Gateway needs a Store, the Transmitter
 // a TransmitterStore and the Dispatcher an OutboxStore of two methods;
 // the adapters (memstore, pgstore) implement all three, and smstest is
 // their contract.
@@ -111,16 +112,14 @@
 // # Outbound queue
 //
 // Acceptance and sending are two steps, as in operators' gateways. Accept
-// stores every part with a SendAt (the submission time): the part is
-// queued, in the same atomic call that charges for it, so a charged part
-// is never missing from the queue and queueing costs no extra round trip.
-// A Transmitter (several may share a store, one per replica) runs rounds:
-// it claims up to Batch (64) due parts under a lease, hands them to the
-// Upstream in one Send call bounded by Timeout (10 s), and records what
-// became of each:
-//   - Taken: the part leaves the queue (FinishParts; its count of failed
-//     attempts stays, its last error is cleared), and the network's events
-//     move it from there (SENT_TO_SMSC, DELIVERED, ...).
+// stores every part with a SendAt: the part is queued, in the same atomic
+// call that charges for it, so a charged part is never missing from the
+// queue and queueing costs no extra round trip. A Transmitter (one per
+// replica; several may share a store) runs rounds: it takes up to Batch
+// (64) parts, hands them to the Upstream in one Send call bounded by
+// Timeout (10 s), and records what became of each:
+//   - Taken: the part leaves the queue (FinishParts), and the network's
+//     events move it from there (SENT_TO_SMSC, DELIVERED, ...).
 //   - Refused for good (an error of kind Invalid; a Refusal carries the
 //     code): the part ends REJECTED with the refusal's code, 989
 //     (supplier rejected) when it gives none, through the same path as the
@@ -132,24 +131,44 @@
 //     (msgkit.Backoff, as the report outbox). There is no attempt limit:
 //     the part's validity is.
 //
+// Where a round's parts come from: a Gateway built with
+// GatewayOptions.Transmitter (as servers are) stores the parts it accepts
+// already leased to that transmitter, their SendAt at the lease's end,
+// and hands them to it in memory, so that they go out without a claim;
+// otherwise, and for retries and parts whose transmitter died, rounds
+// claim due parts from the store. While parts flow in memory, half a
+// batch is claimed from the store every Idle, so neither source starves
+// the other.
+//
 // Choices:
-//   - Leases: a claim holds its parts for Lease (3 × Timeout, 30 s), which
-//     must outlast a round; while it runs no other claim gets them (FOR
-//     UPDATE SKIP LOCKED on PostgreSQL, the store's lock in memstore). A
-//     transmitter that dies leaves its leases to run out; then another
-//     takes the parts over. A result is recorded only while its claim
-//     holds, quoting the lease's end, so a late transmitter cannot queue
-//     again a part another one has handed over.
+//   - Leases: a claim holds its parts for Lease (3 × Timeout, 30 s) by
+//     moving their SendAt to the lease's end, so they are not due while it
+//     runs (FOR UPDATE SKIP LOCKED makes concurrent claims on PostgreSQL
+//     pass each other; memstore claims under its lock), and are taken over
+//     by any claim once it has run out: a transmitter that dies loses
+//     nothing. A result is recorded only while its claim holds, quoting
+//     the lease's end, so a late transmitter cannot queue again a part
+//     another one has handed over. A part that waited in memory until less
+//     than two Timeouts of its lease are left is not sent from there; it
+//     is claimed when the lease ends.
 //   - In flight and rate: Run runs MaxInFlight/Batch rounds at once
 //     (256/64: four), so at most MaxInFlight parts are with the network
 //     unanswered; Rate caps the parts per second (a token bucket of Burst,
-//     by default a second's worth up to Batch), and parts are claimed only
-//     as it allows, so waiting for the rate holds no lease.
+//     by default a second's worth up to Batch), and parts are taken only
+//     as it allows. The in-memory buffer holds Buffer parts (4 ×
+//     MaxInFlight); a Submit that finds it full queues its parts for a
+//     claim instead, at once.
+//   - Pacing: Run pauses Idle (100 ms) after a round that did not hand a
+//     full Batch over, or until a full batch waits in memory. Under a
+//     trickle a part so waits up to Idle and rounds carry what came
+//     meanwhile, instead of a commit per part; a flow or a backlog goes
+//     round after round; a network that is down costs one round per pause
+//     and per part's backoff. A round's failures are logged once.
 //   - Validity: a part is never handed over after its message expired: the
 //     claim passes over expired messages, and a part whose message expired
-//     while it was being claimed is left alone. ExpireDue ends unsent parts
-//     as it ends the others (UNDELIVERED, 996), and any update of a part's
-//     state takes it off the queue, so an ended part is never sent.
+//     since it was taken is left alone. ExpireDue ends unsent parts as it
+//     ends the others (UNDELIVERED, 996), and any update of a part's state
+//     takes it off the queue, so an ended part is never sent.
 //   - Duplicates: a part goes out at least once, and twice only when the
 //     hand-over happened but was not recorded: the transmitter died (or
 //     its store failed) between the network's answer and FinishParts, a
@@ -158,9 +177,9 @@
 //     only one; the network's first event about a part also takes it off
 //     the queue, which closes it early when the network answers in time.
 //     Outcomes are recorded even when the transmitter is stopping.
-//   - A round's error answers are logged once per round; Run pauses Idle
-//     (100 ms) after a round that handed nothing over, so a network that
-//     is down costs one claim per pause and per part's backoff.
+//   - The queue's fields of a part (SendAt, SendAttempts, SendError) say
+//     where it stands while it is queued and are cleared when it leaves:
+//     logs keep the history of failed attempts.
 //
 // # Delivery reports outbox
 //

@@ -77,6 +77,13 @@ type GatewayOptions struct {
 	// is called by concurrent submissions and must never repeat an id.
 	// Tests inject a sequence so that answers and reports are golden.
 	NewID func() MessageID
+	// Transmitter, when set, is a transmitter of this process sending from
+	// the same store: Submit leases the parts it queues to it, in the same
+	// Accept, and hands them over in memory, so that they go out without a
+	// claim from the store. They are rows of the queue all the same: if
+	// the process dies, their lease runs out and any transmitter takes
+	// them. When its buffer is full, parts are queued for a claim only.
+	Transmitter *Transmitter
 }
 
 // Gateway accepts bulk SMS submissions, charges them and queues their
@@ -181,7 +188,8 @@ func (g *Gateway) CreateAccount(ctx context.Context, spec AccountSpec) (Account,
 // Submit validates a submission, splits it, charges the account for every
 // physical SMS and stores the message with its parts queued for sending,
 // in one Store call, and answers: it never waits for the network, which a
-// Transmitter feeds from the queue. Rejections carry the submission error
+// Transmitter feeds from the queue (handed the parts in memory when
+// GatewayOptions.Transmitter is set). Rejections carry the submission error
 // codes (see the package doc for the order of the checks).
 func (g *Gateway) Submit(ctx context.Context, sub Submission) (Accepted, error) {
 	now := g.opts.Clock.Now().UTC()
@@ -225,8 +233,25 @@ func (g *Gateway) Submit(ctx context.Context, sub Submission) (Accepted, error) 
 	for i, p := range split.Parts {
 		m.Parts[i] = PartRecord{Num: i, Text: p.Text, Data: p.Data, Units: p.Units, UDH: p.UDH, State: StateSubmitted, UpdatedAt: now, SendAt: now}
 	}
+	tx := g.opts.Transmitter
+	held := tx != nil && tx.reserve(len(m.Parts))
+	var lease time.Time
+	if held {
+		// Queued at the lease's end: any transmitter may take the parts
+		// then, if this one has not sent them.
+		lease = tx.leaseFrom(now)
+		for i := range m.Parts {
+			m.Parts[i].SendAt = lease
+		}
+	}
 	if err := g.store.Accept(ctx, m); err != nil {
+		if held {
+			tx.release(len(m.Parts))
+		}
 		return Accepted{}, err
+	}
+	if held {
+		tx.handOver(m, lease)
 	}
 	return Accepted{MsgID: m.ID, NumParts: len(m.Parts)}, nil
 }

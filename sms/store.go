@@ -37,10 +37,12 @@ type PartRecord struct {
 	State     PartState
 	ErrorCode DLRError
 	UpdatedAt time.Time
-	// The outbound queue: SendAt is when the part is (next) to be handed
-	// to the network, zero once it has been handed over or never will be
-	// (it ended first); SendAttempts counts the hand-overs that failed and
-	// SendError tells the last failure.
+	// The outbound queue, while the part is in it: SendAt is when any
+	// transmitter may (next) hand the part to the network; while one holds
+	// it, that is the end of its lease, when another takes it over.
+	// SendAttempts counts the hand-overs that failed and SendError tells
+	// the last failure. All three are zero when the part is not queued: it
+	// has been handed over, it has ended, or it never was queued.
 	SendAt       time.Time
 	SendAttempts int
 	SendError    string
@@ -95,8 +97,9 @@ type Store interface {
 	CreateAccount(ctx context.Context, a Account) error
 	Account(ctx context.Context, username string) (Account, error)
 	// Accept charges m.Charged to the account and saves m with each part
-	// queued for sending as its SendAt says (a zero SendAt is not queued),
-	// atomically: under any concurrency the balance never goes below zero,
+	// queued for sending at its SendAt (a part without one, or final, is
+	// not queued; a SendAt to come is how a gateway leases parts to its
+	// own transmitter), atomically: under any concurrency the balance never goes below zero,
 	// no saved message is uncharged and no charged part is missing from the
 	// queue. A balance below the charge is 113 (RC_NO_CREDIT) with nothing
 	// changed.
@@ -138,7 +141,7 @@ type OutboxStore interface {
 type QueuedPart struct {
 	OutboundPart
 	Attempts   int       // hand-overs that failed before this claim
-	LeaseUntil time.Time // the claim's lease; FinishParts quotes it
+	LeaseUntil time.Time // the claim's end (the part's SendAt); FinishParts quotes it
 }
 
 // SendResult is the outcome of one attempt at handing a claimed part to
@@ -147,8 +150,8 @@ type SendResult struct {
 	Key        PartKey
 	LeaseUntil time.Time // the claim's, as ClaimParts gave it
 	// Handed says the network took the part: it leaves the queue.
-	// Otherwise it waits for NextAt (required). Attempts and LastError
-	// are recorded as given either way.
+	// Otherwise it waits for NextAt (required), with Attempts and
+	// LastError.
 	Handed    bool
 	Attempts  int
 	NextAt    time.Time
@@ -159,18 +162,18 @@ type SendResult struct {
 // queue's claim and finish, and UpdatePart for the parts the network
 // refuses for good. Every method is safe for replicas sharing one store.
 type TransmitterStore interface {
-	// ClaimParts leases, until now + lease, up to limit queued parts that
-	// are due (SendAt at or before now), not final, whose lease is free
-	// (never claimed, finished since, or leased until now at the latest)
-	// and whose message has not expired (ExpiresAt after now); oldest
-	// SendAt first. Concurrent claims never get the same part while its
-	// lease runs.
+	// ClaimParts leases up to limit queued parts that are due (SendAt at
+	// or before now) and whose message has not expired (ExpiresAt after
+	// now), oldest SendAt first, until now + lease: their SendAt moves to
+	// that time, so that no other claim gets them while the lease runs and
+	// any claim may take them over once it has run out (their claimer
+	// died). It returns them by message id and part number.
 	ClaimParts(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]QueuedPart, error)
 	// FinishParts records the results of attempts and ends their leases.
 	// A result is recorded only while its claim holds (the part is still
-	// queued and leased until the LeaseUntil it quotes); one whose claim
-	// was lost, to an update that took the part off the queue or to
-	// another claimer after the lease ran out, changes nothing. It
+	// queued and its SendAt is the LeaseUntil the result quotes); one
+	// whose claim was lost, to an update that took the part off the queue
+	// or to another claimer after the lease ran out, changes nothing. It
 	// returns how many were recorded. A result that is not handed over
 	// and has no NextAt is Invalid, and then nothing is recorded.
 	FinishParts(ctx context.Context, results []SendResult) (int, error)

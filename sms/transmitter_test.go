@@ -119,6 +119,14 @@ func newTxFixture(t *testing.T, net simnet.Options, tx sms.TransmitterOptions) *
 	return f
 }
 
+// handingOver makes the fixture's gateway hand the parts it accepts to
+// the transmitter in memory, as the server's does. Call it before any
+// Submit.
+func (f *txFixture) handingOver() *txFixture {
+	f.gw = sms.NewGateway(f.store, sms.GatewayOptions{Clock: f.clock.Now, BcryptCost: bcrypt.MinCost, NewID: sequence(), Transmitter: f.tx})
+	return f
+}
+
 // transmit runs rounds until one hands nothing over and returns how many
 // parts the network took or refused.
 func transmit(t *testing.T, tx *sms.Transmitter) int {
@@ -208,7 +216,7 @@ func TestTransmitterRetriesWhileTheNetworkIsDown(t *testing.T) {
 	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	f := newTxFixture(t,
 		simnet.Options{Down: simnet.Outage(start, start.Add(time.Minute)), Default: simnet.Outcome{AcceptDelay: time.Second, Delay: time.Second}},
-		sms.TransmitterOptions{BaseBackoff: 2 * time.Second, MaxBackoff: time.Hour, Jitter: zeroJitter})
+		sms.TransmitterOptions{BaseBackoff: 2 * time.Second, MaxBackoff: time.Hour, Jitter: zeroJitter}).handingOver()
 	id := f.submit(t, 31, strings.Repeat("a", 200)) // two parts
 	f.runFor(t, 30*time.Second, time.Second)
 	for _, p := range f.requireMessage(t, id).Parts {
@@ -223,12 +231,7 @@ func TestTransmitterRetriesWhileTheNetworkIsDown(t *testing.T) {
 		t.Errorf("hand-overs at %v, want %v", got, want)
 	}
 	f.up.takenOnce(t, []sms.PartKey{{MsgID: id, PartNum: 0}, {MsgID: id, PartNum: 1}})
-	m := f.requireParts(t, id, sms.StateSubmitted, 0)
-	for _, p := range m.Parts {
-		if p.SendAttempts != 6 || p.SendError != "" {
-			t.Errorf("part %d: %d failed attempts (%q), want the 6 before the hand-over, and no error since", p.Num, p.SendAttempts, p.SendError)
-		}
-	}
+	f.requireParts(t, id, sms.StateSubmitted, 0)
 	f.deliver(t)
 	f.requireParts(t, id, sms.StateDelivered, 0)
 	if got, want := events(f.drain(t)), []string{"0/DELIVERED/0", "0/SENT_TO_SMSC/0", "1/DELIVERED/0", "1/SENT_TO_SMSC/0"}; !slices.Equal(got, want) {
@@ -325,7 +328,7 @@ func TestSubmitDoesNotWaitForTheNetwork(t *testing.T) {
 			case <-ctx.Done():
 				return ctx.Err()
 			}
-		}}, sms.TransmitterOptions{})
+		}}, sms.TransmitterOptions{}).handingOver()
 		first := f.submitN(t, 1)
 		held := make(chan int)
 		go func() { held <- transmit(t, f.tx) }()
@@ -362,6 +365,88 @@ func TestSubmitDoesNotWaitForTheNetwork(t *testing.T) {
 		}
 		f.up.takenOnce(t, append(first, later...))
 	})
+}
+
+// countingClaims is a TransmitterStore that counts the parts its claims
+// return.
+type countingClaims struct {
+	sms.TransmitterStore
+	claimed *int
+}
+
+func (c countingClaims) ClaimParts(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]sms.QueuedPart, error) {
+	qs, err := c.TransmitterStore.ClaimParts(ctx, now, lease, limit)
+	*c.claimed += len(qs)
+	return qs, err
+}
+
+// A gateway with a transmitter hands it the parts it accepts in memory:
+// they are stored leased to it (SendAt at the lease's end), so no other
+// transmitter claims them, and it sends them without a claim. If it never
+// does (its process died), any transmitter claims them once the lease has
+// run out; parts that do not fit its buffer are queued for a claim at
+// once.
+func TestGatewayHandsPartsOver(t *testing.T) {
+	claimed := 0
+	f := newTxFixture(t, simnet.Options{}, sms.TransmitterOptions{Buffer: 3})
+	f.tx = sms.NewTransmitter(countingClaims{f.store, &claimed}, f.up, sms.TransmitterOptions{Clock: f.clock.Now, Buffer: 3})
+	f.handingOver()
+	other := sms.NewTransmitter(f.store, f.up, sms.TransmitterOptions{Clock: f.clock.Now})
+	start := f.clock.Now()
+	lease := start.Add(30 * time.Second) // the default: 3 × the 10 s Timeout
+
+	handed := f.submitN(t, 2)
+	for _, k := range handed {
+		if p := f.requireMessage(t, k.MsgID).Parts[0]; !p.SendAt.Equal(lease) {
+			t.Errorf("a part handed over in memory is queued at %v, want the lease's end %v", p.SendAt, lease)
+		}
+	}
+	if n := transmit(t, other); n != 0 {
+		t.Fatalf("another transmitter claimed %d parts leased to the gateway's", n)
+	}
+	if n := transmit(t, f.tx); n != 2 || claimed != 0 {
+		t.Fatalf("the gateway's transmitter sent %d parts, %d of them claimed; want 2 from memory", n, claimed)
+	}
+	f.up.takenOnce(t, handed)
+	for _, k := range handed {
+		f.requireParts(t, k.MsgID, sms.StateSubmitted, 0) // sent: off the queue
+	}
+
+	// The buffer holds 3 parts: of 4 one-part messages, the last is
+	// queued for a claim at once. Then the transmitter dies.
+	later := f.submitN(t, 4)
+	if p := f.requireMessage(t, later[3].MsgID).Parts[0]; !p.SendAt.Equal(start) {
+		t.Errorf("a part beyond the buffer is queued at %v, want at once (%v)", p.SendAt, start)
+	}
+	if n := transmit(t, other); n != 1 {
+		t.Errorf("another transmitter sent %d parts, want the one beyond the buffer", n)
+	}
+	f.clock.Advance(30*time.Second - time.Microsecond)
+	if n := transmit(t, other); n != 0 {
+		t.Errorf("another transmitter sent %d parts leased to the dead one", n)
+	}
+	f.clock.Advance(time.Microsecond)
+	if n := transmit(t, other); n != 3 {
+		t.Errorf("once the lease ran out another transmitter sent %d parts, want 3", n)
+	}
+	f.up.takenOnce(t, append(handed, later...))
+}
+
+// A part that waited in memory until too little of its lease is left to
+// send and record it is left to the store, and claimed once the lease has
+// run out: it never goes out twice.
+func TestHandedOverPartsNearTheirLeaseEnd(t *testing.T) {
+	f := newTxFixture(t, simnet.Options{}, sms.TransmitterOptions{}).handingOver()
+	keys := f.submitN(t, 1)
+	f.clock.Advance(11 * time.Second) // 19 s of the 30 s lease left, under two 10 s Timeouts
+	if n := transmit(t, f.tx); n != 0 {
+		t.Fatalf("sent %d parts with too little lease left", n)
+	}
+	f.clock.Advance(19 * time.Second)
+	if n := transmit(t, f.tx); n != 1 {
+		t.Fatalf("once the lease ran out, sent %d parts, want 1", n)
+	}
+	f.up.takenOnce(t, keys)
 }
 
 // upstreamFunc is an Upstream of a function.

@@ -11,73 +11,86 @@ import (
 	"github.com/msgkit/msgkit/sms"
 )
 
-// sendQueue is the outbound queue, under the SMSStore's lock. The parts
-// keep their own SendAt, SendAttempts and SendError; the queue holds what
-// finds them fast: a heap of the queued parts by SendAt, and the leases of
-// the claimed ones.
-//
-// The heap holds one entry per queued part, at its SendAt, and stale
-// entries: an entry whose part is no longer queued at that time (handed
-// over, ended, or moved to a later attempt) is dropped when it comes to
-// the top. A claimed part keeps its entry, so that it can be claimed again
-// if its claimer dies; while its lease runs, a claim passes over it, as
-// over a part whose message has expired (ExpireDue ends those). So a claim
-// costs the parts it takes plus those in flight, not the queue's length.
+// sendQueue is the outbound queue, under the SMSStore's lock: the queued
+// parts in a heap by SendAt, each found by its key too, so that a part
+// leaving the queue leaves the heap at once and the heap holds only what
+// is queued. The parts keep their own SendAt, SendAttempts and SendError;
+// the heap mirrors SendAt. A claim moves SendAt to the end of its lease
+// (and the part to that place in the heap), so a part whose claimer died
+// is due again when the lease ends. Parts of expired messages are passed
+// over (ExpireDue ends them). A claim costs the parts it takes, not the
+// queue's length.
 type sendQueue struct {
-	heap   sendHeap
-	leases map[sms.PartKey]time.Time
+	heap  sendHeap
+	entry map[sms.PartKey]*sendEntry
 }
 
 type sendEntry struct {
-	at  time.Time
-	key sms.PartKey
+	at    time.Time
+	key   sms.PartKey
+	index int // in the heap
+}
+
+// set puts the part at at, in the queue or moved within it.
+func (q *sendQueue) set(key sms.PartKey, at time.Time) {
+	if e, ok := q.entry[key]; ok {
+		e.at = at
+		heap.Fix(&q.heap, e.index)
+		return
+	}
+	e := &sendEntry{at: at, key: key}
+	q.entry[key] = e
+	heap.Push(&q.heap, e)
+}
+
+// remove takes the part out of the queue, if it is there.
+func (q *sendQueue) remove(key sms.PartKey) {
+	if e, ok := q.entry[key]; ok {
+		heap.Remove(&q.heap, e.index)
+		delete(q.entry, key)
+	}
 }
 
 // sendHeap is a min-heap of entries by (at, message id, part number).
-type sendHeap []sendEntry
+type sendHeap []*sendEntry
 
-func (h sendHeap) Len() int      { return len(h) }
-func (h sendHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h sendHeap) Len() int { return len(h) }
+
+func (h sendHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].index, h[j].index = i, j
+}
+
 func (h sendHeap) Less(i, j int) bool {
-	a, b := &h[i], &h[j]
+	a, b := h[i], h[j]
 	return cmp.Or(a.at.Compare(b.at), cmp.Compare(a.key.MsgID, b.key.MsgID), cmp.Compare(a.key.PartNum, b.key.PartNum)) < 0
 }
 
-// push and pop are heap.Push and heap.Pop without boxing the entry in an
-// interface value.
-func (h *sendHeap) push(e sendEntry) {
+func (h *sendHeap) Push(x any) {
+	e := x.(*sendEntry)
+	e.index = len(*h)
 	*h = append(*h, e)
-	heap.Fix(h, len(*h)-1)
 }
-
-func (h *sendHeap) pop() sendEntry {
-	last := len(*h) - 1
-	h.Swap(0, last)
-	e := (*h)[last]
-	*h = (*h)[:last]
-	if last > 0 {
-		heap.Fix(h, 0)
-	}
-	return e
-}
-
-// Push and Pop complete heap.Interface; the code above uses push and pop.
-func (h *sendHeap) Push(x any) { *h = append(*h, x.(sendEntry)) }
 
 func (h *sendHeap) Pop() any {
 	old := *h
 	e := old[len(old)-1]
+	old[len(old)-1] = nil
 	*h = old[:len(old)-1]
 	return e
 }
 
-// queueLocked puts m's parts that have a SendAt in the queue; m is as
-// stored. Called with the lock held.
+// queueLocked puts the parts of m, as stored, that have a SendAt and are
+// not final in the queue, and clears the queue fields of the others.
+// Called with the lock held.
 func (s *SMSStore) queueLocked(m sms.MessageRecord) {
-	for _, p := range m.Parts {
-		if !p.SendAt.IsZero() {
-			s.sendq.heap.push(sendEntry{at: p.SendAt, key: sms.PartKey{MsgID: m.ID, PartNum: p.Num}})
+	for i := range m.Parts {
+		p := &m.Parts[i] // the store's own slice
+		if p.SendAt.IsZero() || p.State.Final() {
+			p.SendAt, p.SendAttempts, p.SendError = time.Time{}, 0, ""
+			continue
 		}
+		s.sendq.set(sms.PartKey{MsgID: m.ID, PartNum: p.Num}, p.SendAt)
 	}
 }
 
@@ -96,14 +109,16 @@ func (s *SMSStore) partLocked(key sms.PartKey) (sms.MessageRecord, *sms.PartReco
 	return m, &m.Parts[i], true // m.Parts is the store's own slice
 }
 
-// dequeueLocked takes a part off the queue: its entry goes stale and its
-// claim is lost. Called with the lock held.
+// dequeueLocked takes a part off the queue (a claim on it is lost) and
+// clears its queue fields. Called with the lock held.
 func (s *SMSStore) dequeueLocked(key sms.PartKey, p *sms.PartRecord) {
-	p.SendAt = time.Time{}
-	delete(s.sendq.leases, key)
+	s.sendq.remove(key)
+	p.SendAt, p.SendAttempts, p.SendError = time.Time{}, 0, ""
 }
 
-// ClaimParts leases due parts, oldest SendAt first.
+// ClaimParts leases due parts, oldest SendAt first, by moving their
+// SendAt to the lease's end; it returns them by message id and part
+// number.
 func (s *SMSStore) ClaimParts(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]sms.QueuedPart, error) {
 	if limit <= 0 {
 		return nil, nil
@@ -113,24 +128,18 @@ func (s *SMSStore) ClaimParts(ctx context.Context, now time.Time, lease time.Dur
 	defer s.mu.Unlock()
 	q := &s.sendq
 	var (
-		out   []sms.QueuedPart
-		aside []sendEntry // entries of queued parts, pushed back after
+		out     []sms.QueuedPart
+		expired []*sendEntry // passed over, put back after
 	)
-	for len(out) < limit && len(q.heap) > 0 {
+	for len(out) < limit && len(q.heap) > 0 && !q.heap[0].at.After(now) {
 		e := q.heap[0]
-		m, p, ok := s.partLocked(e.key)
-		if !ok || !p.SendAt.Equal(e.at) {
-			q.heap.pop() // stale
+		m, p, _ := s.partLocked(e.key) // queued parts are stored
+		if !m.ExpiresAt.After(now) {
+			expired = append(expired, heap.Pop(&q.heap).(*sendEntry))
 			continue
 		}
-		if e.at.After(now) {
-			break
-		}
-		aside = append(aside, q.heap.pop())
-		if l, leased := q.leases[e.key]; leased && l.After(now) || !m.ExpiresAt.After(now) || p.State.Final() {
-			continue
-		}
-		q.leases[e.key] = until
+		p.SendAt, e.at = until, until
+		heap.Fix(&q.heap, 0)
 		out = append(out, sms.QueuedPart{
 			OutboundPart: sms.OutboundPart{
 				MsgID: m.ID, PartNum: p.Num, NumParts: len(m.Parts), Sender: m.Sender, Receiver: m.Receiver,
@@ -139,13 +148,17 @@ func (s *SMSStore) ClaimParts(ctx context.Context, now time.Time, lease time.Dur
 			Attempts: p.SendAttempts, LeaseUntil: until,
 		})
 	}
-	for _, e := range aside {
-		q.heap.push(e)
+	for _, e := range expired {
+		heap.Push(&q.heap, e)
 	}
+	slices.SortFunc(out, func(a, b sms.QueuedPart) int {
+		return cmp.Or(cmp.Compare(a.MsgID, b.MsgID), cmp.Compare(a.PartNum, b.PartNum))
+	})
 	return out, nil
 }
 
-// FinishParts records the results whose claims hold.
+// FinishParts records the results whose claims hold: the part is queued
+// and its SendAt is the lease's end the result quotes.
 func (s *SMSStore) FinishParts(ctx context.Context, results []sms.SendResult) (int, error) {
 	if err := checkSendResults(results); err != nil {
 		return 0, err
@@ -155,18 +168,16 @@ func (s *SMSStore) FinishParts(ctx context.Context, results []sms.SendResult) (i
 	n := 0
 	for _, r := range results {
 		_, p, ok := s.partLocked(r.Key)
-		if l, leased := s.sendq.leases[r.Key]; !ok || p.SendAt.IsZero() || !leased || !l.Equal(storeTime(r.LeaseUntil)) {
+		if !ok || p.SendAt.IsZero() || !p.SendAt.Equal(storeTime(r.LeaseUntil)) {
 			continue // the claim was lost
 		}
-		delete(s.sendq.leases, r.Key)
-		p.SendAttempts, p.SendError = r.Attempts, r.LastError
-		if r.Handed {
-			p.SendAt = time.Time{}
-		} else if next := storeTime(r.NextAt); !next.Equal(p.SendAt) {
-			p.SendAt = next
-			s.sendq.heap.push(sendEntry{at: next, key: r.Key})
-		}
 		n++
+		if r.Handed {
+			s.dequeueLocked(r.Key, p)
+			continue
+		}
+		p.SendAt, p.SendAttempts, p.SendError = storeTime(r.NextAt), r.Attempts, r.LastError
+		s.sendq.set(r.Key, p.SendAt)
 	}
 	return n, nil
 }

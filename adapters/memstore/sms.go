@@ -42,7 +42,7 @@ func newSMSStore() *SMSStore {
 	s.messages = newTable(&s.mu, "message", func(id sms.MessageID) string { return "message " + string(id) }, cloneMessage, cloneMessage)
 	s.outbox.reports = map[int64]*queuedReport{}
 	s.outbox.finished = map[sms.ReportState]int{}
-	s.sendq.leases = map[sms.PartKey]time.Time{}
+	s.sendq.entry = map[sms.PartKey]*sendEntry{}
 	return s
 }
 

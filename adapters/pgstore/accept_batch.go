@@ -11,7 +11,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/shopspring/decimal"
 
 	"github.com/msgkit/msgkit"
@@ -274,10 +273,13 @@ const (
 			$7::smallint[], $8::boolean[], $9::smallint[], $10::text[], $11::bytea[], $12::text[]::numeric[],
 			$13::text[]::numeric[], $14::text[], $15::timestamptz[], $16::timestamptz[])`
 	insertPartsSQL = `INSERT INTO sms_parts (msg_id, num, text, data, units, udh_ref, udh_total, udh_seq,
-			dst_port, src_port, state, error_code, updated_at, send_at, send_attempts, send_error)
+			dst_port, src_port, state, error_code, updated_at)
 		SELECT * FROM unnest($1::text[], $2::integer[], $3::text[], $4::bytea[], $5::integer[], $6::smallint[],
 			$7::smallint[], $8::smallint[], $9::integer[], $10::integer[], $11::smallint[], $12::integer[],
-			$13::timestamptz[], $14::timestamptz[], $15::integer[], $16::text[])`
+			$13::timestamptz[])`
+	insertOutboundSQL = `INSERT INTO sms_outbound (msg_id, num, send_at, attempts, last_error, num_parts, expires_at)
+		SELECT * FROM unnest($1::text[], $2::integer[], $3::timestamptz[], $4::integer[], $5::text[], $6::integer[],
+			$7::timestamptz[])`
 )
 
 // errNotCommitted is the cause of a batch whose COMMIT answered ROLLBACK.
@@ -449,36 +451,52 @@ func queueWrites(b *pgx.Batch, accounts map[string]*ledger, accepted []sms.Messa
 		pc.add(m)
 	}
 	b.Queue(insertPartsSQL, pc.msgIDs, pc.nums, pc.texts, pc.data, pc.units, pc.refs, pc.totals, pc.seqs, pc.dstPorts,
-		pc.srcPorts, pc.states, pc.errCodes, pc.updated, pc.sendAt, pc.sendAttempts, pc.sendErrors)
+		pc.srcPorts, pc.states, pc.errCodes, pc.updated)
+	if q := pc.q; len(q.nums) > 0 {
+		b.Queue(insertOutboundSQL, q.msgIDs, q.nums, q.sendAt, q.attempts, q.errors, q.numParts, q.expires)
+	}
 }
 
 // partColumns are the parts of accepted messages as the inserts take
-// them: one array per column.
+// them, one array per column, and the rows of those that are queued for
+// sending (q).
 type partColumns struct {
-	msgIDs, texts, sendErrors                               []string
-	nums, units, dstPorts, srcPorts, errCodes, sendAttempts []int32
-	refs, totals, seqs, states                              []int16
-	data                                                    [][]byte
-	updated                                                 []time.Time
-	sendAt                                                  []pgtype.Timestamptz
+	msgIDs, texts                             []string
+	nums, units, dstPorts, srcPorts, errCodes []int32
+	refs, totals, seqs, states                []int16
+	data                                      [][]byte
+	updated                                   []time.Time
+	q                                         queueColumns
+}
+
+// queueColumns are rows of sms_outbound, one array per column.
+type queueColumns struct {
+	msgIDs, errors           []string
+	nums, attempts, numParts []int32
+	sendAt, expires          []time.Time
 }
 
 // grow makes room for n more parts.
 func (pc *partColumns) grow(n int) {
-	pc.msgIDs, pc.texts, pc.sendErrors = slices.Grow(pc.msgIDs, n), slices.Grow(pc.texts, n), slices.Grow(pc.sendErrors, n)
+	pc.msgIDs, pc.texts = slices.Grow(pc.msgIDs, n), slices.Grow(pc.texts, n)
 	pc.nums, pc.units, pc.dstPorts, pc.srcPorts = slices.Grow(pc.nums, n), slices.Grow(pc.units, n), slices.Grow(pc.dstPorts, n), slices.Grow(pc.srcPorts, n)
-	pc.errCodes, pc.sendAttempts = slices.Grow(pc.errCodes, n), slices.Grow(pc.sendAttempts, n)
+	pc.errCodes = slices.Grow(pc.errCodes, n)
 	pc.refs, pc.totals, pc.seqs, pc.states = slices.Grow(pc.refs, n), slices.Grow(pc.totals, n), slices.Grow(pc.seqs, n), slices.Grow(pc.states, n)
-	pc.data, pc.updated, pc.sendAt = slices.Grow(pc.data, n), slices.Grow(pc.updated, n), slices.Grow(pc.sendAt, n)
+	pc.data, pc.updated = slices.Grow(pc.data, n), slices.Grow(pc.updated, n)
 }
 
-// add appends m's parts.
+// add appends m's parts, and the rows of those queued for sending: the
+// parts with a SendAt that are not final.
 func (pc *partColumns) add(m sms.MessageRecord) {
 	for _, p := range m.Parts {
 		pc.msgIDs, pc.nums, pc.texts, pc.data = append(pc.msgIDs, string(m.ID)), append(pc.nums, int32(p.Num)), append(pc.texts, p.Text), append(pc.data, p.Data)
 		pc.units, pc.refs, pc.totals, pc.seqs = append(pc.units, int32(p.Units)), append(pc.refs, int16(p.UDH.Ref)), append(pc.totals, int16(p.UDH.Total)), append(pc.seqs, int16(p.UDH.Seq))
 		pc.dstPorts, pc.srcPorts = append(pc.dstPorts, int32(p.UDH.DstPort)), append(pc.srcPorts, int32(p.UDH.SrcPort))
 		pc.states, pc.errCodes, pc.updated = append(pc.states, int16(p.State)), append(pc.errCodes, int32(p.ErrorCode)), append(pc.updated, dbTime(p.UpdatedAt))
-		pc.sendAt, pc.sendAttempts, pc.sendErrors = append(pc.sendAt, nullTime(p.SendAt)), append(pc.sendAttempts, int32(p.SendAttempts)), append(pc.sendErrors, p.SendError)
+		if q := &pc.q; !p.SendAt.IsZero() && !p.State.Final() {
+			q.msgIDs, q.nums, q.sendAt = append(q.msgIDs, string(m.ID)), append(q.nums, int32(p.Num)), append(q.sendAt, dbTime(p.SendAt))
+			q.attempts, q.errors, q.expires = append(q.attempts, int32(p.SendAttempts)), append(q.errors, p.SendError), append(q.expires, dbTime(m.ExpiresAt))
+			q.numParts = append(q.numParts, int32(len(m.Parts)))
+		}
 	}
 }

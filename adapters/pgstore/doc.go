@@ -75,20 +75,27 @@
 // waiting for each other and no report is handed out twice while its
 // lease runs; a part's reports go out one after the other.
 //
-// The outbound queue is three columns of sms_parts: send_at (the next
-// hand-over attempt; NULL when the part is not queued), send_lease and
-// send_attempts with send_error. Accept writes send_at with the parts, in
-// the statement or batch that inserts them, so queueing costs no round
-// trip. ClaimParts leases due parts as the outbox does, one statement
-// with FOR UPDATE SKIP LOCKED, walking a partial index of the queued
-// parts in send_at order, so a backlog costs a claim only the rows it
-// takes; it passes over parts of expired messages, which ExpireDue ends.
-// FinishParts records a round's results in one UPDATE over arrays, each
-// row only while the part is queued and leased until the lease its
-// result quotes, so a claimer whose lease ran out records nothing; it
-// locks the rows in key order and runs again after a deadlock. Every
-// UpdatePart clears send_at and send_lease.
-//
+// The outbound queue is a table of its own, sms_outbound: one narrow row
+// per queued part with its send_at (the next attempt, or while a claim
+// holds the part, the end of its lease), attempts, last error, and the
+// message's number of parts and expiry, so that a claim filters on this
+// table alone. Accept inserts the rows with the parts, in the statement
+// or batch that inserts them, so queueing costs no round trip. A part
+// usually passes through as one insert and one delete (its hand-over),
+// which keeps the table small and sms_parts free of extra updates;
+// autovacuum takes the table after 10000 changes, not after a share of
+// its size, so its dead rows never pile up. ClaimParts leases
+// due parts as the outbox does, one statement with FOR UPDATE SKIP
+// LOCKED, walking the send_at index in order (a backlog costs a claim
+// only the rows it takes), leasing by ctid and reading each part and
+// message by key (LATERAL subqueries with LIMIT, which stale statistics
+// cannot turn into hash joins over whole tables); it passes over parts of
+// expired messages, which ExpireDue ends. FinishParts deletes the rows of
+// the parts handed over and moves those to try again, one statement each
+// in one round trip, a row only while its send_at is the lease's end the
+// result quotes; it locks the rows in key order and runs again after a
+// deadlock. UpdatePart deletes the row of a part it finds queued.
+
 // # Group commit
 //
 // Accept must charge and save atomically, so every Accept of an account

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/msgkit/msgkit"
@@ -15,38 +16,40 @@ import (
 )
 
 // claimPartsSQL leases queued parts in one statement, as claimSQL leases
-// reports: due picks the parts ($1 is now) whose send_at has come (the
-// condition implies send_at IS NOT NULL, so sms_parts_send_idx serves it,
-// in send_at order), that are not final, whose lease is free and whose
-// message has not expired, and locks them FOR UPDATE SKIP LOCKED, passing
+// reports: due picks the rows of sms_outbound ($1 is now) whose send_at
+// has come and whose message has not expired, in send_at order
+// (sms_outbound_due_idx), and locks them FOR UPDATE SKIP LOCKED, passing
 // over the rows another claim is leasing right now; a row leased after
 // this statement's snapshot is re-checked as committed and passed over
-// too. So while a lease runs no other claim gets its part. claimed sets
-// the lease ($2), and the last SELECT adds what the network needs of the
-// message, the number of its parts included, in send_at order.
+// too. claimed moves their send_at to the lease's end ($2): while the
+// lease runs the part is not due, so no other claim gets it, and a claim
+// that is not finished by then is taken over. It finds the rows by the
+// ctid the lock returned, which the lock keeps from changing. The last
+// SELECT adds what the network needs of the part and its message, in
+// send_at order, reading them row by row by primary key: a LATERAL
+// subquery with LIMIT is never turned into a join, so a planner misled
+// by stale statistics cannot hash whole tables for a few rows.
 const claimPartsSQL = `WITH due AS (
-	SELECT p.msg_id, p.num FROM sms_parts p JOIN sms_messages m ON m.id = p.msg_id
-	WHERE p.send_at <= $1 AND p.state IN (1, 2, 3)
-		AND (p.send_lease IS NULL OR p.send_lease <= $1)
-		AND m.expires_at > $1
-	ORDER BY p.send_at
+	SELECT ctid FROM sms_outbound
+	WHERE send_at <= $1 AND expires_at > $1
+	ORDER BY send_at
 	LIMIT $3
-	FOR UPDATE OF p SKIP LOCKED
+	FOR UPDATE SKIP LOCKED
 ), claimed AS (
-	UPDATE sms_parts p SET send_lease = $2
-	FROM due WHERE p.msg_id = due.msg_id AND p.num = due.num
-	RETURNING p.msg_id, p.num, p.text, p.data, p.udh_ref, p.udh_total, p.udh_seq, p.dst_port, p.src_port,
-		p.send_at, p.send_attempts
+	UPDATE sms_outbound SET send_at = $2
+	WHERE ctid = ANY (ARRAY(SELECT ctid FROM due))
+	RETURNING msg_id, num, attempts, num_parts, expires_at
 )
-SELECT c.msg_id, c.num, (SELECT count(*) FROM sms_parts a WHERE a.msg_id = c.msg_id),
-	m.sender, m.sender_numeric, m.receiver, m.dcs, m.flash, m.expires_at,
-	c.text, c.data, c.udh_ref, c.udh_total, c.udh_seq, c.dst_port, c.src_port, c.send_attempts
-FROM claimed c JOIN sms_messages m ON m.id = c.msg_id
-ORDER BY c.send_at, c.msg_id COLLATE "C", c.num`
+SELECT c.msg_id, c.num, c.num_parts, m.sender, m.sender_numeric, m.receiver, m.dcs, m.flash, c.expires_at,
+	p.text, p.data, p.udh_ref, p.udh_total, p.udh_seq, p.dst_port, p.src_port, c.attempts
+FROM claimed c
+CROSS JOIN LATERAL (SELECT * FROM sms_parts p WHERE p.msg_id = c.msg_id AND p.num = c.num LIMIT 1) p
+CROSS JOIN LATERAL (SELECT * FROM sms_messages m WHERE m.id = c.msg_id LIMIT 1) m
+ORDER BY c.msg_id COLLATE "C", c.num`
 
 // ClaimParts leases, until now + lease, up to limit queued parts due at or
-// before now whose lease is free and whose message has not expired, and
-// returns them by SendAt (then message id and part number). Concurrent
+// before now whose message has not expired, oldest first, and returns
+// them by message id and part number. Concurrent
 // claims, from any replica, never get the same part while its lease runs
 // (see claimPartsSQL); one may return fewer than limit parts while
 // another holds rows it would have taken. A limit of zero or less claims
@@ -57,8 +60,8 @@ func (s *SMSStore) ClaimParts(ctx context.Context, now time.Time, lease time.Dur
 		var (
 			receiver                   string
 			dcs, ref, total, seq       int16
-			numParts                   int64
-			dstPort, srcPort, attempts int32
+			numParts, dstPort, srcPort int32
+			attempts                   int32
 		)
 		err = row.Scan(&q.MsgID, &q.PartNum, &numParts, &q.Sender.Value, &q.Sender.Numeric, &receiver, &dcs, &q.Flash, &q.ExpiresAt,
 			&q.Text, &q.Data, &ref, &total, &seq, &dstPort, &srcPort, &attempts)
@@ -93,23 +96,28 @@ func claimLeased[T any](ctx context.Context, s *SMSStore, sql, thing, what strin
 	return out, nil
 }
 
-// finishPartsSQL records results ($1..$7, one array per field) whose claim
-// holds: the part is still queued and leased until the lease the result
-// quotes. A hand-over takes the part off the queue; a failed attempt
-// moves it to its next time.
-const finishPartsSQL = `UPDATE sms_parts p SET
-	send_at = CASE WHEN r.handed THEN NULL ELSE r.next_at END,
-	send_attempts = r.attempts, send_error = r.last_error, send_lease = NULL
-FROM unnest($1::text[], $2::integer[], $3::timestamptz[], $4::boolean[], $5::integer[], $6::timestamptz[], $7::text[])
-	AS r(msg_id, num, lease, handed, attempts, next_at, last_error)
-WHERE p.msg_id = r.msg_id AND p.num = r.num AND p.send_lease = r.lease AND p.send_at IS NOT NULL`
+// The statements of FinishParts: each records results (one array per
+// field) whose claim holds, the part still queued with send_at at the
+// lease's end the result quotes. A hand-over deletes the part's row; a
+// failed attempt moves it to its next time.
+const (
+	handedPartsSQL = `DELETE FROM sms_outbound o
+		USING unnest($1::text[], $2::integer[], $3::timestamptz[]) AS r(msg_id, num, lease)
+		WHERE o.msg_id = r.msg_id AND o.num = r.num AND o.send_at = r.lease`
+	retryPartsSQL = `UPDATE sms_outbound o SET send_at = r.next_at, attempts = r.attempts, last_error = r.last_error
+		FROM unnest($1::text[], $2::integer[], $3::timestamptz[], $4::timestamptz[], $5::integer[], $6::text[])
+			AS r(msg_id, num, lease, next_at, attempts, last_error)
+		WHERE o.msg_id = r.msg_id AND o.num = r.num AND o.send_at = r.lease`
+)
 
-// FinishParts records the results whose claims hold, in one statement,
-// and returns how many it recorded; see sms.TransmitterStore. A result
-// not handed over without a NextAt, a LastError PostgreSQL cannot hold
-// and numbers beyond 32 bits are Invalid, and then nothing is recorded.
-// The rows are locked in key order, and a deadlock (with a claimer whose
-// lease ran out) runs the statement again, as inTx does.
+// FinishParts records the results whose claims hold and returns how many
+// it recorded; see sms.TransmitterStore. The hand-overs and the retries
+// are one statement each, sent together (one round trip, one
+// transaction). A result not handed over without a NextAt, a LastError
+// PostgreSQL cannot hold and numbers beyond 32 bits are Invalid, and then
+// nothing is recorded. The rows are locked in key order, and a deadlock
+// (with a claimer whose lease ran out) runs the statements again, as inTx
+// does.
 func (s *SMSStore) FinishParts(ctx context.Context, results []sms.SendResult) (int, error) {
 	for i, r := range results {
 		switch {
@@ -125,43 +133,45 @@ func (s *SMSStore) FinishParts(ctx context.Context, results []sms.SendResult) (i
 	slices.SortFunc(sorted, func(a, b sms.SendResult) int {
 		return cmp.Or(strings.Compare(string(a.Key.MsgID), string(b.Key.MsgID)), cmp.Compare(a.Key.PartNum, b.Key.PartNum))
 	})
-	n := len(sorted)
-	var (
-		ids, lastErrors = make([]string, 0, n), make([]string, 0, n)
-		nums, attempts  = make([]int32, 0, n), make([]int32, 0, n)
-		leases, next    = make([]time.Time, 0, n), make([]pgtype.Timestamptz, 0, n)
-		handedOver      = make([]bool, 0, n)
-	)
+	var handed, retried struct {
+		ids, lastErrors []string
+		nums, attempts  []int32
+		leases, next    []time.Time
+	}
 	for _, r := range sorted {
 		if !storable(string(r.Key.MsgID)) || !fitsInt32(r.Key.PartNum) {
 			continue // no such part is stored: its claim cannot hold
 		}
-		ids, nums, leases = append(ids, string(r.Key.MsgID)), append(nums, int32(r.Key.PartNum)), append(leases, dbTime(r.LeaseUntil))
-		handedOver, attempts = append(handedOver, r.Handed), append(attempts, int32(r.Attempts))
-		next, lastErrors = append(next, nullTime(r.NextAt)), append(lastErrors, r.LastError)
+		c := &handed
+		if !r.Handed {
+			c = &retried
+			c.next, c.attempts, c.lastErrors = append(c.next, dbTime(r.NextAt)), append(c.attempts, int32(r.Attempts)), append(c.lastErrors, r.LastError)
+		}
+		c.ids, c.nums, c.leases = append(c.ids, string(r.Key.MsgID)), append(c.nums, int32(r.Key.PartNum)), append(c.leases, dbTime(r.LeaseUntil))
 	}
-	if len(ids) == 0 {
+	if len(handed.ids)+len(retried.ids) == 0 {
 		return 0, nil
 	}
 	var recorded int64
 	err := retrying(ctx, s.log, "finishing parts", retryable, func() error {
-		tag, err := s.pool.Exec(ctx, finishPartsSQL, ids, nums, leases, handedOver, attempts, next, lastErrors)
-		recorded = tag.RowsAffected()
-		return err
+		recorded = 0
+		b := &pgx.Batch{}
+		count := func(ct pgconn.CommandTag) error {
+			recorded += ct.RowsAffected()
+			return nil
+		}
+		if len(handed.ids) > 0 {
+			b.Queue(handedPartsSQL, handed.ids, handed.nums, handed.leases).Exec(count)
+		}
+		if len(retried.ids) > 0 {
+			b.Queue(retryPartsSQL, retried.ids, retried.nums, retried.leases, retried.next, retried.attempts, retried.lastErrors).Exec(count)
+		}
+		return s.pool.SendBatch(ctx, b).Close()
 	})
 	if err != nil {
 		return 0, classify(err, "part", "parts")
 	}
 	return int(recorded), nil
-}
-
-// nullTime is t as a nullable timestamptz: NULL when zero, else truncated
-// to the microsecond as dbTime does.
-func nullTime(t time.Time) pgtype.Timestamptz {
-	if t.IsZero() {
-		return pgtype.Timestamptz{}
-	}
-	return pgtype.Timestamptz{Time: dbTime(t), Valid: true}
 }
 
 // fromNullTime reads a nullable timestamptz back: zero for NULL, else in

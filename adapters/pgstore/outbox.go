@@ -19,9 +19,10 @@ const (
 	messageSQL = `SELECT account, type, sender, sender_numeric, receiver, dcs, flash, dlr_mask, dlr_url, custom,
 			part_price::text, charged::text, currency, submitted_at, expires_at
 		FROM sms_messages WHERE id = $1`
-	partsSQL = `SELECT num, text, data, units, udh_ref, udh_total, udh_seq, dst_port, src_port, state, error_code, updated_at,
-			send_at, send_attempts, send_error
-		FROM sms_parts WHERE msg_id = $1 ORDER BY num`
+	partsSQL = `SELECT p.num, p.text, p.data, p.units, p.udh_ref, p.udh_total, p.udh_seq, p.dst_port, p.src_port,
+			p.state, p.error_code, p.updated_at, o.send_at, coalesce(o.attempts, 0), coalesce(o.last_error, '')
+		FROM sms_parts p LEFT JOIN sms_outbound o ON o.msg_id = p.msg_id AND o.num = p.num
+		WHERE p.msg_id = $1 ORDER BY p.num`
 )
 
 // UpdatePart runs fn on the part and saves what it returns, in one
@@ -103,16 +104,19 @@ func updatePart(ctx context.Context, tx pgx.Tx, key sms.PartKey, fn func(sms.Mes
 	if err := checkPartUpdate(u); err != nil {
 		return final{err}
 	}
+	const updateSQL = `UPDATE sms_parts SET state = $3, error_code = $4, updated_at = $5 WHERE msg_id = $1 AND num = $2`
 	// The update takes the part off the outbound queue (see
 	// Store.UpdatePart).
-	const updateSQL = `UPDATE sms_parts SET state = $3, error_code = $4, updated_at = $5, send_at = NULL, send_lease = NULL
-		WHERE msg_id = $1 AND num = $2`
+	const dequeueSQL = `DELETE FROM sms_outbound WHERE msg_id = $1 AND num = $2`
 	const insertSQL = `INSERT INTO sms_reports (msg_id, part_num, url, body, state, attempts, next_at, created_at, last_error)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
 	// A statement per report, in one round trip: the ids follow the
 	// slice's order, as the reports are claimed in id order.
 	batch = &pgx.Batch{}
 	batch.Queue(updateSQL, string(key.MsgID), int32(key.PartNum), int16(u.State), int32(u.ErrorCode), dbTime(u.UpdatedAt))
+	if !m.Parts[i].SendAt.IsZero() { // queued, as read under the part's lock
+		batch.Queue(dequeueSQL, string(key.MsgID), int32(key.PartNum))
+	}
 	for _, r := range u.Reports {
 		batch.Queue(insertSQL, string(r.MsgID), int32(r.PartNum), r.URL, r.Body, int16(r.State), int32(r.Attempts),
 			dbTime(r.NextAt), dbTime(r.CreatedAt), r.LastError)

@@ -241,8 +241,9 @@ func (s *SMSStore) Accept(ctx context.Context, m sms.MessageRecord) error {
 // have.
 //
 // The parts travel as one array per column and are unnested into rows,
-// so a message of 255 parts is still one statement; their send_at queues
-// them for sending in that same statement (see 0004_outbound.sql).
+// so a message of 255 parts is still one statement; so do the queued
+// parts' rows of the outbound queue (see 0004_outbound.sql), written in
+// that same statement.
 const acceptSQL = `WITH charged AS (
 	UPDATE sms_accounts SET balance = balance - $2::numeric
 	WHERE username = $1 AND balance >= $2::numeric
@@ -255,14 +256,18 @@ const acceptSQL = `WITH charged AS (
 	RETURNING id
 ), parts AS (
 	INSERT INTO sms_parts (msg_id, num, text, data, units, udh_ref, udh_total, udh_seq, dst_port, src_port,
-		state, error_code, updated_at, send_at, send_attempts, send_error)
+		state, error_code, updated_at)
 	SELECT msg.id, p.num, p.text, p.data, p.units, p.udh_ref, p.udh_total, p.udh_seq, p.dst_port, p.src_port,
-		p.state, p.error_code, p.updated_at, p.send_at, p.send_attempts, p.send_error
+		p.state, p.error_code, p.updated_at
 	FROM msg CROSS JOIN unnest($17::integer[], $18::text[], $19::bytea[], $20::integer[], $21::smallint[],
 		$22::smallint[], $23::smallint[], $24::integer[], $25::integer[], $26::smallint[], $27::integer[],
-		$28::timestamptz[], $29::timestamptz[], $30::integer[], $31::text[])
-		AS p(num, text, data, units, udh_ref, udh_total, udh_seq, dst_port, src_port, state, error_code, updated_at,
-			send_at, send_attempts, send_error)
+		$28::timestamptz[])
+		AS p(num, text, data, units, udh_ref, udh_total, udh_seq, dst_port, src_port, state, error_code, updated_at)
+), queued AS (
+	INSERT INTO sms_outbound (msg_id, num, send_at, attempts, last_error, num_parts, expires_at)
+	SELECT msg.id, q.num, q.send_at, q.attempts, q.last_error, cardinality($17::integer[]), $16
+	FROM msg CROSS JOIN unnest($29::integer[], $30::timestamptz[], $31::integer[], $32::text[])
+		AS q(num, send_at, attempts, last_error)
 )
 SELECT true FROM charged`
 
@@ -279,7 +284,7 @@ func (s *SMSStore) acceptOne(ctx context.Context, m sms.MessageRecord) (outcome,
 		int16(m.DCS), m.Flash, int16(m.DLRMask), m.DLRURL, m.Custom, numericText(m.PartPrice), m.Currency,
 		dbTime(m.SubmittedAt), dbTime(m.ExpiresAt),
 		pc.nums, pc.texts, pc.data, pc.units, pc.refs, pc.totals, pc.seqs, pc.dstPorts, pc.srcPorts, pc.states,
-		pc.errCodes, pc.updated, pc.sendAt, pc.sendAttempts, pc.sendErrors,
+		pc.errCodes, pc.updated, pc.q.nums, pc.q.sendAt, pc.q.attempts, pc.q.errors,
 	).Scan(&ok)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return s.refusal(ctx, m.Account, m.ID, func(balance decimal.Decimal, currency string) error {
@@ -411,7 +416,7 @@ func scanMessage(br pgx.BatchResults, id sms.MessageID) (sms.MessageRecord, erro
 		p                                               sms.PartRecord
 		num, units, dstPort, srcPort, errCode, attempts int32
 		ref, total, seq, state                          int16
-		sendAt                                          pgtype.Timestamptz
+		sendAt                                          pgtype.Timestamptz // NULL: not queued
 	)
 	_, err = pgx.ForEachRow(rows, []any{&num, &p.Text, &p.Data, &units, &ref, &total, &seq, &dstPort, &srcPort, &state, &errCode, &p.UpdatedAt,
 		&sendAt, &attempts, &p.SendError},

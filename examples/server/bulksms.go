@@ -55,10 +55,12 @@ func newBulkSMS(store smsStore, o bulkSMSOptions) *bulkSMS {
 	}
 	o.Gateway.Logger, o.Network.Logger, o.Transmitter.Logger, o.Dispatcher.Logger = o.Logger, o.Logger, o.Logger, o.Logger
 	network := simnet.New(o.Network)
+	transmitter := sms.NewTransmitter(store, network, o.Transmitter)
+	o.Gateway.Transmitter = transmitter // the gateway hands its parts over in memory
 	return &bulkSMS{
 		gateway:     sms.NewGateway(store, o.Gateway),
 		network:     network,
-		transmitter: sms.NewTransmitter(store, network, o.Transmitter),
+		transmitter: transmitter,
 		dispatcher:  sms.NewDispatcher(store, httpapi.NewReportPoster(o.Poster), o.Dispatcher),
 		logger:      o.Logger,
 	}

@@ -127,14 +127,15 @@ func testClaimParts(t *testing.T, s Store) {
 }
 
 func testClaimPartsOrder(t *testing.T, s Store) {
-	acceptQueued(t, s, "c", t0.Add(3*time.Second))
-	acceptQueued(t, s, "a", t0.Add(time.Second))
-	acceptQueued(t, s, "b", t0.Add(2*time.Second))
+	acceptQueued(t, s, "b", t0.Add(3*time.Second))
+	acceptQueued(t, s, "c", t0.Add(time.Second))
+	acceptQueued(t, s, "a", t0.Add(2*time.Second))
+	acceptQueued(t, s, "d", t0.Add(time.Hour+time.Second)) // not yet due
 	now := t0.Add(time.Hour)
-	if got := keysOf(claimParts(t, s, now, 2)); !slices.Equal(got, []string{"a/0", "b/0"}) {
-		t.Errorf("first claim %v, want the two oldest in order", got)
+	if got := keysOf(claimParts(t, s, now, 2)); !slices.Equal(got, []string{"a/0", "c/0"}) {
+		t.Errorf("first claim %v, want the two oldest, by message id", got)
 	}
-	if got := keysOf(claimParts(t, s, now, 2)); !slices.Equal(got, []string{"c/0"}) {
+	if got := keysOf(claimParts(t, s, now, 2)); !slices.Equal(got, []string{"b/0"}) {
 		t.Errorf("second claim %v", got)
 	}
 	if got, err := s.ClaimParts(t.Context(), now.Add(time.Hour), time.Minute, 0); err != nil || len(got) != 0 {
@@ -151,6 +152,9 @@ func testClaimPartsLeases(t *testing.T, s Store) {
 	if got := claimParts(t, s, t0.Add(time.Minute-time.Microsecond), 10); len(got) != 0 {
 		t.Fatal("a leased part was claimed again")
 	}
+	if p := part(t, s, "m", 0); !p.SendAt.Equal(first[0].LeaseUntil) {
+		t.Errorf("a claimed part is next due at %v, want the lease's end %v", p.SendAt, first[0].LeaseUntil)
+	}
 	second := claimParts(t, s, t0.Add(time.Minute), 10)
 	if len(second) != 1 || !second[0].LeaseUntil.After(first[0].LeaseUntil) {
 		t.Fatalf("a part whose lease ended (its claimer died) was not claimed again: %v", second)
@@ -163,8 +167,8 @@ func testClaimPartsLeases(t *testing.T, s Store) {
 	if n := finishParts(t, s, handed(first[0])); n != 0 {
 		t.Errorf("a lost claim recorded a hand-over")
 	}
-	if p := part(t, s, "m", 0); !p.SendAt.Equal(t0.Truncate(time.Microsecond)) || p.SendAttempts != 0 {
-		t.Errorf("a lost claim changed the part: %+v", p)
+	if p := part(t, s, "m", 0); !p.SendAt.Equal(second[0].LeaseUntil) || p.SendAttempts != 0 {
+		t.Errorf("a lost claim changed the part: %+v; want it held by the second claim", p)
 	}
 	if n := finishParts(t, s, handed(second[0])); n != 1 {
 		t.Errorf("the holder of the claim recorded %d results", n)
@@ -177,14 +181,17 @@ func testFinishHanded(t *testing.T, s Store) {
 	if len(got) != 2 {
 		t.Fatalf("claimed %v", keysOf(got))
 	}
-	r := handed(got[0])
-	r.Attempts = 2 // recorded as given
-	if n := finishParts(t, s, r); n != 1 {
+	// A part that failed once, then is handed over.
+	if n := finishParts(t, s, retry(got[0], t0.Add(time.Second), "down")); n != 1 {
+		t.Fatalf("recorded %d", n)
+	}
+	got[0] = claimParts(t, s, t0.Add(time.Second), 1)[0]
+	if n := finishParts(t, s, handed(got[0])); n != 1 {
 		t.Fatalf("recorded %d", n)
 	}
 	p := part(t, s, string(got[0].MsgID), got[0].PartNum)
-	if !p.SendAt.IsZero() || p.SendAttempts != 2 || p.State != sms.StateSubmitted {
-		t.Errorf("after the hand-over the part is %+v; want off the queue, 2 attempts, still submitted", p)
+	if !p.SendAt.IsZero() || p.SendAttempts != 0 || p.SendError != "" || p.State != sms.StateSubmitted {
+		t.Errorf("after the hand-over the part is %+v; want off the queue (no queue fields), still submitted", p)
 	}
 	if n := finishParts(t, s, handed(got[0])); n != 0 {
 		t.Errorf("a second hand-over recorded %d", n)
@@ -283,13 +290,18 @@ func testUpdatePartLeavesQueue(t *testing.T, s Store) {
 func testPartsNotQueued(t *testing.T, s Store) {
 	accepted(t, s)
 	m := Message("m-1", "shop", "0.01")
-	m.Parts[0].SendAt = time.Time{}       // not queued
-	m.Parts[1].State = sms.StateDelivered // final: never sent, whatever SendAt says
+	m.Parts[0].SendAt, m.Parts[0].SendAttempts = time.Time{}, 3      // not queued
+	m.Parts[1].State, m.Parts[1].SendError = sms.StateDelivered, "x" // final: never sent, whatever SendAt says
 	if err := s.Accept(t.Context(), m); err != nil {
 		t.Fatal(err)
 	}
 	if got := claimParts(t, s, t0.Add(time.Hour), 10); len(got) != 0 {
 		t.Errorf("claimed %v", keysOf(got))
+	}
+	for num := range 2 {
+		if p := part(t, s, "m-1", num); !p.SendAt.IsZero() || p.SendAttempts != 0 || p.SendError != "" {
+			t.Errorf("part %d, not queued, has queue fields: %+v", num, p)
+		}
 	}
 }
 

@@ -1,22 +1,37 @@
--- sms outbound queue: the parts of accepted messages wait in sms_parts for
--- a transmitter to hand them to the network. Accept writes send_at with
--- the parts, in the same statement; a transmitter claims due parts under
--- a lease (FOR UPDATE SKIP LOCKED), and records the hand-over (send_at
--- NULL) or a later attempt (send_at moved, send_attempts and send_error
--- set). Any update of a part's delivery state takes it off the queue.
+-- sms outbound queue: the parts of accepted messages waiting for a
+-- transmitter to hand them to the network, one row per queued part.
+-- Accept inserts the rows with the parts, in the same statement or batch.
+-- send_at is when a part is next to be handed over, by whichever
+-- transmitter claims it: a claim (FOR UPDATE SKIP LOCKED) moves send_at to
+-- the end of its lease, so a part whose claimer died is due again when the
+-- lease ends, and the claimer quotes that time when it records the
+-- outcome: the row is deleted once the part is handed over, or send_at
+-- moves to the next attempt. Any update of a part's delivery state
+-- deletes its row. A gateway that hands its parts to a transmitter in
+-- memory inserts them already leased (send_at at the lease's end).
+--
+-- A table of its own rather than columns of sms_parts: a part usually
+-- passes through here as one insert and one delete, so the rows are
+-- narrow and carry what a claim filters on (the message's expiry), the
+-- table stays small and is vacuumed often, and sms_parts keeps only the
+-- updates the delivery reports make. No foreign key: the rows are
+-- written with their parts and deleted by the store only, and a key check
+-- per part would cost every acceptance.
 -- Parts stored before this migration were handed over when they were
--- accepted, so they are not queued (send_at NULL).
+-- accepted, so none is queued.
 
-ALTER TABLE sms_parts
-    ADD COLUMN send_at       timestamptz,               -- next hand-over attempt; NULL: not queued
-    ADD COLUMN send_lease    timestamptz,               -- a claim's lease; NULL: not claimed
-    ADD COLUMN send_attempts integer NOT NULL DEFAULT 0, -- hand-overs that failed
-    ADD COLUMN send_error    text    NOT NULL DEFAULT ''; -- the last failure
+CREATE TABLE sms_outbound (
+    msg_id     text        NOT NULL,
+    num        integer     NOT NULL,
+    send_at    timestamptz NOT NULL,   -- the next attempt, or the end of a claim
+    attempts   integer     NOT NULL,   -- hand-overs that failed
+    last_error text        NOT NULL,
+    num_parts  integer     NOT NULL,   -- the message's, for the network
+    expires_at timestamptz NOT NULL,   -- the message's validity
+    PRIMARY KEY (msg_id, num)
+) WITH (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 10000,
+    autovacuum_analyze_scale_factor = 0, autovacuum_analyze_threshold = 10000);
 
--- ClaimParts walks the queued parts in send_at order and stops after limit
--- rows; the parts handed over, nearly the whole table in time, are not in
--- it. The state list is the non-final sms.PartState values, as in
--- 0003_outbox.sql: a queued part is never final (UpdatePart takes a part
--- off the queue), and the claim's WHERE repeats the list, so the index
--- serves it whole, in order.
-CREATE INDEX sms_parts_send_idx ON sms_parts (send_at) WHERE send_at IS NOT NULL AND state IN (1, 2, 3);
+-- ClaimParts walks the due parts in send_at order and stops after limit
+-- rows; parts held by a claim are further on, at their lease's end.
+CREATE INDEX sms_outbound_due_idx ON sms_outbound (send_at);
