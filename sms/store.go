@@ -96,10 +96,10 @@ type PartKey struct {
 type Store interface {
 	CreateAccount(ctx context.Context, a Account) error
 	Account(ctx context.Context, username string) (Account, error)
-	// Accept charges m.Charged to the account and saves m with each part
-	// queued for sending at its SendAt (a part without one, or final, is
-	// not queued; a SendAt to come is how a gateway leases parts to its
-	// own transmitter), atomically: under any concurrency the balance never goes below zero,
+	// Accept charges m.Charged to the account and saves m with each
+	// submitted part queued for sending at its SendAt (a part without one,
+	// or in another state, is not queued; a SendAt to come is how a
+	// gateway leases parts to its own transmitter), atomically: under any concurrency the balance never goes below zero,
 	// no saved message is uncharged and no charged part is missing from the
 	// queue. A balance below the charge is 113 (RC_NO_CREDIT) with nothing
 	// changed.
@@ -111,10 +111,11 @@ type Store interface {
 	// UpdatePart loads the message with all its parts and calls fn with
 	// the part to update; when fn returns changed, that part's new state
 	// and fn's reports are saved atomically. fn may run more than once. An
-	// unknown message or part is NotFound. A saved update also takes the
-	// part off the outbound queue (SendAt becomes zero and a claim on it is
-	// lost): a part's delivery state moves only once the network has it or
-	// when it ends, and either way it must not be sent again.
+	// unknown message or part is NotFound. fn sees the parts' delivery;
+	// their queue fields are zero. A saved update also takes the part off
+	// the outbound queue (SendAt becomes zero and a claim on it is lost):
+	// a part's delivery state moves only once the network has it or when
+	// it ends, and either way it must not be sent again.
 	UpdatePart(ctx context.Context, key PartKey, fn func(m MessageRecord, p PartRecord) (PartUpdate, bool, error)) error
 	// ExpiredParts lists up to limit parts that are not final and whose
 	// message expired at or before now, oldest first; parts still queued

@@ -79,6 +79,7 @@ type Transmitter struct {
 	local     chan QueuedPart
 	reserved  atomic.Int64
 	lastClaim atomic.Int64  // Unix nanoseconds of the last claim from the store
+	backlog   atomic.Bool   // the last claim was full: more parts may be due
 	wake      chan struct{} // tells a pausing round that a batch is waiting in local
 }
 
@@ -115,7 +116,10 @@ func NewTransmitter(store TransmitterStore, upstream Upstream, opts TransmitterO
 func (t *Transmitter) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	for range max(1, t.opts.MaxInFlight/t.opts.Batch) {
-		wg.Go(func() { poll(ctx, t.opts.Idle, t.opts.Batch, t.wake, t.opts.Logger, "transmitting parts", t.RunOnce) })
+		wg.Go(func() {
+			poll(ctx, t.opts.Idle, t.opts.Batch, t.wake, t.opts.Logger, "transmitting parts",
+				func(ctx context.Context) (int, error) { return t.round(ctx, true) })
+		})
 	}
 	wg.Wait()
 }
@@ -139,7 +143,15 @@ func (t *Transmitter) Run(ctx context.Context) {
 // outcomes are recorded even when ctx ends during the call, so that a
 // part the network took is not sent again after a shutdown.
 func (t *Transmitter) RunOnce(ctx context.Context) (int, error) {
-	taken, claimErr := t.take(ctx, t.opts.Clock.Now())
+	return t.round(ctx, false)
+}
+
+// round is RunOnce; in Run's rounds (sparing true), a transmitter with
+// nothing in memory claims from the store once per Idle, whichever round
+// wakes first, unless its last claim was full (a backlog is drained round
+// after round).
+func (t *Transmitter) round(ctx context.Context, sparing bool) (int, error) {
+	taken, claimErr := t.take(ctx, t.opts.Clock.Now(), sparing)
 	now := t.opts.Clock.Now()
 	send := make([]QueuedPart, 0, len(taken))
 	for _, q := range taken {
@@ -172,7 +184,7 @@ func (t *Transmitter) RunOnce(ctx context.Context) (int, error) {
 // over in memory first, then due parts claimed from the store. A claim
 // that fails leaves the parts taken from memory to be sent, and its error
 // is returned with them.
-func (t *Transmitter) take(ctx context.Context, now time.Time) ([]QueuedPart, error) {
+func (t *Transmitter) take(ctx context.Context, now time.Time, sparing bool) ([]QueuedPart, error) {
 	budget := t.opts.Batch
 	if t.limiter != nil {
 		t.claimMu.Lock()
@@ -182,17 +194,22 @@ func (t *Transmitter) take(ctx context.Context, now time.Time) ([]QueuedPart, er
 			return nil, nil
 		}
 	}
+	// The store's turn comes every Idle, to one round (the one that wins
+	// the swap), whatever the rounds in memory.
+	last := t.lastClaim.Load()
+	storesTurn := now.UnixNano()-last >= int64(t.opts.Idle) && t.lastClaim.CompareAndSwap(last, now.UnixNano())
 	fromMemory := budget
-	storesTurn := now.UnixNano()-t.lastClaim.Load() >= int64(t.opts.Idle)
 	if storesTurn {
 		fromMemory = budget / 2 // see RunOnce
 	}
 	parts := t.takeLocal(now, fromMemory)
 	var err error
-	if len(parts) == 0 || storesTurn && len(parts) < budget {
+	if storesTurn && len(parts) < budget || len(parts) == 0 && (!sparing || t.backlog.Load()) {
 		t.lastClaim.Store(now.UnixNano())
 		var claimed []QueuedPart
-		claimed, err = t.store.ClaimParts(ctx, now, t.opts.Lease, budget-len(parts))
+		want := budget - len(parts)
+		claimed, err = t.store.ClaimParts(ctx, now, t.opts.Lease, want)
+		t.backlog.Store(err == nil && len(claimed) == want)
 		parts = append(parts, claimed...)
 	}
 	if t.limiter != nil {

@@ -80,13 +80,13 @@ func (h *sendHeap) Pop() any {
 	return e
 }
 
-// queueLocked puts the parts of m, as stored, that have a SendAt and are
-// not final in the queue, and clears the queue fields of the others.
+// queueLocked puts the parts of m, as stored, that are submitted and have
+// a SendAt in the queue, and clears the queue fields of the others.
 // Called with the lock held.
 func (s *SMSStore) queueLocked(m sms.MessageRecord) {
 	for i := range m.Parts {
 		p := &m.Parts[i] // the store's own slice
-		if p.SendAt.IsZero() || p.State.Final() {
+		if p.SendAt.IsZero() || p.State != sms.StateSubmitted {
 			p.SendAt, p.SendAttempts, p.SendError = time.Time{}, 0, ""
 			continue
 		}

@@ -38,7 +38,11 @@ func (s *SMSStore) UpdatePart(ctx context.Context, key sms.PartKey, fn func(m sm
 	if !ok {
 		return partNotFound(key)
 	}
-	u, changed, err := fn(cloneMessage(m), *p)
+	view := cloneMessage(m) // fn sees the parts' delivery, not their queue fields
+	for i := range view.Parts {
+		view.Parts[i].SendAt, view.Parts[i].SendAttempts, view.Parts[i].SendError = time.Time{}, 0, ""
+	}
+	u, changed, err := fn(view, view.Parts[slices.IndexFunc(view.Parts, func(q sms.PartRecord) bool { return q.Num == key.PartNum })])
 	if err != nil || !changed {
 		return err
 	}

@@ -79,22 +79,27 @@
 // per queued part with its send_at (the next attempt, or while a claim
 // holds the part, the end of its lease), attempts, last error, and the
 // message's number of parts and expiry, so that a claim filters on this
-// table alone. Accept inserts the rows with the parts, in the statement
-// or batch that inserts them, so queueing costs no round trip. A part
-// usually passes through as one insert and one delete (its hand-over),
-// which keeps the table small and sms_parts free of extra updates;
-// autovacuum takes the table after 10000 changes, not after a share of
-// its size, so its dead rows never pile up. ClaimParts leases
-// due parts as the outbox does, one statement with FOR UPDATE SKIP
-// LOCKED, walking the send_at index in order (a backlog costs a claim
-// only the rows it takes), leasing by ctid and reading each part and
-// message by key (LATERAL subqueries with LIMIT, which stale statistics
-// cannot turn into hash joins over whole tables); it passes over parts of
-// expired messages, which ExpireDue ends. FinishParts deletes the rows of
-// the parts handed over and moves those to try again, one statement each
-// in one round trip, a row only while its send_at is the lease's end the
+// table alone. Accept inserts the rows of the submitted parts with the
+// parts themselves, in the same statement, so queueing costs no round
+// trip. A part usually passes through as one insert and one delete (its
+// hand-over), which keeps the table small and sms_parts free of extra
+// updates; autovacuum takes the table after 10000 changes, not after a
+// share of its size. Between two runs its statistics say "a few rows"
+// while its pages hold many dead ones, so every statement that reads it
+// by key runs with sequential scans disabled for its transaction
+// (keyedOnly): no plan, generic plans kept by a connection included, may
+// read the dead pages for each part. ClaimParts leases due parts as the
+// outbox does, one statement with FOR UPDATE SKIP LOCKED, walking the
+// send_at index in order (a backlog costs a claim only the rows it
+// takes), leasing by ctid and reading each part and message by key
+// (LATERAL subqueries with LIMIT, which stale statistics cannot turn into
+// hash joins over whole tables); it passes over parts of expired
+// messages, which ExpireDue ends. FinishParts deletes the rows of the
+// parts handed over and moves those to try again, one statement each in
+// one round trip, a row only while its send_at is the lease's end the
 // result quotes; it locks the rows in key order and runs again after a
-// deadlock. UpdatePart deletes the row of a part it finds queued.
+// deadlock. UpdatePart deletes the row of the part it updates when the
+// part was still submitted (no other part can be queued).
 
 // # Group commit
 //

@@ -56,7 +56,7 @@ ORDER BY c.msg_id COLLATE "C", c.num`
 // nothing.
 func (s *SMSStore) ClaimParts(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]sms.QueuedPart, error) {
 	until := dbTime(now.Add(lease))
-	return claimLeased(ctx, s, claimPartsSQL, "part", "parts", now, until, limit, func(row pgx.CollectableRow, c *conversion) (q sms.QueuedPart, err error) {
+	return claimLeased(ctx, s, claimPartsSQL, "part", "parts", now, until, limit, true, func(row pgx.CollectableRow, c *conversion) (q sms.QueuedPart, err error) {
 		var (
 			receiver                   string
 			dcs, ref, total, seq       int16
@@ -75,19 +75,26 @@ func (s *SMSStore) ClaimParts(ctx context.Context, now time.Time, lease time.Dur
 // claimLeased runs a claim statement of a leased queue (claimSQL, claimPartsSQL)
 // with now ($1), the lease's end ($2) and limit ($3), and scans its rows.
 // A limit of zero or less claims nothing. A row that does not convert
-// fails the claim; its lease, taken, runs out as any other does.
+// fails the claim; its lease, taken, runs out as any other does. The
+// claim runs after keyedOnly when its table needs it.
 func claimLeased[T any](ctx context.Context, s *SMSStore, sql, thing, what string, now, until time.Time, limit int,
-	scan func(pgx.CollectableRow, *conversion) (T, error)) ([]T, error) {
+	keyed bool, scan func(pgx.CollectableRow, *conversion) (T, error)) ([]T, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
-	rows, err := s.pool.Query(ctx, sql, dbTime(now), until, int64(limit))
-	if err != nil {
-		return nil, classify(err, thing, what)
+	var (
+		c   conversion
+		out []T
+	)
+	b := &pgx.Batch{}
+	if keyed {
+		b.Queue(keyedOnly)
 	}
-	var c conversion
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (T, error) { return scan(row, &c) })
-	if err != nil {
+	b.Queue(sql, dbTime(now), until, int64(limit)).Query(func(rows pgx.Rows) (err error) {
+		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (T, error) { return scan(row, &c) })
+		return err
+	})
+	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
 		return nil, classify(err, thing, what)
 	}
 	if c.err != nil {
@@ -96,18 +103,35 @@ func claimLeased[T any](ctx context.Context, s *SMSStore, sql, thing, what strin
 	return out, nil
 }
 
+// keyedOnly makes the statements after it in the same transaction (a
+// batch, or an explicit one) find the rows of sms_outbound through its
+// indexes, never by reading the table: the table is small and churns (a
+// part is usually one insert and one delete), so between two autovacuum
+// runs its statistics say "a few rows" while its pages are full of dead
+// ones, and a plan made then, generic plans kept for the connection
+// included, would scan them all for every part.
+const keyedOnly = "SET LOCAL enable_seqscan = off"
+
 // The statements of FinishParts: each records results (one array per
 // field) whose claim holds, the part still queued with send_at at the
 // lease's end the result quotes. A hand-over deletes the part's row; a
 // failed attempt moves it to its next time.
+// Each finds its rows one by one by key, and then deletes or updates them
+// by ctid: as in claimPartsSQL, a LATERAL subquery with LIMIT is never
+// turned into a join, so no plan scans the table.
 const (
-	handedPartsSQL = `DELETE FROM sms_outbound o
-		USING unnest($1::text[], $2::integer[], $3::timestamptz[]) AS r(msg_id, num, lease)
-		WHERE o.msg_id = r.msg_id AND o.num = r.num AND o.send_at = r.lease`
+	handedPartsSQL = `DELETE FROM sms_outbound WHERE ctid = ANY (ARRAY(
+		SELECT o.ctid FROM unnest($1::text[], $2::integer[], $3::timestamptz[]) AS r(msg_id, num, lease)
+		CROSS JOIN LATERAL (
+			SELECT ctid FROM sms_outbound o WHERE o.msg_id = r.msg_id AND o.num = r.num AND o.send_at = r.lease LIMIT 1
+		) o))`
 	retryPartsSQL = `UPDATE sms_outbound o SET send_at = r.next_at, attempts = r.attempts, last_error = r.last_error
 		FROM unnest($1::text[], $2::integer[], $3::timestamptz[], $4::timestamptz[], $5::integer[], $6::text[])
 			AS r(msg_id, num, lease, next_at, attempts, last_error)
-		WHERE o.msg_id = r.msg_id AND o.num = r.num AND o.send_at = r.lease`
+		CROSS JOIN LATERAL (
+			SELECT ctid FROM sms_outbound q WHERE q.msg_id = r.msg_id AND q.num = r.num AND q.send_at = r.lease LIMIT 1
+		) q
+		WHERE o.ctid = q.ctid`
 )
 
 // FinishParts records the results whose claims hold and returns how many
@@ -156,6 +180,7 @@ func (s *SMSStore) FinishParts(ctx context.Context, results []sms.SendResult) (i
 	err := retrying(ctx, s.log, "finishing parts", retryable, func() error {
 		recorded = 0
 		b := &pgx.Batch{}
+		b.Queue(keyedOnly)
 		count := func(ct pgconn.CommandTag) error {
 			recorded += ct.RowsAffected()
 			return nil

@@ -47,6 +47,25 @@ func TestOutboundClaimUsesTheQueueIndex(t *testing.T) {
 	if testing.Verbose() {
 		t.Logf("ClaimParts plan:\n%s", plan)
 	}
+	keys := []string{"m-1", "m-2"}
+	nums := []int32{0, 1}
+	leases := []time.Time{t1, t1}
+	for name, sql := range map[string]string{
+		"hand-overs": handedPartsSQL, // EXPLAIN without ANALYZE runs nothing
+		"retries":    retryPartsSQL,
+	} {
+		args := []any{keys, nums, leases}
+		if name == "retries" {
+			args = append(args, leases, nums, keys)
+		}
+		plan := explain(t, s, sql, args...)
+		if strings.Contains(plan, "Seq Scan") || strings.Contains(plan, "Hash") {
+			t.Errorf("FinishParts' %s plan scans the queue:\n%s", name, plan)
+		}
+		if testing.Verbose() {
+			t.Logf("FinishParts' %s plan:\n%s", name, plan)
+		}
+	}
 	claimed := 0
 	for {
 		got, err := s.ClaimParts(ctx, t1, time.Minute, 500)

@@ -19,9 +19,17 @@ const (
 	messageSQL = `SELECT account, type, sender, sender_numeric, receiver, dcs, flash, dlr_mask, dlr_url, custom,
 			part_price::text, charged::text, currency, submitted_at, expires_at
 		FROM sms_messages WHERE id = $1`
+	// The queue's row of each part is read by key (see claimPartsSQL for
+	// the LATERAL ... LIMIT). UpdatePart reads the parts without it
+	// (partsDeliverySQL), as its fn needs only their delivery.
+	partsDeliverySQL = `SELECT num, text, data, units, udh_ref, udh_total, udh_seq, dst_port, src_port,
+			state, error_code, updated_at, NULL::timestamptz, 0, ''
+		FROM sms_parts WHERE msg_id = $1 ORDER BY num`
 	partsSQL = `SELECT p.num, p.text, p.data, p.units, p.udh_ref, p.udh_total, p.udh_seq, p.dst_port, p.src_port,
 			p.state, p.error_code, p.updated_at, o.send_at, coalesce(o.attempts, 0), coalesce(o.last_error, '')
-		FROM sms_parts p LEFT JOIN sms_outbound o ON o.msg_id = p.msg_id AND o.num = p.num
+		FROM sms_parts p LEFT JOIN LATERAL (
+			SELECT send_at, attempts, last_error FROM sms_outbound o WHERE o.msg_id = p.msg_id AND o.num = p.num LIMIT 1
+		) o ON true
 		WHERE p.msg_id = $1 ORDER BY p.num`
 )
 
@@ -72,7 +80,7 @@ func updatePart(ctx context.Context, tx pgx.Tx, key sms.PartKey, fn func(sms.Mes
 	batch := &pgx.Batch{}
 	batch.Queue(lockSQL, string(key.MsgID), int32(key.PartNum))
 	batch.Queue(messageSQL, string(key.MsgID))
-	batch.Queue(partsSQL, string(key.MsgID))
+	batch.Queue(partsDeliverySQL, string(key.MsgID))
 	br := tx.SendBatch(ctx, batch)
 	var one int
 	err := br.QueryRow().Scan(&one)
@@ -114,7 +122,8 @@ func updatePart(ctx context.Context, tx pgx.Tx, key sms.PartKey, fn func(sms.Mes
 	// slice's order, as the reports are claimed in id order.
 	batch = &pgx.Batch{}
 	batch.Queue(updateSQL, string(key.MsgID), int32(key.PartNum), int16(u.State), int32(u.ErrorCode), dbTime(u.UpdatedAt))
-	if !m.Parts[i].SendAt.IsZero() { // queued, as read under the part's lock
+	if m.Parts[i].State == sms.StateSubmitted { // only a submitted part can be queued
+		batch.Queue(keyedOnly)
 		batch.Queue(dequeueSQL, string(key.MsgID), int32(key.PartNum))
 	}
 	for _, r := range u.Reports {
@@ -212,7 +221,7 @@ SELECT * FROM claimed ORDER BY next_at, id`
 // limit reports while another holds rows it would have taken. A limit of
 // zero or less claims nothing.
 func (s *SMSStore) ClaimReports(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]sms.Report, error) {
-	return claimLeased(ctx, s, claimSQL, "report", "reports", now, dbTime(now.Add(lease)), limit, func(row pgx.CollectableRow, c *conversion) (r sms.Report, err error) {
+	return claimLeased(ctx, s, claimSQL, "report", "reports", now, dbTime(now.Add(lease)), limit, false, func(row pgx.CollectableRow, c *conversion) (r sms.Report, err error) {
 		var state int16
 		err = row.Scan(&r.ID, &r.MsgID, &r.PartNum, &r.URL, &r.Body, &state, &r.Attempts, &r.NextAt, &r.CreatedAt, &r.LastError)
 		r.State = sms.ReportState(c.uint8("state", state))

@@ -154,6 +154,9 @@ func TestOutboxUpdatePartRoundTripExact(t *testing.T) {
 		if err != nil {
 			return sms.PartUpdate{}, false, err
 		}
+		for i := range want.Parts { // fn sees the parts' delivery, not their queue fields
+			want.Parts[i].SendAt, want.Parts[i].SendAttempts, want.Parts[i].SendError = time.Time{}, 0, ""
+		}
 		if diff := cmp.Diff(want, m, exactly); diff != "" {
 			t.Errorf("fn got another message than Message returns (-want +got):\n%s", diff)
 		}
