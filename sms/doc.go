@@ -138,7 +138,9 @@
 // otherwise, and for retries and parts whose transmitter died, rounds
 // claim due parts from the store. While parts flow in memory, half a
 // batch is claimed from the store every Idle, so neither source starves
-// the other.
+// the other; with nothing in memory, Run asks the store once per Idle,
+// unless its last claim was full (a backlog is drained round after
+// round).
 //
 // Choices:
 //   - Leases: a claim holds its parts for Lease (3 × Timeout, 30 s) by
