@@ -1,7 +1,7 @@
 // Package msgkit is the shared vocabulary of msgkit: errors, clock, listing
 // queries (paging, sorting and filtering of every listing endpoint of every
-// API family) and civil dates. Domain packages build on it; it imports
-// nothing of theirs.
+// API family), civil dates and the backoff of retried work. Domain
+// packages build on it; it imports nothing of theirs.
 //
 // # Errors and time
 //
@@ -105,6 +105,15 @@
 // parser could not produce, or a Getter that does not know an attribute is
 // a programming error and so an Internal error with code
 // CodeInvalidListSpec.
+//
+// # Retried work
+//
+// Work that must survive a crash (delivery reports, outbound parts) is a
+// stored row claimed under a lease and, when an attempt fails, tried again
+// after a Backoff: Base after the first failure, doubling up to Max, each
+// wait drawn between half and all of it so that work which failed
+// together spreads out. Every such queue uses it, so they all back off
+// alike.
 //
 // # Civil dates
 //

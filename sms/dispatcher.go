@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"net/url"
 	"strings"
 	"sync"
@@ -69,10 +68,11 @@ type DispatcherOptions struct {
 // (Delivery reports outbox) says how claiming, holding and giving back fit
 // together.
 type Dispatcher struct {
-	store  OutboxStore
-	poster ReportPoster
-	opts   DispatcherOptions
-	margin time.Duration // lease an attempt needs beyond Timeout, to record its outcome
+	store   OutboxStore
+	poster  ReportPoster
+	opts    DispatcherOptions
+	backoff msgkit.Backoff
+	margin  time.Duration // lease an attempt needs beyond Timeout, to record its outcome
 
 	wake    chan struct{}  // a full line or the dispatcher drained: claim again
 	workers sync.WaitGroup // the lines' delivering goroutines
@@ -117,12 +117,10 @@ func NewDispatcher(store OutboxStore, poster ReportPoster, opts DispatcherOption
 	opts.MaxHeldPerHost = max(cmpOr(opts.MaxHeldPerHost, 2*opts.Batch), opts.PerHost)
 	opts.MaxHeld = max(cmpOr(opts.MaxHeld, 10*opts.Batch), opts.Batch)
 	opts.Idle = cmpOr(opts.Idle, 200*time.Millisecond)
-	if opts.Jitter == nil {
-		opts.Jitter = rand.Float64
-	}
 	return &Dispatcher{
 		store: store, poster: poster, opts: opts, margin: opts.Timeout / 2,
-		wake: make(chan struct{}, 1), lines: map[string]*line{},
+		backoff: msgkit.Backoff{Base: opts.BaseBackoff, Max: opts.MaxBackoff, Jitter: opts.Jitter},
+		wake:    make(chan struct{}, 1), lines: map[string]*line{},
 	}
 }
 
@@ -450,7 +448,7 @@ func (d *Dispatcher) deliver(ctx context.Context, r Report) error {
 		r.State, r.LastError = ReportGivenUp, errorText(err)
 	default:
 		r.LastError = errorText(err)
-		wait := d.backoff(r.Attempts)
+		wait := d.backoff.Wait(r.Attempts)
 		if r.Attempts >= d.opts.MaxAttempts || now.Add(wait).Sub(r.CreatedAt) > d.opts.MaxAge {
 			r.State = ReportGivenUp
 		} else {
@@ -482,13 +480,4 @@ func errorText(err error) string {
 		s = strings.ToValidUTF8(s[:500], "")
 	}
 	return s
-}
-
-// backoff is the wait after the given number of failed attempts.
-func (d *Dispatcher) backoff(attempts int) time.Duration {
-	wait := d.opts.MaxBackoff
-	if attempts < 40 {
-		wait = min(d.opts.BaseBackoff<<(attempts-1), d.opts.MaxBackoff)
-	}
-	return wait/2 + time.Duration(d.opts.Jitter()*float64(wait/2))
 }

@@ -5,14 +5,16 @@
 // report events, masks and error codes, and the delivery state machine
 // (Step). None of that does I/O.
 //
-// Around the core, two services run on storage the caller provides: the
-// Gateway accepts submissions (checks, charging and saving in one Store
-// call), hands their parts to the network (an Upstream), applies the
-// network's status events to the parts and queues delivery reports; the
-// Dispatcher delivers the queued reports to customers' URLs. The Gateway
-// needs a Store, the Dispatcher an OutboxStore of two methods; the
-// adapters (memstore, pgstore) implement both, and smstest is their
-// contract.
+// Around the core, three services run on storage the caller provides: the
+// Gateway accepts submissions (checks, charging, saving and queueing the
+// parts in one Store call), applies the network's status events to the
+// parts and queues delivery reports; the Transmitter hands the queued
+// parts to the network (an Upstream), taking them from the Gateway in
+// memory or claiming them from the store; the Dispatcher delivers the
+// queued reports to customers' URLs. The Gateway needs a Store, the Transmitter
+// a TransmitterStore and the Dispatcher an OutboxStore of two methods;
+// the adapters (memstore, pgstore) implement all three, and smstest is
+// their contract.
 //
 // # Encoding and splitting
 //
@@ -91,8 +93,13 @@
 // account setting below 255); a price for the destination (114: the price
 // list is also the list of allowed destinations); blacklisted sender words
 // of the destination's country (106); finally the charge (113), taken with
-// the saving of the message in one Store call. Throttling comes early so
-// that a flood costs little.
+// the saving of the message and the queueing of its parts in one Store
+// call (Accept). Throttling comes early so that a flood costs little.
+//
+// The 202 answer means accepted, charged and queued, not sent: Submit
+// never calls the network, so a slow or failing network slows no answer,
+// and a part the network does not take at once is tried again from the
+// queue (below) instead of being lost.
 //
 // A message's id (the msgId of the answer and of every report) is a random
 // UUID unless GatewayOptions.NewID supplies another source.
@@ -103,6 +110,80 @@
 // for a minute (GatewayOptions.CredentialTTL) as a keyed digest, so a busy
 // account pays bcrypt once, not per message.
 //
+// # Outbound queue
+//
+// Acceptance and sending are two steps, as in operators' gateways. Accept
+// stores every part with a SendAt: the part is queued, in the same atomic
+// call that charges for it, so a charged part is never missing from the
+// queue and queueing costs no extra round trip. A Transmitter (one per
+// replica; several may share a store) runs rounds: it takes up to Batch
+// (64) parts, hands them to the Upstream in one Send call bounded by
+// Timeout (10 s), and records what became of each:
+//   - Taken: the part leaves the queue (FinishParts), and the network's
+//     events move it from there (SENT_TO_SMSC, DELIVERED, ...).
+//   - Refused for good (an error of kind Invalid; a Refusal carries the
+//     code): the part ends REJECTED with the refusal's code, 989
+//     (supplier rejected) when it gives none, through the same path as the
+//     network's events, so it is reported as the mask asks.
+//   - Anything else (Unavailable when the network is down, RateLimited
+//     when it throttles, a timeout): the part is tried again after a
+//     backoff of BaseBackoff (1 s) doubling per failed attempt up to
+//     MaxBackoff (5 min), each wait drawn between half and all of it
+//     (msgkit.Backoff, as the report outbox). There is no attempt limit:
+//     the part's validity is.
+//
+// Where a round's parts come from: a Gateway built with
+// GatewayOptions.Transmitter (as servers are) stores the parts it accepts
+// already leased to that transmitter, their SendAt at the lease's end,
+// and hands them to it in memory, so that they go out without a claim;
+// otherwise, and for retries and parts whose transmitter died, rounds
+// claim due parts from the store. While parts flow in memory, half a
+// batch is claimed from the store every Idle, so neither source starves
+// the other; with nothing in memory, Run asks the store once per Idle,
+// unless its last claim was full (a backlog is drained round after
+// round).
+//
+// Choices:
+//   - Leases: a claim holds its parts for Lease (3 × Timeout, 30 s) by
+//     moving their SendAt to the lease's end, so they are not due while it
+//     runs (FOR UPDATE SKIP LOCKED makes concurrent claims on PostgreSQL
+//     pass each other; memstore claims under its lock), and are taken over
+//     by any claim once it has run out: a transmitter that dies loses
+//     nothing. A result is recorded only while its claim holds, quoting
+//     the lease's end, so a late transmitter cannot queue again a part
+//     another one has handed over. A part that waited in memory until less
+//     than two Timeouts of its lease are left is not sent from there; it
+//     is claimed when the lease ends.
+//   - In flight and rate: Run runs MaxInFlight/Batch rounds at once
+//     (256/64: four), so at most MaxInFlight parts are with the network
+//     unanswered; Rate caps the parts per second (a token bucket of Burst,
+//     by default a second's worth up to Batch), and parts are taken only
+//     as it allows. The in-memory buffer holds Buffer parts (4 ×
+//     MaxInFlight); a Submit that finds it full queues its parts for a
+//     claim instead, at once.
+//   - Pacing: Run pauses Idle (100 ms) after a round that did not hand a
+//     full Batch over, or until a full batch waits in memory. Under a
+//     trickle a part so waits up to Idle and rounds carry what came
+//     meanwhile, instead of a commit per part; a flow or a backlog goes
+//     round after round; a network that is down costs one round per pause
+//     and per part's backoff. A round's failures are logged once.
+//   - Validity: a part is never handed over after its message expired: the
+//     claim passes over expired messages, and a part whose message expired
+//     since it was taken is left alone. ExpireDue ends unsent parts as it
+//     ends the others (UNDELIVERED, 996), and any update of a part's state
+//     takes it off the queue, so an ended part is never sent.
+//   - Duplicates: a part goes out at least once, and twice only when the
+//     hand-over happened but was not recorded: the transmitter died (or
+//     its store failed) between the network's answer and FinishParts, a
+//     Send timed out after the network took the part, or a round outlived
+//     its lease and another transmitter took its parts. That window is the
+//     only one; the network's first event about a part also takes it off
+//     the queue, which closes it early when the network answers in time.
+//     Outcomes are recorded even when the transmitter is stopping.
+//   - The queue's fields of a part (SendAt, SendAttempts, SendError) say
+//     where it stands while it is queued and are cleared when it leaves:
+//     logs keep the history of failed attempts.
+//
 // # Delivery reports outbox
 //
 // Gateway.HandleStatus is the network's StatusSink: it moves the part with
@@ -112,15 +193,16 @@
 // of the interface's report plus sendTime and dlrTime (Unix seconds) and the
 // submission's custom object; errorMessage only when there is an error.
 // Every part has its own reports, with its partNum. Gateway.ExpireDue ends
-// parts still open after their validity (UNDELIVERED, 996).
+// parts still open after their validity (UNDELIVERED, 996), those never
+// handed to the network included.
 //
 // A Dispatcher delivers the outbox at least once. It leases due reports
 // (only the oldest pending one of each part, so a part's reports keep their
 // order) and hands each to its destination's line, one line per host (the
 // URL's host and port), where at most PerHost attempts run at once, each
 // through a ReportPoster with a per-call timeout. It records delivery, a
-// retry after an exponential backoff with jitter (connection errors,
-// timeouts, 408, 429, 5xx), or that it gave up (another 4xx, an address
+// retry after an exponential backoff with jitter (msgkit.Backoff, as the
+// outbound queue; connection errors, timeouts, 408, 429, 5xx), or that it gave up (another 4xx, an address
 // the poster refuses, or attempts or age ran out; defaults 15 attempts and
 // 48 hours). Given-up reports stay recorded, and the stores count them
 // (ReportCounts of memstore and pgstore).

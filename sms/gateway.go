@@ -78,14 +78,20 @@ type GatewayOptions struct {
 	// is called by concurrent submissions and must never repeat an id.
 	// Tests inject a sequence so that answers and reports are golden.
 	NewID func() MessageID
+	// Transmitter, when set, is a transmitter of this process sending from
+	// the same store: Submit leases the parts it queues to it, in the same
+	// Accept, and hands them over in memory, so that they go out without a
+	// claim from the store. They are rows of the queue all the same: if
+	// the process dies, their lease runs out and any transmitter takes
+	// them. When its buffer is full, parts are queued for a claim only.
+	Transmitter *Transmitter
 }
 
-// Gateway accepts bulk SMS submissions, charges them and hands their parts
-// to the network.
+// Gateway accepts bulk SMS submissions, charges them and queues their
+// parts for the network; a Transmitter hands them over.
 type Gateway struct {
-	store    Store
-	upstream Upstream
-	opts     GatewayOptions
+	store Store
+	opts  GatewayOptions
 
 	secrets *secret.Checker
 	credKey [32]byte // keys the remembered password digests
@@ -104,8 +110,8 @@ type credential struct {
 	until   time.Time
 }
 
-// NewGateway returns a gateway over store that sends parts to upstream.
-func NewGateway(store Store, upstream Upstream, opts GatewayOptions) *Gateway {
+// NewGateway returns a gateway over store.
+func NewGateway(store Store, opts GatewayOptions) *Gateway {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -118,7 +124,7 @@ func NewGateway(store Store, upstream Upstream, opts GatewayOptions) *Gateway {
 	if opts.NewID == nil {
 		opts.NewID = func() MessageID { return MessageID(uuid.NewString()) }
 	}
-	g := &Gateway{store: store, upstream: upstream, opts: opts, creds: map[string]credential{}, secrets: secret.NewChecker(opts.BcryptCost)}
+	g := &Gateway{store: store, opts: opts, creds: map[string]credential{}, secrets: secret.NewChecker(opts.BcryptCost)}
 	rand.Read(g.credKey[:])
 	return g
 }
@@ -181,9 +187,11 @@ func (g *Gateway) CreateAccount(ctx context.Context, spec AccountSpec) (Account,
 }
 
 // Submit validates a submission, splits it, charges the account for every
-// physical SMS and stores the message before it answers; then it hands the
-// parts to the network. Rejections carry the submission error codes (see the
-// package doc for the order of the checks).
+// physical SMS and stores the message with its parts queued for sending,
+// in one Store call, and answers: it never waits for the network, which a
+// Transmitter feeds from the queue (handed the parts in memory when
+// GatewayOptions.Transmitter is set). Rejections carry the submission error
+// codes (see the package doc for the order of the checks).
 func (g *Gateway) Submit(ctx context.Context, sub Submission) (Accepted, error) {
 	now := g.opts.Clock.Now().UTC()
 	acct, err := g.authenticate(ctx, sub)
@@ -224,32 +232,29 @@ func (g *Gateway) Submit(ctx context.Context, sub Submission) (Accepted, error) 
 	m.ExpiresAt = now.Add(acct.validity())
 	m.Parts = make([]PartRecord, len(split.Parts))
 	for i, p := range split.Parts {
-		m.Parts[i] = PartRecord{Num: i, Text: p.Text, Data: p.Data, Units: p.Units, UDH: p.UDH, State: StateSubmitted, UpdatedAt: now}
+		m.Parts[i] = PartRecord{Num: i, Text: p.Text, Data: p.Data, Units: p.Units, UDH: p.UDH, State: StateSubmitted, UpdatedAt: now, SendAt: now}
 	}
-	if err := g.store.Accept(ctx, m); err != nil {
-		return Accepted{}, err
-	}
-	g.send(ctx, m)
-	return Accepted{MsgID: m.ID, NumParts: len(m.Parts)}, nil
-}
-
-// send hands an accepted message's parts to the network. A failure leaves
-// the parts submitted: they are charged and stored, and validity expiry
-// reports them.
-func (g *Gateway) send(ctx context.Context, m MessageRecord) {
-	if g.upstream == nil {
-		return
-	}
-	parts := make([]OutboundPart, len(m.Parts))
-	for i, p := range m.Parts {
-		parts[i] = OutboundPart{
-			MsgID: m.ID, PartNum: p.Num, NumParts: len(m.Parts), Sender: m.Sender, Receiver: m.Receiver,
-			DCS: m.DCS, Flash: m.Flash, Text: p.Text, Data: p.Data, UDH: p.UDH, ExpiresAt: m.ExpiresAt,
+	tx := g.opts.Transmitter
+	held := tx != nil && tx.reserve(len(m.Parts))
+	var lease time.Time
+	if held {
+		// Queued at the lease's end: any transmitter may take the parts
+		// then, if this one has not sent them.
+		lease = tx.leaseFrom(now)
+		for i := range m.Parts {
+			m.Parts[i].SendAt = lease
 		}
 	}
-	if err := g.upstream.Send(context.WithoutCancel(ctx), parts); err != nil {
-		g.opts.Logger.ErrorContext(ctx, "handing parts to the network", "msgId", m.ID, "err", err)
+	if err := g.store.Accept(ctx, m); err != nil {
+		if held {
+			tx.release(len(m.Parts))
+		}
+		return Accepted{}, err
 	}
+	if held {
+		tx.handOver(m, lease)
+	}
+	return Accepted{MsgID: m.ID, NumParts: len(m.Parts)}, nil
 }
 
 // authenticate finds the account of the request's credentials: 110 when

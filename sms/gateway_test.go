@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/msgkittest"
@@ -23,18 +24,18 @@ import (
 type recorder struct {
 	mu    sync.Mutex
 	parts []sms.OutboundPart
-	err   error
 }
 
-func (r *recorder) Send(ctx context.Context, parts []sms.OutboundPart) error {
+func (r *recorder) Send(ctx context.Context, parts []sms.OutboundPart) []error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.parts = append(r.parts, parts...)
-	return r.err
+	return nil
 }
 
 type fixture struct {
 	gw    *sms.Gateway
+	tx    *sms.Transmitter // hands the queued parts to up
 	store *memstore.SMSStore
 	up    *recorder
 	clock *msgkittest.Clock
@@ -44,7 +45,8 @@ var office = netip.MustParseAddr("192.0.2.10")
 
 func newFixture(t testing.TB) *fixture {
 	f := &fixture{store: memstore.New().SMS(), up: &recorder{}, clock: msgkittest.NewClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))}
-	f.gw = sms.NewGateway(f.store, f.up, sms.GatewayOptions{Clock: f.clock.Now, BcryptCost: bcrypt.MinCost, NewID: sequence()})
+	f.gw = sms.NewGateway(f.store, sms.GatewayOptions{Clock: f.clock.Now, BcryptCost: bcrypt.MinCost, NewID: sequence()})
+	f.tx = sms.NewTransmitter(f.store, f.up, sms.TransmitterOptions{Clock: f.clock.Now})
 	f.account(t, "shop", func(a *sms.Account) {})
 	return f
 }
@@ -109,16 +111,26 @@ func TestSubmitAccepted(t *testing.T) {
 		t.Errorf("validity %v, want the default 24 h", m.ExpiresAt.Sub(m.SubmittedAt))
 	}
 	for i, p := range m.Parts {
-		if p.State != sms.StateSubmitted || p.Num != i || p.UDH.Total != 2 || int(p.UDH.Seq) != i+1 {
-			t.Errorf("part %d: %+v", i, p)
+		if p.State != sms.StateSubmitted || p.Num != i || p.UDH.Total != 2 || int(p.UDH.Seq) != i+1 || !p.SendAt.Equal(m.SubmittedAt) {
+			t.Errorf("part %d: %+v; want submitted and queued for sending at once", i, p)
 		}
 	}
 	a, _ := f.store.Account(t.Context(), "shop")
 	if !a.Balance.Equal(decimal.RequireFromString("9.92")) {
 		t.Errorf("balance %s, want 9.92", a.Balance)
 	}
-	if len(f.up.parts) != 2 || f.up.parts[1].PartNum != 1 || f.up.parts[0].MsgID != acc.MsgID || f.up.parts[0].NumParts != 2 {
-		t.Errorf("upstream got %+v", f.up.parts)
+	if len(f.up.parts) != 0 {
+		t.Errorf("Submit handed %d parts to the network itself", len(f.up.parts))
+	}
+	if n, err := f.tx.RunOnce(t.Context()); err != nil || n != 2 {
+		t.Fatalf("a transmitter round handed over %d parts, %v; want the 2 queued", n, err)
+	}
+	want := []sms.OutboundPart{
+		{MsgID: acc.MsgID, PartNum: 0, NumParts: 2, Sender: m.Sender, Receiver: m.Receiver, DCS: sms.DCSGSM, Flash: true, Text: m.Parts[0].Text, UDH: m.Parts[0].UDH, ExpiresAt: m.ExpiresAt},
+		{MsgID: acc.MsgID, PartNum: 1, NumParts: 2, Sender: m.Sender, Receiver: m.Receiver, DCS: sms.DCSGSM, Flash: true, Text: m.Parts[1].Text, UDH: m.Parts[1].UDH, ExpiresAt: m.ExpiresAt},
+	}
+	if diff := cmp.Diff(want, f.up.parts); diff != "" {
+		t.Errorf("upstream got (-want +got):\n%s", diff)
 	}
 
 	push := valid()
@@ -200,8 +212,8 @@ func TestSubmitRejections(t *testing.T) {
 			t.Errorf("%s balance %s after rejections, want %s", name, a.Balance, want)
 		}
 	}
-	if len(f.up.parts) != 0 {
-		t.Errorf("rejected submissions reached the network: %d parts", len(f.up.parts))
+	if n, err := f.tx.RunOnce(t.Context()); err != nil || n != 0 || len(f.up.parts) != 0 {
+		t.Errorf("rejected submissions were queued: %d parts reached the network, %v", len(f.up.parts), err)
 	}
 }
 
@@ -275,7 +287,7 @@ func TestSubmitConcurrentCredit(t *testing.T) {
 func BenchmarkSubmit(b *testing.B) {
 	f := newFixture(b)
 	f.account(b, "bench", func(a *sms.Account) { a.Balance = decimal.RequireFromString("1000000000") })
-	gw := sms.NewGateway(f.store, nil, sms.GatewayOptions{Clock: f.clock.Now, BcryptCost: bcrypt.MinCost})
+	gw := sms.NewGateway(f.store, sms.GatewayOptions{Clock: f.clock.Now, BcryptCost: bcrypt.MinCost})
 	sub := valid()
 	sub.Username = "bench"
 	sub.Text = strings.Repeat("Your order 12345 has shipped. ", 8) // 240 characters: 2 parts
@@ -299,7 +311,7 @@ func (failingStore) Accept(context.Context, sms.MessageRecord) error {
 // An internal failure is 101 (RC_APPLICATION_ERROR), never a business code.
 func TestSubmitInternalFailure(t *testing.T) {
 	f := newFixture(t)
-	gw := sms.NewGateway(failingStore{f.store}, nil, sms.GatewayOptions{Clock: f.clock.Now, BcryptCost: bcrypt.MinCost})
+	gw := sms.NewGateway(failingStore{f.store}, sms.GatewayOptions{Clock: f.clock.Now, BcryptCost: bcrypt.MinCost})
 	_, err := gw.Submit(t.Context(), valid())
 	if sms.CodeOf(err) != sms.CodeApplicationError || msgkit.KindOf(err) != msgkit.Internal {
 		t.Fatalf("error %v, want 101 and kind internal", err)
@@ -324,7 +336,7 @@ func (s *countingStore) Account(ctx context.Context, username string) (sms.Accou
 func TestCredentialCheckOnceForABurst(t *testing.T) {
 	f := newFixture(t)
 	cs := &countingStore{Store: f.store}
-	gw := sms.NewGateway(cs, nil, sms.GatewayOptions{Clock: f.clock.Now, BcryptCost: bcrypt.MinCost + 4})
+	gw := sms.NewGateway(cs, sms.GatewayOptions{Clock: f.clock.Now, BcryptCost: bcrypt.MinCost + 4})
 	var wg sync.WaitGroup
 	for range 20 {
 		wg.Go(func() {

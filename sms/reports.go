@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 
 	"github.com/msgkit/msgkit"
 )
@@ -30,14 +31,27 @@ type ReportBody struct {
 // late events change nothing. Events of unknown messages are dropped with a
 // warning: a network may report what another system sent.
 func (g *Gateway) HandleStatus(ctx context.Context, ev StatusEvent) error {
-	err := g.store.UpdatePart(ctx, PartKey{ev.MsgID, ev.PartNum}, func(m MessageRecord, p PartRecord) (PartUpdate, bool, error) {
+	return applyStatus(ctx, g.store, g.opts.Clock, g.opts.Logger, ev)
+}
+
+// partUpdater is the store method that applying an event needs.
+type partUpdater interface {
+	UpdatePart(ctx context.Context, key PartKey, fn func(m MessageRecord, p PartRecord) (PartUpdate, bool, error)) error
+}
+
+// applyStatus is HandleStatus over any store with UpdatePart: the one
+// path by which a part's state moves and its reports are queued, for the
+// network's events, validity expiry and the parts the network refuses at
+// hand-over (Transmitter). An event without a time happens at the clock's.
+func applyStatus(ctx context.Context, store partUpdater, clock msgkit.Clock, log *slog.Logger, ev StatusEvent) error {
+	err := store.UpdatePart(ctx, PartKey{ev.MsgID, ev.PartNum}, func(m MessageRecord, p PartRecord) (PartUpdate, bool, error) {
 		next, event, changed := Step(p.State, ev.Status)
 		if !changed {
 			return PartUpdate{}, false, nil
 		}
 		at := ev.At
 		if at.IsZero() {
-			at = g.opts.Clock.Now()
+			at = clock.Now()
 		}
 		code := ErrorCodeFor(ev)
 		u := PartUpdate{State: next, ErrorCode: code, UpdatedAt: at.UTC()}
@@ -55,15 +69,16 @@ func (g *Gateway) HandleStatus(ctx context.Context, ev StatusEvent) error {
 		return u, true, nil
 	})
 	if errors.Is(err, msgkit.NotFound) {
-		g.opts.Logger.WarnContext(ctx, "status of an unknown part", "msgId", ev.MsgID, "partNum", ev.PartNum)
+		log.WarnContext(ctx, "status of an unknown part", "msgId", ev.MsgID, "partNum", ev.PartNum)
 		return nil
 	}
 	return err
 }
 
 // ExpireDue ends every part whose validity has passed without a final
-// answer: UNDELIVERED with error 996, reported as the mask asks. Servers
-// call it periodically; it returns how many parts it ended.
+// answer, parts never handed to the network included: UNDELIVERED with
+// error 996, reported as the mask asks, and off the outbound queue.
+// Servers call it periodically; it returns how many parts it ended.
 func (g *Gateway) ExpireDue(ctx context.Context) (int, error) {
 	now := g.opts.Clock.Now()
 	n := 0

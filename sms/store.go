@@ -37,6 +37,15 @@ type PartRecord struct {
 	State     PartState
 	ErrorCode DLRError
 	UpdatedAt time.Time
+	// The outbound queue, while the part is in it: SendAt is when any
+	// transmitter may (next) hand the part to the network; while one holds
+	// it, that is the end of its lease, when another takes it over.
+	// SendAttempts counts the hand-overs that failed and SendError tells
+	// the last failure. All three are zero when the part is not queued: it
+	// has been handed over, it has ended, or it never was queued.
+	SendAt       time.Time
+	SendAttempts int
+	SendError    string
 }
 
 // ReportState is where a queued delivery report is.
@@ -87,10 +96,13 @@ type PartKey struct {
 type Store interface {
 	CreateAccount(ctx context.Context, a Account) error
 	Account(ctx context.Context, username string) (Account, error)
-	// Accept charges m.Charged to the account and saves m, atomically: under
-	// any concurrency the balance never goes below zero and no saved message
-	// is uncharged. A balance below the charge is 113 (RC_NO_CREDIT) with
-	// nothing changed.
+	// Accept charges m.Charged to the account and saves m with each
+	// submitted part queued for sending at its SendAt (a part without one,
+	// or in another state, is not queued; a SendAt to come is how a
+	// gateway leases parts to its own transmitter), atomically: under any concurrency the balance never goes below zero,
+	// no saved message is uncharged and no charged part is missing from the
+	// queue. A balance below the charge is 113 (RC_NO_CREDIT) with nothing
+	// changed.
 	Accept(ctx context.Context, m MessageRecord) error
 	// TakeThroughput counts one submission of the account in the second
 	// of now and reports whether it stays within limit per second. Replicas
@@ -99,10 +111,15 @@ type Store interface {
 	// UpdatePart loads the message with all its parts and calls fn with
 	// the part to update; when fn returns changed, that part's new state
 	// and fn's reports are saved atomically. fn may run more than once. An
-	// unknown message or part is NotFound.
+	// unknown message or part is NotFound. fn sees the parts' delivery;
+	// their queue fields are zero. A saved update also takes the part off
+	// the outbound queue (SendAt becomes zero and a claim on it is lost):
+	// a part's delivery state moves only once the network has it or when
+	// it ends, and either way it must not be sent again.
 	UpdatePart(ctx context.Context, key PartKey, fn func(m MessageRecord, p PartRecord) (PartUpdate, bool, error)) error
 	// ExpiredParts lists up to limit parts that are not final and whose
-	// message expired at or before now, oldest first.
+	// message expired at or before now, oldest first; parts still queued
+	// for sending are among them.
 	ExpiredParts(ctx context.Context, now time.Time, limit int) ([]PartKey, error)
 }
 
@@ -118,4 +135,48 @@ type OutboxStore interface {
 	// (another replica finished it after this one's lease ran out) is
 	// NotFound, so a late claimer cannot queue a delivered report again.
 	FinishReport(ctx context.Context, r Report) error
+}
+
+// QueuedPart is a part claimed from the outbound queue: what the network
+// needs, and the claim.
+type QueuedPart struct {
+	OutboundPart
+	Attempts   int       // hand-overs that failed before this claim
+	LeaseUntil time.Time // the claim's end (the part's SendAt); FinishParts quotes it
+}
+
+// SendResult is the outcome of one attempt at handing a claimed part to
+// the network.
+type SendResult struct {
+	Key        PartKey
+	LeaseUntil time.Time // the claim's, as ClaimParts gave it
+	// Handed says the network took the part: it leaves the queue.
+	// Otherwise it waits for NextAt (required), with Attempts and
+	// LastError.
+	Handed    bool
+	Attempts  int
+	NextAt    time.Time
+	LastError string
+}
+
+// TransmitterStore is what the Transmitter needs of storage: the outbound
+// queue's claim and finish, and UpdatePart for the parts the network
+// refuses for good. Every method is safe for replicas sharing one store.
+type TransmitterStore interface {
+	// ClaimParts leases up to limit queued parts that are due (SendAt at
+	// or before now) and whose message has not expired (ExpiresAt after
+	// now), oldest SendAt first, until now + lease: their SendAt moves to
+	// that time, so that no other claim gets them while the lease runs and
+	// any claim may take them over once it has run out (their claimer
+	// died). It returns them by message id and part number.
+	ClaimParts(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]QueuedPart, error)
+	// FinishParts records the results of attempts and ends their leases.
+	// A result is recorded only while its claim holds (the part is still
+	// queued and its SendAt is the LeaseUntil the result quotes); one
+	// whose claim was lost, to an update that took the part off the queue
+	// or to another claimer after the lease ran out, changes nothing. It
+	// returns how many were recorded. A result that is not handed over
+	// and has no NextAt is Invalid, and then nothing is recorded.
+	FinishParts(ctx context.Context, results []SendResult) (int, error)
+	UpdatePart(ctx context.Context, key PartKey, fn func(m MessageRecord, p PartRecord) (PartUpdate, bool, error)) error
 }

@@ -2,7 +2,10 @@ package sms
 
 import (
 	"context"
+	"fmt"
 	"time"
+
+	"github.com/msgkit/msgkit"
 )
 
 // MessageID identifies an accepted message; it is the msgId of the 202
@@ -64,8 +67,48 @@ type StatusSink interface {
 }
 
 // Upstream is the mobile network (an SMSC connection, or simnet). Send
-// takes the parts of accepted messages; the network reports what becomes
-// of each part to the StatusSink it was built with, asynchronously.
+// hands parts over and says what became of each: it returns nil when the
+// network took every part, or one error per part, in the order given, nil
+// for each part it took. An error of kind msgkit.Invalid means the network
+// refused the part for good (a *Refusal says with which report error
+// code); any other error (Unavailable when the connection is down,
+// RateLimited when the network throttles, ctx's error when the call timed
+// out) means the part may be tried again. The network reports what becomes
+// of each part it took to the StatusSink it was built with,
+// asynchronously.
 type Upstream interface {
-	Send(ctx context.Context, parts []OutboundPart) error
+	Send(ctx context.Context, parts []OutboundPart) []error
+}
+
+// Refusal is the error an Upstream gives for a part it refused for good:
+// the part ends REJECTED with Code as its report's errorCode (0 means
+// DLRSupplierRejected, 989). It is of kind msgkit.Invalid.
+type Refusal struct {
+	Code   DLRError
+	Reason string // for logs
+}
+
+func (r *Refusal) Error() string {
+	return fmt.Sprintf("refused for good (%d %s): %s", r.code(), r.code().Text(), r.Reason)
+}
+
+// Unwrap gives the kind, so that msgkit.KindOf and errors.Is classify a
+// Refusal as Invalid.
+func (r *Refusal) Unwrap() error { return msgkit.Invalid }
+
+func (r *Refusal) code() DLRError {
+	if r.Code == DLRNoError {
+		return DLRSupplierRejected
+	}
+	return r.Code
+}
+
+// FailAll is the answer of an Upstream whose call failed as a whole (the
+// connection is down, the call timed out): err for each of n parts.
+func FailAll(n int, err error) []error {
+	errs := make([]error, n)
+	for i := range errs {
+		errs[i] = err
+	}
+	return errs
 }

@@ -29,24 +29,25 @@ func partNotFound(key sms.PartKey) error {
 	return msgkit.Errorf(msgkit.NotFound, "part_not_found", "part %d of message %s not found", key.PartNum, key.MsgID)
 }
 
-// UpdatePart runs fn and applies its update under the store's lock.
+// UpdatePart runs fn and applies its update under the store's lock; the
+// part leaves the outbound queue.
 func (s *SMSStore) UpdatePart(ctx context.Context, key sms.PartKey, fn func(m sms.MessageRecord, p sms.PartRecord) (sms.PartUpdate, bool, error)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m, ok := s.messages.rows[key.MsgID]
+	m, p, ok := s.partLocked(key)
 	if !ok {
 		return partNotFound(key)
 	}
-	i := slices.IndexFunc(m.Parts, func(p sms.PartRecord) bool { return p.Num == key.PartNum })
-	if i < 0 {
-		return partNotFound(key)
+	view := cloneMessage(m) // fn sees the parts' delivery, not their queue fields
+	for i := range view.Parts {
+		view.Parts[i].SendAt, view.Parts[i].SendAttempts, view.Parts[i].SendError = time.Time{}, 0, ""
 	}
-	u, changed, err := fn(cloneMessage(m), m.Parts[i])
+	u, changed, err := fn(view, view.Parts[slices.IndexFunc(view.Parts, func(q sms.PartRecord) bool { return q.Num == key.PartNum })])
 	if err != nil || !changed {
 		return err
 	}
-	p := &m.Parts[i] // m.Parts is the store's own slice: update it in place
-	p.State, p.ErrorCode, p.UpdatedAt = u.State, u.ErrorCode, u.UpdatedAt.Truncate(time.Microsecond).UTC()
+	p.State, p.ErrorCode, p.UpdatedAt = u.State, u.ErrorCode, storeTime(u.UpdatedAt)
+	s.dequeueLocked(key, p)
 	for _, r := range u.Reports {
 		s.outbox.lastID++
 		r.ID = s.outbox.lastID

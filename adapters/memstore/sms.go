@@ -12,19 +12,22 @@ import (
 )
 
 var (
-	_ sms.Store       = (*SMSStore)(nil)
-	_ sms.OutboxStore = (*SMSStore)(nil)
+	_ sms.Store            = (*SMSStore)(nil)
+	_ sms.OutboxStore      = (*SMSStore)(nil)
+	_ sms.TransmitterStore = (*SMSStore)(nil)
 )
 
-// SMSStore keeps bulk SMS accounts, messages and the delivery report
-// outbox in memory. One lock makes Accept (charge and save) and UpdatePart
-// (state and reports) atomic.
+// SMSStore keeps bulk SMS accounts, messages, the outbound queue and the
+// delivery report outbox in memory. One lock makes Accept (charge, save
+// and queue) and UpdatePart (state, reports and leaving the queue)
+// atomic.
 type SMSStore struct {
 	mu         sync.RWMutex
 	accounts   *table[string, sms.Account]
 	messages   *table[sms.MessageID, sms.MessageRecord]
 	throughput map[string]window
 	outbox     outbox
+	sendq      sendQueue
 }
 
 // window counts an account's submissions in one second.
@@ -39,6 +42,7 @@ func newSMSStore() *SMSStore {
 	s.messages = newTable(&s.mu, "message", func(id sms.MessageID) string { return "message " + string(id) }, cloneMessage, cloneMessage)
 	s.outbox.reports = map[int64]*queuedReport{}
 	s.outbox.finished = map[sms.ReportState]int{}
+	s.sendq.entry = map[sms.PartKey]*sendEntry{}
 	return s
 }
 
@@ -63,10 +67,13 @@ func cloneMessage(m sms.MessageRecord) sms.MessageRecord {
 	slices.SortFunc(m.Parts, func(a, b sms.PartRecord) int { return a.Num - b.Num })
 	for i := range m.Parts {
 		m.Parts[i].Data = slices.Clone(m.Parts[i].Data)
-		m.Parts[i].UpdatedAt = m.Parts[i].UpdatedAt.Truncate(time.Microsecond).UTC()
+		m.Parts[i].UpdatedAt = storeTime(m.Parts[i].UpdatedAt)
+		if !m.Parts[i].SendAt.IsZero() {
+			m.Parts[i].SendAt = storeTime(m.Parts[i].SendAt)
+		}
 	}
-	m.SubmittedAt = m.SubmittedAt.Truncate(time.Microsecond).UTC()
-	m.ExpiresAt = m.ExpiresAt.Truncate(time.Microsecond).UTC()
+	m.SubmittedAt = storeTime(m.SubmittedAt)
+	m.ExpiresAt = storeTime(m.ExpiresAt)
 	return m
 }
 
@@ -99,7 +106,7 @@ func (s *SMSStore) AddBalance(ctx context.Context, username string, delta decima
 	return b, err
 }
 
-// Accept charges m.Charged and saves m under one lock.
+// Accept charges m.Charged, saves m and queues its parts under one lock.
 func (s *SMSStore) Accept(ctx context.Context, m sms.MessageRecord) error {
 	if m.Charged.IsNegative() {
 		return msgkit.Invalidf("message_invalid", "charged", "a charge is not negative")
@@ -118,7 +125,11 @@ func (s *SMSStore) Accept(ctx context.Context, m sms.MessageRecord) error {
 	}
 	a.Balance = a.Balance.Sub(m.Charged)
 	s.accounts.rows[m.Account] = a
-	return s.messages.insertLocked(m.ID, m)
+	if err := s.messages.insertLocked(m.ID, m); err != nil {
+		return err
+	}
+	s.queueLocked(s.messages.rows[m.ID])
+	return nil
 }
 
 // Message returns the message with its parts, or NotFound.

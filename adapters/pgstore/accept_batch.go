@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"hash/maphash"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -271,11 +272,19 @@ const (
 		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::boolean[], $6::text[],
 			$7::smallint[], $8::boolean[], $9::smallint[], $10::text[], $11::bytea[], $12::text[]::numeric[],
 			$13::text[]::numeric[], $14::text[], $15::timestamptz[], $16::timestamptz[])`
-	insertPartsSQL = `INSERT INTO sms_parts (msg_id, num, text, data, units, udh_ref, udh_total, udh_seq,
-			dst_port, src_port, state, error_code, updated_at)
-		SELECT * FROM unnest($1::text[], $2::integer[], $3::text[], $4::bytea[], $5::integer[], $6::smallint[],
-			$7::smallint[], $8::smallint[], $9::integer[], $10::integer[], $11::smallint[], $12::integer[],
-			$13::timestamptz[])`
+	// insertPartsSQL inserts the parts and the rows of those queued for
+	// sending (see 0004_outbound.sql), in one statement: the lock on the
+	// batch's accounts is held through every statement of the batch.
+	insertPartsSQL = `WITH parts AS (
+			INSERT INTO sms_parts (msg_id, num, text, data, units, udh_ref, udh_total, udh_seq,
+				dst_port, src_port, state, error_code, updated_at)
+			SELECT * FROM unnest($1::text[], $2::integer[], $3::text[], $4::bytea[], $5::integer[], $6::smallint[],
+				$7::smallint[], $8::smallint[], $9::integer[], $10::integer[], $11::smallint[], $12::integer[],
+				$13::timestamptz[])
+		)
+		INSERT INTO sms_outbound (msg_id, num, send_at, attempts, last_error, num_parts, expires_at)
+		SELECT * FROM unnest($14::text[], $15::integer[], $16::timestamptz[], $17::integer[], $18::text[], $19::integer[],
+			$20::timestamptz[])`
 )
 
 // errNotCommitted is the cause of a batch whose COMMIT answered ROLLBACK.
@@ -441,20 +450,56 @@ func queueWrites(b *pgx.Batch, accounts map[string]*ledger, accepted []sms.Messa
 		return
 	}
 
-	var (
-		msgIDs, texts                             = make([]string, 0, numParts), make([]string, 0, numParts)
-		nums, units, dstPorts, srcPorts, errCodes = make([]int32, 0, numParts), make([]int32, 0, numParts), make([]int32, 0, numParts), make([]int32, 0, numParts), make([]int32, 0, numParts)
-		refs, totals, seqs, states                = make([]int16, 0, numParts), make([]int16, 0, numParts), make([]int16, 0, numParts), make([]int16, 0, numParts)
-		data                                      = make([][]byte, 0, numParts)
-		updated                                   = make([]time.Time, 0, numParts)
-	)
+	var pc partColumns
+	pc.grow(numParts)
 	for _, m := range accepted {
-		for _, p := range m.Parts {
-			msgIDs, nums, texts, data = append(msgIDs, string(m.ID)), append(nums, int32(p.Num)), append(texts, p.Text), append(data, p.Data)
-			units, refs, totals, seqs = append(units, int32(p.Units)), append(refs, int16(p.UDH.Ref)), append(totals, int16(p.UDH.Total)), append(seqs, int16(p.UDH.Seq))
-			dstPorts, srcPorts = append(dstPorts, int32(p.UDH.DstPort)), append(srcPorts, int32(p.UDH.SrcPort))
-			states, errCodes, updated = append(states, int16(p.State)), append(errCodes, int32(p.ErrorCode)), append(updated, dbTime(p.UpdatedAt))
+		pc.add(m)
+	}
+	q := pc.q
+	b.Queue(insertPartsSQL, pc.msgIDs, pc.nums, pc.texts, pc.data, pc.units, pc.refs, pc.totals, pc.seqs, pc.dstPorts,
+		pc.srcPorts, pc.states, pc.errCodes, pc.updated, q.msgIDs, q.nums, q.sendAt, q.attempts, q.errors, q.numParts, q.expires)
+}
+
+// partColumns are the parts of accepted messages as the inserts take
+// them, one array per column, and the rows of those that are queued for
+// sending (q).
+type partColumns struct {
+	msgIDs, texts                             []string
+	nums, units, dstPorts, srcPorts, errCodes []int32
+	refs, totals, seqs, states                []int16
+	data                                      [][]byte
+	updated                                   []time.Time
+	q                                         queueColumns
+}
+
+// queueColumns are rows of sms_outbound, one array per column.
+type queueColumns struct {
+	msgIDs, errors           []string
+	nums, attempts, numParts []int32
+	sendAt, expires          []time.Time
+}
+
+// grow makes room for n more parts.
+func (pc *partColumns) grow(n int) {
+	pc.msgIDs, pc.texts = slices.Grow(pc.msgIDs, n), slices.Grow(pc.texts, n)
+	pc.nums, pc.units, pc.dstPorts, pc.srcPorts = slices.Grow(pc.nums, n), slices.Grow(pc.units, n), slices.Grow(pc.dstPorts, n), slices.Grow(pc.srcPorts, n)
+	pc.errCodes = slices.Grow(pc.errCodes, n)
+	pc.refs, pc.totals, pc.seqs, pc.states = slices.Grow(pc.refs, n), slices.Grow(pc.totals, n), slices.Grow(pc.seqs, n), slices.Grow(pc.states, n)
+	pc.data, pc.updated = slices.Grow(pc.data, n), slices.Grow(pc.updated, n)
+}
+
+// add appends m's parts, and the rows of those queued for sending: the
+// submitted parts with a SendAt.
+func (pc *partColumns) add(m sms.MessageRecord) {
+	for _, p := range m.Parts {
+		pc.msgIDs, pc.nums, pc.texts, pc.data = append(pc.msgIDs, string(m.ID)), append(pc.nums, int32(p.Num)), append(pc.texts, p.Text), append(pc.data, p.Data)
+		pc.units, pc.refs, pc.totals, pc.seqs = append(pc.units, int32(p.Units)), append(pc.refs, int16(p.UDH.Ref)), append(pc.totals, int16(p.UDH.Total)), append(pc.seqs, int16(p.UDH.Seq))
+		pc.dstPorts, pc.srcPorts = append(pc.dstPorts, int32(p.UDH.DstPort)), append(pc.srcPorts, int32(p.UDH.SrcPort))
+		pc.states, pc.errCodes, pc.updated = append(pc.states, int16(p.State)), append(pc.errCodes, int32(p.ErrorCode)), append(pc.updated, dbTime(p.UpdatedAt))
+		if q := &pc.q; !p.SendAt.IsZero() && p.State == sms.StateSubmitted {
+			q.msgIDs, q.nums, q.sendAt = append(q.msgIDs, string(m.ID)), append(q.nums, int32(p.Num)), append(q.sendAt, dbTime(p.SendAt))
+			q.attempts, q.errors, q.expires = append(q.attempts, int32(p.SendAttempts)), append(q.errors, p.SendError), append(q.expires, dbTime(m.ExpiresAt))
+			q.numParts = append(q.numParts, int32(len(m.Parts)))
 		}
 	}
-	b.Queue(insertPartsSQL, msgIDs, nums, texts, data, units, refs, totals, seqs, dstPorts, srcPorts, states, errCodes, updated)
 }

@@ -75,6 +75,32 @@
 // waiting for each other and no report is handed out twice while its
 // lease runs; a part's reports go out one after the other.
 //
+// The outbound queue is a table of its own, sms_outbound: one narrow row
+// per queued part with its send_at (the next attempt, or while a claim
+// holds the part, the end of its lease), attempts, last error, and the
+// message's number of parts and expiry, so that a claim filters on this
+// table alone. Accept inserts the rows of the submitted parts with the
+// parts themselves, in the same statement, so queueing costs no round
+// trip. A part usually passes through as one insert and one delete (its
+// hand-over), which keeps the table small and sms_parts free of extra
+// updates; autovacuum takes the table after 10000 changes, not after a
+// share of its size. Between two runs its statistics say "a few rows"
+// while its pages hold many dead ones, so every statement that reads it
+// by key runs with sequential scans disabled for its transaction
+// (keyedOnly): no plan, generic plans kept by a connection included, may
+// read the dead pages for each part. ClaimParts leases due parts as the
+// outbox does, one statement with FOR UPDATE SKIP LOCKED, walking the
+// send_at index in order (a backlog costs a claim only the rows it
+// takes), leasing by ctid and reading each part and message by key
+// (LATERAL subqueries with LIMIT, which stale statistics cannot turn into
+// hash joins over whole tables); it passes over parts of expired
+// messages, which ExpireDue ends. FinishParts deletes the rows of the
+// parts handed over and moves those to try again, one statement each in
+// one round trip, a row only while its send_at is the lease's end the
+// result quotes; it locks the rows in key order and runs again after a
+// deadlock. UpdatePart deletes the row of the part it updates when the
+// part was still submitted (no other part can be queued).
+
 // # Group commit
 //
 // Accept must charge and save atomically, so every Accept of an account
@@ -88,8 +114,8 @@
 // every message in arrival order exactly as single Accepts would (unknown
 // account, then duplicate id, including one earlier in the batch, then
 // credit, with exact decimal arithmetic), sets each charged account's
-// final balance, inserts the accepted messages and then their parts with
-// one statement each, and commits; then it answers each caller. Nothing
+// final balance, inserts the accepted messages and then their parts
+// (queued for sending) with one statement each, and commits; then it answers each caller. Nothing
 // waits for a batch to fill: a lone message is written at once, in a
 // single statement, and batches grow only while earlier ones are being
 // written. A transaction that fails with a serialization failure, a

@@ -19,8 +19,18 @@ const (
 	messageSQL = `SELECT account, type, sender, sender_numeric, receiver, dcs, flash, dlr_mask, dlr_url, custom,
 			part_price::text, charged::text, currency, submitted_at, expires_at
 		FROM sms_messages WHERE id = $1`
-	partsSQL = `SELECT num, text, data, units, udh_ref, udh_total, udh_seq, dst_port, src_port, state, error_code, updated_at
+	// The queue's row of each part is read by key (see claimPartsSQL for
+	// the LATERAL ... LIMIT). UpdatePart reads the parts without it
+	// (partsDeliverySQL), as its fn needs only their delivery.
+	partsDeliverySQL = `SELECT num, text, data, units, udh_ref, udh_total, udh_seq, dst_port, src_port,
+			state, error_code, updated_at, NULL::timestamptz, 0, ''
 		FROM sms_parts WHERE msg_id = $1 ORDER BY num`
+	partsSQL = `SELECT p.num, p.text, p.data, p.units, p.udh_ref, p.udh_total, p.udh_seq, p.dst_port, p.src_port,
+			p.state, p.error_code, p.updated_at, o.send_at, coalesce(o.attempts, 0), coalesce(o.last_error, '')
+		FROM sms_parts p LEFT JOIN LATERAL (
+			SELECT send_at, attempts, last_error FROM sms_outbound o WHERE o.msg_id = p.msg_id AND o.num = p.num LIMIT 1
+		) o ON true
+		WHERE p.msg_id = $1 ORDER BY p.num`
 )
 
 // UpdatePart runs fn on the part and saves what it returns, in one
@@ -33,7 +43,7 @@ const (
 //     of one part take turns, updates of different parts never wait for
 //     each other, and with one lock per transaction they cannot deadlock.
 //   - When fn returns changed, it writes the part's state, error code and
-//     UpdatedAt and inserts fn's reports (pending, unleased) in their
+//     UpdatedAt, takes it off the outbound queue, and inserts fn's reports (pending, unleased) in their
 //     order. Their ids are taken while the part is locked, so the reports
 //     of one part are numbered in the order of its updates, which is the
 //     order ClaimReports hands them out.
@@ -70,7 +80,7 @@ func updatePart(ctx context.Context, tx pgx.Tx, key sms.PartKey, fn func(sms.Mes
 	batch := &pgx.Batch{}
 	batch.Queue(lockSQL, string(key.MsgID), int32(key.PartNum))
 	batch.Queue(messageSQL, string(key.MsgID))
-	batch.Queue(partsSQL, string(key.MsgID))
+	batch.Queue(partsDeliverySQL, string(key.MsgID))
 	br := tx.SendBatch(ctx, batch)
 	var one int
 	err := br.QueryRow().Scan(&one)
@@ -103,12 +113,19 @@ func updatePart(ctx context.Context, tx pgx.Tx, key sms.PartKey, fn func(sms.Mes
 		return final{err}
 	}
 	const updateSQL = `UPDATE sms_parts SET state = $3, error_code = $4, updated_at = $5 WHERE msg_id = $1 AND num = $2`
+	// The update takes the part off the outbound queue (see
+	// Store.UpdatePart).
+	const dequeueSQL = `DELETE FROM sms_outbound WHERE msg_id = $1 AND num = $2`
 	const insertSQL = `INSERT INTO sms_reports (msg_id, part_num, url, body, state, attempts, next_at, created_at, last_error)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
 	// A statement per report, in one round trip: the ids follow the
 	// slice's order, as the reports are claimed in id order.
 	batch = &pgx.Batch{}
 	batch.Queue(updateSQL, string(key.MsgID), int32(key.PartNum), int16(u.State), int32(u.ErrorCode), dbTime(u.UpdatedAt))
+	if m.Parts[i].State == sms.StateSubmitted { // only a submitted part can be queued
+		batch.Queue(keyedOnly)
+		batch.Queue(dequeueSQL, string(key.MsgID), int32(key.PartNum))
+	}
 	for _, r := range u.Reports {
 		batch.Queue(insertSQL, string(r.MsgID), int32(r.PartNum), r.URL, r.Body, int16(r.State), int32(r.Attempts),
 			dbTime(r.NextAt), dbTime(r.CreatedAt), r.LastError)
@@ -204,29 +221,13 @@ SELECT * FROM claimed ORDER BY next_at, id`
 // limit reports while another holds rows it would have taken. A limit of
 // zero or less claims nothing.
 func (s *SMSStore) ClaimReports(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]sms.Report, error) {
-	if limit <= 0 {
-		return nil, nil
-	}
-	rows, err := s.pool.Query(ctx, claimSQL, dbTime(now), dbTime(now.Add(lease)), int64(limit))
-	if err != nil {
-		return nil, classify(err, "report", "reports")
-	}
-	var c conversion
-	reports, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (r sms.Report, err error) {
+	return claimLeased(ctx, s, claimSQL, "report", "reports", now, dbTime(now.Add(lease)), limit, false, func(row pgx.CollectableRow, c *conversion) (r sms.Report, err error) {
 		var state int16
 		err = row.Scan(&r.ID, &r.MsgID, &r.PartNum, &r.URL, &r.Body, &state, &r.Attempts, &r.NextAt, &r.CreatedAt, &r.LastError)
 		r.State = sms.ReportState(c.uint8("state", state))
 		r.NextAt, r.CreatedAt = r.NextAt.UTC(), r.CreatedAt.UTC()
 		return r, err
 	})
-	if err != nil {
-		return nil, classify(err, "report", "reports")
-	}
-	if c.err != nil {
-		// The leases are taken; they run out as any other does.
-		return nil, storageError(c.err, "claimed reports")
-	}
-	return reports, nil
 }
 
 // FinishReport records an attempt at r (found by r.ID): its State,

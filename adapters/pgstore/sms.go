@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/shopspring/decimal"
 
@@ -20,12 +21,14 @@ import (
 )
 
 var (
-	_ sms.Store       = (*SMSStore)(nil)
-	_ sms.OutboxStore = (*SMSStore)(nil)
+	_ sms.Store            = (*SMSStore)(nil)
+	_ sms.OutboxStore      = (*SMSStore)(nil)
+	_ sms.TransmitterStore = (*SMSStore)(nil)
 )
 
-// SMSStore keeps bulk SMS accounts, messages and the delivery report
-// outbox. Accepts go through group commit (see the package doc).
+// SMSStore keeps bulk SMS accounts, messages, the outbound queue and the
+// delivery report outbox. Accepts go through group commit (see the
+// package doc).
 type SMSStore struct {
 	pool    *pgxpool.Pool
 	log     *slog.Logger
@@ -238,7 +241,9 @@ func (s *SMSStore) Accept(ctx context.Context, m sms.MessageRecord) error {
 // have.
 //
 // The parts travel as one array per column and are unnested into rows,
-// so a message of 255 parts is still one statement.
+// so a message of 255 parts is still one statement; so do the queued
+// parts' rows of the outbound queue (see 0004_outbound.sql), written in
+// that same statement.
 const acceptSQL = `WITH charged AS (
 	UPDATE sms_accounts SET balance = balance - $2::numeric
 	WHERE username = $1 AND balance >= $2::numeric
@@ -258,6 +263,11 @@ const acceptSQL = `WITH charged AS (
 		$22::smallint[], $23::smallint[], $24::integer[], $25::integer[], $26::smallint[], $27::integer[],
 		$28::timestamptz[])
 		AS p(num, text, data, units, udh_ref, udh_total, udh_seq, dst_port, src_port, state, error_code, updated_at)
+), queued AS (
+	INSERT INTO sms_outbound (msg_id, num, send_at, attempts, last_error, num_parts, expires_at)
+	SELECT msg.id, q.num, q.send_at, q.attempts, q.last_error, cardinality($17::integer[]), $16
+	FROM msg CROSS JOIN unnest($29::integer[], $30::timestamptz[], $31::integer[], $32::text[])
+		AS q(num, send_at, attempts, last_error)
 )
 SELECT true FROM charged`
 
@@ -265,26 +275,16 @@ SELECT true FROM charged`
 // refusal included, or an error after which nothing was written (one
 // retryable, or another failure of the database) and no outcome holds.
 func (s *SMSStore) acceptOne(ctx context.Context, m sms.MessageRecord) (outcome, err error) {
-	n := len(m.Parts)
-	var (
-		nums, units, dstPorts, srcPorts, errCodes = make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
-		refs, totals, seqs, states                = make([]int16, n), make([]int16, n), make([]int16, n), make([]int16, n)
-		texts                                     = make([]string, n)
-		data                                      = make([][]byte, n)
-		updated                                   = make([]time.Time, n)
-	)
-	for i, p := range m.Parts {
-		nums[i], texts[i], data[i], units[i] = int32(p.Num), p.Text, p.Data, int32(p.Units)
-		refs[i], totals[i], seqs[i] = int16(p.UDH.Ref), int16(p.UDH.Total), int16(p.UDH.Seq)
-		dstPorts[i], srcPorts[i] = int32(p.UDH.DstPort), int32(p.UDH.SrcPort)
-		states[i], errCodes[i], updated[i] = int16(p.State), int32(p.ErrorCode), dbTime(p.UpdatedAt)
-	}
+	var pc partColumns
+	pc.grow(len(m.Parts))
+	pc.add(m)
 	var ok bool
 	err = s.pool.QueryRow(ctx, acceptSQL,
 		m.Account, numericText(m.Charged), string(m.ID), m.Type, m.Sender.Value, m.Sender.Numeric, string(m.Receiver),
 		int16(m.DCS), m.Flash, int16(m.DLRMask), m.DLRURL, m.Custom, numericText(m.PartPrice), m.Currency,
 		dbTime(m.SubmittedAt), dbTime(m.ExpiresAt),
-		nums, texts, data, units, refs, totals, seqs, dstPorts, srcPorts, states, errCodes, updated,
+		pc.nums, pc.texts, pc.data, pc.units, pc.refs, pc.totals, pc.seqs, pc.dstPorts, pc.srcPorts, pc.states,
+		pc.errCodes, pc.updated, pc.q.nums, pc.q.sendAt, pc.q.attempts, pc.q.errors,
 	).Scan(&ok)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return s.refusal(ctx, m.Account, m.ID, func(balance decimal.Decimal, currency string) error {
@@ -341,10 +341,10 @@ func checkMessage(m sms.MessageRecord) error {
 		return msgkit.Invalidf("message_invalid", "charged", "charged must not be negative")
 	}
 	for i, p := range m.Parts {
-		if !storable(p.Text) {
-			return msgkit.Invalidf("message_invalid", "parts", "parts[%d].text must be valid UTF-8 without NUL characters", i)
+		if !storable(p.Text) || !storable(p.SendError) {
+			return msgkit.Invalidf("message_invalid", "parts", "parts[%d].text and sendError must be valid UTF-8 without NUL characters", i)
 		}
-		if !fitsInt32(p.Num) || !fitsInt32(p.Units) || !fitsInt32(int(p.ErrorCode)) {
+		if !fitsInt32(p.Num) || !fitsInt32(p.Units) || !fitsInt32(int(p.ErrorCode)) || !fitsInt32(p.SendAttempts) {
 			return msgkit.Invalidf("message_invalid", "parts", "parts[%d] has a number out of range", i)
 		}
 	}
@@ -367,17 +367,12 @@ func (s *SMSStore) Message(ctx context.Context, id sms.MessageID) (sms.MessageRe
 	if !storable(string(id)) {
 		return sms.MessageRecord{}, notFound(pgx.ErrNoRows)
 	}
-	const qMessage = `SELECT account, type, sender, sender_numeric, receiver, dcs, flash, dlr_mask, dlr_url, custom,
-			part_price::text, charged::text, currency, submitted_at, expires_at
-		FROM sms_messages WHERE id = $1`
-	const qParts = `SELECT num, text, data, units, udh_ref, udh_total, udh_seq, dst_port, src_port, state, error_code, updated_at
-		FROM sms_parts WHERE msg_id = $1 ORDER BY num`
 	// Both queries in one round trip. Parts are written in the transaction
 	// that writes their message, so any snapshot that sees the message
 	// sees all its parts.
 	batch := &pgx.Batch{}
-	batch.Queue(qMessage, string(id))
-	batch.Queue(qParts, string(id))
+	batch.Queue(messageSQL, string(id))
+	batch.Queue(partsSQL, string(id))
 	br := s.pool.SendBatch(ctx, batch)
 	m, err := scanMessage(br, id)
 	if closeErr := br.Close(); err == nil && closeErr != nil {
@@ -418,19 +413,19 @@ func scanMessage(br pgx.BatchResults, id sms.MessageID) (sms.MessageRecord, erro
 		return sms.MessageRecord{}, err
 	}
 	var (
-		p                                     sms.PartRecord
-		num, units, dstPort, srcPort, errCode int32
-		ref, total, seq, state                int16
+		p                                               sms.PartRecord
+		num, units, dstPort, srcPort, errCode, attempts int32
+		ref, total, seq, state                          int16
+		sendAt                                          pgtype.Timestamptz // NULL: not queued
 	)
-	_, err = pgx.ForEachRow(rows, []any{&num, &p.Text, &p.Data, &units, &ref, &total, &seq, &dstPort, &srcPort, &state, &errCode, &p.UpdatedAt},
+	_, err = pgx.ForEachRow(rows, []any{&num, &p.Text, &p.Data, &units, &ref, &total, &seq, &dstPort, &srcPort, &state, &errCode, &p.UpdatedAt,
+		&sendAt, &attempts, &p.SendError},
 		func() error {
 			p.Num, p.Units, p.ErrorCode = int(num), int(units), sms.DLRError(errCode)
-			p.UDH = sms.UDH{
-				Ref: c.uint8("udh_ref", ref), Total: c.uint8("udh_total", total), Seq: c.uint8("udh_seq", seq),
-				DstPort: c.uint16("dst_port", dstPort), SrcPort: c.uint16("src_port", srcPort),
-			}
+			p.UDH = c.udh(ref, total, seq, dstPort, srcPort)
 			p.State = sms.PartState(c.uint8("state", state))
 			p.UpdatedAt = p.UpdatedAt.UTC()
+			p.SendAt, p.SendAttempts = fromNullTime(sendAt), int(attempts)
 			m.Parts = append(m.Parts, p)
 			p.Data = nil // the next row scans into a fresh slice
 			return nil
@@ -518,6 +513,14 @@ func (c *conversion) uint16(column string, v int32) uint16 {
 		c.fail(column, v)
 	}
 	return uint16(v)
+}
+
+// udh reads a part's header columns.
+func (c *conversion) udh(ref, total, seq int16, dstPort, srcPort int32) sms.UDH {
+	return sms.UDH{
+		Ref: c.uint8("udh_ref", ref), Total: c.uint8("udh_total", total), Seq: c.uint8("udh_seq", seq),
+		DstPort: c.uint16("dst_port", dstPort), SrcPort: c.uint16("src_port", srcPort),
+	}
 }
 
 func (c *conversion) numeric(column, s string) decimal.Decimal {

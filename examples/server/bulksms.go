@@ -18,54 +18,64 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// smsStore is what bulk SMS runs on: the gateway's and the dispatcher's
-// stores in one, as memstore's and pgstore's SMS stores are.
+// smsStore is what bulk SMS runs on: the gateway's, the transmitter's and
+// the dispatcher's stores in one, as memstore's and pgstore's SMS stores
+// are.
 type smsStore interface {
 	sms.Store
+	sms.TransmitterStore
 	sms.OutboxStore
 }
 
 // bulkSMSOptions configure the bulk SMS family; the server fills them from
 // its flags, the end-to-end tests with a manual clock and fast backoff.
 type bulkSMSOptions struct {
-	Logger     *slog.Logger
-	Gateway    sms.GatewayOptions
-	Network    simnet.Options
-	Dispatcher sms.DispatcherOptions
-	Poster     httpapi.ReportPosterOptions
+	Logger      *slog.Logger
+	Gateway     sms.GatewayOptions
+	Network     simnet.Options
+	Transmitter sms.TransmitterOptions
+	Dispatcher  sms.DispatcherOptions
+	Poster      httpapi.ReportPosterOptions
 }
 
-// bulkSMS is the bulk SMS family: a gateway that sends to the simulated
-// network, which reports back to it, and a dispatcher of delivery reports.
+// bulkSMS is the bulk SMS family: a gateway that accepts and queues
+// parts, a transmitter that hands them to the simulated network, which
+// reports back to the gateway, and a dispatcher of delivery reports.
 type bulkSMS struct {
-	gateway    *sms.Gateway
-	network    *simnet.Network
-	dispatcher *sms.Dispatcher
-	logger     *slog.Logger
+	gateway     *sms.Gateway
+	network     *simnet.Network
+	transmitter *sms.Transmitter
+	dispatcher  *sms.Dispatcher
+	logger      *slog.Logger
 }
 
 func newBulkSMS(store smsStore, o bulkSMSOptions) *bulkSMS {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	o.Gateway.Logger, o.Network.Logger, o.Dispatcher.Logger = o.Logger, o.Logger, o.Logger
+	o.Gateway.Logger, o.Network.Logger, o.Transmitter.Logger, o.Dispatcher.Logger = o.Logger, o.Logger, o.Logger, o.Logger
 	network := simnet.New(o.Network)
+	transmitter := sms.NewTransmitter(store, network, o.Transmitter)
+	o.Gateway.Transmitter = transmitter // the gateway hands its parts over in memory
 	return &bulkSMS{
-		gateway:    sms.NewGateway(store, network, o.Gateway),
-		network:    network,
-		dispatcher: sms.NewDispatcher(store, httpapi.NewReportPoster(o.Poster), o.Dispatcher),
-		logger:     o.Logger,
+		gateway:     sms.NewGateway(store, o.Gateway),
+		network:     network,
+		transmitter: transmitter,
+		dispatcher:  sms.NewDispatcher(store, httpapi.NewReportPoster(o.Poster), o.Dispatcher),
+		logger:      o.Logger,
 	}
 }
 
-// family is POST /bulk/sendsms on the bulk SMS listeners; the network's
-// event loop (reporting to the gateway), the dispatcher and validity
-// expiry as jobs; the bootstrap section smsAccounts; a demo account.
+// family is POST /bulk/sendsms on the bulk SMS listeners; the transmitter
+// (from the outbound queue to the network), the network's event loop
+// (reporting to the gateway), the dispatcher and validity expiry as jobs;
+// the bootstrap section smsAccounts; a demo account.
 func (b *bulkSMS) family() family {
 	return family{
 		name: "bulk SMS",
 		sms:  map[string]http.Handler{bulksmsapi.SendSMSPath: bulksmsapi.Handler(b.gateway, bulksmsapi.Options{Logger: b.logger})},
 		jobs: []func(context.Context){
+			b.transmitter.Run,
 			func(ctx context.Context) { b.network.Run(ctx, b.gateway, 100*time.Millisecond) },
 			b.dispatcher.Run,
 			every(10*time.Second, "expiring parts", b.logger, b.gateway.ExpireDue),
@@ -151,8 +161,9 @@ func demoPrices() []sms.Price {
 
 // demoNetwork is the simulated network of the server: most numbers are
 // delivered a second after submission; German numbers starting 4915 are
-// absent twice first, 4917 numbers do not exist, and 4916 numbers never
-// answer (validity expiry reports them).
+// absent twice first, 4917 numbers do not exist, 4916 numbers never
+// answer (validity expiry reports them), and the network refuses 4918
+// numbers at hand-over (no route).
 func demoNetwork() simnet.Options {
 	return simnet.Options{
 		Seed:    uint64(time.Now().UnixNano()),
@@ -161,6 +172,7 @@ func demoNetwork() simnet.Options {
 			{Prefix: "4915", Outcome: simnet.Outcome{Kind: simnet.Absent, AcceptDelay: 100 * time.Millisecond, Delay: time.Second, Attempts: 2, RetryEvery: 5 * time.Second}},
 			{Prefix: "4916", Outcome: simnet.Outcome{Kind: simnet.Silent, AcceptDelay: 100 * time.Millisecond}},
 			{Prefix: "4917", Outcome: simnet.Outcome{Kind: simnet.Unknown, AcceptDelay: 100 * time.Millisecond, Delay: time.Second}},
+			{Prefix: "4918", Outcome: simnet.Outcome{Kind: simnet.Refuse, ErrorCode: sms.DLRNoRoute}},
 		},
 	}
 }

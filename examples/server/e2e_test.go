@@ -69,15 +69,17 @@ func (r *receiver) reports() []string {
 }
 
 // gatewayNode is one gateway replica, built as the server builds its bulk
-// SMS family (the network, the gateway, the dispatcher on a shared store),
+// SMS family (the network, the gateway, the transmitter and the dispatcher
+// on a shared store),
 // serving the family's routes over HTTP.
 type gatewayNode struct {
 	*bulkSMS
 	api *httptest.Server
 }
 
-func newNode(t *testing.T, store smsStore, clock *msgkittest.Clock) *gatewayNode {
-	b := newBulkSMS(store, bulkSMSOptions{
+// newNode builds a node; change, when given, changes its options.
+func newNode(t *testing.T, store smsStore, clock *msgkittest.Clock, change ...func(*bulkSMSOptions)) *gatewayNode {
+	o := bulkSMSOptions{
 		Gateway: sms.GatewayOptions{Clock: clock.Now, BcryptCost: bcrypt.MinCost},
 		Network: simnet.Options{
 			Seed: 1, Clock: clock.Now, Default: simnet.Outcome{Kind: simnet.Deliver, AcceptDelay: time.Second, Delay: 2 * time.Second},
@@ -86,18 +88,25 @@ func newNode(t *testing.T, store smsStore, clock *msgkittest.Clock) *gatewayNode
 				{Prefix: "4917", Outcome: simnet.Outcome{Kind: simnet.Unknown, AcceptDelay: time.Second, Delay: time.Second}},
 			},
 		},
-		Dispatcher: sms.DispatcherOptions{Clock: clock.Now, BaseBackoff: time.Second, MaxBackoff: time.Minute, Jitter: func() float64 { return 0 }},
-		Poster:     httpapi.ReportPosterOptions{Policy: egress.Policy{Allow: loopback()}}, // the receivers listen on loopback
-	})
+		Transmitter: sms.TransmitterOptions{Clock: clock.Now, Jitter: func() float64 { return 0 }},
+		Dispatcher:  sms.DispatcherOptions{Clock: clock.Now, BaseBackoff: time.Second, MaxBackoff: time.Minute, Jitter: func() float64 { return 0 }},
+		Poster:      httpapi.ReportPosterOptions{Policy: egress.Policy{Allow: loopback()}}, // the receivers listen on loopback
+	}
+	for _, c := range change {
+		c(&o)
+	}
+	b := newBulkSMS(store, o)
 	n := &gatewayNode{bulkSMS: b, api: httptest.NewServer(platform{families: []family{b.family()}}.smsHandler())}
 	t.Cleanup(n.api.Close)
 	return n
 }
 
-// step moves time and lets the network and the dispatcher do what is due.
+// step moves time and lets the transmitter, the network and the
+// dispatcher do what is due.
 func (n *gatewayNode) step(t *testing.T, clock *msgkittest.Clock, d time.Duration) {
 	t.Helper()
 	clock.Advance(d)
+	n.transmit(t)
 	if _, err := n.network.RunDue(t.Context(), n.gateway, clock.Now()); err != nil {
 		t.Fatal(err)
 	}
@@ -109,6 +118,23 @@ func (n *gatewayNode) step(t *testing.T, clock *msgkittest.Clock, d time.Duratio
 		if k == 0 {
 			return
 		}
+	}
+}
+
+// transmit hands every due part to the network, round after round, and
+// returns how many the network took or refused.
+func (n *gatewayNode) transmit(t *testing.T) int {
+	t.Helper()
+	total := 0
+	for {
+		k, err := n.transmitter.RunOnce(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k == 0 {
+			return total
+		}
+		total += k
 	}
 }
 
@@ -226,6 +252,77 @@ func TestRestartKeepsPendingReports(t *testing.T) {
 	}
 }
 
+// A gateway that stops with accepted parts it never handed to the network
+// loses none: they are rows of the queue, and another gateway on the same
+// database sends them, once each, and their reports follow.
+func TestRestartResumesUnsentParts(t *testing.T) {
+	if os.Getenv("MSGKIT_TEST_PG") == "" {
+		t.Skip("MSGKIT_TEST_PG is not set")
+	}
+	cfg := pgConfig(t)
+	clock := msgkittest.NewClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
+	// The first gateway's network is down the whole time it runs.
+	first := newNode(t, openPG(t, cfg).SMS(), clock, func(o *bulkSMSOptions) {
+		o.Network.Down = func(time.Time) bool { return true }
+	})
+	createShop(t, first.gateway)
+	rcv := newReceiver(t)
+	long, _ := first.submit(t, "493012345678", strings.Repeat("a", 200), rcv.srv.URL) // 2 parts
+	short, _ := first.submit(t, "493012345679", "hello", rcv.srv.URL)
+	for range 3 {
+		first.step(t, clock, 10*time.Second)
+	}
+	if got := rcv.reports(); len(got) != 0 {
+		t.Fatalf("reports while the network was down: %v", got)
+	}
+	store := openPG(t, cfg).SMS()
+	for _, id := range []string{long, short} {
+		m, err := store.Message(t.Context(), sms.MessageID(id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range m.Parts {
+			if p.SendAttempts == 0 || p.SendAt.IsZero() {
+				t.Errorf("part %d of %s: %d failed attempts, next at %v; want queued after the first gateway's failures", p.Num, id, p.SendAttempts, p.SendAt)
+			}
+		}
+	}
+	// The last one is accepted, handed to the first gateway's transmitter
+	// in memory, and lost with it: its lease runs out.
+	last, _ := first.submit(t, "493012345670", "bye", rcv.srv.URL)
+	first.api.Close() // the first gateway stops
+
+	second := newNode(t, store, clock)
+	handed := 0
+	for range 20 {
+		clock.Advance(30 * time.Second)
+		handed += second.transmit(t)
+		second.step(t, clock, 0)
+	}
+	if handed != 4 {
+		t.Errorf("the second gateway handed %d parts over, want the 4 left unsent", handed)
+	}
+	want := []string{
+		long + "/0/DELIVERED/0", long + "/0/SENT_TO_SMSC/0", long + "/1/DELIVERED/0", long + "/1/SENT_TO_SMSC/0",
+		short + "/0/DELIVERED/0", short + "/0/SENT_TO_SMSC/0", last + "/0/DELIVERED/0", last + "/0/SENT_TO_SMSC/0",
+	}
+	slices.Sort(want)
+	if got := rcv.reports(); !slices.Equal(got, want) {
+		t.Errorf("after the restart the receiver got %v, want %v", got, want)
+	}
+	for _, id := range []string{long, short, last} {
+		m, err := store.Message(t.Context(), sms.MessageID(id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range m.Parts {
+			if !p.SendAt.IsZero() || p.State != sms.StateDelivered {
+				t.Errorf("part %d of %s is %v, next at %v; want delivered and off the queue", p.Num, id, p.State, p.SendAt)
+			}
+		}
+	}
+}
+
 // dispatcherOnly runs a node's dispatcher alone (its network has nothing).
 func (n *gatewayNode) dispatcherOnly(t *testing.T, clock *msgkittest.Clock, d time.Duration) {
 	t.Helper()
@@ -241,7 +338,7 @@ func (n *gatewayNode) dispatcherOnly(t *testing.T, clock *msgkittest.Clock, d ti
 func BenchmarkReportDelivery(b *testing.B) {
 	clock := msgkittest.NewClock(time.Now())
 	store := memstore.New().SMS()
-	gw := sms.NewGateway(store, nil, sms.GatewayOptions{Clock: clock.Now, BcryptCost: bcrypt.MinCost})
+	gw := sms.NewGateway(store, sms.GatewayOptions{Clock: clock.Now, BcryptCost: bcrypt.MinCost})
 	if _, err := gw.CreateAccount(context.Background(), sms.AccountSpec{Password: "pw", Account: sms.Account{
 		Username: "shop", Enabled: true, Balance: decimal.RequireFromString("1000000000"), Currency: "EUR",
 		Networks: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")},
@@ -304,7 +401,7 @@ func TestConcurrentCredit(t *testing.T) {
 	for name, newStore := range storesForE2E(t) {
 		t.Run(name, func(t *testing.T) {
 			store := newStore(t)
-			gw := sms.NewGateway(store, nil, sms.GatewayOptions{BcryptCost: bcrypt.MinCost})
+			gw := sms.NewGateway(store, sms.GatewayOptions{BcryptCost: bcrypt.MinCost})
 			const n = 32
 			if _, err := gw.CreateAccount(t.Context(), sms.AccountSpec{Password: "pw", Account: sms.Account{
 				Username: "tight", Enabled: true, Balance: decimal.RequireFromString("1.12"), Currency: "EUR", // 16 parts at 0.07

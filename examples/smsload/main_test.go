@@ -16,7 +16,7 @@ import (
 
 func TestRun(t *testing.T) {
 	store := memstore.New().SMS()
-	gw := sms.NewGateway(store, nil, sms.GatewayOptions{BcryptCost: bcrypt.MinCost})
+	gw := sms.NewGateway(store, sms.GatewayOptions{BcryptCost: bcrypt.MinCost})
 	if _, err := gw.CreateAccount(t.Context(), sms.AccountSpec{Password: "pw", Account: sms.Account{
 		Username: "load", Enabled: true, Balance: decimal.RequireFromString("1000"), Currency: "EUR",
 		Networks: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")},

@@ -14,9 +14,10 @@
 //	Unknown  accepted, permanent failure (1)
 //	Reject   rejected (989), never accepted
 //	Silent   accepted, then nothing (or expired with ReportExpiry)
+//	Refuse   none: Send refuses the part for good (an sms.Refusal, 989)
 //
 // Outcome.ErrorCode replaces a kind's code, so one rule can stand for
-// memory full (22) or no route (998).
+// memory full (22) or no route (998), or a Refuse for a text filter (991).
 //
 // Choices:
 //   - Nothing but StatusExpired (code 996) happens after a part's
@@ -31,7 +32,8 @@
 //
 // # Time
 //
-// The network never sleeps and starts no goroutine. Send plans each part's
+// The network never sleeps (unless Options.Hold is Latency, below) and
+// starts no goroutine. Send plans each part's
 // events from Options.Clock at the time of the call and queues them; RunDue
 // hands the events due at a given time to the sink it is given; NextDue
 // tells when the next one is due, so a test advances a fake clock from
@@ -46,6 +48,24 @@
 // [0, Outcome.Jitter) drawn from a PCG seeded with Options.Seed and a hash
 // of the message id and part number: a part's events depend on the seed and
 // the part alone.
+//
+// # Hand-over faults
+//
+// Send answers for each part as sms.Upstream says, and Options make the
+// hand-over fail the ways a connection to an SMSC does, by the clock's
+// time, so a test reproduces them with a manual clock:
+//   - Down says when the connection is down: every part of a Send is then
+//     Unavailable and nothing is scheduled. Outage(from, to) is one outage,
+//     Flapping(period, down) a connection down for the first down of every
+//     period.
+//   - MaxPerSecond throttles: the parts beyond it in one second of the
+//     clock are RateLimited, as an SMSC answers a client above its rate.
+//   - Hold is waited for at the start of every Send: Latency(d) makes a
+//     slow network (d of real time, the one real wait in simnet), and a
+//     test can hold Send until it releases it.
+//
+// A part without a message id or with a negative part number is refused
+// (Invalid); the other parts of the call are taken.
 //
 // # Failures and duplicates
 //

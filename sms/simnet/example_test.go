@@ -44,14 +44,14 @@ func Example() {
 		Default: simnet.Outcome{Kind: simnet.Deliver, AcceptDelay: time.Second, Delay: 4 * time.Second},
 	})
 	expires := start.Add(24 * time.Hour)
-	err := network.Send(context.Background(), []sms.OutboundPart{
+	errs := network.Send(context.Background(), []sms.OutboundPart{
 		{MsgID: "absent", Receiver: "+4915112345678", ExpiresAt: expires},
 		{MsgID: "known", Receiver: "+38640123456", ExpiresAt: expires},
 		{MsgID: "reject", Receiver: "+4930123456", ExpiresAt: expires},
 		{MsgID: "unknown", Receiver: "+4916012345678", ExpiresAt: expires},
 	})
-	if err != nil {
-		panic(err)
+	if errs != nil {
+		panic(errs)
 	}
 	// Advance time from event to event: nothing sleeps.
 	for {

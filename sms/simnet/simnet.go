@@ -36,9 +36,12 @@ const (
 	// Silent: accepted, then nothing. With Options.ReportExpiry the network
 	// reports StatusExpired at the part's ExpiresAt.
 	Silent
+	// Refuse: Send refuses the part for good, with an *sms.Refusal of code
+	// ErrorCode (989, supplier rejected, when 0), and reports nothing.
+	Refuse
 )
 
-var kindNames = [...]string{Deliver: "deliver", Absent: "absent", Unknown: "unknown", Reject: "reject", Silent: "silent"}
+var kindNames = [...]string{Deliver: "deliver", Absent: "absent", Unknown: "unknown", Reject: "reject", Silent: "silent", Refuse: "refuse"}
 
 // String names the kind in lower case.
 func (k Kind) String() string {
@@ -58,8 +61,8 @@ type Outcome struct {
 	Attempts    int           // Absent: failed attempts before the delivery; 0 means 1
 	RetryEvery  time.Duration // Absent: between attempts
 	Jitter      time.Duration // upper bound of the random extra on each delay
-	// ErrorCode replaces the kind's code (29 Absent, 1 Unknown, 989 Reject)
-	// when not 0: an Unknown with 998 is "no route", an Absent with 22 is
+	// ErrorCode replaces the kind's code (29 Absent, 1 Unknown, 989 Reject
+	// and Refuse) when not 0: an Unknown with 998 is "no route", an Absent with 22 is
 	// "memory full".
 	ErrorCode sms.DLRError
 }
@@ -89,6 +92,18 @@ type Options struct {
 	// SinkRetry is how much later (in simulated time) an event the sink
 	// refused is offered again; 0 means one second.
 	SinkRetry time.Duration
+	// Down, when set, tells whether the connection to the network is down
+	// at a time of the Clock: Send then takes nothing and every part gets
+	// an Unavailable error. Outage and Flapping make such schedules.
+	Down func(now time.Time) bool
+	// MaxPerSecond, when above 0, is how many parts the network takes in
+	// one second of the Clock; each part beyond gets a RateLimited error,
+	// as a throttling SMSC answers.
+	MaxPerSecond int
+	// Hold, when set, is called at the start of every Send, which waits
+	// for it to return: Latency makes a slow network, and a test can hold
+	// Send until it releases it. Its error fails every part of the call.
+	Hold func(ctx context.Context) error
 	// Clock is the time Send schedules from and Run delivers at; nil reads
 	// the system clock.
 	Clock msgkit.Clock
@@ -110,10 +125,12 @@ type Network struct {
 	runMu  sync.Mutex // one RunDue at a time, so the sink sees events in order
 	handed uint64     // events handed to the sink, for DuplicateEvery; guarded by runMu
 
-	mu      sync.Mutex // guards q, seq and scratch
+	mu      sync.Mutex // guards q, seq, scratch, second and taken
 	q       queue
 	seq     uint64
 	scratch []sms.StatusEvent // plan's buffer, reused by Send
+	second  int64             // the Unix second taken counts in, for MaxPerSecond
+	taken   int
 }
 
 var _ sms.Upstream = (*Network)(nil)
@@ -159,8 +176,8 @@ func (o Options) validate() error {
 			return fmt.Errorf("rule %d (prefix %q): %w", i, r.Prefix, err)
 		}
 	}
-	if o.DuplicateEvery < 0 || o.SinkRetry < 0 {
-		return fmt.Errorf("DuplicateEvery and SinkRetry must not be negative")
+	if o.DuplicateEvery < 0 || o.SinkRetry < 0 || o.MaxPerSecond < 0 {
+		return fmt.Errorf("DuplicateEvery, SinkRetry and MaxPerSecond must not be negative")
 	}
 	return nil
 }
@@ -187,30 +204,113 @@ func (n *Network) OutcomeFor(receiver sms.MSISDN) Outcome {
 	return n.opts.Default
 }
 
-// Send schedules the events of every part from the clock's current time. A
-// part without a message id or with a negative part number makes Send
-// refuse all of them (msgkit.Invalid). Sending the same part twice
-// schedules its events twice, as a real network would.
-func (n *Network) Send(ctx context.Context, parts []sms.OutboundPart) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	for i, p := range parts {
-		if p.MsgID == "" || p.PartNum < 0 {
-			return msgkit.Errorf(msgkit.Invalid, "", "part %d: needs a message id and a part number of at least 0", i)
+// Send schedules the events of every part the network takes, from the
+// clock's current time, and answers for each part as sms.Upstream says.
+// First Hold, when set, is waited for; then, while Down says the network
+// is down, every part is Unavailable. Of the others, a part without a
+// message id or with a negative part number is refused (Invalid), a part
+// beyond MaxPerSecond in the current second is RateLimited, and a part
+// whose outcome is Refuse gets its *sms.Refusal; the rest are taken.
+// Sending the same part twice schedules its events twice, as a real
+// network would.
+func (n *Network) Send(ctx context.Context, parts []sms.OutboundPart) []error {
+	if n.opts.Hold != nil {
+		if err := n.opts.Hold(ctx); err != nil {
+			return sms.FailAll(len(parts), err)
 		}
 	}
+	if err := ctx.Err(); err != nil {
+		return sms.FailAll(len(parts), err)
+	}
 	now := n.opts.Clock.Now()
+	if n.opts.Down != nil && n.opts.Down(now) {
+		return sms.FailAll(len(parts), msgkit.New(msgkit.Unavailable, "network_down", "the network is down"))
+	}
+	var errs []error
+	fail := func(i int, err error) {
+		if errs == nil {
+			errs = make([]error, len(parts))
+		}
+		errs[i] = err
+	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	for _, p := range parts {
-		n.scratch = plan(n.scratch[:0], n.opts.Seed, n.OutcomeFor(p.Receiver), n.opts.ReportExpiry, p, now)
+	for i, p := range parts {
+		if p.MsgID == "" || p.PartNum < 0 {
+			fail(i, msgkit.Errorf(msgkit.Invalid, "", "part %d: needs a message id and a part number of at least 0", i))
+			continue
+		}
+		if !n.takeLocked(now) {
+			fail(i, msgkit.Errorf(msgkit.RateLimited, "throttled", "more than %d parts a second", n.opts.MaxPerSecond))
+			continue
+		}
+		o := n.OutcomeFor(p.Receiver)
+		if o.Kind == Refuse {
+			fail(i, &sms.Refusal{Code: o.ErrorCode, Reason: "simnet refuses " + string(p.Receiver)})
+			continue
+		}
+		n.scratch = plan(n.scratch[:0], n.opts.Seed, o, n.opts.ReportExpiry, p, now)
 		for step, ev := range n.scratch {
 			n.seq++
 			n.q.push(item{due: ev.At, ev: ev, step: step, seq: n.seq})
 		}
 	}
-	return nil
+	return errs
+}
+
+// takeLocked counts one part in the second of now and reports whether it
+// stays within MaxPerSecond. Called with mu held.
+func (n *Network) takeLocked(now time.Time) bool {
+	if n.opts.MaxPerSecond <= 0 {
+		return true
+	}
+	if sec := now.Unix(); sec != n.second {
+		n.second, n.taken = sec, 0
+	}
+	if n.taken >= n.opts.MaxPerSecond {
+		return false
+	}
+	n.taken++
+	return true
+}
+
+// Outage is a Down schedule: the network is down from from (included)
+// until to (excluded).
+func Outage(from, to time.Time) func(time.Time) bool {
+	return func(now time.Time) bool { return !now.Before(from) && now.Before(to) }
+}
+
+// Flapping is a Down schedule: the network is down for the first down of
+// every period, periods counted from the Unix epoch. It panics unless
+// 0 <= down <= period and period > 0, a programming error.
+func Flapping(period, down time.Duration) func(time.Time) bool {
+	if period <= 0 || down < 0 || down > period {
+		panic("simnet: Flapping needs 0 <= down <= period and period > 0")
+	}
+	return func(now time.Time) bool {
+		into := time.Duration(now.UnixNano() % int64(period))
+		if into < 0 {
+			into += period
+		}
+		return into < down
+	}
+}
+
+// Latency is a Hold that makes each Send wait d of real time, or until its
+// ctx ends (then ctx's error fails the call): a slow network for demos and
+// load tests. It is the only real wait in simnet; tests hold Send with a
+// Hold of their own.
+func Latency(d time.Duration) func(context.Context) error {
+	return func(ctx context.Context) error {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 // plan appends the events of part p sent at now to dst. Events are stamped

@@ -247,22 +247,170 @@ func TestNewPanicsOnBadOptions(t *testing.T) {
 }
 
 func TestSendRefusesBadParts(t *testing.T) {
-	n := New(Options{})
-	err := n.Send(context.Background(), []sms.OutboundPart{part("a", 0, "+1"), part("", 0, "+1")})
-	if !errors.Is(err, msgkit.Invalid) {
-		t.Errorf("empty id: %v, want Invalid", err)
+	n := New(Options{Clock: msgkittest.NewClock(t0).Now})
+	errs := n.Send(context.Background(), []sms.OutboundPart{part("a", 0, "+1"), part("", 0, "+1"), part("b", -1, "+1")})
+	if len(errs) != 3 || errs[0] != nil || !errors.Is(errs[1], msgkit.Invalid) || !errors.Is(errs[2], msgkit.Invalid) {
+		t.Errorf("Send = %v; want the good part taken and the others Invalid", errs)
 	}
-	if err := n.Send(context.Background(), []sms.OutboundPart{part("a", -1, "+1")}); !errors.Is(err, msgkit.Invalid) {
-		t.Errorf("negative part: %v, want Invalid", err)
-	}
-	if n.Pending() != 0 {
-		t.Errorf("refused sends queued %d events", n.Pending())
+	if n.Pending() != 2 {
+		t.Errorf("%d events queued, want the good part's 2", n.Pending())
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := n.Send(ctx, []sms.OutboundPart{part("a", 0, "+1")}); !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled: %v", err)
+	errs = n.Send(ctx, []sms.OutboundPart{part("c", 0, "+1")})
+	if len(errs) != 1 || !errors.Is(errs[0], context.Canceled) {
+		t.Errorf("cancelled: %v", errs)
 	}
+}
+
+// sendOne sends one part and returns its error.
+func sendOne(t *testing.T, n *Network, p sms.OutboundPart) error {
+	t.Helper()
+	errs := n.Send(t.Context(), []sms.OutboundPart{p})
+	if errs == nil {
+		return nil
+	}
+	if len(errs) != 1 {
+		t.Fatalf("Send answered %d errors for one part", len(errs))
+	}
+	return errs[0]
+}
+
+func TestRefuse(t *testing.T) {
+	n := New(Options{Rules: []Rule{
+		{Prefix: "1", Outcome: Outcome{Kind: Refuse}},
+		{Prefix: "2", Outcome: Outcome{Kind: Refuse, ErrorCode: sms.DLRNoRoute}},
+	}})
+	for _, tc := range []struct {
+		to   string
+		code sms.DLRError
+	}{{"+11", 0}, {"+21", sms.DLRNoRoute}} {
+		err := sendOne(t, n, part("a", 0, tc.to))
+		r, ok := errors.AsType[*sms.Refusal](err)
+		if !ok || r.Code != tc.code || msgkit.KindOf(err) != msgkit.Invalid {
+			t.Errorf("to %s: %v; want a Refusal with code %d, of kind Invalid", tc.to, err, tc.code)
+		}
+	}
+	if n.Pending() != 0 {
+		t.Errorf("refused parts queued %d events", n.Pending())
+	}
+}
+
+func TestDown(t *testing.T) {
+	clock := msgkittest.NewClock(t0)
+	n := New(Options{Clock: clock.Now, Down: Outage(t0.Add(time.Minute), t0.Add(2*time.Minute))})
+	at := []time.Duration{0, time.Minute, 90 * time.Second, 2*time.Minute - time.Nanosecond, 2 * time.Minute}
+	want := []bool{false, true, true, true, false}
+	for i, d := range at {
+		clock.Set(t0.Add(d))
+		errs := n.Send(t.Context(), []sms.OutboundPart{part("a", i, "+1"), part("b", i, "+1")})
+		down := errs != nil
+		if down != want[i] {
+			t.Errorf("at +%v: errors %v, want down %v", d, errs, want[i])
+		}
+		for _, err := range errs {
+			if !errors.Is(err, msgkit.Unavailable) {
+				t.Errorf("at +%v: %v, want Unavailable", d, err)
+			}
+		}
+	}
+	if n.Pending() != 2*2*2 {
+		t.Errorf("%d events queued, want those of the 4 parts sent while up", n.Pending())
+	}
+}
+
+func TestFlapping(t *testing.T) {
+	down := Flapping(time.Minute, 20*time.Second)
+	epoch := time.Unix(0, 0)
+	for _, tc := range []struct {
+		at   time.Time
+		down bool
+	}{
+		{epoch, true}, {epoch.Add(19 * time.Second), true}, {epoch.Add(20 * time.Second), false},
+		{epoch.Add(59 * time.Second), false}, {epoch.Add(time.Minute), true},
+		{epoch.Add(-time.Second), false}, {epoch.Add(-time.Minute + time.Second), true},
+	} {
+		if got := down(tc.at); got != tc.down {
+			t.Errorf("down at %v = %v, want %v", tc.at.Sub(epoch), got, tc.down)
+		}
+	}
+	for _, bad := range [][2]time.Duration{{0, 0}, {time.Minute, -time.Second}, {time.Minute, 2 * time.Minute}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("Flapping(%v, %v) did not panic", bad[0], bad[1])
+				}
+			}()
+			Flapping(bad[0], bad[1])
+		}()
+	}
+}
+
+func TestMaxPerSecond(t *testing.T) {
+	clock := msgkittest.NewClock(t0.Add(300 * time.Millisecond))
+	n := New(Options{Clock: clock.Now, MaxPerSecond: 3})
+	errs := n.Send(t.Context(), []sms.OutboundPart{part("a", 0, "+1"), part("a", 1, "+1")})
+	if errs != nil {
+		t.Fatalf("within the limit: %v", errs)
+	}
+	clock.Advance(600 * time.Millisecond) // the same second
+	errs = n.Send(t.Context(), []sms.OutboundPart{part("b", 0, "+1"), part("b", 1, "+1"), part("b", 2, "+1")})
+	if len(errs) != 3 || errs[0] != nil || !errors.Is(errs[1], msgkit.RateLimited) || !errors.Is(errs[2], msgkit.RateLimited) {
+		t.Fatalf("beyond the limit: %v; want the third part of the second taken, the rest RateLimited", errs)
+	}
+	clock.Advance(100 * time.Millisecond) // the next second
+	if err := sendOne(t, n, part("c", 0, "+1")); err != nil {
+		t.Errorf("a new second: %v", err)
+	}
+	if n.Pending() != 4*2 {
+		t.Errorf("%d events queued, want those of the 4 parts taken", n.Pending())
+	}
+}
+
+func TestHold(t *testing.T) {
+	release := make(chan struct{})
+	entered := make(chan struct{})
+	n := New(Options{Clock: msgkittest.NewClock(t0).Now, Hold: func(ctx context.Context) error {
+		close(entered)
+		select {
+		case <-release:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}})
+	done := make(chan []error)
+	go func() { done <- n.Send(context.Background(), []sms.OutboundPart{part("a", 0, "+1")}) }()
+	<-entered
+	if n.Pending() != 0 {
+		t.Fatal("a held Send scheduled events")
+	}
+	close(release)
+	if errs := <-done; errs != nil {
+		t.Fatalf("released: %v", errs)
+	}
+	if n.Pending() != 2 {
+		t.Errorf("%d events after the release, want 2", n.Pending())
+	}
+}
+
+func TestLatency(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		n := New(Options{Hold: Latency(time.Second)})
+		start := time.Now()
+		if errs := n.Send(t.Context(), []sms.OutboundPart{part("a", 0, "+1")}); errs != nil {
+			t.Fatal(errs)
+		}
+		if took := time.Since(start); took != time.Second {
+			t.Errorf("Send took %v, want 1s", took)
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+		defer cancel()
+		errs := n.Send(ctx, []sms.OutboundPart{part("b", 0, "+1")})
+		if len(errs) != 1 || !errors.Is(errs[0], context.DeadlineExceeded) {
+			t.Errorf("a call that times out: %v", errs)
+		}
+	})
 }
 
 // jittery has every kind and a jitter, so that the order of events is

@@ -13,14 +13,8 @@ import (
 	"github.com/msgkit/msgkit/sms"
 )
 
-func outboxTests() []struct {
-	name string
-	fn   func(t *testing.T, s Store)
-} {
-	return []struct {
-		name string
-		fn   func(t *testing.T, s Store)
-	}{
+func outboxTests() []storeTest {
+	return []storeTest{
 		{"UpdatePartQueuesReports", testUpdatePart},
 		{"UpdatePartWithoutChange", testUpdatePartWithoutChange},
 		{"ExpiredParts", testExpiredParts},
@@ -235,15 +229,36 @@ func testConcurrentClaims(t *testing.T, s Store) {
 		queue(t, s, id, 0, sms.StateSentToSMSC, report(id, 0, id+"/0", at))
 		queue(t, s, id, 1, sms.StateSentToSMSC, report(id, 1, id+"/1", at))
 	}
+	seen := claimConcurrently(t, func() ([]string, error) {
+		got, err := s.ClaimReports(t.Context(), at, time.Hour, 3)
+		ids := make([]string, len(got))
+		for i, r := range got {
+			ids[i] = fmt.Sprint(r.ID)
+		}
+		return ids, err
+	})
+	if len(seen) != 2*msgs {
+		t.Errorf("%d reports claimed, want %d", len(seen), 2*msgs)
+	}
+	for id, n := range seen {
+		if n != 1 {
+			t.Errorf("report %s claimed %d times", id, n)
+		}
+	}
+}
+
+// claimConcurrently runs claim from four goroutines until it finds
+// nothing, and counts how often each thing was claimed.
+func claimConcurrently(t *testing.T, claim func() ([]string, error)) map[string]int {
 	var (
 		mu   sync.Mutex
-		seen = map[int64]int{}
+		seen = map[string]int{}
 		wg   sync.WaitGroup
 	)
 	for range 4 {
 		wg.Go(func() {
 			for {
-				got, err := s.ClaimReports(t.Context(), at, time.Hour, 3)
+				got, err := claim()
 				if err != nil {
 					t.Error(err)
 					return
@@ -252,20 +267,13 @@ func testConcurrentClaims(t *testing.T, s Store) {
 					return
 				}
 				mu.Lock()
-				for _, r := range got {
-					seen[r.ID]++
+				for _, k := range got {
+					seen[k]++
 				}
 				mu.Unlock()
 			}
 		})
 	}
 	wg.Wait()
-	if len(seen) != 2*msgs {
-		t.Errorf("%d reports claimed, want %d", len(seen), 2*msgs)
-	}
-	for id, n := range seen {
-		if n != 1 {
-			t.Errorf("report %d claimed %d times", id, n)
-		}
-	}
+	return seen
 }

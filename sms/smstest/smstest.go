@@ -21,11 +21,12 @@ import (
 )
 
 // Store is what the contract exercises: the Gateway's Store, the
-// Dispatcher's OutboxStore, and the inspection that only operators and
-// tests use (no service calls it).
+// Dispatcher's OutboxStore, the Transmitter's TransmitterStore, and the
+// inspection that only operators and tests use (no service calls it).
 type Store interface {
 	sms.Store
 	sms.OutboxStore
+	sms.TransmitterStore
 	// AddBalance adds delta (negative to take away) to the balance and
 	// returns the new one; a result below zero is refused with 113.
 	AddBalance(ctx context.Context, username string, delta decimal.Decimal) (decimal.Decimal, error)
@@ -40,10 +41,7 @@ type Store interface {
 // newStore must give each its own store (a schema each, on PostgreSQL).
 func RunStoreTests(t *testing.T, newStore func(t *testing.T) Store) {
 	t.Helper()
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, s Store)
-	}{
+	tests := []storeTest{
 		{"AccountRoundTrip", testAccountRoundTrip},
 		{"AccountNotFoundAndConflict", testAccountNotFoundAndConflict},
 		{"AddBalance", testAddBalance},
@@ -54,12 +52,19 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) Store) {
 		{"Throughput", testThroughput},
 	}
 	tests = append(tests, outboxTests()...)
+	tests = append(tests, outboundTests()...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			tc.fn(t, newStore(t))
 		})
 	}
+}
+
+// storeTest is one test of the contract, run on a fresh store.
+type storeTest struct {
+	name string
+	fn   func(t *testing.T, s Store)
 }
 
 var t0 = time.Date(2026, 11, 22, 10, 30, 15, 123456789, time.FixedZone("CET", 3600))
@@ -184,7 +189,8 @@ func testAddBalance(t *testing.T, s Store) {
 	requireBalance(t, s, "shop", "0")
 }
 
-// Message returns a two-part message of account charged 2 × price.
+// Message returns a two-part message of account charged 2 × price, both
+// parts queued for sending at t0.
 func Message(id, account, price string) sms.MessageRecord {
 	p := dec(price)
 	return sms.MessageRecord{
@@ -195,8 +201,8 @@ func Message(id, account, price string) sms.MessageRecord {
 		PartPrice: p, Charged: p.Mul(decimal.NewFromInt(2)), Currency: "EUR",
 		SubmittedAt: t0, ExpiresAt: t0.Add(24 * time.Hour),
 		Parts: []sms.PartRecord{
-			{Num: 0, Text: "first [part]", Units: 153, UDH: sms.UDH{Ref: 7, Total: 2, Seq: 1}, State: sms.StateSubmitted, UpdatedAt: t0},
-			{Num: 1, Text: "second", Units: 6, UDH: sms.UDH{Ref: 7, Total: 2, Seq: 2}, State: sms.StateSubmitted, UpdatedAt: t0},
+			{Num: 0, Text: "first [part]", Units: 153, UDH: sms.UDH{Ref: 7, Total: 2, Seq: 1}, State: sms.StateSubmitted, UpdatedAt: t0, SendAt: t0},
+			{Num: 1, Text: "second", Units: 6, UDH: sms.UDH{Ref: 7, Total: 2, Seq: 2}, State: sms.StateSubmitted, UpdatedAt: t0, SendAt: t0},
 		},
 	}
 }
@@ -206,6 +212,9 @@ func storedMessage(m sms.MessageRecord) sms.MessageRecord {
 	m.ExpiresAt = m.ExpiresAt.Truncate(time.Microsecond).UTC()
 	for i := range m.Parts {
 		m.Parts[i].UpdatedAt = m.Parts[i].UpdatedAt.Truncate(time.Microsecond).UTC()
+		if !m.Parts[i].SendAt.IsZero() {
+			m.Parts[i].SendAt = m.Parts[i].SendAt.Truncate(time.Microsecond).UTC()
+		}
 	}
 	return m
 }
@@ -228,7 +237,8 @@ func testAcceptAndMessage(t *testing.T, s Store) {
 	}
 	push := Message("m-2", "shop", "0.0450")
 	push.Type, push.DCS, push.Custom, push.Flash = "wsi", sms.DCSBinary, nil, false
-	push.Parts = []sms.PartRecord{{Num: 0, Data: []byte{0x00, 0x06, 0xff, 0x01}, Units: 4, UDH: sms.UDH{DstPort: 2948, SrcPort: 9200}, State: sms.StateSubmitted, UpdatedAt: t0}}
+	push.Parts = []sms.PartRecord{{Num: 0, Data: []byte{0x00, 0x06, 0xff, 0x01}, Units: 4, UDH: sms.UDH{DstPort: 2948, SrcPort: 9200}, State: sms.StateSubmitted, UpdatedAt: t0,
+		SendAt: t0.Add(time.Second), SendAttempts: 3, SendError: "an earlier error"}}
 	push.Charged = push.PartPrice
 	if err := s.Accept(t.Context(), push); err != nil {
 		t.Fatal(err)

@@ -31,7 +31,7 @@ func (f submitFunc) Submit(ctx context.Context, s sms.Submission) (sms.Accepted,
 
 func newBulkSMS(t testing.TB) (http.Handler, *memstore.SMSStore) {
 	store := memstore.New().SMS()
-	gw := sms.NewGateway(store, nil, sms.GatewayOptions{BcryptCost: bcrypt.MinCost})
+	gw := sms.NewGateway(store, sms.GatewayOptions{BcryptCost: bcrypt.MinCost})
 	_, err := gw.CreateAccount(context.Background(), sms.AccountSpec{Password: "pw", Account: sms.Account{
 		Username: "shop", Enabled: true, Balance: decimal.RequireFromString("10"), Currency: "EUR",
 		Networks: []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")},
@@ -300,7 +300,7 @@ func TestSendSMSGolden(t *testing.T) {
 func TestSendSMSGatewayGolden(t *testing.T) {
 	store := memstore.New().SMS()
 	n := 0
-	gw := sms.NewGateway(store, nil, sms.GatewayOptions{BcryptCost: bcrypt.MinCost, NewID: func() sms.MessageID {
+	gw := sms.NewGateway(store, sms.GatewayOptions{BcryptCost: bcrypt.MinCost, NewID: func() sms.MessageID {
 		n++
 		return sms.MessageID(fmt.Sprintf("00000000-0000-4000-8000-%012d", n))
 	}})

@@ -1,0 +1,198 @@
+package memstore
+
+import (
+	"cmp"
+	"container/heap"
+	"context"
+	"slices"
+	"time"
+
+	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/sms"
+)
+
+// sendQueue is the outbound queue, under the SMSStore's lock: the queued
+// parts in a heap by SendAt, each found by its key too, so that a part
+// leaving the queue leaves the heap at once and the heap holds only what
+// is queued. The parts keep their own SendAt, SendAttempts and SendError;
+// the heap mirrors SendAt. A claim moves SendAt to the end of its lease
+// (and the part to that place in the heap), so a part whose claimer died
+// is due again when the lease ends. Parts of expired messages are passed
+// over (ExpireDue ends them). A claim costs the parts it takes, not the
+// queue's length.
+type sendQueue struct {
+	heap  sendHeap
+	entry map[sms.PartKey]*sendEntry
+}
+
+type sendEntry struct {
+	at    time.Time
+	key   sms.PartKey
+	index int // in the heap
+}
+
+// set puts the part at at, in the queue or moved within it.
+func (q *sendQueue) set(key sms.PartKey, at time.Time) {
+	if e, ok := q.entry[key]; ok {
+		e.at = at
+		heap.Fix(&q.heap, e.index)
+		return
+	}
+	e := &sendEntry{at: at, key: key}
+	q.entry[key] = e
+	heap.Push(&q.heap, e)
+}
+
+// remove takes the part out of the queue, if it is there.
+func (q *sendQueue) remove(key sms.PartKey) {
+	if e, ok := q.entry[key]; ok {
+		heap.Remove(&q.heap, e.index)
+		delete(q.entry, key)
+	}
+}
+
+// sendHeap is a min-heap of entries by (at, message id, part number).
+type sendHeap []*sendEntry
+
+func (h sendHeap) Len() int { return len(h) }
+
+func (h sendHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].index, h[j].index = i, j
+}
+
+func (h sendHeap) Less(i, j int) bool {
+	a, b := h[i], h[j]
+	return cmp.Or(a.at.Compare(b.at), cmp.Compare(a.key.MsgID, b.key.MsgID), cmp.Compare(a.key.PartNum, b.key.PartNum)) < 0
+}
+
+func (h *sendHeap) Push(x any) {
+	e := x.(*sendEntry)
+	e.index = len(*h)
+	*h = append(*h, e)
+}
+
+func (h *sendHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	return e
+}
+
+// queueLocked puts the parts of m, as stored, that are submitted and have
+// a SendAt in the queue, and clears the queue fields of the others.
+// Called with the lock held.
+func (s *SMSStore) queueLocked(m sms.MessageRecord) {
+	for i := range m.Parts {
+		p := &m.Parts[i] // the store's own slice
+		if p.SendAt.IsZero() || p.State != sms.StateSubmitted {
+			p.SendAt, p.SendAttempts, p.SendError = time.Time{}, 0, ""
+			continue
+		}
+		s.sendq.set(sms.PartKey{MsgID: m.ID, PartNum: p.Num}, p.SendAt)
+	}
+}
+
+// partLocked finds a stored part: its message and a pointer into the
+// stored parts, through which it may be changed. Called with the lock
+// held.
+func (s *SMSStore) partLocked(key sms.PartKey) (sms.MessageRecord, *sms.PartRecord, bool) {
+	m, ok := s.messages.rows[key.MsgID]
+	if !ok {
+		return m, nil, false
+	}
+	i := slices.IndexFunc(m.Parts, func(p sms.PartRecord) bool { return p.Num == key.PartNum })
+	if i < 0 {
+		return m, nil, false
+	}
+	return m, &m.Parts[i], true // m.Parts is the store's own slice
+}
+
+// dequeueLocked takes a part off the queue (a claim on it is lost) and
+// clears its queue fields. Called with the lock held.
+func (s *SMSStore) dequeueLocked(key sms.PartKey, p *sms.PartRecord) {
+	s.sendq.remove(key)
+	p.SendAt, p.SendAttempts, p.SendError = time.Time{}, 0, ""
+}
+
+// ClaimParts leases due parts, oldest SendAt first, by moving their
+// SendAt to the lease's end; it returns them by message id and part
+// number.
+func (s *SMSStore) ClaimParts(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]sms.QueuedPart, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	until := storeTime(now.Add(lease))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q := &s.sendq
+	var (
+		out     []sms.QueuedPart
+		expired []*sendEntry // passed over, put back after
+	)
+	for len(out) < limit && len(q.heap) > 0 && !q.heap[0].at.After(now) {
+		e := q.heap[0]
+		m, p, _ := s.partLocked(e.key) // queued parts are stored
+		if !m.ExpiresAt.After(now) {
+			expired = append(expired, heap.Pop(&q.heap).(*sendEntry))
+			continue
+		}
+		p.SendAt, e.at = until, until
+		heap.Fix(&q.heap, 0)
+		out = append(out, sms.QueuedPart{
+			OutboundPart: sms.OutboundPart{
+				MsgID: m.ID, PartNum: p.Num, NumParts: len(m.Parts), Sender: m.Sender, Receiver: m.Receiver,
+				DCS: m.DCS, Flash: m.Flash, Text: p.Text, Data: slices.Clone(p.Data), UDH: p.UDH, ExpiresAt: m.ExpiresAt,
+			},
+			Attempts: p.SendAttempts, LeaseUntil: until,
+		})
+	}
+	for _, e := range expired {
+		heap.Push(&q.heap, e)
+	}
+	slices.SortFunc(out, func(a, b sms.QueuedPart) int {
+		return cmp.Or(cmp.Compare(a.MsgID, b.MsgID), cmp.Compare(a.PartNum, b.PartNum))
+	})
+	return out, nil
+}
+
+// FinishParts records the results whose claims hold: the part is queued
+// and its SendAt is the lease's end the result quotes.
+func (s *SMSStore) FinishParts(ctx context.Context, results []sms.SendResult) (int, error) {
+	if err := checkSendResults(results); err != nil {
+		return 0, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, r := range results {
+		_, p, ok := s.partLocked(r.Key)
+		if !ok || p.SendAt.IsZero() || !p.SendAt.Equal(storeTime(r.LeaseUntil)) {
+			continue // the claim was lost
+		}
+		n++
+		if r.Handed {
+			s.dequeueLocked(r.Key, p)
+			continue
+		}
+		p.SendAt, p.SendAttempts, p.SendError = storeTime(r.NextAt), r.Attempts, r.LastError
+		s.sendq.set(r.Key, p.SendAt)
+	}
+	return n, nil
+}
+
+// checkSendResults refuses a retry without a time, before anything is
+// recorded.
+func checkSendResults(results []sms.SendResult) error {
+	for i, r := range results {
+		if !r.Handed && r.NextAt.IsZero() {
+			return msgkit.Invalidf("send_result_invalid", "nextAt", "results[%d] is not handed over and has no nextAt", i)
+		}
+	}
+	return nil
+}
+
+// storeTime is a time as the store keeps it: to the microsecond, in UTC,
+// as pgstore keeps it.
+func storeTime(t time.Time) time.Time { return t.Truncate(time.Microsecond).UTC() }

@@ -1,0 +1,209 @@
+package pgstore
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/sms"
+)
+
+// claimPartsSQL leases queued parts in one statement, as claimSQL leases
+// reports: due picks the rows of sms_outbound ($1 is now) whose send_at
+// has come and whose message has not expired, in send_at order
+// (sms_outbound_due_idx), and locks them FOR UPDATE SKIP LOCKED, passing
+// over the rows another claim is leasing right now; a row leased after
+// this statement's snapshot is re-checked as committed and passed over
+// too. claimed moves their send_at to the lease's end ($2): while the
+// lease runs the part is not due, so no other claim gets it, and a claim
+// that is not finished by then is taken over. It finds the rows by the
+// ctid the lock returned, which the lock keeps from changing. The last
+// SELECT adds what the network needs of the part and its message, in
+// send_at order, reading them row by row by primary key: a LATERAL
+// subquery with LIMIT is never turned into a join, so a planner misled
+// by stale statistics cannot hash whole tables for a few rows.
+const claimPartsSQL = `WITH due AS (
+	SELECT ctid FROM sms_outbound
+	WHERE send_at <= $1 AND expires_at > $1
+	ORDER BY send_at
+	LIMIT $3
+	FOR UPDATE SKIP LOCKED
+), claimed AS (
+	UPDATE sms_outbound SET send_at = $2
+	WHERE ctid = ANY (ARRAY(SELECT ctid FROM due))
+	RETURNING msg_id, num, attempts, num_parts, expires_at
+)
+SELECT c.msg_id, c.num, c.num_parts, m.sender, m.sender_numeric, m.receiver, m.dcs, m.flash, c.expires_at,
+	p.text, p.data, p.udh_ref, p.udh_total, p.udh_seq, p.dst_port, p.src_port, c.attempts
+FROM claimed c
+CROSS JOIN LATERAL (SELECT * FROM sms_parts p WHERE p.msg_id = c.msg_id AND p.num = c.num LIMIT 1) p
+CROSS JOIN LATERAL (SELECT * FROM sms_messages m WHERE m.id = c.msg_id LIMIT 1) m
+ORDER BY c.msg_id COLLATE "C", c.num`
+
+// ClaimParts leases, until now + lease, up to limit queued parts due at or
+// before now whose message has not expired, oldest first, and returns
+// them by message id and part number. Concurrent
+// claims, from any replica, never get the same part while its lease runs
+// (see claimPartsSQL); one may return fewer than limit parts while
+// another holds rows it would have taken. A limit of zero or less claims
+// nothing.
+func (s *SMSStore) ClaimParts(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]sms.QueuedPart, error) {
+	until := dbTime(now.Add(lease))
+	return claimLeased(ctx, s, claimPartsSQL, "part", "parts", now, until, limit, true, func(row pgx.CollectableRow, c *conversion) (q sms.QueuedPart, err error) {
+		var (
+			receiver                   string
+			dcs, ref, total, seq       int16
+			numParts, dstPort, srcPort int32
+			attempts                   int32
+		)
+		err = row.Scan(&q.MsgID, &q.PartNum, &numParts, &q.Sender.Value, &q.Sender.Numeric, &receiver, &dcs, &q.Flash, &q.ExpiresAt,
+			&q.Text, &q.Data, &ref, &total, &seq, &dstPort, &srcPort, &attempts)
+		q.NumParts, q.Receiver, q.DCS = int(numParts), sms.MSISDN(receiver), sms.DCS(c.uint8("dcs", dcs))
+		q.UDH = c.udh(ref, total, seq, dstPort, srcPort)
+		q.ExpiresAt, q.Attempts, q.LeaseUntil = q.ExpiresAt.UTC(), int(attempts), until
+		return q, err
+	})
+}
+
+// claimLeased runs a claim statement of a leased queue (claimSQL, claimPartsSQL)
+// with now ($1), the lease's end ($2) and limit ($3), and scans its rows.
+// A limit of zero or less claims nothing. A row that does not convert
+// fails the claim; its lease, taken, runs out as any other does. The
+// claim runs after keyedOnly when its table needs it.
+func claimLeased[T any](ctx context.Context, s *SMSStore, sql, thing, what string, now, until time.Time, limit int,
+	keyed bool, scan func(pgx.CollectableRow, *conversion) (T, error)) ([]T, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	var (
+		c   conversion
+		out []T
+	)
+	b := &pgx.Batch{}
+	if keyed {
+		b.Queue(keyedOnly)
+	}
+	b.Queue(sql, dbTime(now), until, int64(limit)).Query(func(rows pgx.Rows) (err error) {
+		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (T, error) { return scan(row, &c) })
+		return err
+	})
+	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
+		return nil, classify(err, thing, what)
+	}
+	if c.err != nil {
+		return nil, storageError(c.err, "claimed ", what)
+	}
+	return out, nil
+}
+
+// keyedOnly makes the statements after it in the same transaction (a
+// batch, or an explicit one) find the rows of sms_outbound through its
+// indexes, never by reading the table: the table is small and churns (a
+// part is usually one insert and one delete), so between two autovacuum
+// runs its statistics say "a few rows" while its pages are full of dead
+// ones, and a plan made then, generic plans kept for the connection
+// included, would scan them all for every part.
+const keyedOnly = "SET LOCAL enable_seqscan = off"
+
+// The statements of FinishParts: each records results (one array per
+// field) whose claim holds, the part still queued with send_at at the
+// lease's end the result quotes. A hand-over deletes the part's row; a
+// failed attempt moves it to its next time.
+// Each finds its rows one by one by key, and then deletes or updates them
+// by ctid: as in claimPartsSQL, a LATERAL subquery with LIMIT is never
+// turned into a join, so no plan scans the table.
+const (
+	handedPartsSQL = `DELETE FROM sms_outbound WHERE ctid = ANY (ARRAY(
+		SELECT o.ctid FROM unnest($1::text[], $2::integer[], $3::timestamptz[]) AS r(msg_id, num, lease)
+		CROSS JOIN LATERAL (
+			SELECT ctid FROM sms_outbound o WHERE o.msg_id = r.msg_id AND o.num = r.num AND o.send_at = r.lease LIMIT 1
+		) o))`
+	retryPartsSQL = `UPDATE sms_outbound o SET send_at = r.next_at, attempts = r.attempts, last_error = r.last_error
+		FROM unnest($1::text[], $2::integer[], $3::timestamptz[], $4::timestamptz[], $5::integer[], $6::text[])
+			AS r(msg_id, num, lease, next_at, attempts, last_error)
+		CROSS JOIN LATERAL (
+			SELECT ctid FROM sms_outbound q WHERE q.msg_id = r.msg_id AND q.num = r.num AND q.send_at = r.lease LIMIT 1
+		) q
+		WHERE o.ctid = q.ctid`
+)
+
+// FinishParts records the results whose claims hold and returns how many
+// it recorded; see sms.TransmitterStore. The hand-overs and the retries
+// are one statement each, sent together (one round trip, one
+// transaction). A result not handed over without a NextAt, a LastError
+// PostgreSQL cannot hold and numbers beyond 32 bits are Invalid, and then
+// nothing is recorded. The rows are locked in key order, and a deadlock
+// (with a claimer whose lease ran out) runs the statements again, as inTx
+// does.
+func (s *SMSStore) FinishParts(ctx context.Context, results []sms.SendResult) (int, error) {
+	for i, r := range results {
+		switch {
+		case !r.Handed && r.NextAt.IsZero():
+			return 0, msgkit.Invalidf("send_result_invalid", "nextAt", "results[%d] is not handed over and has no nextAt", i)
+		case !storable(r.LastError):
+			return 0, msgkit.Invalidf("send_result_invalid", "lastError", "results[%d].lastError must be valid UTF-8 without NUL characters", i)
+		case !fitsInt32(r.Attempts):
+			return 0, msgkit.Invalidf("send_result_invalid", "attempts", "results[%d].attempts is out of range", i)
+		}
+	}
+	sorted := slices.Clone(results)
+	slices.SortFunc(sorted, func(a, b sms.SendResult) int {
+		return cmp.Or(strings.Compare(string(a.Key.MsgID), string(b.Key.MsgID)), cmp.Compare(a.Key.PartNum, b.Key.PartNum))
+	})
+	var handed, retried struct {
+		ids, lastErrors []string
+		nums, attempts  []int32
+		leases, next    []time.Time
+	}
+	for _, r := range sorted {
+		if !storable(string(r.Key.MsgID)) || !fitsInt32(r.Key.PartNum) {
+			continue // no such part is stored: its claim cannot hold
+		}
+		c := &handed
+		if !r.Handed {
+			c = &retried
+			c.next, c.attempts, c.lastErrors = append(c.next, dbTime(r.NextAt)), append(c.attempts, int32(r.Attempts)), append(c.lastErrors, r.LastError)
+		}
+		c.ids, c.nums, c.leases = append(c.ids, string(r.Key.MsgID)), append(c.nums, int32(r.Key.PartNum)), append(c.leases, dbTime(r.LeaseUntil))
+	}
+	if len(handed.ids)+len(retried.ids) == 0 {
+		return 0, nil
+	}
+	var recorded int64
+	err := retrying(ctx, s.log, "finishing parts", retryable, func() error {
+		recorded = 0
+		b := &pgx.Batch{}
+		b.Queue(keyedOnly)
+		count := func(ct pgconn.CommandTag) error {
+			recorded += ct.RowsAffected()
+			return nil
+		}
+		if len(handed.ids) > 0 {
+			b.Queue(handedPartsSQL, handed.ids, handed.nums, handed.leases).Exec(count)
+		}
+		if len(retried.ids) > 0 {
+			b.Queue(retryPartsSQL, retried.ids, retried.nums, retried.leases, retried.next, retried.attempts, retried.lastErrors).Exec(count)
+		}
+		return s.pool.SendBatch(ctx, b).Close()
+	})
+	if err != nil {
+		return 0, classify(err, "part", "parts")
+	}
+	return int(recorded), nil
+}
+
+// fromNullTime reads a nullable timestamptz back: zero for NULL, else in
+// UTC.
+func fromNullTime(t pgtype.Timestamptz) time.Time {
+	if !t.Valid {
+		return time.Time{}
+	}
+	return t.Time.UTC()
+}

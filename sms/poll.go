@@ -1,0 +1,33 @@
+package sms
+
+import (
+	"context"
+	"log/slog"
+	"time"
+)
+
+// poll runs round until ctx ends, pausing for idle, or until wake
+// receives (a nil wake never does), after a round that handled fewer than
+// full items (the queue had no more due) or failed (failures are logged
+// as what). So an idle queue costs one claim per pause; a busy one is
+// worked through round after round, and under a steady trickle rounds
+// gather what came during a pause instead of claiming a few items each,
+// as fast as the store answers. The workers of leased queues (the
+// Dispatcher, the Transmitter) run their rounds with it.
+func poll(ctx context.Context, idle time.Duration, full int, wake <-chan struct{}, log *slog.Logger, what string, round func(context.Context) (int, error)) {
+	for ctx.Err() == nil {
+		n, err := round(ctx)
+		if err != nil && ctx.Err() == nil {
+			log.ErrorContext(ctx, what, "err", err)
+		}
+		if n < full || err != nil {
+			t := time.NewTimer(idle)
+			select {
+			case <-ctx.Done():
+			case <-t.C:
+			case <-wake:
+			}
+			t.Stop()
+		}
+	}
+}
