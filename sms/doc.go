@@ -192,7 +192,13 @@
 // applied without its report or reported twice. Reports carry the fields
 // of the interface's report plus sendTime and dlrTime (Unix seconds) and the
 // submission's custom object; errorMessage only when there is an error.
-// Every part has its own reports, with its partNum. Gateway.ExpireDue ends
+// Every part has its own reports, with its partNum. The gateway is also a
+// StatusBatchSink: Gateway.HandleStatuses applies a batch of events in
+// their order and saves them together (Store.UpdateParts, one transaction
+// on PostgreSQL), which simnet uses, so that reports keep pace with
+// submissions; an event that fails there fails the later events of its
+// part with it, so a network that gives them again keeps their order.
+// Gateway.ExpireDue ends
 // parts still open after their validity (UNDELIVERED, 996), those never
 // handed to the network included.
 //
@@ -263,7 +269,12 @@
 // A receiver is digits with the country code, optionally led by '+', with
 // no spaces or national prefixes, and must be a valid number by
 // libphonenumber's metadata; otherwise RC_BAD_PARAMETER_VALUE (112). It is
-// normalised to E.164.
+// normalised to E.164. Digits starting with 0 are a national number: no
+// country code starts with 0, so "061…" is never read as +61. The check
+// decides exactly what the library's IsValidNumber decides, from its
+// metadata, with each region's patterns compiled once per process (a
+// test compares the two on every example number of every region and on
+// numbers near them).
 //
 // # Delivery reports
 //

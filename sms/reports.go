@@ -39,12 +39,48 @@ type partUpdater interface {
 	UpdatePart(ctx context.Context, key PartKey, fn func(m MessageRecord, p PartRecord) (PartUpdate, bool, error)) error
 }
 
+// HandleStatuses applies events as HandleStatus applies each, in their
+// order, saved together (Store.UpdateParts): a network's reports come by
+// the thousand, and one transaction each would not keep pace on
+// PostgreSQL. It returns one error per event, nil for those applied or
+// dropped; an event that failed may be given again, and so may the
+// events after it of the same part, which fail with it.
+func (g *Gateway) HandleStatuses(ctx context.Context, evs []StatusEvent) []error {
+	changes := make([]PartChange, len(evs))
+	for i, ev := range evs {
+		changes[i] = PartChange{Key: PartKey{ev.MsgID, ev.PartNum}, Fn: statusChange(ev, g.opts.Clock)}
+	}
+	errs := g.store.UpdateParts(ctx, changes)
+	for i, err := range errs {
+		errs[i] = unknownPartDropped(ctx, g.opts.Logger, evs[i], err)
+	}
+	return errs
+}
+
 // applyStatus is HandleStatus over any store with UpdatePart: the one
 // path by which a part's state moves and its reports are queued, for the
 // network's events, validity expiry and the parts the network refuses at
-// hand-over (Transmitter). An event without a time happens at the clock's.
+// hand-over (Transmitter).
 func applyStatus(ctx context.Context, store partUpdater, clock msgkit.Clock, log *slog.Logger, ev StatusEvent) error {
-	err := store.UpdatePart(ctx, PartKey{ev.MsgID, ev.PartNum}, func(m MessageRecord, p PartRecord) (PartUpdate, bool, error) {
+	err := store.UpdatePart(ctx, PartKey{ev.MsgID, ev.PartNum}, statusChange(ev, clock))
+	return unknownPartDropped(ctx, log, ev, err)
+}
+
+// unknownPartDropped drops, with a warning, the event of a part the store
+// does not know: a network may report what another system sent.
+func unknownPartDropped(ctx context.Context, log *slog.Logger, ev StatusEvent, err error) error {
+	if errors.Is(err, msgkit.NotFound) {
+		log.WarnContext(ctx, "status of an unknown part", "msgId", ev.MsgID, "partNum", ev.PartNum)
+		return nil
+	}
+	return err
+}
+
+// statusChange is the update of a part that ev makes: the state moves as
+// Step says, and a report is queued when the message's mask allows the
+// event. An event without a time happens at the clock's.
+func statusChange(ev StatusEvent, clock msgkit.Clock) func(m MessageRecord, p PartRecord) (PartUpdate, bool, error) {
+	return func(m MessageRecord, p PartRecord) (PartUpdate, bool, error) {
 		next, event, changed := Step(p.State, ev.Status)
 		if !changed {
 			return PartUpdate{}, false, nil
@@ -67,12 +103,7 @@ func applyStatus(ctx context.Context, store partUpdater, clock msgkit.Clock, log
 			u.Reports = []Report{{MsgID: m.ID, PartNum: p.Num, URL: m.DLRURL, Body: body, State: ReportPending, NextAt: at.UTC(), CreatedAt: at.UTC()}}
 		}
 		return u, true, nil
-	})
-	if errors.Is(err, msgkit.NotFound) {
-		log.WarnContext(ctx, "status of an unknown part", "msgId", ev.MsgID, "partNum", ev.PartNum)
-		return nil
 	}
-	return err
 }
 
 // ExpireDue ends every part whose validity has passed without a final

@@ -105,47 +105,37 @@ func parseReceiver(s string) (MSISDN, string, error) {
 	if !allDigits(digits) || len(digits) < 3 || len(digits) > 15 {
 		return "", "", CodeBadParameterValue.FieldErrorf("receiver", "receiver must be 3 to 15 digits with the country code")
 	}
-	num, ok := numberFromDigits(digits)
-	if !ok || !phonenumbers.IsValidNumber(num) {
-		// The general parser also strips national prefixes written after
-		// the country code; it is slow (regular expressions), so it only
-		// sees what the direct reading refused.
-		var err error
-		if num, err = phonenumbers.Parse("+"+digits, ""); err != nil || !phonenumbers.IsValidNumber(num) {
-			return "", "", CodeBadParameterValue.FieldErrorf("receiver", "receiver %s is not a valid number", s)
+	// Read directly, the number is its digits (the library's E.164 form
+	// of it).
+	if cc, national, ok := splitCallingCode(digits); ok {
+		if region, valid := numbers.validRegion(cc, national); valid {
+			return MSISDN("+" + digits), region, nil
 		}
+	}
+	// The general parser also strips national prefixes written after the
+	// country code; it is slow (regular expressions), so it only sees what
+	// the direct reading refused.
+	num, err := phonenumbers.Parse("+"+digits, "")
+	if err != nil || !phonenumbers.IsValidNumber(num) {
+		return "", "", CodeBadParameterValue.FieldErrorf("receiver", "receiver %s is not a valid number", s)
 	}
 	return MSISDN(phonenumbers.Format(num, phonenumbers.E164)), phonenumbers.GetRegionCodeForNumber(num), nil
 }
 
-// numberFromDigits reads digits as country calling code and national
-// number. Calling codes are a prefix code (ITU-T E.164), so the first 1 to
-// 3 digits that name a region are the code.
-func numberFromDigits(digits string) (*phonenumbers.PhoneNumber, bool) {
+// splitCallingCode reads digits as country calling code and national
+// significant number, as written. Calling codes are a prefix code (ITU-T
+// E.164), so the first 1 to 3 digits that name a region are the code; none
+// starts with 0, so digits that do are a national number, never read as
+// "0" and a code ("061…" is not +61).
+func splitCallingCode(digits string) (cc int, national string, ok bool) {
+	if digits == "" || digits[0] == '0' {
+		return 0, "", false
+	}
 	for n := 1; n <= 3 && n < len(digits); n++ {
 		cc, _ := strconv.Atoi(digits[:n])
-		if phonenumbers.GetRegionCodeForCountryCode(cc) == "ZZ" {
-			continue
+		if phonenumbers.GetRegionCodeForCountryCode(cc) != "ZZ" {
+			return cc, digits[n:], true
 		}
-		national := digits[n:]
-		nn, err := strconv.ParseUint(national, 10, 64)
-		if err != nil {
-			return nil, false
-		}
-		num := &phonenumbers.PhoneNumber{CountryCode: new(int32(cc)), NationalNumber: new(nn)}
-		if len(national) > 1 && national[0] == '0' {
-			// Leading zeros are part of some national numbers (Italy);
-			// libphonenumber keeps them beside the integer.
-			zeros := 1
-			for zeros < len(national)-1 && national[zeros] == '0' {
-				zeros++
-			}
-			num.ItalianLeadingZero = new(true)
-			if zeros != 1 {
-				num.NumberOfLeadingZeros = new(int32(zeros))
-			}
-		}
-		return num, true
 	}
-	return nil, false
+	return 0, "", false
 }

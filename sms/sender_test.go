@@ -109,7 +109,9 @@ func TestParseReceiver(t *testing.T) {
 	_, err := ParseReceiver("")
 	checkCode(t, err, CodeMissingMandatoryParam, "receiver")
 	for _, in := range []string{
-		"015112345678",     // national form, no country code
+		"015112345678", // national form, no country code
+		"061212345678", // national form: not +61, no code starts with 0
+		"+061212345678",
 		"0049151123456",    // international prefix instead of the country code
 		"49 151 12345678",  // spaces
 		"49-151-12345678",  // dashes

@@ -2,8 +2,10 @@ package sms
 
 import (
 	"context"
+	"errors"
 	"time"
 
+	"github.com/msgkit/msgkit"
 	"github.com/shopspring/decimal"
 )
 
@@ -82,6 +84,28 @@ type PartUpdate struct {
 	Reports   []Report
 }
 
+// Check refuses an update no store saves (see Store.UpdatePart): a state
+// that is not Valid, or StateSubmitted, which a part has only until its
+// first update.
+func (u PartUpdate) Check() error {
+	if !u.State.Valid() || u.State == StateSubmitted {
+		return msgkit.Invalidf("part_invalid", "state", "an update cannot set the state %s (%d)", u.State, int(u.State))
+	}
+	return nil
+}
+
+// PartChange is one change of Store.UpdateParts: the part, and the
+// function that decides its update as UpdatePart's fn does.
+type PartChange struct {
+	Key PartKey
+	Fn  func(m MessageRecord, p PartRecord) (PartUpdate, bool, error)
+}
+
+// ErrEarlierChangeFailed is in the error of a change of UpdateParts after
+// a failed change of the same part, with that change's error, which
+// classifies it.
+var ErrEarlierChangeFailed = errors.New("an earlier change of the part failed")
+
 // PartKey names one part of one message.
 type PartKey struct {
 	MsgID   MessageID
@@ -115,8 +139,21 @@ type Store interface {
 	// their queue fields are zero. A saved update also takes the part off
 	// the outbound queue (SendAt becomes zero and a claim on it is lost):
 	// a part's delivery state moves only once the network has it or when
-	// it ends, and either way it must not be sent again.
+	// it ends, and either way it must not be sent again. So an update never
+	// returns a part to StateSubmitted, the one state of a queued part: an
+	// update to it, or to a state that is not Valid, is Invalid
+	// (part_invalid) and nothing is saved.
 	UpdatePart(ctx context.Context, key PartKey, fn func(m MessageRecord, p PartRecord) (PartUpdate, bool, error)) error
+	// UpdateParts applies changes in their order as UpdatePart called for
+	// each in turn would, each change seeing those before it (of the same
+	// part too), and saves them together, in one transaction where the
+	// store has them: the network's reports come by the thousand. It
+	// returns one error per change: nil, or what UpdatePart would have
+	// returned for it. A change after a failed change of the same part
+	// fails too (ErrEarlierChangeFailed), so that a part's updates are
+	// never saved out of order. When the store itself fails, every change
+	// gets its error and none is saved.
+	UpdateParts(ctx context.Context, changes []PartChange) []error
 	// ExpiredParts lists up to limit parts that are not final and whose
 	// message expired at or before now, oldest first; parts still queued
 	// for sending are among them.

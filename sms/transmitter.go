@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -153,12 +154,7 @@ func (t *Transmitter) RunOnce(ctx context.Context) (int, error) {
 func (t *Transmitter) round(ctx context.Context, sparing bool) (int, error) {
 	taken, claimErr := t.take(ctx, t.opts.Clock.Now(), sparing)
 	now := t.opts.Clock.Now()
-	send := make([]QueuedPart, 0, len(taken))
-	for _, q := range taken {
-		if q.ExpiresAt.After(now) {
-			send = append(send, q)
-		}
-	}
+	send := slices.DeleteFunc(taken, func(q QueuedPart) bool { return !q.ExpiresAt.After(now) })
 	if len(send) == 0 {
 		return 0, claimErr
 	}
@@ -210,7 +206,11 @@ func (t *Transmitter) take(ctx context.Context, now time.Time, sparing bool) ([]
 		want := budget - len(parts)
 		claimed, err = t.store.ClaimParts(ctx, now, t.opts.Lease, want)
 		t.backlog.Store(err == nil && len(claimed) == want)
-		parts = append(parts, claimed...)
+		if len(parts) == 0 {
+			parts = claimed
+		} else {
+			parts = append(parts, claimed...)
+		}
 	}
 	if t.limiter != nil {
 		t.limiter.AllowN(now, len(parts)) // there were tokens for budget
@@ -221,7 +221,11 @@ func (t *Transmitter) take(ctx context.Context, now time.Time, sparing bool) ([]
 // takeLocal takes up to n parts handed over in memory, passing over those
 // whose lease is too short to be sent and recorded within it.
 func (t *Transmitter) takeLocal(now time.Time, n int) []QueuedPart {
-	var parts []QueuedPart
+	waiting := min(n, len(t.local))
+	if waiting == 0 {
+		return nil
+	}
+	parts := make([]QueuedPart, 0, waiting) // one allocation: a part is a few hundred bytes
 	for len(parts) < n {
 		select {
 		case q := <-t.local:
@@ -277,14 +281,21 @@ func (t *Transmitter) handOver(m MessageRecord, lease time.Time) {
 }
 
 // record saves the outcome of handing send over (errs as the Upstream
-// answered) and returns how many parts the network took or refused.
+// answered) and returns how many parts the network took or refused. A
+// refused part ends REJECTED and then goes to FinishParts with the parts
+// handed over, which does not count it (the update ended its claim), so
+// that a store that keeps an updated part's row until its claim is
+// finished, as pgstore does, frees it at once. A refusal that cannot be
+// recorded leaves its part queued, to be offered again when its lease
+// runs out; the other parts are recorded all the same.
 func (t *Transmitter) record(ctx context.Context, send []QueuedPart, errs []error) (int, error) {
 	now := t.opts.Clock.Now()
 	results := make([]SendResult, 0, len(send))
 	var (
-		refused  []StatusEvent
-		retries  int
-		firstErr error
+		refused   []SendResult
+		retries   int
+		firstErr  error
+		refuseErr error
 	)
 	for i, q := range send {
 		key := PartKey{q.MsgID, q.PartNum}
@@ -297,7 +308,13 @@ func (t *Transmitter) record(ctx context.Context, send []QueuedPart, errs []erro
 			results = append(results, SendResult{Key: key, LeaseUntil: q.LeaseUntil, Handed: true, Attempts: q.Attempts})
 		case msgkit.KindOf(err) == msgkit.Invalid:
 			t.opts.Logger.InfoContext(ctx, "part refused by the network", "msgId", q.MsgID, "partNum", q.PartNum, "err", err)
-			refused = append(refused, StatusEvent{MsgID: q.MsgID, PartNum: q.PartNum, Status: StatusRejected, ErrorCode: refusalCode(err), At: now})
+			ev := StatusEvent{MsgID: q.MsgID, PartNum: q.PartNum, Status: StatusRejected, ErrorCode: refusalCode(err), At: now}
+			if err := applyStatus(ctx, t.store, t.opts.Clock, t.opts.Logger, ev); err != nil {
+				// Left queued: its lease runs out and it is tried again.
+				refuseErr = cmp.Or(refuseErr, fmt.Errorf("recording a refusal of part %d of %s: %w", ev.PartNum, ev.MsgID, err))
+				continue
+			}
+			refused = append(refused, SendResult{Key: key, LeaseUntil: q.LeaseUntil, Handed: true, Attempts: q.Attempts})
 		default:
 			attempts := q.Attempts + 1
 			results = append(results, SendResult{Key: key, LeaseUntil: q.LeaseUntil, Attempts: attempts,
@@ -309,7 +326,7 @@ func (t *Transmitter) record(ctx context.Context, send []QueuedPart, errs []erro
 	if retries > 0 {
 		t.opts.Logger.WarnContext(ctx, "handing parts over failed; they are tried again later", "parts", retries, "err", firstErr)
 	}
-	recorded, err := t.store.FinishParts(ctx, results)
+	recorded, err := t.store.FinishParts(ctx, append(results, refused...))
 	if err != nil {
 		return 0, fmt.Errorf("recording %d hand-overs: %w", len(results), err)
 	}
@@ -318,12 +335,7 @@ func (t *Transmitter) record(ctx context.Context, send []QueuedPart, errs []erro
 		// lease ran out and another transmitter took it over.
 		t.opts.Logger.InfoContext(ctx, "parts finished elsewhere", "parts", len(results)-recorded)
 	}
-	for _, ev := range refused {
-		if err := applyStatus(ctx, t.store, t.opts.Clock, t.opts.Logger, ev); err != nil {
-			return 0, fmt.Errorf("recording a refusal of part %d of %s: %w", ev.PartNum, ev.MsgID, err)
-		}
-	}
-	return len(results) - retries + len(refused), nil
+	return len(results) - retries + len(refused), refuseErr
 }
 
 // refusalCode is the report error code of a part the network refused for

@@ -488,6 +488,56 @@ func TestTransmitterRefusal(t *testing.T) {
 	}
 }
 
+// failingUpdates is a TransmitterStore whose UpdatePart fails while
+// down is true.
+type failingUpdates struct {
+	sms.TransmitterStore
+	down *bool
+}
+
+func (f failingUpdates) UpdatePart(ctx context.Context, key sms.PartKey, fn func(sms.MessageRecord, sms.PartRecord) (sms.PartUpdate, bool, error)) error {
+	if *f.down {
+		return msgkit.Errorf(msgkit.Internal, "storage_error", "the store is down")
+	}
+	return f.TransmitterStore.UpdatePart(ctx, key, fn)
+}
+
+// A refusal that cannot be recorded leaves its part queued, to be offered
+// again once its lease runs out, and costs the parts handed over in the
+// same round nothing: they are recorded and never offered again.
+func TestTransmitterRefusalNotRecorded(t *testing.T) {
+	f := newTxFixture(t, simnet.Options{}, sms.TransmitterOptions{})
+	refusedID, takenID := f.submit(t, 31, "hi"), f.submit(t, 31, "hi")
+	down := true
+	var offered []sms.MessageID
+	tx := sms.NewTransmitter(failingUpdates{f.store, &down}, upstreamFunc(func(ctx context.Context, parts []sms.OutboundPart) []error {
+		errs := make([]error, len(parts))
+		for i, p := range parts {
+			offered = append(offered, p.MsgID)
+			if p.MsgID == refusedID {
+				errs[i] = &sms.Refusal{Code: sms.DLRNoRoute, Reason: "no route"}
+			}
+		}
+		return errs
+	}), sms.TransmitterOptions{Clock: f.clock.Now})
+	if _, err := tx.RunOnce(t.Context()); err == nil {
+		t.Fatal("a refusal that was not recorded went unreported")
+	}
+	f.requireParts(t, takenID, sms.StateSubmitted, 0) // handed over: off the queue
+	if m := f.requireMessage(t, refusedID); m.Parts[0].State != sms.StateSubmitted || m.Parts[0].SendAt.IsZero() {
+		t.Fatalf("the refused part is %+v; want it submitted and queued", m.Parts[0])
+	}
+	down = false
+	f.clock.Advance(31 * time.Second) // the 30 s lease ran out
+	if n := transmit(t, tx); n != 1 {
+		t.Fatalf("handled %d parts after the lease, want the refused one", n)
+	}
+	f.requireParts(t, refusedID, sms.StateRejected, sms.DLRNoRoute)
+	if want := []sms.MessageID{refusedID, takenID, refusedID}; !slices.Equal(offered, want) {
+		t.Errorf("offered %v, want %v", offered, want)
+	}
+}
+
 // claimHook is a TransmitterStore that runs a function after each claim.
 type claimHook struct {
 	sms.TransmitterStore

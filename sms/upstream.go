@@ -66,6 +66,15 @@ type StatusSink interface {
 	HandleStatus(ctx context.Context, ev StatusEvent) error
 }
 
+// StatusBatchSink is a StatusSink that also takes events by the batch,
+// saving them together; the gateway implements it. It returns one error
+// per event, and the events of a part that follow a failed one fail with
+// it, so a network gives a part's events again in their order.
+type StatusBatchSink interface {
+	StatusSink
+	HandleStatuses(ctx context.Context, evs []StatusEvent) []error
+}
+
 // Upstream is the mobile network (an SMSC connection, or simnet). Send
 // hands parts over and says what became of each: it returns nil when the
 // network took every part, or one error per part, in the order given, nil

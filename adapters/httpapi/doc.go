@@ -57,7 +57,10 @@
 // not a *msgkit.Error, or is Internal, is answered 500 with the message
 // "internal error" and code "internal_error", never its own code, message or
 // cause; it is logged at Error with its cause and the request id through the
-// logger that AccessLog put in the request context.
+// logger that AccessLog put in the request context. When the request's
+// context has ended (the client went away; see Ended), such a failure is
+// that end reaching a dependency, a query cancelled with the request, not
+// a fault: it is answered 503 and logged at Info.
 //
 // # Error bodies
 //

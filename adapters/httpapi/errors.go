@@ -146,8 +146,13 @@ func writeError(w http.ResponseWriter, r *http.Request, fam Family, err error, l
 			"err", err, "request_id", RequestIDFrom(r.Context()),
 			"method", r.Method, "path", r.URL.Path, "family", fam.String(),
 		}, logAttrs...)
-		LoggerFrom(r.Context()).ErrorContext(r.Context(), "internal error", attrs...)
 		e = &msgkit.Error{Kind: msgkit.Internal, Code: CodeInternal, Message: "internal error"}
+		if Ended(r) {
+			LoggerFrom(r.Context()).InfoContext(r.Context(), "request ended before its answer", attrs...)
+			status = http.StatusServiceUnavailable
+		} else {
+			LoggerFrom(r.Context()).ErrorContext(r.Context(), "internal error", attrs...)
+		}
 		if status < 500 {
 			status = http.StatusInternalServerError
 		}
@@ -172,6 +177,13 @@ func writeError(w http.ResponseWriter, r *http.Request, fam Family, err error, l
 	}
 	_ = WriteJSON(w, status, errorBody(fam, status, e))
 }
+
+// Ended reports whether r's context has ended: the client went away (or
+// a deadline set for the request passed). A failure then is most likely
+// that end reaching a dependency (a cancelled query, a request taken back
+// from a queue), not a fault of the server, so it is logged at INFO and
+// answered 503 (to nobody, usually) instead of ERROR and 500.
+func Ended(r *http.Request) bool { return r.Context().Err() != nil }
 
 func retryAfterSeconds(d time.Duration) string {
 	s := int64((d + time.Second - 1) / time.Second)

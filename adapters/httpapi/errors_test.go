@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -100,6 +101,20 @@ func TestErrorBodyRules(t *testing.T) {
 		}
 		if rec["msg"] != "internal error" || rec["level"] != "ERROR" || rec["request_id"] != "rid-7" || rec["err"] != "disk full on /var/db" {
 			t.Fatalf("log = %v", rec)
+		}
+	})
+	t.Run("a failure after the client went away is not logged as an error", func(t *testing.T) {
+		var logs bytes.Buffer
+		h := httpapi.AccessLog(slog.New(slog.NewJSONHandler(&logs, nil)))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			<-r.Context().Done() // a query cancelled with the request
+			httpapi.WriteError(w, r, httpapi.CDS, msgkit.Wrap(r.Context().Err(), msgkit.Internal, "storage_error", "storage error"))
+		}))
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel() // the client disconnected
+		w := httpapitest.Serve(h, httptest.NewRequest(http.MethodGet, "/", nil).WithContext(ctx))
+		httpapitest.WantError(t, w, httpapi.CDS, 503, httpapi.CodeInternal)
+		if strings.Contains(logs.String(), `"level":"ERROR"`) || !strings.Contains(logs.String(), "request ended before its answer") {
+			t.Fatalf("logs: %s", logs.String())
 		}
 	})
 	t.Run("client errors are not logged as errors", func(t *testing.T) {

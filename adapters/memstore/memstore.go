@@ -7,7 +7,16 @@
 // are visible on another's. Each domain's records live in small generic
 // tables (lookup, NotFound, Conflict, copies in and out) under the
 // domain's lock.
+//
+// Memory is bounded under sustained traffic: delivery reports leave once
+// delivered or given up, and a finished message (every part final) leaves
+// once KeepFinished messages finished after it or KeepFinishedFor has
+// passed since it finished (Options); then it is NotFound, and a late
+// report of the network for it is ignored as any report of an unknown
+// part is. Messages still in flight are never dropped.
 package memstore
+
+import "time"
 
 // DB is the in-memory database: one store per domain.
 type DB struct {
@@ -15,9 +24,42 @@ type DB struct {
 	sms  *SMSStore
 }
 
-// New returns an empty database.
-func New() *DB {
-	return &DB{auth: newAuthStore(), sms: newSMSStore()}
+// Options configure a DB; zero values choose the defaults.
+type Options struct {
+	// KeepFinished is how many finished messages (every part in a final
+	// state) the SMS store keeps; beyond it the ones that finished first
+	// leave memory. Default 20,000, about 40 MB: a bigger heap gives the
+	// garbage collector more to mark, which shows in the slowest answers
+	// under load. Negative keeps none.
+	KeepFinished int
+	// KeepFinishedFor is how long a finished message stays, measured on
+	// the times of the parts' updates (the network's report times, so
+	// the store needs no clock): a message leaves once a message finished
+	// that long after it. Default 1 hour.
+	KeepFinishedFor time.Duration
+}
+
+// Defaults of Options.
+const (
+	DefaultKeepFinished    = 20_000
+	DefaultKeepFinishedFor = time.Hour
+)
+
+// New returns an empty database with the default Options.
+func New() *DB { return NewWith(Options{}) }
+
+// NewWith returns an empty database.
+func NewWith(o Options) *DB {
+	switch {
+	case o.KeepFinished == 0:
+		o.KeepFinished = DefaultKeepFinished
+	case o.KeepFinished < 0:
+		o.KeepFinished = 0
+	}
+	if o.KeepFinishedFor <= 0 {
+		o.KeepFinishedFor = DefaultKeepFinishedFor
+	}
+	return &DB{auth: newAuthStore(), sms: newSMSStore(o)}
 }
 
 // Auth is the store of API clients, users, tokens and API keys.

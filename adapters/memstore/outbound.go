@@ -140,13 +140,7 @@ func (s *SMSStore) ClaimParts(ctx context.Context, now time.Time, lease time.Dur
 		}
 		p.SendAt, e.at = until, until
 		heap.Fix(&q.heap, 0)
-		out = append(out, sms.QueuedPart{
-			OutboundPart: sms.OutboundPart{
-				MsgID: m.ID, PartNum: p.Num, NumParts: len(m.Parts), Sender: m.Sender, Receiver: m.Receiver,
-				DCS: m.DCS, Flash: m.Flash, Text: p.Text, Data: slices.Clone(p.Data), UDH: p.UDH, ExpiresAt: m.ExpiresAt,
-			},
-			Attempts: p.SendAttempts, LeaseUntil: until,
-		})
+		out = append(out, sms.QueuedPart{OutboundPart: outboundPart(m, *p), Attempts: p.SendAttempts, LeaseUntil: until})
 	}
 	for _, e := range expired {
 		heap.Push(&q.heap, e)
@@ -196,3 +190,44 @@ func checkSendResults(results []sms.SendResult) error {
 // storeTime is a time as the store keeps it: to the microsecond, in UTC,
 // as pgstore keeps it.
 func storeTime(t time.Time) time.Time { return t.Truncate(time.Microsecond).UTC() }
+
+// outboundPart is what the network needs of part p of m, copied out.
+func outboundPart(m sms.MessageRecord, p sms.PartRecord) sms.OutboundPart {
+	return sms.OutboundPart{
+		MsgID: m.ID, PartNum: p.Num, NumParts: len(m.Parts), Sender: m.Sender, Receiver: m.Receiver,
+		DCS: m.DCS, Flash: m.Flash, Text: p.Text, Data: slices.Clone(p.Data), UDH: p.UDH, ExpiresAt: m.ExpiresAt,
+	}
+}
+
+// HandedParts lists up to limit parts the network holds (handed over,
+// so off the queue, and not final) of messages not expired at now, after
+// the key after in (message id, part number) order. It reads every
+// message, which memory keeps bounded (see Options); a simulated network
+// calls it when it starts.
+func (s *SMSStore) HandedParts(ctx context.Context, now time.Time, after sms.PartKey, limit int) ([]sms.OutboundPart, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []sms.OutboundPart
+	for _, m := range s.messages.rows {
+		if !m.ExpiresAt.After(now) {
+			continue
+		}
+		for _, p := range m.Parts {
+			if !p.State.Final() && p.SendAt.IsZero() && comparePartKeys(sms.PartKey{MsgID: m.ID, PartNum: p.Num}, after) > 0 {
+				out = append(out, outboundPart(m, p))
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b sms.OutboundPart) int {
+		return comparePartKeys(sms.PartKey{MsgID: a.MsgID, PartNum: a.PartNum}, sms.PartKey{MsgID: b.MsgID, PartNum: b.PartNum})
+	})
+	return out[:min(limit, len(out))], nil
+}
+
+// comparePartKeys orders parts by message id (byte order) and number.
+func comparePartKeys(a, b sms.PartKey) int {
+	return cmp.Or(cmp.Compare(a.MsgID, b.MsgID), cmp.Compare(a.PartNum, b.PartNum))
+}

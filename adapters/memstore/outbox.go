@@ -3,6 +3,7 @@ package memstore
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"time"
@@ -34,20 +35,60 @@ func partNotFound(key sms.PartKey) error {
 func (s *SMSStore) UpdatePart(ctx context.Context, key sms.PartKey, fn func(m sms.MessageRecord, p sms.PartRecord) (sms.PartUpdate, bool, error)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.updatePartLocked(key, fn)
+}
+
+// UpdateParts applies the changes in order under one lock, as UpdatePart
+// applies each; a change after a failed one of the same part fails with
+// sms.ErrEarlierChangeFailed.
+func (s *SMSStore) UpdateParts(ctx context.Context, changes []sms.PartChange) []error {
+	errs := make([]error, len(changes))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var failed map[sms.PartKey]error
+	for i, c := range changes {
+		if first, ok := failed[c.Key]; ok {
+			errs[i] = fmt.Errorf("%w: %w", sms.ErrEarlierChangeFailed, first)
+			continue
+		}
+		if errs[i] = s.updatePartLocked(c.Key, c.Fn); errs[i] != nil {
+			if failed == nil {
+				failed = map[sms.PartKey]error{}
+			}
+			failed[c.Key] = errs[i]
+		}
+	}
+	return errs
+}
+
+// updatePartLocked is UpdatePart with the lock held.
+func (s *SMSStore) updatePartLocked(key sms.PartKey, fn func(m sms.MessageRecord, p sms.PartRecord) (sms.PartUpdate, bool, error)) error {
 	m, p, ok := s.partLocked(key)
 	if !ok {
 		return partNotFound(key)
 	}
-	view := cloneMessage(m) // fn sees the parts' delivery, not their queue fields
+	// fn sees a copy of the stored message (sorted and at the store's
+	// precision already) with the parts' delivery, not their queue fields.
+	view := m
+	view.Custom = slices.Clone(m.Custom)
+	view.Parts = slices.Clone(m.Parts)
 	for i := range view.Parts {
-		view.Parts[i].SendAt, view.Parts[i].SendAttempts, view.Parts[i].SendError = time.Time{}, 0, ""
+		q := &view.Parts[i]
+		q.Data, q.SendAt, q.SendAttempts, q.SendError = slices.Clone(q.Data), time.Time{}, 0, ""
 	}
 	u, changed, err := fn(view, view.Parts[slices.IndexFunc(view.Parts, func(q sms.PartRecord) bool { return q.Num == key.PartNum })])
 	if err != nil || !changed {
 		return err
 	}
+	if err := u.Check(); err != nil {
+		return err
+	}
+	wasFinal := allFinal(m)
 	p.State, p.ErrorCode, p.UpdatedAt = u.State, u.ErrorCode, storeTime(u.UpdatedAt)
 	s.dequeueLocked(key, p)
+	if !wasFinal && allFinal(m) {
+		defer s.finishedLocked(m.ID, p.UpdatedAt) // after the reports are queued
+	}
 	for _, r := range u.Reports {
 		s.outbox.lastID++
 		r.ID = s.outbox.lastID

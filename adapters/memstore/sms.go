@@ -28,6 +28,7 @@ type SMSStore struct {
 	throughput map[string]window
 	outbox     outbox
 	sendq      sendQueue
+	finished   finishedMessages
 }
 
 // window counts an account's submissions in one second.
@@ -36,8 +37,8 @@ type window struct {
 	count  int
 }
 
-func newSMSStore() *SMSStore {
-	s := &SMSStore{throughput: map[string]window{}}
+func newSMSStore(o Options) *SMSStore {
+	s := &SMSStore{throughput: map[string]window{}, finished: finishedMessages{keep: o.KeepFinished, keepFor: o.KeepFinishedFor}}
 	s.accounts = newTable(&s.mu, "account", func(name string) string { return "account " + name }, cloneAccount, cloneAccount)
 	s.messages = newTable(&s.mu, "message", func(id sms.MessageID) string { return "message " + string(id) }, cloneMessage, cloneMessage)
 	s.outbox.reports = map[int64]*queuedReport{}

@@ -215,6 +215,7 @@ func (b *acceptBatcher) run(batch []*acceptRequest) {
 	var (
 		outcomes []error
 		err      error
+		checkIDs bool // after a duplicate id: see acceptBatch
 	)
 	err = retrying(ctx, b.store.log, "an accept batch", retryableBatch, func() (err error) {
 		if len(msgs) == 1 && !b.batchAlone {
@@ -223,7 +224,10 @@ func (b *acceptBatcher) run(batch []*acceptRequest) {
 			outcomes = []error{outcome}
 			return err
 		}
-		outcomes, err = b.store.acceptBatch(ctx, msgs)
+		outcomes, err = b.store.acceptBatch(ctx, msgs, checkIDs)
+		if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == uniqueViolation {
+			checkIDs = true
+		}
 		return err
 	})
 	if err != nil {
@@ -242,9 +246,10 @@ func (b *acceptBatcher) run(batch []*acceptRequest) {
 
 // retryableBatch reports whether a batch may simply run again: besides a
 // serialization failure or a deadlock, a unique violation, which means
-// another transaction inserted one of the batch's message ids after the
-// batch looked for it. Running again finds that id and refuses only its
-// message, as a Conflict.
+// one of the batch's message ids is stored already (or was inserted by
+// another transaction after the batch looked for it). Running again, with
+// the ids checked, finds that id and refuses only its message, as a
+// Conflict.
 func retryableBatch(err error) bool {
 	if retryable(err) {
 		return true
@@ -262,7 +267,8 @@ const (
 		WHERE username = ANY($1) ORDER BY username FOR UPDATE`
 	// existingSQL runs after lockAccountsSQL, with a snapshot taken
 	// after the locks: every message of the batch's accounts committed
-	// before is in it.
+	// before is in it. Only a batch run again after a duplicate id runs
+	// it (see acceptBatch).
 	existingSQL    = `SELECT id FROM sms_messages WHERE id = ANY($1)`
 	setBalancesSQL = `UPDATE sms_accounts AS a SET balance = v.balance
 		FROM unnest($1::text[], $2::text[]::numeric[]) AS v(username, balance)
@@ -294,6 +300,12 @@ var errNotCommitted = errors.New("pgstore: the accept transaction was rolled bac
 // outcome, or the error that rolled the whole transaction back: then
 // nothing was written and no outcome holds.
 //
+// Message ids are the gateway's own (random), so a batch does not look
+// for them first: an id already stored fails the insert with a unique
+// violation, and the batch runs again with checkIDs, which reads the
+// stored ids (existingSQL) and refuses their messages as Conflicts. That
+// spares every batch a statement planned for its parameters.
+//
 // The transaction takes two round trips, each a pipeline of statements:
 // BEGIN and the reads, then the writes and COMMIT; the row locks are held
 // through the second only. The reads and the balance update are planned
@@ -304,7 +316,7 @@ var errNotCommitted = errors.New("pgstore: the accept transaction was rolled bac
 // ANALYZE, turning the id look-up into a scan of every message. The
 // inserts read only their parameters, so their generic plans are safe,
 // and cheaper than planning thousands of array elements each time.
-func (s *SMSStore) acceptBatch(ctx context.Context, msgs []sms.MessageRecord) (outcomes []error, err error) {
+func (s *SMSStore) acceptBatch(ctx context.Context, msgs []sms.MessageRecord, checkIDs bool) (outcomes []error, err error) {
 	c, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return nil, err
@@ -343,14 +355,16 @@ func (s *SMSStore) acceptBatch(ctx context.Context, msgs []sms.MessageRecord) (o
 		})
 		return err
 	})
-	reads.Queue(existingSQL, ids).Query(func(rows pgx.Rows) error {
-		var id string
-		_, err := pgx.ForEachRow(rows, []any{&id}, func() error {
-			existing[sms.MessageID(id)] = true
-			return nil
+	if checkIDs {
+		reads.Queue(existingSQL, ids).Query(func(rows pgx.Rows) error {
+			var id string
+			_, err := pgx.ForEachRow(rows, []any{&id}, func() error {
+				existing[sms.MessageID(id)] = true
+				return nil
+			})
+			return err
 		})
-		return err
-	})
+	}
 	if err = c.SendBatch(ctx, reads).Close(); err != nil {
 		return nil, err
 	}

@@ -505,6 +505,57 @@ func TestAcceptContext(t *testing.T) {
 	}
 }
 
+// TestAcceptCancelledCallersNeverFailTheirBatch: callers of one batch give
+// up (their clients disconnect), two while their messages are queued and
+// one while its batch runs. The batch writes every other message, in one
+// transaction; the messages given up while queued are not written, the
+// one taken into the batch is (its caller could not be told otherwise).
+func TestAcceptCancelledCallersNeverFailTheirBatch(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	g := newGatedStore(t, ctx, func(s *SMSStore) { createAccounts(t, s, map[string]string{"shop": "10"}) })
+	const n = 5
+	done := make([]<-chan error, n)
+	cancels := make([]context.CancelFunc, n)
+	for i := range n {
+		c, cancel := context.WithCancel(ctx)
+		defer cancel()
+		cancels[i] = cancel
+		done[i] = g.queue(t, c, smstest.Message(fmt.Sprintf("b-%d", i), "shop", "0.05"))
+	}
+	cancels[1]()
+	cancels[3]()
+	// The batch waits for shop's lock, held by another connection, so
+	// that a caller can give up while the batch runs.
+	releaseShop, blocked := lockAccount(t, g.SMSStore, g.dsn, g.schema, "shop")
+	g.release()
+	if err := receive(t, g.gate); err != nil {
+		t.Fatalf("gate message: %v", err)
+	}
+	waitFor(t, "the batch waits for shop's lock", func() bool { return blocked() == 1 })
+	cancels[0]()
+	releaseShop()
+	for i, d := range done {
+		err := receive(t, d)
+		id := sms.MessageID(fmt.Sprintf("b-%d", i))
+		_, stored := g.Message(ctx, id)
+		switch i {
+		case 1, 3:
+			if !errors.Is(err, context.Canceled) || !errors.Is(stored, msgkit.NotFound) {
+				t.Errorf("%s, given up while queued: %v, stored %v; want context canceled, not stored", id, err, stored)
+			}
+		default:
+			if err != nil || stored != nil {
+				t.Errorf("%s: %v, stored %v; want accepted", id, err, stored)
+			}
+		}
+	}
+	if got := transactions(t, g.SMSStore, "b-0", "b-2", "b-4"); got != 1 {
+		t.Errorf("the batch was written by %d transactions, want 1", got)
+	}
+	requireBalance(t, g.SMSStore, "shop", "9.70")
+}
+
 // failAccepts makes the next n inserts into sms_messages in schema fail
 // with a serialization failure (40001), whichever transaction runs them.
 // A sequence counts them, as it is not rolled back with the transaction.

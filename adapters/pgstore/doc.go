@@ -98,8 +98,22 @@
 // parts handed over and moves those to try again, one statement each in
 // one round trip, a row only while its send_at is the lease's end the
 // result quotes; it locks the rows in key order and runs again after a
-// deadlock. UpdatePart deletes the row of the part it updates when the
-// part was still submitted (no other part can be queued).
+// deadlock. A row is a part's queue only while the part is submitted, a
+// state no update returns to, so UpdatePart, which the network's reports
+// call for every part, leaves the queue alone: the part's hand-over
+// deleted its row before the network could report it. A row that an
+// update leaves behind all the same (the report overtook the recording
+// of the hand-over, or the network refused the part) is deleted by
+// FinishParts or by the claim that reaches it, and neither counts it as a
+// claim; an update at or after the message's expiry, usually of a part
+// never sent, deletes the row at once.
+//
+// Nothing in the bulk SMS tables has a foreign key: the store writes a
+// message only for an account it has locked or charged in the same
+// transaction, and a message's parts and queue rows with the message, and
+// a key check would be a query and a row lock for every row of every
+// acceptance. Message ids compare byte by byte (COLLATE "C"), as memstore
+// orders them, so no index on them calls the locale's collation.
 
 // # Group commit
 //
@@ -110,7 +124,7 @@
 // account's messages always to the same one), and each worker writes
 // whatever is queued when it is free, up to AcceptMaxBatch messages, in
 // one transaction: it locks the batch's accounts (in username order, so
-// batches never deadlock), looks for the ids already stored, decides
+// batches never deadlock), decides
 // every message in arrival order exactly as single Accepts would (unknown
 // account, then duplicate id, including one earlier in the batch, then
 // credit, with exact decimal arithmetic), sets each charged account's
@@ -119,8 +133,10 @@
 // waits for a batch to fill: a lone message is written at once, in a
 // single statement, and batches grow only while earlier ones are being
 // written. A transaction that fails with a serialization failure, a
-// deadlock or a duplicate id inserted concurrently runs again, up to 3
-// times; after that every message of the batch gets the error and none is
+// deadlock or an id already stored runs again, up to 3 times (a batch
+// run again after a duplicate id reads the stored ids first and refuses
+// their messages; message ids are random, so batches do not look for them
+// otherwise); after that every message of the batch gets the error and none is
 // written. Validation (text, numbers, a negative charge) happens before
 // queueing, so one bad message never fails a batch. A caller whose
 // context ends while its message is queued gets the context's error and
@@ -132,6 +148,12 @@
 // parameters (plan_cache_mode force_custom_plan, in that transaction
 // only), as a generic plan made while the messages table was nearly empty
 // would keep scanning it whole as it grows.
+//
+// The network's status events are batched too, by their caller
+// (UpdateParts): one transaction of two round trips locks the batch's
+// parts in key order (so batches never deadlock), reads their messages,
+// runs the changes in order in memory and writes each part's last state
+// and every report in order, instead of a transaction per event.
 //
 // # Listings
 //

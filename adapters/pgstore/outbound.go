@@ -21,23 +21,32 @@ import (
 // (sms_outbound_due_idx), and locks them FOR UPDATE SKIP LOCKED, passing
 // over the rows another claim is leasing right now; a row leased after
 // this statement's snapshot is re-checked as committed and passed over
-// too. claimed moves their send_at to the lease's end ($2): while the
-// lease runs the part is not due, so no other claim gets it, and a claim
-// that is not finished by then is taken over. It finds the rows by the
-// ctid the lock returned, which the lock keeps from changing. The last
-// SELECT adds what the network needs of the part and its message, in
-// send_at order, reading them row by row by primary key: a LATERAL
-// subquery with LIMIT is never turned into a join, so a planner misled
-// by stale statistics cannot hash whole tables for a few rows.
+// too. A row is live while its part is still submitted; the others were
+// left behind by an update of the part (see UpdatePart), and stale
+// deletes them. claimed moves the live rows' send_at to the lease's end
+// ($2): while the lease runs the part is not due, so no other claim gets
+// it, and a claim that is not finished by then is taken over. It finds
+// the rows by the ctid the lock returned, which the lock keeps from
+// changing. The last SELECT adds what the network needs of the part and
+// its message, in send_at order, reading them row by row by primary key:
+// a LATERAL subquery with LIMIT is never turned into a join, so a planner
+// misled by stale statistics cannot hash whole tables for a few rows.
+// The 1 is sms.StateSubmitted.
 const claimPartsSQL = `WITH due AS (
-	SELECT ctid FROM sms_outbound
-	WHERE send_at <= $1 AND expires_at > $1
-	ORDER BY send_at
+	SELECT o.ctid, coalesce(p.submitted, false) AS live
+	FROM sms_outbound o
+	LEFT JOIN LATERAL (
+		SELECT p.state = 1 AS submitted FROM sms_parts p WHERE p.msg_id = o.msg_id AND p.num = o.num LIMIT 1
+	) p ON true
+	WHERE o.send_at <= $1 AND o.expires_at > $1
+	ORDER BY o.send_at
 	LIMIT $3
-	FOR UPDATE SKIP LOCKED
+	FOR UPDATE OF o SKIP LOCKED
+), stale AS (
+	DELETE FROM sms_outbound WHERE ctid = ANY (ARRAY(SELECT ctid FROM due WHERE NOT live))
 ), claimed AS (
 	UPDATE sms_outbound SET send_at = $2
-	WHERE ctid = ANY (ARRAY(SELECT ctid FROM due))
+	WHERE ctid = ANY (ARRAY(SELECT ctid FROM due WHERE live))
 	RETURNING msg_id, num, attempts, num_parts, expires_at
 )
 SELECT c.msg_id, c.num, c.num_parts, m.sender, m.sender_numeric, m.receiver, m.dcs, m.flash, c.expires_at,
@@ -70,6 +79,62 @@ func (s *SMSStore) ClaimParts(ctx context.Context, now time.Time, lease time.Dur
 		q.ExpiresAt, q.Attempts, q.LeaseUntil = q.ExpiresAt.UTC(), int(attempts), until
 		return q, err
 	})
+}
+
+// heldPartsSQL lists the parts the network holds: open (the 1, 2, 3 of
+// sms_parts_open_idx, walked in key order from $2, $3), not queued (a
+// submitted part without a row of sms_outbound), of messages not expired
+// at $1, at most $4. The queue and the message are read by key, in
+// LATERAL subqueries with LIMIT (see claimPartsSQL).
+const heldPartsSQL = `SELECT p.msg_id, p.num,
+	(SELECT count(*) FROM sms_parts c WHERE c.msg_id = p.msg_id), m.sender, m.sender_numeric, m.receiver, m.dcs, m.flash,
+	m.expires_at, p.text, p.data, p.udh_ref, p.udh_total, p.udh_seq, p.dst_port, p.src_port
+FROM sms_parts p
+CROSS JOIN LATERAL (SELECT * FROM sms_messages m WHERE m.id = p.msg_id LIMIT 1) m
+LEFT JOIN LATERAL (
+	SELECT true AS queued FROM sms_outbound o WHERE o.msg_id = p.msg_id AND o.num = p.num AND p.state = 1 LIMIT 1
+) q ON true
+WHERE p.state IN (1, 2, 3) AND (p.msg_id, p.num) > ($2, $3) AND m.expires_at > $1 AND q.queued IS NULL
+ORDER BY p.msg_id, p.num
+LIMIT $4`
+
+// HandedParts lists up to limit parts the network holds (handed over, so
+// off the queue, and not final) of messages not expired at now, after the
+// key after in (message id, part number) order; a simulated network calls
+// it when it starts. It reads sms_outbound by key only (keyedOnly).
+func (s *SMSStore) HandedParts(ctx context.Context, now time.Time, after sms.PartKey, limit int) ([]sms.OutboundPart, error) {
+	if limit <= 0 || !storable(string(after.MsgID)) || !fitsInt32(after.PartNum) {
+		return nil, nil
+	}
+	var (
+		c   conversion
+		out []sms.OutboundPart
+	)
+	b := &pgx.Batch{}
+	b.Queue(keyedOnly)
+	b.Queue(heldPartsSQL, dbTime(now), string(after.MsgID), int32(after.PartNum), int64(limit)).Query(func(rows pgx.Rows) (err error) {
+		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (q sms.OutboundPart, err error) {
+			var (
+				receiver             string
+				dcs, ref, total, seq int16
+				dstPort, srcPort     int32
+				numParts             int64
+			)
+			err = row.Scan(&q.MsgID, &q.PartNum, &numParts, &q.Sender.Value, &q.Sender.Numeric, &receiver, &dcs, &q.Flash, &q.ExpiresAt,
+				&q.Text, &q.Data, &ref, &total, &seq, &dstPort, &srcPort)
+			q.NumParts, q.Receiver, q.DCS = int(numParts), sms.MSISDN(receiver), sms.DCS(c.uint8("dcs", dcs))
+			q.UDH, q.ExpiresAt = c.udh(ref, total, seq, dstPort, srcPort), q.ExpiresAt.UTC()
+			return q, err
+		})
+		return err
+	})
+	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
+		return nil, classify(err, "part", "handed parts")
+	}
+	if c.err != nil {
+		return nil, storageError(c.err, "handed parts")
+	}
+	return out, nil
 }
 
 // claimLeased runs a claim statement of a leased queue (claimSQL, claimPartsSQL)
@@ -113,24 +178,34 @@ func claimLeased[T any](ctx context.Context, s *SMSStore, sql, thing, what strin
 const keyedOnly = "SET LOCAL enable_seqscan = off"
 
 // The statements of FinishParts: each records results (one array per
-// field) whose claim holds, the part still queued with send_at at the
-// lease's end the result quotes. A hand-over deletes the part's row; a
-// failed attempt moves it to its next time.
-// Each finds its rows one by one by key, and then deletes or updates them
-// by ctid: as in claimPartsSQL, a LATERAL subquery with LIMIT is never
-// turned into a join, so no plan scans the table.
+// field) whose claim holds: the part still queued with send_at at the
+// lease's end the result quotes, and still submitted (a row an update of
+// the part left behind is no claim; see UpdatePart). A hand-over deletes
+// the part's row, left behind or not, and counts the live ones; a failed
+// attempt moves a live row to its next time. Each finds its rows one by
+// one by key, and then deletes or updates them by ctid: as in
+// claimPartsSQL, a LATERAL subquery with LIMIT is never turned into a
+// join, so no plan scans the table. The 1 is sms.StateSubmitted.
 const (
-	handedPartsSQL = `DELETE FROM sms_outbound WHERE ctid = ANY (ARRAY(
-		SELECT o.ctid FROM unnest($1::text[], $2::integer[], $3::timestamptz[]) AS r(msg_id, num, lease)
-		CROSS JOIN LATERAL (
-			SELECT ctid FROM sms_outbound o WHERE o.msg_id = r.msg_id AND o.num = r.num AND o.send_at = r.lease LIMIT 1
-		) o))`
+	handedPartsSQL = `WITH handed AS (
+		DELETE FROM sms_outbound WHERE ctid = ANY (ARRAY(
+			SELECT o.ctid FROM unnest($1::text[], $2::integer[], $3::timestamptz[]) AS r(msg_id, num, lease)
+			CROSS JOIN LATERAL (
+				SELECT ctid FROM sms_outbound o WHERE o.msg_id = r.msg_id AND o.num = r.num AND o.send_at = r.lease LIMIT 1
+			) o))
+		RETURNING msg_id, num
+	)
+	SELECT count(*) FROM handed h
+	CROSS JOIN LATERAL (SELECT 1 FROM sms_parts p WHERE p.msg_id = h.msg_id AND p.num = h.num AND p.state = 1 LIMIT 1) p`
 	retryPartsSQL = `UPDATE sms_outbound o SET send_at = r.next_at, attempts = r.attempts, last_error = r.last_error
 		FROM unnest($1::text[], $2::integer[], $3::timestamptz[], $4::timestamptz[], $5::integer[], $6::text[])
 			AS r(msg_id, num, lease, next_at, attempts, last_error)
 		CROSS JOIN LATERAL (
 			SELECT ctid FROM sms_outbound q WHERE q.msg_id = r.msg_id AND q.num = r.num AND q.send_at = r.lease LIMIT 1
 		) q
+		CROSS JOIN LATERAL (
+			SELECT 1 FROM sms_parts p WHERE p.msg_id = r.msg_id AND p.num = r.num AND p.state = 1 LIMIT 1
+		) p
 		WHERE o.ctid = q.ctid`
 )
 
@@ -186,7 +261,12 @@ func (s *SMSStore) FinishParts(ctx context.Context, results []sms.SendResult) (i
 			return nil
 		}
 		if len(handed.ids) > 0 {
-			b.Queue(handedPartsSQL, handed.ids, handed.nums, handed.leases).Exec(count)
+			b.Queue(handedPartsSQL, handed.ids, handed.nums, handed.leases).QueryRow(func(row pgx.Row) error {
+				var live int64
+				err := row.Scan(&live)
+				recorded += live
+				return err
+			})
 		}
 		if len(retried.ids) > 0 {
 			b.Queue(retryPartsSQL, retried.ids, retried.nums, retried.leases, retried.next, retried.attempts, retried.lastErrors).Exec(count)

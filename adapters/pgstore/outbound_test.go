@@ -1,10 +1,12 @@
 package pgstore
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/msgkit/msgkit/sms"
 	"github.com/msgkit/msgkit/sms/smstest"
 )
 
@@ -66,6 +68,13 @@ func TestOutboundClaimUsesTheQueueIndex(t *testing.T) {
 			t.Logf("FinishParts' %s plan:\n%s", name, plan)
 		}
 	}
+	held := explain(t, s, heldPartsSQL, t1, "", int32(0), 64)
+	if strings.Contains(held, "Seq Scan") || strings.Contains(held, "Hash") || strings.Contains(held, "Sort") {
+		t.Errorf("HandedParts plan does not walk the open parts' index in order:\n%s", held)
+	}
+	if testing.Verbose() {
+		t.Logf("HandedParts plan:\n%s", held)
+	}
 	claimed := 0
 	for {
 		got, err := s.ClaimParts(ctx, t1, time.Minute, 500)
@@ -92,4 +101,67 @@ func TestOutboundClaimUsesTheQueueIndex(t *testing.T) {
 // simnet (sms runs the same benchmark on memstore).
 func BenchmarkTransmitter(b *testing.B) {
 	smstest.BenchmarkTransmitter(b, newTestStore(b))
+}
+
+// TestOutboundRowsLeftBehind checks how the queue's rows of updated parts
+// go: a report of the network leaves the row (it is no claim any more),
+// the claim that reaches it deletes it; an update at the message's expiry
+// deletes it at once.
+func TestOutboundRowsLeftBehind(t *testing.T) {
+	t.Parallel()
+	s := newTestStore(t)
+	ctx := t.Context()
+	if err := s.CreateAccount(ctx, smstest.Account("shop", "100")); err != nil {
+		t.Fatal(err)
+	}
+	m := smstest.Message("m-1", "shop", "0.01") // two parts due at its SubmittedAt
+	if err := s.Accept(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	rows := func() []string {
+		t.Helper()
+		var nums []string
+		if err := s.pool.QueryRow(ctx, `SELECT coalesce(array_agg(num::text ORDER BY num), '{}') FROM sms_outbound`).Scan(&nums); err != nil {
+			t.Fatal(err)
+		}
+		return nums
+	}
+	update := func(num int, state sms.PartState, at time.Time) {
+		t.Helper()
+		err := s.UpdatePart(ctx, sms.PartKey{MsgID: "m-1", PartNum: num}, func(sms.MessageRecord, sms.PartRecord) (sms.PartUpdate, bool, error) {
+			return sms.PartUpdate{State: state, UpdatedAt: at}, true, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Part 0 is reported before anything claimed it: its row stays, but
+	// it is not queued to any reader.
+	update(0, sms.StateSentToSMSC, m.SubmittedAt.Add(time.Second))
+	if got := rows(); !slices.Equal(got, []string{"0", "1"}) {
+		t.Fatalf("rows %v after a report, want both still there", got)
+	}
+	stored, err := s.Message(ctx, "m-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !stored.Parts[0].SendAt.IsZero() || stored.Parts[1].SendAt.IsZero() {
+		t.Errorf("Message shows part 0 queued at %v, part 1 at %v", stored.Parts[0].SendAt, stored.Parts[1].SendAt)
+	}
+	// The claim that reaches the row deletes it and claims part 1 only.
+	got, err := s.ClaimParts(ctx, m.SubmittedAt.Add(time.Minute), time.Minute, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].PartNum != 1 {
+		t.Fatalf("claimed %+v, want part 1 only", got)
+	}
+	if got := rows(); !slices.Equal(got, []string{"1"}) {
+		t.Fatalf("rows %v after the claim, want part 1's", got)
+	}
+	// Part 1 expires unsent: the update at the expiry deletes its row.
+	update(1, sms.StateUndelivered, m.ExpiresAt)
+	if got := rows(); len(got) != 0 {
+		t.Errorf("rows %v after the expiry, want none", got)
+	}
 }

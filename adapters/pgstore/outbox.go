@@ -20,7 +20,9 @@ const (
 			part_price::text, charged::text, currency, submitted_at, expires_at
 		FROM sms_messages WHERE id = $1`
 	// The queue's row of each part is read by key (see claimPartsSQL for
-	// the LATERAL ... LIMIT). UpdatePart reads the parts without it
+	// the LATERAL ... LIMIT), and only for a submitted part (state 1): a
+	// row an update of the part left behind is not its queue (see
+	// UpdatePart). UpdatePart reads the parts without it
 	// (partsDeliverySQL), as its fn needs only their delivery.
 	partsDeliverySQL = `SELECT num, text, data, units, udh_ref, udh_total, udh_seq, dst_port, src_port,
 			state, error_code, updated_at, NULL::timestamptz, 0, ''
@@ -28,7 +30,8 @@ const (
 	partsSQL = `SELECT p.num, p.text, p.data, p.units, p.udh_ref, p.udh_total, p.udh_seq, p.dst_port, p.src_port,
 			p.state, p.error_code, p.updated_at, o.send_at, coalesce(o.attempts, 0), coalesce(o.last_error, '')
 		FROM sms_parts p LEFT JOIN LATERAL (
-			SELECT send_at, attempts, last_error FROM sms_outbound o WHERE o.msg_id = p.msg_id AND o.num = p.num LIMIT 1
+			SELECT send_at, attempts, last_error FROM sms_outbound o
+			WHERE o.msg_id = p.msg_id AND o.num = p.num AND p.state = 1 LIMIT 1
 		) o ON true
 		WHERE p.msg_id = $1 ORDER BY p.num`
 )
@@ -73,12 +76,11 @@ func (s *SMSStore) UpdatePart(ctx context.Context, key sms.PartKey, fn func(m sm
 // returned as they are, for UpdatePart to retry or classify; every other
 // error is wrapped in final.
 func updatePart(ctx context.Context, tx pgx.Tx, key sms.PartKey, fn func(sms.MessageRecord, sms.PartRecord) (sms.PartUpdate, bool, error)) error {
-	const lockSQL = `SELECT 1 FROM sms_parts WHERE msg_id = $1 AND num = $2 FOR UPDATE`
 	// One round trip. Under READ COMMITTED each statement takes a fresh
 	// snapshot, and the reads are sent after the lock, so they run once it
 	// is granted and see the part as the previous holder committed it.
 	batch := &pgx.Batch{}
-	batch.Queue(lockSQL, string(key.MsgID), int32(key.PartNum))
+	batch.Queue(partLockSQL, string(key.MsgID), int32(key.PartNum))
 	batch.Queue(messageSQL, string(key.MsgID))
 	batch.Queue(partsDeliverySQL, string(key.MsgID))
 	br := tx.SendBatch(ctx, batch)
@@ -112,29 +114,64 @@ func updatePart(ctx context.Context, tx pgx.Tx, key sms.PartKey, fn func(sms.Mes
 	if err := checkPartUpdate(u); err != nil {
 		return final{err}
 	}
-	const updateSQL = `UPDATE sms_parts SET state = $3, error_code = $4, updated_at = $5 WHERE msg_id = $1 AND num = $2`
 	// The update takes the part off the outbound queue (see
-	// Store.UpdatePart).
-	const dequeueSQL = `DELETE FROM sms_outbound WHERE msg_id = $1 AND num = $2`
-	const insertSQL = `INSERT INTO sms_reports (msg_id, part_num, url, body, state, attempts, next_at, created_at, last_error)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
-	// A statement per report, in one round trip: the ids follow the
-	// slice's order, as the reports are claimed in id order.
+	// Store.UpdatePart), mostly without touching the queue: a part's row
+	// counts only while the part is submitted, and an updated part never
+	// is again (sms.PartUpdate.Check), so a row left behind is no longer
+	// its queue to any reader. The network reports a part after its
+	// hand-over, which deleted its row, so its reports, most of the
+	// queries of a busy store, cost the queue nothing; a row left by a
+	// report that overtook the recording of the hand-over, or by a
+	// refusal, is deleted by FinishParts or by the claim that reaches it.
+	// An update of a submitted part at or after its message's expiry
+	// (ExpireDue's, usually of a part never sent) deletes the row at
+	// once, as claims pass over the rows of expired messages.
 	batch = &pgx.Batch{}
-	batch.Queue(updateSQL, string(key.MsgID), int32(key.PartNum), int16(u.State), int32(u.ErrorCode), dbTime(u.UpdatedAt))
-	if m.Parts[i].State == sms.StateSubmitted { // only a submitted part can be queued
-		batch.Queue(keyedOnly)
-		batch.Queue(dequeueSQL, string(key.MsgID), int32(key.PartNum))
+	queuePartWrites(batch, m, m.Parts[i].State, partWrite{key, u})
+	return tx.SendBatch(ctx, batch).Close()
+}
+
+// The statements of a part's update.
+const (
+	partLockSQL     = `SELECT 1 FROM sms_parts WHERE msg_id = $1 AND num = $2 FOR UPDATE`
+	partUpdateSQL   = `UPDATE sms_parts SET state = $3, error_code = $4, updated_at = $5 WHERE msg_id = $1 AND num = $2`
+	partDequeueSQL  = `DELETE FROM sms_outbound WHERE msg_id = $1 AND num = $2`
+	reportInsertSQL = `INSERT INTO sms_reports (msg_id, part_num, url, body, state, attempts, next_at, created_at, last_error)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
+)
+
+// queuePartWrites queues the writes of update u of a part of m that was
+// in state was: its new state, leaving the queue at expiry (see
+// updatePart), and its reports, a statement each in the slice's order, so
+// their ids follow it, as reports are claimed in id order.
+func queuePartWrites(b *pgx.Batch, m sms.MessageRecord, was sms.PartState, u partWrite) {
+	b.Queue(partUpdateSQL, string(u.key.MsgID), int32(u.key.PartNum), int16(u.State), int32(u.ErrorCode), dbTime(u.UpdatedAt))
+	if was == sms.StateSubmitted && !m.ExpiresAt.After(u.UpdatedAt) {
+		b.Queue(keyedOnly)
+		b.Queue(partDequeueSQL, string(u.key.MsgID), int32(u.key.PartNum))
 	}
 	for _, r := range u.Reports {
-		batch.Queue(insertSQL, string(r.MsgID), int32(r.PartNum), r.URL, r.Body, int16(r.State), int32(r.Attempts),
-			dbTime(r.NextAt), dbTime(r.CreatedAt), r.LastError)
+		queueReport(b, r)
 	}
-	return tx.SendBatch(ctx, batch).Close()
+}
+
+// queueReport queues the insert of report r.
+func queueReport(b *pgx.Batch, r sms.Report) {
+	b.Queue(reportInsertSQL, string(r.MsgID), int32(r.PartNum), r.URL, r.Body, int16(r.State), int32(r.Attempts),
+		dbTime(r.NextAt), dbTime(r.CreatedAt), r.LastError)
+}
+
+// partWrite is an update of the part key.
+type partWrite struct {
+	key sms.PartKey
+	sms.PartUpdate
 }
 
 // checkPartUpdate refuses what sms_parts and sms_reports cannot hold.
 func checkPartUpdate(u sms.PartUpdate) error {
+	if err := u.Check(); err != nil {
+		return err
+	}
 	if !fitsInt32(int(u.ErrorCode)) {
 		return msgkit.Invalidf("part_invalid", "errorCode", "errorCode is out of range")
 	}

@@ -25,6 +25,7 @@ type smsStore interface {
 	sms.Store
 	sms.TransmitterStore
 	sms.OutboxStore
+	simnet.HeldParts
 }
 
 // bulkSMSOptions configure the bulk SMS family; the server fills them from
@@ -42,6 +43,7 @@ type bulkSMSOptions struct {
 // parts, a transmitter that hands them to the simulated network, which
 // reports back to the gateway, and a dispatcher of delivery reports.
 type bulkSMS struct {
+	store       smsStore
 	gateway     *sms.Gateway
 	network     *simnet.Network
 	transmitter *sms.Transmitter
@@ -58,6 +60,7 @@ func newBulkSMS(store smsStore, o bulkSMSOptions) *bulkSMS {
 	transmitter := sms.NewTransmitter(store, network, o.Transmitter)
 	o.Gateway.Transmitter = transmitter // the gateway hands its parts over in memory
 	return &bulkSMS{
+		store:       store,
 		gateway:     sms.NewGateway(store, o.Gateway),
 		network:     network,
 		transmitter: transmitter,
@@ -76,7 +79,7 @@ func (b *bulkSMS) family() family {
 		sms:  map[string]http.Handler{bulksmsapi.SendSMSPath: bulksmsapi.Handler(b.gateway, bulksmsapi.Options{Logger: b.logger})},
 		jobs: []func(context.Context){
 			b.transmitter.Run,
-			func(ctx context.Context) { b.network.Run(ctx, b.gateway, 100*time.Millisecond) },
+			b.runNetwork,
 			b.dispatcher.Run,
 			every(10*time.Second, "expiring parts", b.logger, b.gateway.ExpireDue),
 		},
@@ -85,6 +88,21 @@ func (b *bulkSMS) family() family {
 		}}},
 		demo: b.demo,
 	}
+}
+
+// runNetwork runs the simulated network's event loop, after planning
+// again the parts it held before a restart (simnet.Network.Restore): a
+// simulator's pending events die with its process. Every replica of a
+// shared store restores them all; the gateway ignores the events it has
+// seen, so a part is reported on once more at most.
+func (b *bulkSMS) runNetwork(ctx context.Context) {
+	switch n, err := b.network.Restore(ctx, b.store); {
+	case err != nil:
+		b.logger.WarnContext(ctx, "restoring the simulated network", "err", err)
+	case n > 0:
+		b.logger.InfoContext(ctx, "the simulated network planned again the parts it held", "parts", n)
+	}
+	b.network.Run(ctx, b.gateway, 100*time.Millisecond)
 }
 
 // bootstrapSMSAccount is a bulk SMS account of the bootstrap file.

@@ -187,6 +187,22 @@ func openPG(t *testing.T, cfg config) *pgstore.DB {
 	return s
 }
 
+// firstOfTwo starts the first of two gateways sharing one PostgreSQL
+// schema, with the shop account, for the restart tests: the second is
+// newNode(t, openPG(t, cfg).SMS(), clock). Without MSGKIT_TEST_PG the test
+// is skipped.
+func firstOfTwo(t *testing.T, change ...func(*bulkSMSOptions)) (config, *msgkittest.Clock, *gatewayNode) {
+	t.Helper()
+	if os.Getenv("MSGKIT_TEST_PG") == "" {
+		t.Skip("MSGKIT_TEST_PG is not set")
+	}
+	cfg := pgConfig(t)
+	clock := msgkittest.NewClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
+	first := newNode(t, openPG(t, cfg).SMS(), clock, change...)
+	createShop(t, first.gateway)
+	return cfg, clock, first
+}
+
 // Submit over HTTP, the simulated network delivers, and the customer's
 // endpoint gets every report the mask asks for, one per part, also after
 // failing for a while.
@@ -224,13 +240,7 @@ func TestEndToEnd(t *testing.T) {
 // A gateway that stops with reports still to deliver loses none: another
 // one on the same database delivers them.
 func TestRestartKeepsPendingReports(t *testing.T) {
-	if os.Getenv("MSGKIT_TEST_PG") == "" {
-		t.Skip("MSGKIT_TEST_PG is not set")
-	}
-	cfg := pgConfig(t)
-	clock := msgkittest.NewClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
-	first := newNode(t, openPG(t, cfg).SMS(), clock)
-	createShop(t, first.gateway)
+	cfg, clock, first := firstOfTwo(t)
 	rcv := newReceiver(t)
 	rcv.failing = 1 << 30 // down while the first gateway runs
 	id, _ := first.submit(t, "493012345678", "hello", rcv.srv.URL)
@@ -252,20 +262,53 @@ func TestRestartKeepsPendingReports(t *testing.T) {
 	}
 }
 
+// A server that stops with parts its simulated network holds (taken,
+// reported SENT_TO_SMSC, delivery still to come) does not leave them
+// silent until their validity ends: the next one restores its network
+// from the store, and the parts are delivered and reported, once each.
+func TestRestartRestoresTheNetwork(t *testing.T) {
+	cfg, clock, first := firstOfTwo(t, func(o *bulkSMSOptions) {
+		o.Network.Default.Delay = time.Hour // delivered long after the first server stops
+	})
+	rcv := newReceiver(t)
+	long, _ := first.submit(t, "493012345678", strings.Repeat("a", 200), rcv.srv.URL) // 2 parts
+	short, _ := first.submit(t, "493012345679", "hello", rcv.srv.URL)
+	for range 3 {
+		first.step(t, clock, 10*time.Second)
+	}
+	sent := []string{long + "/0/SENT_TO_SMSC/0", long + "/1/SENT_TO_SMSC/0", short + "/0/SENT_TO_SMSC/0"}
+	slices.Sort(sent) // reports() sorts, and message ids are random
+	if got := rcv.reports(); !slices.Equal(got, sent) {
+		t.Fatalf("before the restart the receiver got %v, want %v", got, sent)
+	}
+	first.api.Close() // the first server stops, and its network's events with it
+
+	second := newNode(t, openPG(t, cfg).SMS(), clock)
+	n, err := second.network.Restore(t.Context(), second.store)
+	if err != nil || n != 3 {
+		t.Fatalf("Restore = %d, %v; want the 3 parts the network held", n, err)
+	}
+	for range 10 {
+		second.step(t, clock, 10*time.Second)
+	}
+	want := append(slices.Clone(sent), long+"/0/DELIVERED/0", long+"/1/DELIVERED/0", short+"/0/DELIVERED/0")
+	slices.Sort(want)
+	if got := rcv.reports(); !slices.Equal(got, want) {
+		t.Errorf("after the restart the receiver got %v, want %v", got, want)
+	}
+	if n, err := second.network.Restore(t.Context(), second.store); err != nil || n != 0 {
+		t.Errorf("Restore after delivery = %d, %v; want nothing held", n, err)
+	}
+}
+
 // A gateway that stops with accepted parts it never handed to the network
 // loses none: they are rows of the queue, and another gateway on the same
 // database sends them, once each, and their reports follow.
 func TestRestartResumesUnsentParts(t *testing.T) {
-	if os.Getenv("MSGKIT_TEST_PG") == "" {
-		t.Skip("MSGKIT_TEST_PG is not set")
-	}
-	cfg := pgConfig(t)
-	clock := msgkittest.NewClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
 	// The first gateway's network is down the whole time it runs.
-	first := newNode(t, openPG(t, cfg).SMS(), clock, func(o *bulkSMSOptions) {
+	cfg, clock, first := firstOfTwo(t, func(o *bulkSMSOptions) {
 		o.Network.Down = func(time.Time) bool { return true }
 	})
-	createShop(t, first.gateway)
 	rcv := newReceiver(t)
 	long, _ := first.submit(t, "493012345678", strings.Repeat("a", 200), rcv.srv.URL) // 2 parts
 	short, _ := first.submit(t, "493012345679", "hello", rcv.srv.URL)

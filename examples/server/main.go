@@ -24,6 +24,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -34,10 +35,13 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/msgkit/msgkit/adapters/egress"
+	"github.com/msgkit/msgkit/adapters/memstore"
 )
 
 func main() {
@@ -69,6 +73,7 @@ type config struct {
 	bcryptCost              int                             // 0: auth's default; tests lower it
 	wrap                    func(http.Handler) http.Handler // tests watch requests enter the handlers
 	dlr                     egress.Policy                   // where delivery reports may go
+	mem                     memstore.Options                // the memory store's retention
 }
 
 func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
@@ -96,11 +101,22 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&forbid, "dlr-forbid", env("MSGKIT_DLR_FORBID", ""), "comma-separated address ranges delivery reports must not go to on top of the special ones (e.g. your public networks); wins over -dlr-allow")
 	fs.StringVar(&demo, "demo", env("MSGKIT_DEMO", "auto"), "create and print demo credentials: auto (memory store without -bootstrap), true or false")
 	fs.StringVar(&level, "log-level", env("MSGKIT_LOG_LEVEL", "info"), "log level: debug, info, warn or error")
+	var keep, keepFor string
+	fs.StringVar(&keep, "mem-keep-finished", env("MSGKIT_MEM_KEEP_FINISHED", strconv.Itoa(memstore.DefaultKeepFinished)), "finished messages the memory store keeps (the oldest leave first); 0 keeps none")
+	fs.StringVar(&keepFor, "mem-keep-finished-for", env("MSGKIT_MEM_KEEP_FINISHED_FOR", memstore.DefaultKeepFinishedFor.String()), "how long the memory store keeps a finished message (a Go duration)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	n, err := strconv.Atoi(keep)
+	if err != nil || n < 0 {
+		return c, fmt.Errorf("-mem-keep-finished must be a number of messages, not %q", keep)
+	}
+	c.mem.KeepFinished = cmp.Or(n, -1) // memstore's 0 is its default
+	if c.mem.KeepFinishedFor, err = time.ParseDuration(keepFor); err != nil || c.mem.KeepFinishedFor <= 0 {
+		return c, fmt.Errorf("-mem-keep-finished-for must be a positive duration, not %q", keepFor)
 	}
 	switch c.store {
 	case "memory":
@@ -122,7 +138,6 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	default:
 		return c, fmt.Errorf("-demo must be auto, true or false, not %q", demo)
 	}
-	var err error
 	switch allow {
 	case "auto":
 		if c.demo {

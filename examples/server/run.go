@@ -41,7 +41,7 @@ func openStores(ctx context.Context, cfg config, logger *slog.Logger) (stores, e
 		}
 		return stores{auth: pg.Auth(), sms: pg.SMS(), pinger: pg, close: pg.Close}, nil
 	}
-	mem := memstore.New()
+	mem := memstore.NewWith(cfg.mem)
 	return stores{auth: mem.Auth(), sms: mem.SMS(), close: func() {}}, nil
 }
 

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/msgkit/msgkit/adapters/memstore"
 	"golang.org/x/crypto/bcrypt"
 )
 
@@ -258,12 +259,18 @@ func TestParseConfig(t *testing.T) {
 		t.Fatalf("parseConfig = %+v, %v", c, err)
 	}
 	c, err = parseConfig(nil, func(string) string { return "" }, io.Discard)
-	if err != nil || !c.demo || c.store != "memory" || c.addr != ":8080" {
+	if err != nil || !c.demo || c.store != "memory" || c.addr != ":8080" ||
+		c.mem != (memstore.Options{KeepFinished: memstore.DefaultKeepFinished, KeepFinishedFor: memstore.DefaultKeepFinishedFor}) {
 		t.Fatalf("defaults = %+v, %v", c, err)
+	}
+	c, err = parseConfig([]string{"-mem-keep-finished", "0", "-mem-keep-finished-for", "10m"}, func(string) string { return "" }, io.Discard)
+	if err != nil || c.mem != (memstore.Options{KeepFinished: -1, KeepFinishedFor: 10 * time.Minute}) {
+		t.Fatalf("retention = %+v, %v; want none kept, for 10m", c.mem, err)
 	}
 	for _, args := range [][]string{
 		{"-store", "mysql"}, {"-store", "postgres"}, {"-tls-cert", "c.pem"}, {"-demo", "maybe"}, {"-log-level", "loud"}, {"extra"},
 		{"-dlr-allow", "loopback"}, {"-dlr-forbid", "10.0.0.0/33"},
+		{"-mem-keep-finished", "-1"}, {"-mem-keep-finished", "many"}, {"-mem-keep-finished-for", "0s"}, {"-mem-keep-finished-for", "1 day"},
 	} {
 		if _, err := parseConfig(args, func(string) string { return "" }, io.Discard); err == nil {
 			t.Errorf("parseConfig(%v) accepted", args)

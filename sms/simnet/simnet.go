@@ -1,6 +1,7 @@
 package simnet
 
 import (
+	"cmp"
 	"container/heap"
 	"context"
 	"fmt"
@@ -125,8 +126,9 @@ type Network struct {
 	runMu  sync.Mutex // one RunDue at a time, so the sink sees events in order
 	handed uint64     // events handed to the sink, for DuplicateEvery; guarded by runMu
 
-	mu      sync.Mutex // guards q, seq, scratch, second and taken
+	mu      sync.Mutex // guards q, free, seq, scratch, second and taken
 	q       queue
+	free    []*item // popped items, reused by push
 	seq     uint64
 	scratch []sms.StatusEvent // plan's buffer, reused by Send
 	second  int64             // the Unix second taken counts in, for MaxPerSecond
@@ -249,13 +251,60 @@ func (n *Network) Send(ctx context.Context, parts []sms.OutboundPart) []error {
 			fail(i, &sms.Refusal{Code: o.ErrorCode, Reason: "simnet refuses " + string(p.Receiver)})
 			continue
 		}
-		n.scratch = plan(n.scratch[:0], n.opts.Seed, o, n.opts.ReportExpiry, p, now)
-		for step, ev := range n.scratch {
-			n.seq++
-			n.q.push(item{due: ev.At, ev: ev, step: step, seq: n.seq})
-		}
+		n.planLocked(o, p, now)
 	}
 	return errs
+}
+
+// planLocked queues the events of part p with outcome o, from now.
+// Called with mu held.
+func (n *Network) planLocked(o Outcome, p sms.OutboundPart, now time.Time) {
+	n.scratch = plan(n.scratch[:0], n.opts.Seed, o, n.opts.ReportExpiry, p, now)
+	for step, ev := range n.scratch {
+		n.seq++
+		n.push(item{due: ev.At, ev: ev, step: step, seq: n.seq})
+	}
+}
+
+// HeldParts tells the parts a network holds: handed over, not final, of
+// messages not expired at now, after the key after in (message id, part
+// number) order, at most limit. The stores (memstore, pgstore) implement
+// it.
+type HeldParts interface {
+	HandedParts(ctx context.Context, now time.Time, after sms.PartKey, limit int) ([]sms.OutboundPart, error)
+}
+
+// Restore plans again, from the clock's time, every part src says the
+// network holds, as if each had just been taken (outages, rates and
+// refusals do not apply: the network took them once). A simulator's
+// pending events die with its process, which a real network's do not: a
+// server restores its network when it starts, so that the parts handed
+// over before a restart are reported on rather than left silent until
+// their validity ends. An event the gateway has seen already (an
+// acceptance again) changes nothing. It returns how many parts it
+// planned.
+func (n *Network) Restore(ctx context.Context, src HeldParts) (int, error) {
+	const page = 500
+	now := n.opts.Clock.Now()
+	restored := 0
+	var after sms.PartKey
+	for {
+		parts, err := src.HandedParts(ctx, now, after, page)
+		if err != nil {
+			return restored, fmt.Errorf("simnet: restoring the parts the network held: %w", err)
+		}
+		n.mu.Lock()
+		for _, p := range parts {
+			n.planLocked(n.OutcomeFor(p.Receiver), p, now)
+		}
+		n.mu.Unlock()
+		restored += len(parts)
+		if len(parts) < page {
+			return restored, nil
+		}
+		last := parts[len(parts)-1]
+		after = sms.PartKey{MsgID: last.MsgID, PartNum: last.PartNum}
+	}
 }
 
 // takeLocked counts one part in the second of now and reports whether it
@@ -391,6 +440,8 @@ func partKey(id sms.MessageID, part int) uint64 {
 // RunDue hands every event due at or before now to sink, in order of
 // due time, then message id, part number and the order the part's events
 // were planned, and returns how many the sink took (duplicates included).
+// A sink that takes batches (sms.StatusBatchSink, as the gateway does) gets
+// up to 256 events a call, in that order.
 //
 // An event the sink refuses is not lost: it is queued again SinkRetry after
 // now, and so are the part's later events that would otherwise overtake it,
@@ -404,46 +455,62 @@ func partKey(id sms.MessageID, part int) uint64 {
 func (n *Network) RunDue(ctx context.Context, sink sms.StatusSink, now time.Time) (int, error) {
 	n.runMu.Lock()
 	defer n.runMu.Unlock()
+	handle := func(ctx context.Context, evs []sms.StatusEvent) []error {
+		return []error{sink.HandleStatus(ctx, evs[0])}
+	}
+	size := 1
+	if b, ok := sink.(sms.StatusBatchSink); ok {
+		handle, size = b.HandleStatuses, runBatch
+	}
 	handed, refused := 0, 0
 	var firstErr error
+	batch := make([]item, 0, size)
+	evs := make([]sms.StatusEvent, 0, size)
 	for {
 		if err := ctx.Err(); err != nil {
 			return handed, err
 		}
+		batch, evs = batch[:0], evs[:0]
 		n.mu.Lock()
-		if len(n.q) == 0 || n.q[0].due.After(now) {
-			n.mu.Unlock()
+		for len(batch) < size && len(n.q) > 0 && !n.q[0].due.After(now) {
+			popped := n.q.pop()
+			batch, evs = append(batch, *popped), append(evs, popped.ev)
+			n.free = append(n.free, popped)
+		}
+		n.mu.Unlock()
+		if len(batch) == 0 {
 			break
 		}
-		it := n.q.pop()
-		n.mu.Unlock()
-
-		if err := sink.HandleStatus(ctx, it.ev); err != nil {
-			n.log.WarnContext(ctx, "simnet: sink refused an event; re-queued",
-				"msgId", it.ev.MsgID, "partNum", it.ev.PartNum, "status", it.ev.Status.String(),
-				"retryAt", now.Add(n.opts.SinkRetry), "err", err)
-			n.mu.Lock()
-			n.requeue(it, now.Add(n.opts.SinkRetry))
-			n.mu.Unlock()
-			refused++
-			if firstErr == nil {
-				firstErr = err
+		errs := handle(ctx, evs)
+		if len(errs) != len(batch) {
+			errs = sms.FailAll(len(batch), fmt.Errorf("simnet: the sink answered %d results for %d events", len(errs), len(batch)))
+		}
+		for i, it := range batch {
+			if err := errs[i]; err != nil {
+				n.log.WarnContext(ctx, "simnet: sink refused an event; re-queued",
+					"msgId", it.ev.MsgID, "partNum", it.ev.PartNum, "status", it.ev.Status.String(),
+					"retryAt", now.Add(n.opts.SinkRetry), "err", err)
+				n.mu.Lock()
+				n.requeue(it, now.Add(n.opts.SinkRetry))
+				n.mu.Unlock()
+				refused++
+				firstErr = cmp.Or(firstErr, err)
+				continue
 			}
-			continue
-		}
-		handed++
-		n.handed++
-		if n.log.Enabled(ctx, slog.LevelDebug) { // spares the arguments' allocations
-			n.log.DebugContext(ctx, "simnet: event", "msgId", it.ev.MsgID, "partNum", it.ev.PartNum,
-				"status", it.ev.Status.String(), "errorCode", int(it.ev.ErrorCode), "at", it.ev.At)
-		}
-		if n.opts.DuplicateEvery > 0 && n.handed%uint64(n.opts.DuplicateEvery) == 0 {
-			// A lost duplicate is harmless: it is not retried.
-			if err := sink.HandleStatus(ctx, it.ev); err != nil {
-				n.log.WarnContext(ctx, "simnet: sink refused a duplicate; dropped",
-					"msgId", it.ev.MsgID, "partNum", it.ev.PartNum, "err", err)
-			} else {
-				handed++
+			handed++
+			n.handed++
+			if n.log.Enabled(ctx, slog.LevelDebug) { // spares the arguments' allocations
+				n.log.DebugContext(ctx, "simnet: event", "msgId", it.ev.MsgID, "partNum", it.ev.PartNum,
+					"status", it.ev.Status.String(), "errorCode", int(it.ev.ErrorCode), "at", it.ev.At)
+			}
+			if n.opts.DuplicateEvery > 0 && n.handed%uint64(n.opts.DuplicateEvery) == 0 {
+				// A lost duplicate is harmless: it is not retried.
+				if err := sink.HandleStatus(ctx, it.ev); err != nil {
+					n.log.WarnContext(ctx, "simnet: sink refused a duplicate; dropped",
+						"msgId", it.ev.MsgID, "partNum", it.ev.PartNum, "err", err)
+				} else {
+					handed++
+				}
 			}
 		}
 	}
@@ -458,17 +525,30 @@ func (n *Network) RunDue(ctx context.Context, sink sms.StatusSink, now time.Time
 func (n *Network) requeue(it item, due time.Time) {
 	it.due = due
 	moved := false
-	for i := range n.q {
-		q := &n.q[i]
+	for _, q := range n.q {
 		if q.ev.MsgID == it.ev.MsgID && q.ev.PartNum == it.ev.PartNum && q.due.Before(due) {
-			q.due = due
+			q.setDue(due)
 			moved = true
 		}
 	}
 	if moved {
 		heap.Init(&n.q)
 	}
-	n.q.push(it)
+	n.push(it)
+}
+
+// push queues a copy of it, in an item popped before when there is one.
+// Called with mu held.
+func (n *Network) push(it item) {
+	it.setDue(it.due)
+	var p *item
+	if k := len(n.free); k > 0 {
+		p, n.free = n.free[k-1], n.free[:k-1]
+	} else {
+		p = new(item)
+	}
+	*p = it
+	n.q.push(p)
 }
 
 // NextDue is when the earliest queued event is due; false when none is.
@@ -513,22 +593,27 @@ func (n *Network) Run(ctx context.Context, sink sms.StatusSink, tick time.Durati
 
 // item is one scheduled event.
 type item struct {
-	due  time.Time
-	ev   sms.StatusEvent
-	step int    // position in its part's plan
-	seq  uint64 // order of planning, for a part sent twice
+	due   time.Time
+	dueNs int64 // due in Unix nanoseconds, which decides almost every comparison
+	ev    sms.StatusEvent
+	step  int    // position in its part's plan
+	seq   uint64 // order of planning, for a part sent twice
 }
 
+func (it *item) setDue(due time.Time) { it.due, it.dueNs = due, due.UnixNano() }
+
 // queue is a min-heap of items by (due, msgId, partNum, step, seq): a total
-// order that does not depend on the order of Send calls.
-type queue []item
+// order that does not depend on the order of Send calls. It holds
+// pointers, so that sifting moves a word rather than an item; tens of
+// thousands of events are queued under load.
+type queue []*item
 
 func (q queue) Len() int { return len(q) }
 
 func (q queue) Less(i, j int) bool {
-	a, b := &q[i], &q[j]
-	if c := a.due.Compare(b.due); c != 0 {
-		return c < 0
+	a, b := q[i], q[j]
+	if a.dueNs != b.dueNs {
+		return a.dueNs < b.dueNs
 	}
 	if a.ev.MsgID != b.ev.MsgID {
 		return a.ev.MsgID < b.ev.MsgID
@@ -544,18 +629,21 @@ func (q queue) Less(i, j int) bool {
 
 func (q queue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
 
-// push and pop are heap.Push and heap.Pop without boxing the item in an
-// interface value (an allocation per event).
-func (q *queue) push(it item) {
+// runBatch is the most events RunDue hands a StatusBatchSink at once.
+const runBatch = 256
+
+// push and pop are heap.Push and heap.Pop without the interface value of
+// heap.Interface.
+func (q *queue) push(it *item) {
 	*q = append(*q, it)
 	heap.Fix(q, len(*q)-1)
 }
 
-func (q *queue) pop() item {
+func (q *queue) pop() *item {
 	last := len(*q) - 1
 	q.Swap(0, last)
 	it := (*q)[last]
-	(*q)[last] = item{}
+	(*q)[last] = nil
 	*q = (*q)[:last]
 	if last > 0 {
 		heap.Fix(q, 0)
@@ -564,12 +652,12 @@ func (q *queue) pop() item {
 }
 
 // Push and Pop complete heap.Interface; the code above uses push and pop.
-func (q *queue) Push(x any) { *q = append(*q, x.(item)) }
+func (q *queue) Push(x any) { *q = append(*q, x.(*item)) }
 
 func (q *queue) Pop() any {
 	old := *q
 	it := old[len(old)-1]
-	old[len(old)-1] = item{}
+	old[len(old)-1] = nil
 	*q = old[:len(old)-1]
 	return it
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -799,3 +800,108 @@ func BenchmarkSendAndRun(b *testing.B) {
 type discard struct{ n int }
 
 func (d *discard) HandleStatus(context.Context, sms.StatusEvent) error { d.n++; return nil }
+
+// heldList is a HeldParts of a list of parts, in key order, counting the
+// pages asked for.
+type heldList struct {
+	parts []sms.OutboundPart
+	pages int
+}
+
+func (h *heldList) HandedParts(_ context.Context, _ time.Time, after sms.PartKey, limit int) ([]sms.OutboundPart, error) {
+	h.pages++
+	i, _ := slices.BinarySearchFunc(h.parts, after, func(p sms.OutboundPart, k sms.PartKey) int {
+		if p.MsgID == k.MsgID {
+			return p.PartNum - k.PartNum
+		}
+		return strings.Compare(string(p.MsgID), string(k.MsgID))
+	})
+	for i < len(h.parts) && h.parts[i].MsgID == after.MsgID && h.parts[i].PartNum <= after.PartNum {
+		i++
+	}
+	return h.parts[i:min(i+limit, len(h.parts))], nil
+}
+
+// Restore plans every held part, page after page, whether or not the
+// network is down now (it took them once), and the sink hears of each.
+func TestRestore(t *testing.T) {
+	clock := msgkittest.NewClock(t0)
+	n := New(Options{Clock: clock.Now, Default: Outcome{Kind: Deliver, Delay: time.Second}, Down: func(time.Time) bool { return true }})
+	held := &heldList{}
+	for i := range 1200 {
+		held.parts = append(held.parts, part(fmt.Sprintf("m-%04d", i), 0, "38640123456"))
+	}
+	got, err := n.Restore(t.Context(), held)
+	if err != nil || got != 1200 || held.pages != 3 {
+		t.Fatalf("Restore = %d, %v in %d pages; want 1200 in 3", got, err, held.pages)
+	}
+	sink := &recorder{}
+	drain(t, n, sink)
+	delivered := 0
+	for _, ev := range sink.events() {
+		if ev.Status == sms.StatusDelivered {
+			delivered++
+		}
+	}
+	if delivered != 1200 {
+		t.Errorf("%d parts delivered, want 1200", delivered)
+	}
+}
+
+// batchRecorder is a StatusBatchSink: it records each call's size and
+// refuses, once, the events of the part refuse names (and the later ones
+// of that part in the batch, as the gateway does).
+type batchRecorder struct {
+	recorder
+	sizes  []int
+	refuse sms.PartKey
+}
+
+func (r *batchRecorder) HandleStatuses(ctx context.Context, evs []sms.StatusEvent) []error {
+	r.sizes = append(r.sizes, len(evs))
+	errs := make([]error, len(evs))
+	refusing := r.refuse.MsgID != ""
+	for i, ev := range evs {
+		if refusing && ev.MsgID == r.refuse.MsgID && ev.PartNum == r.refuse.PartNum {
+			errs[i] = errors.New("busy")
+			continue
+		}
+		errs[i] = r.HandleStatus(ctx, ev)
+	}
+	if refusing {
+		r.refuse = sms.PartKey{}
+	}
+	return errs
+}
+
+// A batch sink gets the due events in batches, in order; events it
+// refuses come again later, still in their part's order.
+func TestRunDueBatches(t *testing.T) {
+	clock := msgkittest.NewClock(t0)
+	n := New(Options{Clock: clock.Now, Default: Outcome{Kind: Deliver, AcceptDelay: time.Second, Delay: time.Second}, SinkRetry: time.Minute})
+	var parts []sms.OutboundPart
+	for i := range 300 {
+		parts = append(parts, part(fmt.Sprintf("m-%03d", i), 0, "38640123456"))
+	}
+	if errs := n.Send(t.Context(), parts); errs != nil {
+		t.Fatal(errs)
+	}
+	sink := &batchRecorder{refuse: sms.PartKey{MsgID: "m-007"}}
+	if _, err := n.RunDue(t.Context(), sink, t0.Add(time.Hour)); err == nil {
+		t.Fatal("a refused event was not reported")
+	}
+	// m-007's delivery is held back behind its refused acceptance.
+	if want := []int{256, 256, 87}; !slices.Equal(sink.sizes, want) {
+		t.Errorf("batches of %v, want %v", sink.sizes, want)
+	}
+	drain(t, n, sink)
+	var seven []sms.Status
+	for _, ev := range sink.events() {
+		if ev.MsgID == "m-007" {
+			seven = append(seven, ev.Status)
+		}
+	}
+	if want := []sms.Status{sms.StatusAccepted, sms.StatusDelivered}; !slices.Equal(seven, want) || len(sink.events()) != 600 {
+		t.Errorf("m-007 got %v of %d events, want %v of 600", seven, len(sink.events()), want)
+	}
+}

@@ -20,6 +20,9 @@ func outboundTests() []storeTest {
 		{"FinishPartsRetry", testFinishRetry},
 		{"ExpiredPartsAreNeverClaimed", testExpiredPartsNotClaimed},
 		{"UpdatePartLeavesTheQueue", testUpdatePartLeavesQueue},
+		{"HandOverAfterAnUpdate", testHandOverAfterUpdate},
+		{"UpdatePartNeverResubmits", testUpdatePartNeverResubmits},
+		{"HandedParts", testHandedParts},
 		{"PartsNotQueued", testPartsNotQueued},
 		{"ConcurrentPartClaims", testConcurrentPartClaims},
 	}
@@ -267,12 +270,19 @@ func testExpiredPartsNotClaimed(t *testing.T, s Store) {
 	}
 }
 
-func testUpdatePartLeavesQueue(t *testing.T, s Store) {
+// claimBoth accepts m-1 and claims its two parts.
+func claimBoth(t *testing.T, s Store) []sms.QueuedPart {
+	t.Helper()
 	accepted(t, s, "m-1")
 	got := claimParts(t, s, t0, 10)
 	if len(got) != 2 {
 		t.Fatalf("claimed %v", keysOf(got))
 	}
+	return got
+}
+
+func testUpdatePartLeavesQueue(t *testing.T, s Store) {
+	got := claimBoth(t, s)
 	// The network reports part 0 before the hand-over is recorded: it has
 	// the part, so the part leaves the queue and the late result is lost.
 	queue(t, s, "m-1", 0, sms.StateSentToSMSC)
@@ -284,6 +294,93 @@ func testUpdatePartLeavesQueue(t *testing.T, s Store) {
 	}
 	if again := keysOf(claimParts(t, s, t0.Add(time.Hour), 10)); !slices.Equal(again, []string{"m-1/1"}) {
 		t.Errorf("claimed %v; want part 1 only", again)
+	}
+}
+
+func testHandOverAfterUpdate(t *testing.T, s Store) {
+	got := claimBoth(t, s)
+	// The network reports part 0 before its hand-over is recorded: the
+	// hand-over's result is no claim any more, part 1's is.
+	queue(t, s, "m-1", 0, sms.StateDelivered)
+	if n := finishParts(t, s, handed(got[0]), handed(got[1])); n != 1 {
+		t.Errorf("recorded %d hand-overs, want part 1's only", n)
+	}
+	for num, want := range []sms.PartState{sms.StateDelivered, sms.StateSubmitted} {
+		if p := part(t, s, "m-1", num); !p.SendAt.IsZero() || p.State != want {
+			t.Errorf("part %d is %+v, want %v off the queue", num, p, want)
+		}
+	}
+	if again := claimParts(t, s, t0.Add(time.Hour), 10); len(again) != 0 {
+		t.Errorf("claimed %v after both left the queue", keysOf(again))
+	}
+}
+
+func testUpdatePartNeverResubmits(t *testing.T, s Store) {
+	accepted(t, s, "m-1")
+	for _, state := range []sms.PartState{sms.StateSubmitted, 0, 99} {
+		err := s.UpdatePart(t.Context(), sms.PartKey{MsgID: "m-1", PartNum: 0}, func(m sms.MessageRecord, p sms.PartRecord) (sms.PartUpdate, bool, error) {
+			return sms.PartUpdate{State: state, UpdatedAt: t0.Add(time.Minute)}, true, nil
+		})
+		if msgkit.KindOf(err) != msgkit.Invalid || msgkit.CodeOf(err) != "part_invalid" {
+			t.Errorf("an update to state %d: %v, want Invalid part_invalid", state, err)
+		}
+	}
+	// Nothing was saved: the part is still queued as accepted.
+	if p := part(t, s, "m-1", 0); p.State != sms.StateSubmitted || !p.UpdatedAt.Equal(t0.Truncate(time.Microsecond)) || p.SendAt.IsZero() {
+		t.Errorf("after refused updates the part is %+v", p)
+	}
+	if got := keysOf(claimParts(t, s, t0, 10)); !slices.Equal(got, []string{"m-1/0", "m-1/1"}) {
+		t.Errorf("claimed %v, want both parts", got)
+	}
+}
+
+func testHandedParts(t *testing.T, s Store) {
+	accepted(t, s, "m-1", "m-2", "m-3")
+	soon := Message("m-4", "shop", "0.01")
+	soon.ExpiresAt = t0.Add(30 * time.Minute)
+	if err := s.Accept(t.Context(), soon); err != nil {
+		t.Fatal(err)
+	}
+	var results []sms.SendResult
+	for _, q := range claimParts(t, s, t0, 10) {
+		if q.MsgID == "m-3" {
+			results = append(results, retry(q, t0.Add(time.Hour), "busy")) // still queued
+		} else {
+			results = append(results, handed(q))
+		}
+	}
+	if n := finishParts(t, s, results...); n != 8 {
+		t.Fatalf("recorded %d results, want 8", n)
+	}
+	queue(t, s, "m-2", 0, sms.StateDelivered)  // final: the network is done with it
+	queue(t, s, "m-1", 1, sms.StateSentToSMSC) // still the network's
+	now := t0.Add(time.Hour)                   // m-4 has expired
+	keys := func(ps []sms.OutboundPart) []string {
+		out := make([]string, len(ps))
+		for i, p := range ps {
+			out[i] = fmt.Sprintf("%s/%d", p.MsgID, p.PartNum)
+		}
+		return out
+	}
+	held, err := s.HandedParts(t.Context(), now, sms.PartKey{}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := keys(held), []string{"m-1/0", "m-1/1", "m-2/1"}; !slices.Equal(got, want) {
+		t.Fatalf("HandedParts = %v, want %v", got, want)
+	}
+	m := Message("m-1", "shop", "0.01")
+	want := sms.OutboundPart{MsgID: "m-1", PartNum: 1, NumParts: 2, Sender: m.Sender, Receiver: m.Receiver, DCS: m.DCS,
+		Flash: m.Flash, Text: m.Parts[1].Text, UDH: m.Parts[1].UDH, ExpiresAt: m.ExpiresAt.Truncate(time.Microsecond).UTC()}
+	if diff := gocmp.Diff(want, held[1], equate); diff != "" {
+		t.Errorf("held part (-want +got):\n%s", diff)
+	}
+	next, err := s.HandedParts(t.Context(), now, sms.PartKey{MsgID: "m-1", PartNum: 1}, 1)
+	if err != nil || !slices.Equal(keys(next), []string{"m-2/1"}) {
+		t.Errorf("the page after m-1/1: %v, %v; want m-2/1", keys(next), err)
+	}
+	if none, err := s.HandedParts(t.Context(), now, sms.PartKey{}, 0); err != nil || len(none) != 0 {
+		t.Errorf("limit 0: %v, %v", keys(none), err)
 	}
 }
 

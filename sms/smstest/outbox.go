@@ -17,6 +17,7 @@ func outboxTests() []storeTest {
 	return []storeTest{
 		{"UpdatePartQueuesReports", testUpdatePart},
 		{"UpdatePartWithoutChange", testUpdatePartWithoutChange},
+		{"UpdateParts", testUpdateParts},
 		{"ExpiredParts", testExpiredParts},
 		{"ClaimKeepsOrderPerPart", testClaimOrder},
 		{"ClaimLeases", testClaimLeases},
@@ -107,6 +108,76 @@ func testUpdatePart(t *testing.T, s Store) {
 	missing := done
 	missing.ID = done.ID + 1000
 	requireKind(t, s.FinishReport(t.Context(), missing), msgkit.NotFound)
+}
+
+func testUpdateParts(t *testing.T, s Store) {
+	accepted(t, s, "m-1", "m-2")
+	at := t0.Add(time.Minute)
+	move := func(to sms.PartState, body string, from sms.PartState) func(sms.MessageRecord, sms.PartRecord) (sms.PartUpdate, bool, error) {
+		return func(m sms.MessageRecord, p sms.PartRecord) (sms.PartUpdate, bool, error) {
+			if p.State != from || len(m.Parts) != 2 {
+				return sms.PartUpdate{}, false, fmt.Errorf("part %s/%d is %v of %d, want %v", m.ID, p.Num, p.State, len(m.Parts), from)
+			}
+			return sms.PartUpdate{State: to, UpdatedAt: at, Reports: []sms.Report{report(string(m.ID), p.Num, body, at)}}, true, nil
+		}
+	}
+	boom := errors.New("boom")
+	key := func(id string, num int) sms.PartKey { return sms.PartKey{MsgID: sms.MessageID(id), PartNum: num} }
+	errs := s.UpdateParts(t.Context(), []sms.PartChange{
+		{Key: key("m-1", 0), Fn: move(sms.StateSentToSMSC, `{"n":1}`, sms.StateSubmitted)},
+		{Key: key("m-2", 1), Fn: move(sms.StateDelivered, `{"n":2}`, sms.StateSubmitted)},
+		{Key: key("m-1", 0), Fn: move(sms.StateDelivered, `{"n":3}`, sms.StateSentToSMSC)}, // sees the first change
+		{Key: key("nope", 0), Fn: move(sms.StateDelivered, `{}`, sms.StateSubmitted)},
+		{Key: key("m-1", 1), Fn: func(sms.MessageRecord, sms.PartRecord) (sms.PartUpdate, bool, error) {
+			return sms.PartUpdate{}, false, boom
+		}},
+		{Key: key("m-1", 1), Fn: move(sms.StateDelivered, `{"n":4}`, sms.StateSubmitted)}, // after a failed change of its part
+		{Key: key("m-2", 0), Fn: func(sms.MessageRecord, sms.PartRecord) (sms.PartUpdate, bool, error) {
+			return sms.PartUpdate{}, false, nil
+		}},
+	})
+	if len(errs) != 7 {
+		t.Fatalf("%d errors for 7 changes", len(errs))
+	}
+	for i, ok := range []bool{true, true, true, false, false, false, true} {
+		if (errs[i] == nil) != ok {
+			t.Errorf("change %d: %v", i, errs[i])
+		}
+	}
+	if !errors.Is(errs[3], msgkit.NotFound) || !errors.Is(errs[4], boom) ||
+		!errors.Is(errs[5], sms.ErrEarlierChangeFailed) || !errors.Is(errs[5], boom) {
+		t.Errorf("errors %v", errs)
+	}
+	for _, want := range []struct {
+		id     string
+		num    int
+		state  sms.PartState
+		queued bool
+	}{{"m-1", 0, sms.StateDelivered, false}, {"m-1", 1, sms.StateSubmitted, true}, {"m-2", 0, sms.StateSubmitted, true}, {"m-2", 1, sms.StateDelivered, false}} {
+		if p := part(t, s, want.id, want.num); p.State != want.state || p.SendAt.IsZero() == want.queued {
+			t.Errorf("part %s/%d is %v, queued at %v; want %v, queued %v", want.id, want.num, p.State, p.SendAt, want.state, want.queued)
+		}
+	}
+	// The reports follow the changes' order: of each part the oldest is
+	// claimed first.
+	var bodies []string
+	for range 3 {
+		got, err := s.ClaimReports(t.Context(), at, time.Minute, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range got {
+			bodies = append(bodies, fmt.Sprintf("%s/%d %s", r.MsgID, r.PartNum, r.Body))
+			r.State, r.Attempts = sms.ReportDelivered, 1
+			if err := s.FinishReport(t.Context(), r); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	slices.Sort(bodies[:min(2, len(bodies))])
+	if want := []string{`m-1/0 {"n":1}`, `m-2/1 {"n":2}`, `m-1/0 {"n":3}`}; !slices.Equal(bodies, want) {
+		t.Errorf("reports claimed %q, want %q", bodies, want)
+	}
 }
 
 func testUpdatePartWithoutChange(t *testing.T, s Store) {

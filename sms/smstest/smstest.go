@@ -34,6 +34,11 @@ type Store interface {
 	Message(ctx context.Context, id sms.MessageID) (sms.MessageRecord, error)
 	// ReportCounts counts the outbox's reports by state.
 	ReportCounts(ctx context.Context) (map[sms.ReportState]int, error)
+	// HandedParts lists up to limit parts the network holds (handed over,
+	// so off the queue, and not final) of messages not expired at now,
+	// after the key after in (message id in byte order, part number)
+	// order, as simnet.HeldParts says.
+	HandedParts(ctx context.Context, now time.Time, after sms.PartKey, limit int) ([]sms.OutboundPart, error)
 }
 
 // RunStoreTests runs the contract against stores made by newStore, one

@@ -14,15 +14,19 @@
 //   - 500 for internal failures (code 101 among them) and panics, and 503
 //     when the gateway is unavailable, both without a body: the
 //     interface's 5xx carry no JSON. The failure is logged with the request
-//     id, never shown.
+//     id, never shown: at Error, or at Info (and answered 503) when the
+//     client went away first (httpapi.Ended).
 //
 // Decoding is lenient, as the clients in the field are: unknown fields are
-// ignored, since client libraries send extra ones; sender and receiver may
-// come as JSON numbers (whole, non-negative) and dlrMask as a numeric
-// string; custom null is no custom value. Choices where the interface is
-// silent: an empty body is 110 (a common client resends after 105 without
-// one), malformed JSON or more than one JSON value 109, a field of the
-// wrong type 112 naming it, a body over 256 KiB (Options.MaxBodyBytes) 109.
+// ignored, since client libraries send extra ones; keys match fields
+// case-insensitively, as encoding/json matches them ("TEXT" is text); sender
+// and receiver may come as JSON numbers (whole, non-negative) and dlrMask
+// as a numeric string; null is no value, and custom null no custom value.
+// Choices where the interface is silent: an empty body is 110 (a common
+// client resends after 105 without one), malformed JSON or more than one
+// JSON value 109, a field of the wrong type 112 naming it (the first
+// refused sender, receiver or dlrMask, else the first such field), a body
+// over 256 KiB (Options.MaxBodyBytes) 109.
 //
 // Lenient is not lossy: what encoding/json would silently change or merge
 // is refused with 109 naming the field (auth.username, custom.items[0]),
@@ -32,7 +36,16 @@
 // \ud800 (json would replace either with U+FFFD, which the customer never
 // sent and would pay for), and a key given twice in one object (json
 // keeps the last: a second auth would merge into the first). Keys are
-// compared as json reads them, so "\u0061" and "a" are the same key.
+// compared as json reads them, so "\u0061" and "a" are the same key, and
+// "A" another: of keys that name one field, such as text and TEXT, the
+// last counts.
+//
+// The body is read in one pass that holds it to the JSON grammar (RFC
+// 8259, nesting at most 10000 deep) and reports the first fault in the
+// text. So a body malformed before a string with bad bytes or a key given
+// twice is 109 naming no field, and anything but whitespace after the
+// object is 109 whatever the object holds (encoding/json let a closing
+// bracket through, and judged the fields' types before what follows).
 //
 // The client address given to the Gateway is RemoteAddr, or the
 // X-Forwarded-For hop before Options.TrustedProxies (httpapi.ClientIP).

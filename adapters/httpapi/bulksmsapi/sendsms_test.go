@@ -1,9 +1,12 @@
 package bulksmsapi_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -326,6 +329,37 @@ func TestSendSMSGatewayGolden(t *testing.T) {
 			t.Fatalf("%s: status %d, want %d: %s", tc.golden, w.Code, tc.status, w.Body)
 		}
 		msgkittest.Golden(t, "testdata/"+tc.golden+".json", httpapitest.Answer(w))
+	}
+}
+
+// A submission whose client went away while the store worked (a
+// PostgreSQL query cancelled with the request) is no storage failure: it
+// is logged at INFO, never at ERROR.
+func TestSendSMSClientGone(t *testing.T) {
+	for _, gone := range []bool{false, true} {
+		var logs bytes.Buffer
+		h := bulksmsapi.Handler(submitFunc(func(ctx context.Context, _ sms.Submission) (sms.Accepted, error) {
+			cause := context.Cause(ctx)
+			if cause == nil {
+				cause = errors.New("disk full")
+			}
+			return sms.Accepted{}, msgkit.Wrap(cause, msgkit.Internal, "storage_error", "storage error")
+		}), bulksmsapi.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+		ctx, cancel := context.WithCancel(t.Context())
+		if gone {
+			cancel()
+		}
+		r := httptest.NewRequest(http.MethodPost, bulksmsapi.SendSMSPath, strings.NewReader(goodSMS)).WithContext(ctx)
+		r.RemoteAddr = httpapitest.ClientAddr
+		w := httpapitest.Serve(h, r)
+		cancel()
+		errorLogged := strings.Contains(logs.String(), `"level":"ERROR"`)
+		switch {
+		case gone && (w.Code != http.StatusServiceUnavailable || errorLogged):
+			t.Errorf("client gone: %d, logs %s; want 503 logged below ERROR", w.Code, logs.String())
+		case !gone && (w.Code != http.StatusInternalServerError || !errorLogged):
+			t.Errorf("client still there: %d, logs %s; want 500 logged at ERROR", w.Code, logs.String())
+		}
 	}
 }
 

@@ -3,13 +3,116 @@ package bulksmsapi
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"reflect"
 	"strconv"
 	"unicode/utf8"
 
 	"github.com/msgkit/msgkit/sms"
 )
 
-// checkJSON refuses what encoding/json would silently change or merge: a
+// referenceDecode is decodeSubmission as it was before the one-pass
+// decoder: a strict pass (refCheckJSON), then encoding/json into the
+// request type with its lenient fields. FuzzDecodeSubmission holds the
+// decoder to it; its types carry a ref prefix beside the decoder's own.
+func referenceDecode(body []byte) (sms.Submission, error) {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return sms.Submission{}, sms.CodeMissingMandatoryParam.Errorf("the request body is empty")
+	}
+	if err := refCheckJSON(body); err != nil {
+		return sms.Submission{}, err
+	}
+	var req refRequest
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(&req); err != nil {
+		if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok && te.Field != "" {
+			return sms.Submission{}, sms.CodeBadParameterValue.FieldErrorf(te.Field, "%s has the wrong type", te.Field)
+		}
+		if fe, ok := errors.AsType[*refFieldError](err); ok {
+			return sms.Submission{}, sms.CodeBadParameterValue.FieldErrorf(fe.field, "%s", fe.msg)
+		}
+		return sms.Submission{}, sms.CodeBadContentFormat.Errorf("the request body is not a JSON object")
+	}
+	if dec.More() {
+		return sms.Submission{}, sms.CodeBadContentFormat.Errorf("the request body holds more than one JSON value")
+	}
+	sub := sms.Submission{
+		Type: req.Type, Username: req.Auth.Username, Password: req.Auth.Password,
+		Sender: string(req.Sender), Receiver: string(req.Receiver), DCS: req.DCS,
+		Text: req.Text, URL: req.URL, Title: req.Title, DLRURL: req.DLRURL, Flash: req.Flash,
+	}
+	if req.DLRMask != nil {
+		n := int64(*req.DLRMask)
+		sub.DLRMask = &n
+	}
+	if len(req.Custom) > 0 && !bytes.Equal(bytes.TrimSpace(req.Custom), []byte("null")) {
+		sub.Custom = req.Custom
+	}
+	return sub, nil
+}
+
+// refRequest is the submission body as encoding/json read it.
+type refRequest struct {
+	Type string `json:"type"`
+	Auth struct {
+		Username string `json:"username"`
+		Password string `json:"password"`
+	} `json:"auth"`
+	Sender   refLenientString `json:"sender"`
+	Receiver refLenientString `json:"receiver"`
+	DCS      string           `json:"dcs"`
+	Text     string           `json:"text"`
+	URL      string           `json:"url"`
+	Title    string           `json:"title"`
+	DLRMask  *refLenientInt   `json:"dlrMask"`
+	DLRURL   string           `json:"dlrUrl"`
+	Flash    bool             `json:"flash"`
+	Custom   json.RawMessage  `json:"custom"`
+}
+
+type refFieldError struct{ field, msg string }
+
+func (e *refFieldError) Error() string { return e.field + ": " + e.msg }
+
+// refLenientString takes a JSON string or number, as text.
+type refLenientString string
+
+func (s *refLenientString) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		var v string
+		if err := json.Unmarshal(b, &v); err != nil {
+			return err
+		}
+		*s = refLenientString(v)
+		return nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err != nil || bytes.ContainsAny(b, ".eE-+") {
+		return &json.UnmarshalTypeError{Value: "non-string", Type: reflect.TypeFor[string]()}
+	}
+	*s = refLenientString(n.String())
+	return nil
+}
+
+// refLenientInt takes a JSON integer or a string holding one.
+type refLenientInt int64
+
+func (n *refLenientInt) UnmarshalJSON(b []byte) error {
+	s := string(b)
+	if len(b) > 0 && b[0] == '"' {
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return &refFieldError{field: "dlrMask", msg: "dlrMask must be an integer"}
+	}
+	*n = refLenientInt(v)
+	return nil
+}
+
+// refCheckJSON refuses what encoding/json would silently change or merge: a
 // body that is not one JSON object (null included), a string holding
 // invalid UTF-8 or a lone UTF-16 surrogate escape such as \ud800 (json
 // replaces both with U+FFFD, which the customer never sent and would be
@@ -19,9 +122,9 @@ import (
 // custom.items[0].note. A body that is not JSON at all passes: Decode
 // reports it. It is one pass over the bytes without allocating, since
 // every submission goes through it.
-func checkJSON(body []byte) error {
-	var steps [8]pathStep
-	s := strictScanner{b: body, path: steps[:0]}
+func refCheckJSON(body []byte) error {
+	var steps [8]refStep
+	s := refScanner{b: body, path: steps[:0]}
 	s.space()
 	if s.i >= len(s.b) || s.b[s.i] != '{' {
 		if s.i < len(s.b) && s.valueStarts() {
@@ -33,24 +136,24 @@ func checkJSON(body []byte) error {
 	return s.err
 }
 
-// strictScanner walks a JSON text and stops at its first finding. A
+// refScanner walks a JSON text and stops at its first finding. A
 // malformed text just stops the walk with no error.
-type strictScanner struct {
+type refScanner struct {
 	b    []byte
 	i    int
-	path []pathStep // to the value being read
+	path []refStep // to the value being read
 	err  error
 	stop bool
 }
 
-// pathStep is an object member's key or an array index.
-type pathStep struct {
+// refStep is an object member's key or an array index.
+type refStep struct {
 	key   []byte
 	index int // -1 for an object member
 }
 
 // field names the path: auth.username, custom.items[0].note.
-func (s *strictScanner) field() string {
+func (s *refScanner) field() string {
 	var b []byte
 	for _, p := range s.path {
 		switch {
@@ -65,7 +168,7 @@ func (s *strictScanner) field() string {
 	return string(b)
 }
 
-func (s *strictScanner) space() {
+func (s *refScanner) space() {
 	for s.i < len(s.b) {
 		switch s.b[s.i] {
 		case ' ', '\t', '\n', '\r':
@@ -76,7 +179,7 @@ func (s *strictScanner) space() {
 	}
 }
 
-func (s *strictScanner) valueStarts() bool {
+func (s *refScanner) valueStarts() bool {
 	switch c := s.b[s.i]; {
 	case c == '[' || c == '"' || c == '-' || c == 't' || c == 'f' || c == 'n':
 		return true
@@ -85,7 +188,7 @@ func (s *strictScanner) valueStarts() bool {
 	}
 }
 
-func (s *strictScanner) fail(what string) {
+func (s *refScanner) fail(what string) {
 	if s.err == nil {
 		field := s.field()
 		s.err = sms.CodeBadContentFormat.FieldErrorf(field, "%s %s", field, what)
@@ -94,7 +197,7 @@ func (s *strictScanner) fail(what string) {
 }
 
 // value reads the value at s.i.
-func (s *strictScanner) value() {
+func (s *refScanner) value() {
 	if s.stop || s.i >= len(s.b) {
 		s.stop = true
 		return
@@ -110,7 +213,7 @@ func (s *strictScanner) value() {
 				s.i++
 				return
 			}
-			s.path = append(s.path, pathStep{index: n})
+			s.path = append(s.path, refStep{index: n})
 			s.value()
 			s.path = s.path[:len(s.path)-1]
 			s.space()
@@ -128,13 +231,13 @@ func (s *strictScanner) value() {
 			s.fail("holds " + bad)
 		}
 	default: // a number, true, false or null: Decode checks its spelling
-		for s.i < len(s.b) && !isDelimiter(s.b[s.i]) {
+		for s.i < len(s.b) && !refIsDelimiter(s.b[s.i]) {
 			s.i++
 		}
 	}
 }
 
-func isDelimiter(c byte) bool {
+func refIsDelimiter(c byte) bool {
 	switch c {
 	case ',', '}', ']', ' ', '\t', '\n', '\r':
 		return true
@@ -143,7 +246,7 @@ func isDelimiter(c byte) bool {
 }
 
 // object reads an object, refusing a key given twice.
-func (s *strictScanner) object() {
+func (s *refScanner) object() {
 	s.i++ // {
 	var small [16][]byte
 	keys := small[:0]
@@ -160,7 +263,7 @@ func (s *strictScanner) object() {
 		start := s.i
 		escaped, bad := s.str()
 		if bad != "" { // named by what precedes the bad bytes
-			s.path = append(s.path, pathStep{key: bytes.ToValidUTF8(s.b[start+1:s.i], []byte("?")), index: -1})
+			s.path = append(s.path, refStep{key: bytes.ToValidUTF8(s.b[start+1:s.i], []byte("?")), index: -1})
 			s.fail("holds " + bad)
 			return
 		}
@@ -176,7 +279,7 @@ func (s *strictScanner) object() {
 			}
 			key = []byte(k)
 		}
-		s.path = append(s.path, pathStep{key: key, index: -1})
+		s.path = append(s.path, refStep{key: key, index: -1})
 		for _, k := range keys {
 			if bytes.Equal(k, key) {
 				s.fail("is given twice")
@@ -211,7 +314,7 @@ func (s *strictScanner) object() {
 // str reads the string at s.i (its opening quote) and tells whether it has
 // escapes and what is wrong with it: invalid UTF-8, or a \u escape of a
 // surrogate that is not part of a pair ("" when nothing is).
-func (s *strictScanner) str() (escaped bool, bad string) {
+func (s *refScanner) str() (escaped bool, bad string) {
 	s.i++ // "
 	for s.i < len(s.b) {
 		c := s.b[s.i]
@@ -229,7 +332,7 @@ func (s *strictScanner) str() (escaped bool, bad string) {
 				s.i += 2
 				continue
 			}
-			r, ok := hex4(s.b, s.i+2)
+			r, ok := refHex4(s.b, s.i+2)
 			switch {
 			case !ok:
 				s.stop = true
@@ -238,7 +341,7 @@ func (s *strictScanner) str() (escaped bool, bad string) {
 				if s.i+7 >= len(s.b) || s.b[s.i+6] != '\\' || s.b[s.i+7] != 'u' {
 					return escaped, "a lone UTF-16 surrogate escape"
 				}
-				if lo, ok := hex4(s.b, s.i+8); !ok || lo < 0xDC00 || lo > 0xDFFF {
+				if lo, ok := refHex4(s.b, s.i+8); !ok || lo < 0xDC00 || lo > 0xDFFF {
 					return escaped, "a lone UTF-16 surrogate escape"
 				}
 				s.i += 12
@@ -261,8 +364,8 @@ func (s *strictScanner) str() (escaped bool, bad string) {
 	return escaped, ""
 }
 
-// hex4 reads the four hex digits at b[i:].
-func hex4(b []byte, i int) (rune, bool) {
+// refHex4 reads the four hex digits at b[i:].
+func refHex4(b []byte, i int) (rune, bool) {
 	if i+4 > len(b) {
 		return 0, false
 	}
