@@ -2,8 +2,11 @@
 // submissions to /bulk/sendsms from several workers until it has sent -n of
 // them or -duration has passed, whichever comes first, and prints the
 // throughput and latency percentiles. Point it only at a server of your own.
+// With -dlr-url each submission asks for delivery reports there (-dlr-mask
+// the events), for examples/dlrsink to count.
 //
 //	go run ./examples/smsload -url http://127.0.0.1:12020/bulk/sendsms -user demo -password secret
+//	go run ./examples/smsload -user demo -password secret -dlr-url http://127.0.0.1:12040/dlr -dlr-mask 9
 package main
 
 import (
@@ -32,7 +35,12 @@ func main() {
 	flag.IntVar(&cfg.N, "n", 20000, "submissions to send at most")
 	flag.IntVar(&cfg.Workers, "c", 32, "concurrent workers")
 	flag.DurationVar(&cfg.Duration, "duration", 30*time.Second, "time to run at most")
+	flag.StringVar(&cfg.DLRURL, "dlr-url", "", "delivery report URL (dlrUrl) of every submission; none by default")
+	mask := flag.Int("dlr-mask", -1, "dlrMask of every submission: the sum of DELIVERED 1, UNDELIVERED 2, BUFFERED 4, SENT_TO_SMSC 8, REJECTED 16; -1 leaves it out (the platform then reports 19 with a -dlr-url)")
 	flag.Parse()
+	if *mask >= 0 {
+		cfg.DLRMask = mask
+	}
 	r, err := run(context.Background(), cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "smsload:", err)
@@ -45,6 +53,8 @@ type config struct {
 	URL, User, Password, Receiver, Text string
 	N, Workers                          int
 	Duration                            time.Duration
+	DLRURL                              string // "": no dlrUrl
+	DLRMask                             *int   // nil: no dlrMask
 }
 
 // result is what a run measured.
@@ -67,10 +77,17 @@ func run(ctx context.Context, cfg config) (result, error) {
 	if cfg.Text == "" {
 		cfg.Text = strings.Repeat("Your order 12345 has shipped. ", 7) // 210 GSM characters: 2 parts
 	}
-	body, err := json.Marshal(map[string]any{
+	sub := map[string]any{
 		"type": "text", "auth": map[string]string{"username": cfg.User, "password": cfg.Password},
 		"sender": "LoadTest", "receiver": cfg.Receiver, "dcs": "GSM", "text": cfg.Text,
-	})
+	}
+	if cfg.DLRURL != "" {
+		sub["dlrUrl"] = cfg.DLRURL
+	}
+	if cfg.DLRMask != nil {
+		sub["dlrMask"] = *cfg.DLRMask
+	}
+	body, err := json.Marshal(sub)
 	if err != nil {
 		return result{}, err
 	}

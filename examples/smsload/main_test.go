@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"reflect"
 	"testing"
 	"time"
 
@@ -41,5 +44,41 @@ func TestRun(t *testing.T) {
 	r, err = run(context.Background(), config{URL: srv.URL + bulksmsapi.SendSMSPath, User: "load", Password: "wrong", Receiver: "38640123456", N: 10, Workers: 2, Duration: 30 * time.Second})
 	if err != nil || r.Rejected != 10 {
 		t.Fatalf("wrong password: %v, %v", r, err)
+	}
+}
+
+func TestRunAsksForReports(t *testing.T) {
+	bodies := make(chan map[string]any, 10)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var b map[string]any
+		json.NewDecoder(r.Body).Decode(&b)
+		bodies <- b
+		w.WriteHeader(http.StatusAccepted)
+	}))
+	defer srv.Close()
+	mask := 9
+	for _, c := range []struct {
+		url  string
+		mask *int
+		want map[string]any
+	}{
+		{"", nil, map[string]any{}},
+		{"http://127.0.0.1:12040/dlr", &mask, map[string]any{"dlrUrl": "http://127.0.0.1:12040/dlr", "dlrMask": 9.0}},
+		{"http://127.0.0.1:12040/dlr", nil, map[string]any{"dlrUrl": "http://127.0.0.1:12040/dlr"}},
+	} {
+		r, err := run(t.Context(), config{URL: srv.URL, User: "u", Password: "p", Receiver: "38640123456", N: 1, Workers: 1, Duration: 10 * time.Second, DLRURL: c.url, DLRMask: c.mask})
+		if err != nil || r.Accepted != 1 {
+			t.Fatalf("%v, %v", r, err)
+		}
+		b := <-bodies
+		got := map[string]any{}
+		for _, k := range []string{"dlrUrl", "dlrMask"} {
+			if v, ok := b[k]; ok {
+				got[k] = v
+			}
+		}
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("url %q mask %v: body has %v, want %v", c.url, c.mask, got, c.want)
+		}
 	}
 }
