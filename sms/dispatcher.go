@@ -3,9 +3,9 @@ package sms
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -75,7 +75,11 @@ type Dispatcher struct {
 	margin  time.Duration // lease an attempt needs beyond Timeout, to record its outcome
 
 	wake    chan struct{}  // a full line or the dispatcher drained: claim again
-	workers sync.WaitGroup // the lines' delivering goroutines
+	workers sync.WaitGroup // the lines' delivering goroutines and the recorder
+
+	rmu       sync.Mutex
+	outcomes  []outcome // attempts made, to be recorded
+	recording bool      // the recorder runs
 
 	mu       sync.Mutex
 	lines    map[string]*line // by host; an empty line is forgotten after MaxBackoff
@@ -92,6 +96,12 @@ type line struct {
 	full     bool         // held is above the refill mark: Run waits for it to drain
 	latency  time.Duration
 	progress time.Time // when the line last finished an attempt, or became busy
+}
+
+// outcome is an attempt at a report of line l, with its outcome in r.
+type outcome struct {
+	r Report
+	l *line
 }
 
 // heldReport is a claimed report waiting for its line, and the last
@@ -305,11 +315,9 @@ func (d *Dispatcher) work(ctx context.Context, l *line) {
 		d.giveBack(ctx, stale, "lease running out")
 
 		start := d.opts.Clock.Now()
-		if err := d.deliver(ctx, r.Report); err != nil {
-			d.opts.Logger.ErrorContext(ctx, "delivering a report", "id", r.ID, "err", err)
-		}
+		done, ok := d.attempt(ctx, r.Report)
 		d.mu.Lock()
-		if ctx.Err() == nil {
+		if ok {
 			end := d.opts.Clock.Now()
 			if took := end.Sub(start); l.latency == 0 {
 				l.latency = took
@@ -317,8 +325,70 @@ func (d *Dispatcher) work(ctx context.Context, l *line) {
 				l.latency += (took - l.latency) / 8
 			}
 			l.progress = end
+		} else {
+			d.unhold(l, 1)
 		}
-		d.unhold(l, 1)
+		d.mu.Unlock()
+		if ok {
+			d.record(ctx, outcome{done, l})
+		}
+	}
+}
+
+// record queues the outcome of an attempt for the recorder, starting it
+// unless it runs. The report stays held until its outcome is recorded.
+func (d *Dispatcher) record(ctx context.Context, o outcome) {
+	d.rmu.Lock()
+	defer d.rmu.Unlock()
+	d.outcomes = append(d.outcomes, o)
+	if !d.recording {
+		d.recording = true
+		d.workers.Go(func() { d.recordAll(ctx) })
+	}
+}
+
+// recordAll records the outcomes queued, up to Batch at a time
+// (OutboxStore.FinishReports), until none is left: the outcomes that arrive
+// while a batch is recorded make the next one, so the lines never wait
+// for the store, and the store sees a transaction per batch rather than
+// per report. Outcomes are recorded even when ctx has ended, each batch
+// within Timeout: an attempt made is worth keeping.
+func (d *Dispatcher) recordAll(ctx context.Context) {
+	ctx = context.WithoutCancel(ctx)
+	for {
+		d.rmu.Lock()
+		n := min(len(d.outcomes), d.opts.Batch)
+		if n == 0 {
+			d.outcomes, d.recording = nil, false
+			d.rmu.Unlock()
+			return
+		}
+		batch := d.outcomes[:n:n]
+		d.outcomes = d.outcomes[n:]
+		d.rmu.Unlock()
+
+		rs := make([]Report, n)
+		for i, o := range batch {
+			rs[i] = o.r
+		}
+		callCtx, cancel := context.WithTimeout(ctx, d.opts.Timeout)
+		errs := d.store.FinishReports(callCtx, rs)
+		cancel()
+		for i, err := range errs {
+			switch {
+			case errors.Is(err, msgkit.NotFound):
+				// Our lease ran out and another replica finished the
+				// report: the customer may get it twice, which
+				// at-least-once allows.
+				d.opts.Logger.InfoContext(ctx, "report finished elsewhere", "id", rs[i].ID)
+			case err != nil:
+				d.opts.Logger.ErrorContext(ctx, "recording a report", "id", rs[i].ID, "err", err)
+			}
+		}
+		d.mu.Lock()
+		for _, o := range batch {
+			d.unhold(o.l, 1)
+		}
 		d.mu.Unlock()
 	}
 }
@@ -408,16 +478,19 @@ func (d *Dispatcher) stop(ctx context.Context) {
 	d.giveBack(ctx, left, "stopping")
 }
 
-// giveBack ends the leases of reports that were not attempted: FinishReport
-// with their state and attempts as claimed, and NextAt as the caller set
-// it. A report another replica finished meanwhile is NotFound, and fine.
+// giveBack ends the leases of reports that were not attempted: they are
+// finished with their state and attempts as claimed, and NextAt as the
+// caller set it. A report another replica finished meanwhile is NotFound,
+// and fine.
 func (d *Dispatcher) giveBack(ctx context.Context, rs []Report, why string) {
 	if len(rs) == 0 {
 		return
 	}
-	for _, r := range rs {
-		if err := d.store.FinishReport(ctx, r); err != nil && !errors.Is(err, msgkit.NotFound) {
-			d.opts.Logger.WarnContext(ctx, "giving back a report", "id", r.ID, "err", err)
+	for batch := range slices.Chunk(rs, d.opts.Batch) {
+		for i, err := range d.store.FinishReports(ctx, batch) {
+			if err != nil && !errors.Is(err, msgkit.NotFound) {
+				d.opts.Logger.WarnContext(ctx, "giving back a report", "id", batch[i].ID, "err", err)
+			}
 		}
 	}
 	d.opts.Logger.DebugContext(ctx, "reports given back", "count", len(rs), "why", why, "url", rs[0].URL)
@@ -431,13 +504,16 @@ func hostOf(rawURL string) string {
 	return rawURL
 }
 
-// deliver makes one attempt and records its outcome.
-func (d *Dispatcher) deliver(ctx context.Context, r Report) error {
+// attempt posts r and returns it with the outcome to record: delivered,
+// given up, or to retry with backoff. ok is false when ctx ended during
+// the attempt: nothing is recorded, the lease runs out and the report is
+// tried again.
+func (d *Dispatcher) attempt(ctx context.Context, r Report) (done Report, ok bool) {
 	callCtx, cancel := context.WithTimeout(ctx, d.opts.Timeout)
 	err := d.poster.PostReport(callCtx, r.URL, r.Body)
 	cancel()
 	if ctx.Err() != nil {
-		return nil // shutting down: the lease runs out and the report is tried again
+		return r, false
 	}
 	now := d.opts.Clock.Now()
 	r.Attempts++
@@ -459,17 +535,7 @@ func (d *Dispatcher) deliver(ctx context.Context, r Report) error {
 		d.opts.Logger.WarnContext(ctx, "delivery report given up", "msgId", r.MsgID, "partNum", r.PartNum,
 			"url", r.URL, "attempts", r.Attempts, "err", r.LastError)
 	}
-	err = d.store.FinishReport(ctx, r)
-	if errors.Is(err, msgkit.NotFound) {
-		// Our lease ran out and another replica finished the report: the
-		// customer may get it twice, which at-least-once allows.
-		d.opts.Logger.InfoContext(ctx, "report finished elsewhere", "id", r.ID)
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("recording report %d: %w", r.ID, err)
-	}
-	return nil
+	return r, true
 }
 
 // errorText is an error as the outbox keeps it: valid UTF-8 without NUL

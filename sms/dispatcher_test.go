@@ -134,17 +134,20 @@ func (w *watchedOutbox) ClaimReports(ctx context.Context, now time.Time, lease t
 	return rs, err
 }
 
-func (w *watchedOutbox) FinishReport(ctx context.Context, r sms.Report) error {
+func (w *watchedOutbox) FinishReports(ctx context.Context, rs []sms.Report) []error {
 	w.mu.Lock()
-	if now := time.Now(); now.After(w.lease[r.ID]) {
-		w.problems = append(w.problems, fmt.Sprintf("report %d finished at %v, its lease ended at %v", r.ID, now, w.lease[r.ID]))
+	now := time.Now()
+	for _, r := range rs {
+		if now.After(w.lease[r.ID]) {
+			w.problems = append(w.problems, fmt.Sprintf("report %d finished at %v, its lease ended at %v", r.ID, now, w.lease[r.ID]))
+		}
+		if r.State == sms.ReportPending && r.Attempts == w.attempts[r.ID] {
+			w.gaveBack++
+		}
+		w.open--
 	}
-	if r.State == sms.ReportPending && r.Attempts == w.attempts[r.ID] {
-		w.gaveBack++
-	}
-	w.open--
 	w.mu.Unlock()
-	return w.OutboxStore.FinishReport(ctx, r)
+	return w.OutboxStore.FinishReports(ctx, rs)
 }
 
 // started checks the lease of the report with body as its attempt starts.
@@ -314,6 +317,69 @@ func TestDispatcherReplicas(t *testing.T) {
 		defer mu.Unlock()
 		if len(posted) != 120 {
 			t.Errorf("%d distinct reports posted, want 120", len(posted))
+		}
+	})
+}
+
+// gatedOutbox holds its first FinishReports until release is closed, and
+// counts the calls.
+type gatedOutbox struct {
+	sms.OutboxStore
+	release chan struct{}
+
+	mu    sync.Mutex
+	sizes []int
+}
+
+func (g *gatedOutbox) FinishReports(ctx context.Context, rs []sms.Report) []error {
+	g.mu.Lock()
+	g.sizes = append(g.sizes, len(rs))
+	first := len(g.sizes) == 1
+	g.mu.Unlock()
+	if first {
+		select {
+		case <-g.release:
+		case <-time.After(time.Minute):
+		}
+	}
+	return g.OutboxStore.FinishReports(ctx, rs)
+}
+
+// Lines do not wait for the store: while the first outcome is being
+// recorded every other report is posted, and their outcomes are recorded
+// together in one more call (two: the last post opens the gate just
+// before its outcome is queued).
+func TestDispatcherRecordsByTheBatch(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t)
+		f.clock.Set(time.Now())
+		const n = 50
+		for range n {
+			f.queue(t, "https://fast.example/dlr", sms.StatusDelivered)
+		}
+		store := &gatedOutbox{OutboxStore: f.store, release: make(chan struct{})}
+		var mu sync.Mutex
+		posted := 0
+		d := sms.NewDispatcher(store, posterFunc(func(ctx context.Context, url string, body []byte) error {
+			mu.Lock()
+			defer mu.Unlock()
+			if posted++; posted == n {
+				close(store.release)
+			}
+			return nil
+		}), sms.DispatcherOptions{Clock: f.clock.Now})
+		start := time.Now()
+		if got, err := d.RunOnce(t.Context()); err != nil || got != n {
+			t.Fatalf("RunOnce = %d, %v", got, err)
+		}
+		if took := time.Since(start); took >= time.Minute {
+			t.Errorf("the lines waited for the first record (%v)", took)
+		}
+		if len(store.sizes) > 3 {
+			t.Errorf("recorded in %d calls %v, want 3 at most", len(store.sizes), store.sizes)
+		}
+		if counts, _ := f.store.ReportCounts(t.Context()); counts[sms.ReportDelivered] != n || counts[sms.ReportPending] != 0 {
+			t.Errorf("counts %v", counts)
 		}
 	})
 }

@@ -211,7 +211,13 @@
 // outbound queue; connection errors, timeouts, 408, 429, 5xx), or that it gave up (another 4xx, an address
 // the poster refuses, or attempts or age ran out; defaults 15 attempts and
 // 48 hours). Given-up reports stay recorded, and the stores count them
-// (ReportCounts of memstore and pgstore).
+// (ReportCounts of memstore and pgstore). Outcomes are recorded by the
+// batch (OutboxStore.FinishReports): an attempt hands its outcome to the
+// dispatcher's one recorder and its line goes on with the next report, and
+// what arrives while the recorder writes makes its next batch. One
+// transaction per report held every line to PostgreSQL's commit pace, a
+// few thousand reports a second; a report stays held, counting against
+// the caps, until its outcome is recorded.
 //
 // A slow or dead receiver delays only its own reports. Dispatcher.Run
 // claims again whenever there is room, without waiting for attempts to
@@ -220,7 +226,7 @@
 // 2 × Batch), all lines at most MaxHeld (default 10 × Batch), and a claim
 // asks for no more than is left. A claim takes the oldest due reports of
 // all hosts (the store knows no hosts), so it may bring reports of a full
-// line: those are given back at once — FinishReport with their state and
+// line: those are given back at once — finished with their state and
 // attempts unchanged, which ends the lease and is no attempt — and put
 // off: NextAt moves to when the line could start them, judged by the
 // line's pace (the moving average of its attempts, or how long its

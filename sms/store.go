@@ -167,11 +167,15 @@ type OutboxStore interface {
 	// whose lease is free, for lease long. Of each part it claims only the
 	// oldest pending report, so reports of a part go out in order.
 	ClaimReports(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]Report, error)
-	// FinishReport records an attempt: the report's new State, Attempts,
-	// NextAt and LastError; the lease ends. A report no longer pending
-	// (another replica finished it after this one's lease ran out) is
-	// NotFound, so a late claimer cannot queue a delivered report again.
-	FinishReport(ctx context.Context, r Report) error
+	// FinishReports records attempts, as if each report were finished on
+	// its own in the slice's order (the same report twice included): the
+	// report's new State, Attempts, NextAt and LastError; the lease ends.
+	// A report no longer pending (another replica finished it after this
+	// one's lease ran out) is NotFound, so a late claimer cannot queue a
+	// delivered report again. It returns one error per report, nil for
+	// those recorded. A dispatcher finishes reports by the batch: one
+	// transaction each would not keep pace on PostgreSQL.
+	FinishReports(ctx context.Context, rs []Report) []error
 }
 
 // QueuedPart is a part claimed from the outbound queue: what the network

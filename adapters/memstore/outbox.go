@@ -167,6 +167,23 @@ func (s *SMSStore) ClaimReports(ctx context.Context, now time.Time, lease time.D
 func (s *SMSStore) FinishReport(ctx context.Context, r sms.Report) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.finishLocked(r)
+}
+
+// FinishReports records attempts in order, as FinishReport records each,
+// under one lock.
+func (s *SMSStore) FinishReports(ctx context.Context, rs []sms.Report) []error {
+	errs := make([]error, len(rs))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, r := range rs {
+		errs[i] = s.finishLocked(r)
+	}
+	return errs
+}
+
+// finishLocked is FinishReport with s.mu held.
+func (s *SMSStore) finishLocked(r sms.Report) error {
 	q, ok := s.outbox.reports[r.ID] // only pending reports are kept
 	if !ok {
 		return msgkit.Errorf(msgkit.NotFound, "report_not_found", "report %d not found", r.ID)

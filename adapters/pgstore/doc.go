@@ -153,7 +153,10 @@
 // (UpdateParts): one transaction of two round trips locks the batch's
 // parts in key order (so batches never deadlock), reads their messages,
 // runs the changes in order in memory and writes each part's last state
-// and every report in order, instead of a transaction per event.
+// and every report in order, instead of a transaction per event. The
+// outcomes of delivery attempts are batched the same way: FinishReports
+// updates a batch of reports in one statement (unnest of arrays, by id
+// order), a commit per batch instead of per report.
 //
 // # Listings
 //

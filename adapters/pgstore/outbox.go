@@ -1,6 +1,7 @@
 package pgstore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -290,6 +291,104 @@ func (s *SMSStore) FinishReport(ctx context.Context, r sms.Report) error {
 		err = pgx.ErrNoRows
 	}
 	return classify(err, "report", "report "+strconv.FormatInt(r.ID, 10))
+}
+
+// finishReportsSQL records the attempts at the reports with the ids of
+// $1, each with the state, attempts, next_at and last_error at the same
+// position of the other arrays, in one statement; it returns the ids of
+// the reports it found pending, which are those it finished.
+const finishReportsSQL = `UPDATE sms_reports r
+	SET state = u.state, attempts = u.attempts, next_at = u.next_at, last_error = u.last_error, lease_until = NULL
+	FROM unnest($1::bigint[], $2::smallint[], $3::integer[], $4::timestamptz[], $5::text[])
+		AS u(id, state, attempts, next_at, last_error)
+	WHERE r.id = u.id AND r.state = 1
+	RETURNING r.id`
+
+// FinishReports records attempts as FinishReport records each, in one
+// statement (and one transaction) instead of one transaction each: by id
+// order, so that batches of replicas lock shared rows in the same order.
+// A report given twice is recorded twice, in order, by a statement per
+// repetition in one transaction. A deadlock runs it again; any other
+// database error is every report's error and nothing is saved.
+func (s *SMSStore) FinishReports(ctx context.Context, rs []sms.Report) []error {
+	errs := make([]error, len(rs))
+	var rounds [][]int // indexes into rs; round k has the k-th finish of each report
+	seen := map[int64]int{}
+	for i, r := range rs {
+		if err := invalidText("report", "lastError", r.LastError); err != nil {
+			errs[i] = err
+			continue
+		}
+		if !fitsInt32(r.Attempts) {
+			errs[i] = msgkit.Invalidf("report_invalid", "attempts", "attempts is out of range")
+			continue
+		}
+		k := seen[r.ID]
+		seen[r.ID]++
+		if k == len(rounds) {
+			rounds = append(rounds, nil)
+		}
+		rounds[k] = append(rounds[k], i)
+	}
+	if len(rounds) == 0 {
+		return errs
+	}
+	found := make([]bool, len(rs))
+	run := func(q listQuerier) error {
+		clear(found)
+		for _, round := range rounds {
+			if err := finishRound(ctx, q, rs, round, found); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	err := retrying(ctx, s.log, "report finishes", retryable, func() error {
+		if len(rounds) == 1 {
+			return run(s.pool)
+		}
+		return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error { return run(tx) })
+	})
+	for _, round := range rounds {
+		for _, i := range round {
+			switch {
+			case err != nil:
+				errs[i] = classify(err, "report", "reports")
+			case !found[i]:
+				errs[i] = classify(pgx.ErrNoRows, "report", "report "+strconv.FormatInt(rs[i].ID, 10))
+			}
+		}
+	}
+	return errs
+}
+
+// finishRound runs finishReportsSQL on the reports rs[i] of round, whose
+// ids differ, and marks in found those it finished.
+func finishRound(ctx context.Context, q listQuerier, rs []sms.Report, round []int, found []bool) error {
+	slices.SortFunc(round, func(a, b int) int { return cmp.Compare(rs[a].ID, rs[b].ID) })
+	var (
+		ids      = make([]int64, len(round))
+		states   = make([]int16, len(round))
+		attempts = make([]int32, len(round))
+		nextAt   = make([]time.Time, len(round))
+		lastErr  = make([]string, len(round))
+		at       = make(map[int64]int, len(round))
+	)
+	for j, i := range round {
+		r := rs[i]
+		ids[j], states[j], attempts[j], nextAt[j], lastErr[j] = r.ID, int16(r.State), int32(r.Attempts), dbTime(r.NextAt), r.LastError
+		at[r.ID] = i
+	}
+	rows, err := q.Query(ctx, finishReportsSQL, ids, states, attempts, nextAt, lastErr)
+	if err != nil {
+		return err
+	}
+	var id int64
+	_, err = pgx.ForEachRow(rows, []any{&id}, func() error {
+		found[at[id]] = true
+		return nil
+	})
+	return err
 }
 
 // ReportCounts counts the reports by state; states without reports are

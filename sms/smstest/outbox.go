@@ -21,6 +21,7 @@ func outboxTests() []storeTest {
 		{"ExpiredParts", testExpiredParts},
 		{"ClaimKeepsOrderPerPart", testClaimOrder},
 		{"ClaimLeases", testClaimLeases},
+		{"FinishReports", testFinishReports},
 		{"ConcurrentClaims", testConcurrentClaims},
 	}
 }
@@ -347,4 +348,67 @@ func claimConcurrently(t *testing.T, claim func() ([]string, error)) map[string]
 	}
 	wg.Wait()
 	return seen
+}
+
+// FinishReports records each report as if finished on its own, in order:
+// the same report twice, unknown and already finished ones included.
+func testFinishReports(t *testing.T, s Store) {
+	accepted(t, s, "m-1", "m-2")
+	at := t0.Add(time.Minute)
+	queue(t, s, "m-1", 0, sms.StateSentToSMSC, report("m-1", 0, "a", at))
+	queue(t, s, "m-1", 1, sms.StateSentToSMSC, report("m-1", 1, "b", at))
+	queue(t, s, "m-2", 0, sms.StateSentToSMSC, report("m-2", 0, "c", at))
+	got, err := s.ClaimReports(t.Context(), at, time.Hour, 10)
+	if err != nil || len(got) != 3 {
+		t.Fatalf("claimed %+v, %v", got, err)
+	}
+	byBody := map[string]sms.Report{}
+	for _, r := range got {
+		byBody[string(r.Body)] = r
+	}
+	a, b, c := byBody["a"], byBody["b"], byBody["c"]
+	a.State, a.Attempts = sms.ReportDelivered, 1
+	retry := b
+	retry.Attempts, retry.NextAt, retry.LastError = 1, at.Add(time.Minute), "503"
+	b.State, b.Attempts = sms.ReportDelivered, 2
+	c.State, c.Attempts, c.LastError = sms.ReportGivenUp, 1, "404"
+	missing := a
+	missing.ID = a.ID + c.ID + b.ID + 1000
+	errs := s.FinishReports(t.Context(), []sms.Report{a, retry, missing, b, c, a})
+	if len(errs) != 6 {
+		t.Fatalf("%d errors for 6 reports", len(errs))
+	}
+	for i, notFound := range []bool{false, false, true, false, false, true} {
+		if notFound {
+			requireKind(t, errs[i], msgkit.NotFound)
+		} else if errs[i] != nil {
+			t.Errorf("report %d: %v", i, errs[i])
+		}
+	}
+	counts, err := s.ReportCounts(t.Context())
+	if err != nil || counts[sms.ReportDelivered] != 2 || counts[sms.ReportGivenUp] != 1 || counts[sms.ReportPending] != 0 {
+		t.Errorf("counts %v, %v; the retry then the delivery of b leave it delivered", counts, err)
+	}
+
+	// A retry ends the lease: the report is due again at its NextAt.
+	queue(t, s, "m-2", 1, sms.StateSentToSMSC, report("m-2", 1, "d", at))
+	got, _ = s.ClaimReports(t.Context(), at, time.Hour, 10)
+	if len(got) != 1 {
+		t.Fatalf("claimed %+v", got)
+	}
+	d := got[0]
+	d.Attempts, d.NextAt, d.LastError = 1, at.Add(time.Minute), "timeout"
+	if errs := s.FinishReports(t.Context(), []sms.Report{d}); len(errs) != 1 || errs[0] != nil {
+		t.Fatalf("errors %v", errs)
+	}
+	if got, _ := s.ClaimReports(t.Context(), at.Add(30*time.Second), time.Hour, 10); len(got) != 0 {
+		t.Fatalf("claimed %+v before its retry", got)
+	}
+	got, _ = s.ClaimReports(t.Context(), at.Add(time.Minute), time.Hour, 10)
+	if len(got) != 1 || got[0].Attempts != 1 || got[0].LastError != "timeout" || string(got[0].Body) != "d" {
+		t.Fatalf("the retry claimed %+v", got)
+	}
+	if errs := s.FinishReports(t.Context(), nil); len(errs) != 0 {
+		t.Errorf("errors %v for no reports", errs)
+	}
 }

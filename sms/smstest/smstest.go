@@ -32,6 +32,8 @@ type Store interface {
 	AddBalance(ctx context.Context, username string, delta decimal.Decimal) (decimal.Decimal, error)
 	// Message returns the message with its parts ordered by Num.
 	Message(ctx context.Context, id sms.MessageID) (sms.MessageRecord, error)
+	// FinishReport is FinishReports of one report.
+	FinishReport(ctx context.Context, r sms.Report) error
 	// ReportCounts counts the outbox's reports by state.
 	ReportCounts(ctx context.Context) (map[sms.ReportState]int, error)
 	// HandedParts lists up to limit parts the network holds (handed over,
