@@ -278,19 +278,7 @@ func (s *SMSStore) ClaimReports(ctx context.Context, now time.Time, lease time.D
 // PostgreSQL cannot hold (invalid UTF-8, NUL bytes) and Attempts beyond
 // 32 bits are Invalid.
 func (s *SMSStore) FinishReport(ctx context.Context, r sms.Report) error {
-	if err := invalidText("report", "lastError", r.LastError); err != nil {
-		return err
-	}
-	if !fitsInt32(r.Attempts) {
-		return msgkit.Invalidf("report_invalid", "attempts", "attempts is out of range")
-	}
-	const q = `UPDATE sms_reports SET state = $2, attempts = $3, next_at = $4, last_error = $5, lease_until = NULL
-		WHERE id = $1 AND state = 1`
-	tag, err := s.pool.Exec(ctx, q, r.ID, int16(r.State), int32(r.Attempts), dbTime(r.NextAt), r.LastError)
-	if err == nil && tag.RowsAffected() == 0 {
-		err = pgx.ErrNoRows
-	}
-	return classify(err, "report", "report "+strconv.FormatInt(r.ID, 10))
+	return s.FinishReports(ctx, []sms.Report{r})[0]
 }
 
 // finishReportsSQL records the attempts at the reports with the ids of
@@ -305,11 +293,13 @@ const finishReportsSQL = `UPDATE sms_reports r
 	RETURNING r.id`
 
 // FinishReports records attempts as FinishReport records each, in one
-// statement (and one transaction) instead of one transaction each: by id
-// order, so that batches of replicas lock shared rows in the same order.
-// A report given twice is recorded twice, in order, by a statement per
-// repetition in one transaction. A deadlock runs it again; any other
-// database error is every report's error and nothing is saved.
+// statement (and one transaction) instead of a transaction each, which
+// held a dispatcher to a few thousand reports a second. The ids are sent
+// sorted, so batches of replicas that share rows (a lease ran out) mostly
+// lock them in the same order; a deadlock runs the batch again. A report
+// given twice is recorded twice, in order, by a statement per repetition
+// in one transaction. Any other database error is every report's error
+// and nothing is saved.
 func (s *SMSStore) FinishReports(ctx context.Context, rs []sms.Report) []error {
 	errs := make([]error, len(rs))
 	var rounds [][]int // indexes into rs; round k has the k-th finish of each report

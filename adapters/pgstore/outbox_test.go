@@ -852,6 +852,18 @@ func TestOutboxFinishReport(t *testing.T) {
 		t.Errorf("counts after refused finishes (-want +got):\n%s", diff)
 	}
 
+	// In a batch, the refused finishes leave the others alone.
+	ok := got[0]
+	ok.Attempts, ok.LastError = 4, "HTTP 502"
+	bad.LastError, bad.Attempts = "nul \x00", 5
+	errs := s.FinishReports(ctx, []sms.Report{bad, ok, missing})
+	if msgkit.KindOf(errs[0]) != msgkit.Invalid || errs[1] != nil || msgkit.CodeOf(errs[2]) != "report_not_found" {
+		t.Errorf("batch with a refused finish: %v", errs)
+	}
+	if got := claim(t, s, r.NextAt); len(got) != 1 || got[0].Attempts != 4 || got[0].LastError != "HTTP 502" {
+		t.Errorf("after the batch: %+v", got)
+	}
+
 	// A finished report stays finished: a late claimer cannot queue it again.
 	finish(t, s, got[0], sms.ReportDelivered, t1)
 	late := got[0]
