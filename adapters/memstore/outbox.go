@@ -2,6 +2,7 @@ package memstore
 
 import (
 	"cmp"
+	"container/heap"
 	"context"
 	"fmt"
 	"maps"
@@ -14,9 +15,15 @@ import (
 
 // outbox is the delivery reports queue, under the SMSStore's lock. Only pending
 // reports are kept; finished ones are counted, so memory stays bounded by
-// what is still to deliver.
+// what is still to deliver. Each part's pending reports are listed in id
+// order, and the oldest of each (the only one a claim may take) is in a
+// heap by NextAt and id, so that a claim costs the reports it passes, not
+// the outbox's length: claims come many times a second while reports
+// pile up by the ten thousand, under the lock submissions need too.
 type outbox struct {
 	reports  map[int64]*queuedReport
+	parts    map[sms.PartKey][]*queuedReport // pending, by id
+	heads    reportHeap                      // each part's first pending report
 	finished map[sms.ReportState]int
 	lastID   int64
 }
@@ -24,6 +31,68 @@ type outbox struct {
 type queuedReport struct {
 	sms.Report
 	leaseUntil time.Time
+	index      int // in heads; -1 when not a part's first
+}
+
+// add queues r, which has its id.
+func (o *outbox) add(r sms.Report) {
+	q := &queuedReport{Report: r, index: -1}
+	o.reports[r.ID] = q
+	k := sms.PartKey{MsgID: r.MsgID, PartNum: r.PartNum}
+	o.parts[k] = append(o.parts[k], q)
+	if len(o.parts[k]) == 1 {
+		heap.Push(&o.heads, q)
+	}
+}
+
+// remove takes q out of the outbox; the next report of its part, if any,
+// becomes the part's first.
+func (o *outbox) remove(q *queuedReport) {
+	delete(o.reports, q.ID)
+	k := sms.PartKey{MsgID: q.MsgID, PartNum: q.PartNum}
+	list := o.parts[k]
+	i := slices.Index(list, q)
+	list = slices.Delete(list, i, i+1)
+	if q.index >= 0 {
+		heap.Remove(&o.heads, q.index)
+	}
+	if len(list) == 0 {
+		delete(o.parts, k)
+		return
+	}
+	o.parts[k] = list
+	if i == 0 {
+		heap.Push(&o.heads, list[0])
+	}
+}
+
+// reportHeap is a min-heap of reports by (NextAt, ID).
+type reportHeap []*queuedReport
+
+func (h reportHeap) Len() int { return len(h) }
+
+func (h reportHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].index, h[j].index = i, j
+}
+
+func (h reportHeap) Less(i, j int) bool {
+	return cmp.Or(h[i].NextAt.Compare(h[j].NextAt), cmp.Compare(h[i].ID, h[j].ID)) < 0
+}
+
+func (h *reportHeap) Push(x any) {
+	q := x.(*queuedReport)
+	q.index = len(*h)
+	*h = append(*h, q)
+}
+
+func (h *reportHeap) Pop() any {
+	old := *h
+	q := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	q.index = -1
+	return q
 }
 
 func partNotFound(key sms.PartKey) error {
@@ -95,7 +164,7 @@ func (s *SMSStore) updatePartLocked(key sms.PartKey, fn func(m sms.MessageRecord
 		r.Body = slices.Clone(r.Body)
 		r.NextAt = r.NextAt.Truncate(time.Microsecond).UTC()
 		r.CreatedAt = r.CreatedAt.Truncate(time.Microsecond).UTC()
-		s.outbox.reports[r.ID] = &queuedReport{Report: r}
+		s.outbox.add(r)
 	}
 	return nil
 }
@@ -139,21 +208,19 @@ func (s *SMSStore) ClaimReports(ctx context.Context, now time.Time, lease time.D
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	oldest := map[sms.PartKey]*queuedReport{}
-	for _, r := range s.outbox.reports {
-		k := sms.PartKey{MsgID: r.MsgID, PartNum: r.PartNum}
-		if o, ok := oldest[k]; !ok || r.ID < o.ID {
-			oldest[k] = r
+	// Each part's first report, by NextAt and id: the leased ones among
+	// them (in flight) are passed over and put back with those claimed.
+	var passed, due []*queuedReport
+	for len(due) < limit && s.outbox.heads.Len() > 0 && !s.outbox.heads[0].NextAt.After(now) {
+		q := heap.Pop(&s.outbox.heads).(*queuedReport)
+		passed = append(passed, q)
+		if !q.leaseUntil.After(now) {
+			due = append(due, q)
 		}
 	}
-	var due []*queuedReport
-	for _, r := range oldest {
-		if !r.NextAt.After(now) && !r.leaseUntil.After(now) {
-			due = append(due, r)
-		}
+	for _, q := range passed {
+		heap.Push(&s.outbox.heads, q)
 	}
-	slices.SortFunc(due, func(a, b *queuedReport) int { return cmp.Or(a.NextAt.Compare(b.NextAt), cmp.Compare(a.ID, b.ID)) })
-	due = due[:min(limit, len(due))]
 	out := make([]sms.Report, len(due))
 	for i, r := range due {
 		r.leaseUntil = now.Add(lease)
@@ -191,9 +258,12 @@ func (s *SMSStore) finishLocked(r sms.Report) error {
 	q.State, q.Attempts, q.LastError = r.State, r.Attempts, r.LastError
 	q.NextAt = r.NextAt.Truncate(time.Microsecond).UTC()
 	q.leaseUntil = time.Time{}
-	if q.State != sms.ReportPending {
-		delete(s.outbox.reports, r.ID)
+	switch {
+	case q.State != sms.ReportPending:
+		s.outbox.remove(q)
 		s.outbox.finished[q.State]++
+	case q.index >= 0:
+		heap.Fix(&s.outbox.heads, q.index) // NextAt moved
 	}
 	return nil
 }

@@ -42,6 +42,7 @@ func newSMSStore(o Options) *SMSStore {
 	s.accounts = newTable(&s.mu, "account", func(name string) string { return "account " + name }, cloneAccount, cloneAccount)
 	s.messages = newTable(&s.mu, "message", func(id sms.MessageID) string { return "message " + string(id) }, cloneMessage, cloneMessage)
 	s.outbox.reports = map[int64]*queuedReport{}
+	s.outbox.parts = map[sms.PartKey][]*queuedReport{}
 	s.outbox.finished = map[sms.ReportState]int{}
 	s.sendq.entry = map[sms.PartKey]*sendEntry{}
 	return s
