@@ -217,7 +217,10 @@
 // what arrives while the recorder writes makes its next batch. One
 // transaction per report held every line to PostgreSQL's commit pace, a
 // few thousand reports a second; a report stays held, counting against
-// the caps, until its outcome is recorded.
+// the caps, until its outcome is recorded. Its record may wait for the
+// batch before its own, each bounded by Timeout: a store that slow can
+// let a lease run out first, and the report then goes out twice, which
+// at-least-once allows.
 //
 // A slow or dead receiver delays only its own reports. Dispatcher.Run
 // claims again whenever there is room, without waiting for attempts to
