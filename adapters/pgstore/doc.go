@@ -153,7 +153,12 @@
 // (UpdateParts): one transaction of two round trips locks the batch's
 // parts in key order (so batches never deadlock), reads their messages,
 // runs the changes in order in memory and writes each part's last state
-// and every report in order, instead of a transaction per event.
+// and every report in order, instead of a transaction per event; each
+// step is one statement for the whole batch, its rows as arrays. A status
+// step that leaves a part open (submitted, sent to the SMSC, buffered) is
+// a heap-only update: the open parts' index reads a generated column,
+// open, rather than state (0006_parts_hot.sql), so only a part's last
+// update touches its indexes.
 //
 // # Listings
 //
