@@ -202,9 +202,7 @@ func (b *acceptBatcher) work(q <-chan *acceptRequest) {
 	}
 }
 
-// run accepts one batch and answers each of its requests. A batch of one
-// message is one statement (acceptSQL), as cheap as it was before there
-// were batches; a larger one is one transaction (acceptBatch).
+// run accepts one batch and answers each of its requests.
 func (b *acceptBatcher) run(batch []*acceptRequest) {
 	ctx, cancel := context.WithTimeout(context.Background(), acceptBatchTimeout)
 	defer cancel()
@@ -212,36 +210,89 @@ func (b *acceptBatcher) run(batch []*acceptRequest) {
 	for i, r := range batch {
 		msgs[i] = r.m
 	}
-	var (
-		outcomes []error
-		err      error
-		checkIDs bool // after a duplicate id: see acceptBatch
-	)
-	err = retrying(ctx, b.store.log, "an accept batch", retryableBatch, func() (err error) {
-		if len(msgs) == 1 && !b.batchAlone {
-			var outcome error
-			outcome, err = b.store.acceptOne(ctx, msgs[0])
-			outcomes = []error{outcome}
+	for i, outcome := range b.acceptAll(ctx, msgs) {
+		batch[i].reply <- outcome
+	}
+}
+
+// acceptAll accepts msgs and returns each one's outcome: nil when it is
+// accepted, its refusal, or the storage error after which it was not
+// written.
+//
+// A batch of one message is one statement (acceptSQL), as cheap as it was
+// before there were batches. A larger one is first tried as one round trip
+// (chargeBatch) that charges every account of the batch that can pay for
+// all its messages and writes those; that is the whole batch unless an
+// account runs short or is unknown. The messages of the other accounts are
+// then settled one by one in a transaction of their own (acceptBatch),
+// which is also where a batch goes whole when one of its ids is taken.
+func (b *acceptBatcher) acceptAll(ctx context.Context, msgs []sms.MessageRecord) []error {
+	s := b.store
+	outcomes := make([]error, len(msgs))
+	failed := func(idx []int, err error) []error {
+		s.log.WarnContext(ctx, "pgstore: an accept batch failed", "messages", len(idx), "err", err)
+		for _, i := range idx {
+			// One error each: a *msgkit.Error may be changed by its
+			// receiver (WithField).
+			outcomes[i] = storageError(err)
+		}
+		return outcomes
+	}
+	all := make([]int, len(msgs))
+	for i := range all {
+		all[i] = i
+	}
+	if len(msgs) == 1 && !b.batchAlone {
+		err := retrying(ctx, s.log, "an accept", retryable, func() (err error) {
+			outcomes[0], err = s.acceptOne(ctx, msgs[0])
 			return err
+		})
+		if err != nil {
+			return failed(all, err)
 		}
-		outcomes, err = b.store.acceptBatch(ctx, msgs, checkIDs)
-		if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == uniqueViolation {
-			checkIDs = true
+		return outcomes
+	}
+
+	var charged map[string]bool
+	err := retrying(ctx, s.log, "an accept batch", retryable, func() (err error) {
+		charged, err = s.chargeBatch(ctx, msgs)
+		return err
+	})
+	checkIDs := isUniqueViolation(err) // see acceptBatch
+	if err != nil && !checkIDs {
+		return failed(all, err)
+	}
+	var rest []int // the messages still to settle
+	for i, m := range msgs {
+		if !charged[m.Account] {
+			rest = append(rest, i)
 		}
+	}
+	if len(rest) == 0 {
+		return outcomes
+	}
+	left := make([]sms.MessageRecord, len(rest))
+	for j, i := range rest {
+		left[j] = msgs[i]
+	}
+	var settled []error
+	err = retrying(ctx, s.log, "an accept batch", retryableBatch, func() (err error) {
+		settled, err = s.acceptBatch(ctx, left, checkIDs)
+		checkIDs = checkIDs || isUniqueViolation(err)
 		return err
 	})
 	if err != nil {
-		b.store.log.WarnContext(ctx, "pgstore: an accept batch failed", "messages", len(msgs), "err", err)
+		return failed(rest, err)
 	}
-	for i, r := range batch {
-		if err != nil {
-			// One error each: a *msgkit.Error may be changed by its
-			// receiver (WithField).
-			r.reply <- storageError(err)
-		} else {
-			r.reply <- outcomes[i]
-		}
+	for j, i := range rest {
+		outcomes[i] = settled[j]
 	}
+	return outcomes
+}
+
+func isUniqueViolation(err error) bool {
+	pgErr, ok := errors.AsType[*pgconn.PgError](err)
+	return ok && pgErr.Code == uniqueViolation
 }
 
 // retryableBatch reports whether a batch may simply run again: besides a
@@ -251,11 +302,7 @@ func (b *acceptBatcher) run(batch []*acceptRequest) {
 // the ids checked, finds that id and refuses only its message, as a
 // Conflict.
 func retryableBatch(err error) bool {
-	if retryable(err) {
-		return true
-	}
-	pgErr, ok := errors.AsType[*pgconn.PgError](err)
-	return ok && pgErr.Code == uniqueViolation
+	return retryable(err) || isUniqueViolation(err)
 }
 
 // Statements of a batch's transaction.
@@ -440,8 +487,20 @@ func queueWrites(b *pgx.Batch, accounts map[string]*ledger, accepted []sms.Messa
 	}
 	b.Queue(setBalancesSQL, usernames, balances)
 	b.Queue("SET LOCAL plan_cache_mode TO DEFAULT") // see acceptBatch
+	b.Queue(insertMessagesSQL, messageArgs(accepted)...)
+	var pc partColumns
+	if pc.addAll(accepted) == 0 {
+		return
+	}
+	q := pc.q
+	b.Queue(insertPartsSQL, pc.msgIDs, pc.nums, pc.texts, pc.data, pc.units, pc.refs, pc.totals, pc.seqs, pc.dstPorts,
+		pc.srcPorts, pc.states, pc.errCodes, pc.updated, q.msgIDs, q.nums, q.sendAt, q.attempts, q.errors, q.numParts, q.expires)
+}
 
-	n := len(accepted)
+// messageArgs are the columns of msgs as insertMessagesSQL takes them, one
+// array each.
+func messageArgs(msgs []sms.MessageRecord) []any {
+	n := len(msgs)
 	var (
 		ids, accts, types, senders, receivers = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 		dlrURLs, partPrices, charges, currs   = make([]string, n), make([]string, n), make([]string, n), make([]string, n)
@@ -449,36 +508,23 @@ func queueWrites(b *pgx.Batch, accounts map[string]*ledger, accepted []sms.Messa
 		dcs, dlrMasks                         = make([]int16, n), make([]int16, n)
 		customs                               = make([][]byte, n)
 		submitted, expires                    = make([]time.Time, n), make([]time.Time, n)
-		numParts                              int
 	)
-	for i, m := range accepted {
+	for i, m := range msgs {
 		ids[i], accts[i], types[i], senders[i], receivers[i] = string(m.ID), m.Account, m.Type, m.Sender.Value, string(m.Receiver)
 		dlrURLs[i], partPrices[i], charges[i], currs[i] = m.DLRURL, numericText(m.PartPrice), numericText(m.Charged), m.Currency
 		numeric[i], flash[i], dcs[i], dlrMasks[i], customs[i] = m.Sender.Numeric, m.Flash, int16(m.DCS), int16(m.DLRMask), m.Custom
 		submitted[i], expires[i] = dbTime(m.SubmittedAt), dbTime(m.ExpiresAt)
-		numParts += len(m.Parts)
 	}
-	b.Queue(insertMessagesSQL, ids, accts, types, senders, numeric, receivers, dcs, flash, dlrMasks, dlrURLs,
-		customs, partPrices, charges, currs, submitted, expires)
-	if numParts == 0 {
-		return
-	}
-
-	var pc partColumns
-	pc.grow(numParts)
-	for _, m := range accepted {
-		pc.add(m)
-	}
-	q := pc.q
-	b.Queue(insertPartsSQL, pc.msgIDs, pc.nums, pc.texts, pc.data, pc.units, pc.refs, pc.totals, pc.seqs, pc.dstPorts,
-		pc.srcPorts, pc.states, pc.errCodes, pc.updated, q.msgIDs, q.nums, q.sendAt, q.attempts, q.errors, q.numParts, q.expires)
+	return []any{ids, accts, types, senders, numeric, receivers, dcs, flash, dlrMasks, dlrURLs,
+		customs, partPrices, charges, currs, submitted, expires}
 }
 
 // partColumns are the parts of accepted messages as the inserts take
 // them, one array per column, and the rows of those that are queued for
-// sending (q).
+// sending (q); accounts is each part's message's account, which only
+// chargeBatchSQL reads.
 type partColumns struct {
-	msgIDs, texts                             []string
+	accounts, msgIDs, texts                   []string
 	nums, units, dstPorts, srcPorts, errCodes []int32
 	refs, totals, seqs, states                []int16
 	data                                      [][]byte
@@ -488,14 +534,14 @@ type partColumns struct {
 
 // queueColumns are rows of sms_outbound, one array per column.
 type queueColumns struct {
-	msgIDs, errors           []string
+	accounts, msgIDs, errors []string
 	nums, attempts, numParts []int32
 	sendAt, expires          []time.Time
 }
 
 // grow makes room for n more parts.
 func (pc *partColumns) grow(n int) {
-	pc.msgIDs, pc.texts = slices.Grow(pc.msgIDs, n), slices.Grow(pc.texts, n)
+	pc.accounts, pc.msgIDs, pc.texts = slices.Grow(pc.accounts, n), slices.Grow(pc.msgIDs, n), slices.Grow(pc.texts, n)
 	pc.nums, pc.units, pc.dstPorts, pc.srcPorts = slices.Grow(pc.nums, n), slices.Grow(pc.units, n), slices.Grow(pc.dstPorts, n), slices.Grow(pc.srcPorts, n)
 	pc.errCodes = slices.Grow(pc.errCodes, n)
 	pc.refs, pc.totals, pc.seqs, pc.states = slices.Grow(pc.refs, n), slices.Grow(pc.totals, n), slices.Grow(pc.seqs, n), slices.Grow(pc.states, n)
@@ -506,14 +552,135 @@ func (pc *partColumns) grow(n int) {
 // submitted parts with a SendAt.
 func (pc *partColumns) add(m sms.MessageRecord) {
 	for _, p := range m.Parts {
+		pc.accounts = append(pc.accounts, m.Account)
 		pc.msgIDs, pc.nums, pc.texts, pc.data = append(pc.msgIDs, string(m.ID)), append(pc.nums, int32(p.Num)), append(pc.texts, p.Text), append(pc.data, p.Data)
 		pc.units, pc.refs, pc.totals, pc.seqs = append(pc.units, int32(p.Units)), append(pc.refs, int16(p.UDH.Ref)), append(pc.totals, int16(p.UDH.Total)), append(pc.seqs, int16(p.UDH.Seq))
 		pc.dstPorts, pc.srcPorts = append(pc.dstPorts, int32(p.UDH.DstPort)), append(pc.srcPorts, int32(p.UDH.SrcPort))
 		pc.states, pc.errCodes, pc.updated = append(pc.states, int16(p.State)), append(pc.errCodes, int32(p.ErrorCode)), append(pc.updated, dbTime(p.UpdatedAt))
 		if q := &pc.q; !p.SendAt.IsZero() && p.State == sms.StateSubmitted {
+			q.accounts = append(q.accounts, m.Account)
 			q.msgIDs, q.nums, q.sendAt = append(q.msgIDs, string(m.ID)), append(q.nums, int32(p.Num)), append(q.sendAt, dbTime(p.SendAt))
 			q.attempts, q.errors, q.expires = append(q.attempts, int32(p.SendAttempts)), append(q.errors, p.SendError), append(q.expires, dbTime(m.ExpiresAt))
 			q.numParts = append(q.numParts, int32(len(m.Parts)))
 		}
 	}
+}
+
+// addAll appends the parts of msgs and returns how many there are.
+func (pc *partColumns) addAll(msgs []sms.MessageRecord) int {
+	n := 0
+	for _, m := range msgs {
+		n += len(m.Parts)
+	}
+	pc.grow(n)
+	for _, m := range msgs {
+		pc.add(m)
+	}
+	return n
+}
+
+// chargeBatchSQL charges each account given ($1) its total ($2) when its
+// balance covers it, and inserts the messages, parts and queue rows of
+// the accounts charged, in one statement: one round trip, atomic, and the
+// accounts' rows locked only until its own commit. The balance test is
+// acceptSQL's: a waiting UPDATE re-evaluates it on the balance the
+// previous charge left. The messages, parts and queue rows are those of
+// insertMessagesSQL and insertPartsSQL, each with its account first.
+const chargeBatchSQL = `WITH charged AS (
+	UPDATE sms_accounts AS a SET balance = a.balance - v.total
+	FROM unnest($1::text[], $2::text[]::numeric[]) AS v(username, total)
+	WHERE a.username = v.username AND a.balance >= v.total
+	RETURNING a.username
+), msgs AS (
+	INSERT INTO sms_messages (id, account, type, sender, sender_numeric, receiver, dcs, flash,
+		dlr_mask, dlr_url, custom, part_price, charged, currency, submitted_at, expires_at)
+	SELECT * FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::boolean[], $8::text[],
+		$9::smallint[], $10::boolean[], $11::smallint[], $12::text[], $13::bytea[], $14::text[]::numeric[],
+		$15::text[]::numeric[], $16::text[], $17::timestamptz[], $18::timestamptz[])
+		AS m(id, account, type, sender, sender_numeric, receiver, dcs, flash, dlr_mask, dlr_url, custom,
+			part_price, charged, currency, submitted_at, expires_at)
+	WHERE m.account IN (SELECT username FROM charged)
+), parts AS (
+	INSERT INTO sms_parts (msg_id, num, text, data, units, udh_ref, udh_total, udh_seq,
+		dst_port, src_port, state, error_code, updated_at)
+	SELECT msg_id, num, text, data, units, udh_ref, udh_total, udh_seq, dst_port, src_port, state, error_code, updated_at
+	FROM unnest($19::text[], $20::text[], $21::integer[], $22::text[], $23::bytea[], $24::integer[], $25::smallint[],
+		$26::smallint[], $27::smallint[], $28::integer[], $29::integer[], $30::smallint[], $31::integer[],
+		$32::timestamptz[])
+		AS p(account, msg_id, num, text, data, units, udh_ref, udh_total, udh_seq, dst_port, src_port, state,
+			error_code, updated_at)
+	WHERE p.account IN (SELECT username FROM charged)
+), queued AS (
+	INSERT INTO sms_outbound (msg_id, num, send_at, attempts, last_error, num_parts, expires_at)
+	SELECT msg_id, num, send_at, attempts, last_error, num_parts, expires_at
+	FROM unnest($33::text[], $34::text[], $35::integer[], $36::timestamptz[], $37::integer[], $38::text[],
+		$39::integer[], $40::timestamptz[])
+		AS q(account, msg_id, num, send_at, attempts, last_error, num_parts, expires_at)
+	WHERE q.account IN (SELECT username FROM charged)
+)
+SELECT username FROM charged`
+
+// chargeBatch runs chargeBatchSQL for msgs and returns the accounts it
+// charged: their messages are accepted, all of them. The others, unknown
+// or short of credit for the whole of their messages, are left as they
+// were. An error means nothing was written; a unique violation means an id
+// of the batch is taken.
+//
+// The statement runs with sequential scans off (keyedOnly), in an explicit
+// transaction sent in the same round trip: it is prepared once per
+// connection, and a generic plan made while sms_accounts was small would
+// scan it whole for every batch once it has grown.
+func (s *SMSStore) chargeBatch(ctx context.Context, msgs []sms.MessageRecord) (map[string]bool, error) {
+	totals := make(map[string]decimal.Decimal, 1)
+	var usernames []string
+	for _, m := range msgs {
+		t, ok := totals[m.Account]
+		if !ok {
+			usernames = append(usernames, m.Account)
+		}
+		totals[m.Account] = t.Add(m.Charged)
+	}
+	slices.Sort(usernames)
+	amounts := make([]string, len(usernames))
+	for i, u := range usernames {
+		amounts[i] = numericText(totals[u])
+	}
+	var pc partColumns
+	pc.addAll(msgs)
+	q := pc.q
+	args := append([]any{usernames, amounts}, messageArgs(msgs)...)
+	args = append(args, pc.accounts, pc.msgIDs, pc.nums, pc.texts, pc.data, pc.units, pc.refs, pc.totals, pc.seqs,
+		pc.dstPorts, pc.srcPorts, pc.states, pc.errCodes, pc.updated,
+		q.accounts, q.msgIDs, q.nums, q.sendAt, q.attempts, q.errors, q.numParts, q.expires)
+
+	charged := make(map[string]bool, len(usernames))
+	b := &pgx.Batch{}
+	b.Queue("BEGIN")
+	b.Queue(keyedOnly)
+	b.Queue(chargeBatchSQL, args...).Query(func(rows pgx.Rows) error {
+		var username string
+		_, err := pgx.ForEachRow(rows, []any{&username}, func() error {
+			charged[username] = true
+			return nil
+		})
+		return err
+	})
+	b.Queue("COMMIT").Exec(func(ct pgconn.CommandTag) error {
+		if ct.String() != "COMMIT" {
+			return errNotCommitted
+		}
+		return nil
+	})
+	c, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Release() // which closes the connection if it is still in a transaction
+	if err = c.SendBatch(ctx, b).Close(); err != nil {
+		if c.Conn().PgConn().TxStatus() != 'I' {
+			_, _ = c.Exec(ctx, "ROLLBACK") // the error that matters is err
+		}
+		return nil, err
+	}
+	return charged, nil
 }

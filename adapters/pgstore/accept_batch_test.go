@@ -322,8 +322,60 @@ func TestAcceptMixedBatch(t *testing.T) {
 	if n := countRows(t, g.SMSStore, "sms_parts"); n != 2*5 { // gate, taken, m-ok1, m-ok2, m-other
 		t.Errorf("%d parts stored, want 10", n)
 	}
-	if n := transactions(t, g.SMSStore, "m-ok1", "m-ok2", "m-other"); n != 1 {
-		t.Errorf("the batch was written by %d transactions, want 1", n)
+	// other pays for all its messages: they are written at once
+	// (chargeBatch); shop's are settled one by one after.
+	if n := transactions(t, g.SMSStore, "m-ok1", "m-ok2", "m-other"); n != 2 {
+		t.Errorf("the batch was written by %d transactions, want 2", n)
+	}
+	if n := transactions(t, g.SMSStore, "m-ok1", "m-ok2"); n != 1 {
+		t.Errorf("shop's messages were written by %d transactions, want 1", n)
+	}
+}
+
+// TestAcceptBatchOneRoundTrip: a batch whose accounts can each pay for all
+// their messages is written by one transaction, and so is one with an id
+// already taken, which is settled message by message.
+func TestAcceptBatchOneRoundTrip(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	for _, taken := range []bool{false, true} {
+		t.Run(fmt.Sprintf("taken %v", taken), func(t *testing.T) {
+			t.Parallel()
+			g := newGatedStore(t, ctx, func(s *SMSStore) {
+				createAccounts(t, s, map[string]string{"a": "1", "b": "1"})
+				if err := s.Accept(ctx, smstest.Message("stored", "b", "0.01")); err != nil {
+					t.Fatal(err)
+				}
+			})
+			batch := []sms.MessageRecord{
+				smstest.Message("a-1", "a", "0.05"), smstest.Message("b-1", "b", "0.10"), smstest.Message("a-2", "a", "0.20"),
+			}
+			if taken {
+				batch = append(batch, smstest.Message("stored", "a", "0.01"))
+			}
+			done := make([]<-chan error, len(batch))
+			for i, m := range batch {
+				done[i] = g.queue(t, ctx, m)
+			}
+			g.release()
+			if err := receive(t, g.gate); err != nil {
+				t.Fatalf("gate message: %v", err)
+			}
+			for i, d := range done {
+				err := receive(t, d)
+				if want := taken && i == 3; want != errors.Is(err, msgkit.Conflict) || !want && err != nil {
+					t.Errorf("message %s: %v", batch[i].ID, err)
+				}
+			}
+			requireBalance(t, g.SMSStore, "a", "0.50")
+			requireBalance(t, g.SMSStore, "b", "0.78")
+			if n := transactions(t, g.SMSStore, "a-1", "b-1", "a-2"); n != 1 {
+				t.Errorf("the batch was written by %d transactions, want 1", n)
+			}
+			if n := countRows(t, g.SMSStore, "sms_outbound"); n != 2*5 { // gate, stored, a-1, b-1, a-2
+				t.Errorf("%d queued parts, want 10", n)
+			}
+		})
 	}
 }
 

@@ -122,41 +122,55 @@
 // flush: one at a time, an account would accept at most one message per
 // flush. Accepts are therefore queued to AcceptWorkers workers (an
 // account's messages always to the same one), and each worker writes
-// whatever is queued when it is free, up to AcceptMaxBatch messages, in
-// one transaction: it locks the batch's accounts (in username order, so
-// batches never deadlock), decides
-// every message in arrival order exactly as single Accepts would (unknown
+// whatever is queued when it is free, up to AcceptMaxBatch messages.
+// Nothing waits for a batch to fill: a lone message is written at once, in
+// a single statement, and batches grow only while earlier ones are being
+// written.
+//
+// A batch is first one statement, in one round trip: it charges every
+// account of the batch whose balance covers all its messages (the
+// conditional UPDATE of a lone message, with the totals) and inserts the
+// messages, parts and queue rows of the accounts it charged. Usually that
+// is the whole batch. The messages of an account short of credit, or
+// unknown, are then settled in a transaction of their own: it locks their
+// accounts (in username order, so batches never deadlock), decides every
+// message in arrival order exactly as single Accepts would (unknown
 // account, then duplicate id, including one earlier in the batch, then
 // credit, with exact decimal arithmetic), sets each charged account's
 // final balance, inserts the accepted messages and then their parts
-// (queued for sending) with one statement each, and commits; then it answers each caller. Nothing
-// waits for a batch to fill: a lone message is written at once, in a
-// single statement, and batches grow only while earlier ones are being
-// written. A transaction that fails with a serialization failure, a
-// deadlock or an id already stored runs again, up to 3 times (a batch
-// run again after a duplicate id reads the stored ids first and refuses
-// their messages; message ids are random, so batches do not look for them
-// otherwise); after that every message of the batch gets the error and none is
-// written. Validation (text, numbers, a negative charge) happens before
+// (queued for sending) with one statement each, and commits; then each
+// caller is answered. A batch with an id already stored goes whole to that
+// second transaction, which then reads the stored ids first and refuses
+// their messages (message ids are random, so batches do not look for them
+// otherwise). A statement or transaction that fails with a serialization
+// failure or a deadlock runs again, up to 3 times; after that every
+// message it held gets the error and none of them is written. Validation
+// (text, numbers, a negative charge) happens before
 // queueing, so one bad message never fails a batch. A caller whose
 // context ends while its message is queued gets the context's error and
 // the message is dropped; once the message is in a batch the caller waits
 // for the outcome whatever its context says, for a message accepted
 // without a 202 would be sent again and charged twice. Close refuses new
 // Accepts, writes the queued ones and answers every caller before it
-// closes the pool. The batch's reads are planned for their actual
-// parameters (plan_cache_mode force_custom_plan, in that transaction
-// only), as a generic plan made while the messages table was nearly empty
-// would keep scanning it whole as it grows.
+// closes the pool. The settling transaction's reads are planned for their
+// actual parameters (plan_cache_mode force_custom_plan, in that
+// transaction only) and the one-statement batch runs with sequential
+// scans off, as a generic plan made while a table was nearly empty would
+// keep scanning it whole as it grows.
 //
 // The network's status events are batched too, by their caller
 // (UpdateParts): one transaction of two round trips locks the batch's
 // parts in key order (so batches never deadlock), reads their messages,
 // runs the changes in order in memory and writes each part's last state
-// and every report in order, instead of a transaction per event. The
-// outcomes of delivery attempts are batched the same way: FinishReports
-// updates a batch of reports in one statement (unnest of arrays, by id
-// order), a commit per batch instead of per report.
+// and every report in order, instead of a transaction per event; each
+// step is one statement for the whole batch, its rows as arrays. A status
+// step that leaves a part open (submitted, sent to the SMSC, buffered) is
+// a heap-only update: the open parts' index reads a generated column,
+// open, rather than state (0006_parts_hot.sql), so only a part's last
+// update touches its indexes. The outcomes of delivery attempts are
+// batched the same way: FinishReports updates a batch of reports in one
+// statement (unnest of arrays, ids sorted), a commit per batch instead of
+// per report.
 //
 // # Listings
 //

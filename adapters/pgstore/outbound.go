@@ -81,7 +81,7 @@ func (s *SMSStore) ClaimParts(ctx context.Context, now time.Time, lease time.Dur
 	})
 }
 
-// heldPartsSQL lists the parts the network holds: open (the 1, 2, 3 of
+// heldPartsSQL lists the parts the network holds: open (states 1, 2, 3:
 // sms_parts_open_idx, walked in key order from $2, $3), not queued (a
 // submitted part without a row of sms_outbound), of messages not expired
 // at $1, at most $4. The queue and the message are read by key, in
@@ -94,7 +94,7 @@ CROSS JOIN LATERAL (SELECT * FROM sms_messages m WHERE m.id = p.msg_id LIMIT 1) 
 LEFT JOIN LATERAL (
 	SELECT true AS queued FROM sms_outbound o WHERE o.msg_id = p.msg_id AND o.num = p.num AND p.state = 1 LIMIT 1
 ) q ON true
-WHERE p.state IN (1, 2, 3) AND (p.msg_id, p.num) > ($2, $3) AND m.expires_at > $1 AND q.queued IS NULL
+WHERE p.open AND (p.msg_id, p.num) > ($2, $3) AND m.expires_at > $1 AND q.queued IS NULL
 ORDER BY p.msg_id, p.num
 LIMIT $4`
 

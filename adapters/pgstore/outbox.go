@@ -15,20 +15,24 @@ import (
 	"github.com/msgkit/msgkit/sms"
 )
 
-// The queries of Message (sms.go), in the columns scanMessage reads.
+// The columns of a message and of its parts as messageRow and partRow
+// scan them. The queue's columns of a part are read by key (see
+// claimPartsSQL for the LATERAL ... LIMIT), and only for a submitted part
+// (state 1): a row an update of the part left behind is not its queue (see
+// UpdatePart). UpdatePart reads the parts without them
+// (partDeliveryColumns), as its fn needs only their delivery.
 const (
-	messageSQL = `SELECT account, type, sender, sender_numeric, receiver, dcs, flash, dlr_mask, dlr_url, custom,
-			part_price::text, charged::text, currency, submitted_at, expires_at
-		FROM sms_messages WHERE id = $1`
-	// The queue's row of each part is read by key (see claimPartsSQL for
-	// the LATERAL ... LIMIT), and only for a submitted part (state 1): a
-	// row an update of the part left behind is not its queue (see
-	// UpdatePart). UpdatePart reads the parts without it
-	// (partsDeliverySQL), as its fn needs only their delivery.
-	partsDeliverySQL = `SELECT num, text, data, units, udh_ref, udh_total, udh_seq, dst_port, src_port,
-			state, error_code, updated_at, NULL::timestamptz, 0, ''
-		FROM sms_parts WHERE msg_id = $1 ORDER BY num`
-	partsSQL = `SELECT p.num, p.text, p.data, p.units, p.udh_ref, p.udh_total, p.udh_seq, p.dst_port, p.src_port,
+	messageColumns = `account, type, sender, sender_numeric, receiver, dcs, flash, dlr_mask, dlr_url, custom,
+			part_price::text, charged::text, currency, submitted_at, expires_at`
+	partDeliveryColumns = `num, text, data, units, udh_ref, udh_total, udh_seq, dst_port, src_port,
+			state, error_code, updated_at, NULL::timestamptz, 0, ''`
+)
+
+// The queries of Message (sms.go) and UpdatePart.
+const (
+	messageSQL       = `SELECT ` + messageColumns + ` FROM sms_messages WHERE id = $1`
+	partsDeliverySQL = `SELECT ` + partDeliveryColumns + ` FROM sms_parts WHERE msg_id = $1 ORDER BY num`
+	partsSQL         = `SELECT p.num, p.text, p.data, p.units, p.udh_ref, p.udh_total, p.udh_seq, p.dst_port, p.src_port,
 			p.state, p.error_code, p.updated_at, o.send_at, coalesce(o.attempts, 0), coalesce(o.last_error, '')
 		FROM sms_parts p LEFT JOIN LATERAL (
 			SELECT send_at, attempts, last_error FROM sms_outbound o
@@ -191,12 +195,12 @@ func checkPartUpdate(u sms.PartUpdate) error {
 }
 
 // expiredPartsSQL drives from the open parts (sms_parts_open_idx: its
-// predicate is the same literal state list) and joins their messages by
+// predicate is the same column, open: states 1, 2, 3) and joins their messages by
 // primary key, so it reads the parts in flight and nothing of the
 // history; see 0003_outbox.sql.
 const expiredPartsSQL = `SELECT p.msg_id, p.num
 	FROM sms_parts p JOIN sms_messages m ON m.id = p.msg_id
-	WHERE p.state IN (1, 2, 3) AND m.expires_at <= $1
+	WHERE p.open AND m.expires_at <= $1
 	ORDER BY m.expires_at, p.msg_id, p.num
 	LIMIT $2`
 

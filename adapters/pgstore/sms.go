@@ -390,46 +390,23 @@ func (s *SMSStore) Message(ctx context.Context, id sms.MessageID) (sms.MessageRe
 // scanMessage reads the results of Message's batch. A corrupt row is an
 // Internal *msgkit.Error; database errors are returned as they are.
 func scanMessage(br pgx.BatchResults, id sms.MessageID) (sms.MessageRecord, error) {
-	m := sms.MessageRecord{ID: id}
 	var (
-		receiver, partPrice, charged string
-		dcs, dlrMask                 int16
+		ms messageRow
+		c  conversion
 	)
-	err := br.QueryRow().Scan(&m.Account, &m.Type, &m.Sender.Value, &m.Sender.Numeric, &receiver, &dcs, &m.Flash,
-		&dlrMask, &m.DLRURL, &m.Custom, &partPrice, &charged, &m.Currency, &m.SubmittedAt, &m.ExpiresAt)
-	if err != nil {
+	if err := br.QueryRow().Scan(ms.dest()...); err != nil {
 		return sms.MessageRecord{}, err
 	}
-	var c conversion
-	m.Receiver = sms.MSISDN(receiver)
-	m.DCS = sms.DCS(c.uint8("dcs", dcs))
-	m.DLRMask = sms.DLRMask(c.uint8("dlr_mask", dlrMask))
-	m.PartPrice = c.numeric("part_price", partPrice)
-	m.Charged = c.numeric("charged", charged)
-	m.SubmittedAt, m.ExpiresAt = m.SubmittedAt.UTC(), m.ExpiresAt.UTC()
-
+	m := ms.record(id, &c)
 	rows, err := br.Query()
 	if err != nil {
 		return sms.MessageRecord{}, err
 	}
-	var (
-		p                                               sms.PartRecord
-		num, units, dstPort, srcPort, errCode, attempts int32
-		ref, total, seq, state                          int16
-		sendAt                                          pgtype.Timestamptz // NULL: not queued
-	)
-	_, err = pgx.ForEachRow(rows, []any{&num, &p.Text, &p.Data, &units, &ref, &total, &seq, &dstPort, &srcPort, &state, &errCode, &p.UpdatedAt,
-		&sendAt, &attempts, &p.SendError},
-		func() error {
-			p.Num, p.Units, p.ErrorCode = int(num), int(units), sms.DLRError(errCode)
-			p.UDH = c.udh(ref, total, seq, dstPort, srcPort)
-			p.State = sms.PartState(c.uint8("state", state))
-			p.UpdatedAt = p.UpdatedAt.UTC()
-			p.SendAt, p.SendAttempts = fromNullTime(sendAt), int(attempts)
-			m.Parts = append(m.Parts, p)
-			p.Data = nil // the next row scans into a fresh slice
-			return nil
-		})
+	var ps partRow
+	_, err = pgx.ForEachRow(rows, ps.dest(), func() error {
+		m.Parts = append(m.Parts, ps.record(&c))
+		return nil
+	})
 	if err != nil {
 		return sms.MessageRecord{}, err
 	}
@@ -437,6 +414,59 @@ func scanMessage(br pgx.BatchResults, id sms.MessageID) (sms.MessageRecord, erro
 		return sms.MessageRecord{}, storageError(c.err, "message ", id)
 	}
 	return m, nil
+}
+
+// messageRow is a row of messageSQL's columns as it is scanned.
+type messageRow struct {
+	m                            sms.MessageRecord
+	receiver, partPrice, charged string
+	dcs, dlrMask                 int16
+}
+
+func (r *messageRow) dest() []any {
+	m := &r.m
+	return []any{&m.Account, &m.Type, &m.Sender.Value, &m.Sender.Numeric, &r.receiver, &r.dcs, &m.Flash,
+		&r.dlrMask, &m.DLRURL, &m.Custom, &r.partPrice, &r.charged, &m.Currency, &m.SubmittedAt, &m.ExpiresAt}
+}
+
+// record is the message read, without parts; what cannot be converted is
+// noted in c.
+func (r *messageRow) record(id sms.MessageID, c *conversion) sms.MessageRecord {
+	m := r.m
+	m.ID = id
+	m.Receiver = sms.MSISDN(r.receiver)
+	m.DCS = sms.DCS(c.uint8("dcs", r.dcs))
+	m.DLRMask = sms.DLRMask(c.uint8("dlr_mask", r.dlrMask))
+	m.PartPrice = c.numeric("part_price", r.partPrice)
+	m.Charged = c.numeric("charged", r.charged)
+	m.SubmittedAt, m.ExpiresAt = m.SubmittedAt.UTC(), m.ExpiresAt.UTC()
+	r.m.Custom = nil // the next row scans into a fresh slice
+	return m
+}
+
+// partRow is a row of partsSQL's columns as it is scanned.
+type partRow struct {
+	p                                               sms.PartRecord
+	num, units, dstPort, srcPort, errCode, attempts int32
+	ref, total, seq, state                          int16
+	sendAt                                          pgtype.Timestamptz // NULL: not queued
+}
+
+func (r *partRow) dest() []any {
+	return []any{&r.num, &r.p.Text, &r.p.Data, &r.units, &r.ref, &r.total, &r.seq, &r.dstPort, &r.srcPort, &r.state,
+		&r.errCode, &r.p.UpdatedAt, &r.sendAt, &r.attempts, &r.p.SendError}
+}
+
+// record is the part read; what cannot be converted is noted in c.
+func (r *partRow) record(c *conversion) sms.PartRecord {
+	p := r.p
+	p.Num, p.Units, p.ErrorCode = int(r.num), int(r.units), sms.DLRError(r.errCode)
+	p.UDH = c.udh(r.ref, r.total, r.seq, r.dstPort, r.srcPort)
+	p.State = sms.PartState(c.uint8("state", r.state))
+	p.UpdatedAt = p.UpdatedAt.UTC()
+	p.SendAt, p.SendAttempts = fromNullTime(r.sendAt), int(r.attempts)
+	r.p.Data = nil // the next row scans into a fresh slice
+	return p
 }
 
 // TakeThroughput counts one submission of username in the second of now

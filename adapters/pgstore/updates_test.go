@@ -131,3 +131,48 @@ func TestUpdatePartsFailsWhole(t *testing.T) {
 		t.Errorf("after a failed batch the part is %+v, %v", m.Parts[0], err)
 	}
 }
+
+// A status change that leaves a part open (submitted, sent to the SMSC,
+// buffered) is a heap-only update: no index of sms_parts reads state (see
+// 0006_parts_hot.sql). The part's last update, which ends it, leaves the
+// open parts' index and is not.
+func TestOpenStatusUpdatesAreHOT(t *testing.T) {
+	t.Parallel()
+	s := newTestStore(t)
+	ctx := t.Context()
+	_, err := s.pool.Exec(ctx, `INSERT INTO sms_parts (msg_id, num, text, units, udh_ref, udh_total, udh_seq, dst_port, src_port, state, error_code, updated_at)
+		VALUES ('hot', 0, 'hello', 5, 0, 0, 0, 0, 0, 1, 0, now())`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	counts := func() (updated, hot int) {
+		t.Helper()
+		err := tx.QueryRow(ctx, `SELECT pg_stat_get_xact_tuples_updated('sms_parts'::regclass),
+			pg_stat_get_xact_tuples_hot_updated('sms_parts'::regclass)`).Scan(&updated, &hot)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return updated, hot
+	}
+	update := func(state sms.PartState) {
+		t.Helper()
+		_, err := tx.Exec(ctx, partsUpdateSQL, []string{"hot"}, []int32{0}, []int16{int16(state)}, []int32{0}, []time.Time{t1})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	update(sms.StateSentToSMSC)
+	update(sms.StateBuffered)
+	if updated, hot := counts(); updated != 2 || hot != 2 {
+		t.Errorf("open to open: %d updates, %d HOT; want 2, 2", updated, hot)
+	}
+	update(sms.StateDelivered)
+	if updated, hot := counts(); updated != 3 || hot != 2 {
+		t.Errorf("open to delivered: %d updates, %d HOT; want 3, 2", updated, hot)
+	}
+}

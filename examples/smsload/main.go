@@ -7,6 +7,11 @@
 //
 //	go run ./examples/smsload -url http://127.0.0.1:12020/bulk/sendsms -user demo -password secret
 //	go run ./examples/smsload -user demo -password secret -dlr-url http://127.0.0.1:12040/dlr -dlr-mask 9
+//
+// With -api kannel it submits the same text to a Kannel smsbox's
+// /cgi-bin/sendsms (a GET with the text in the query, answered 202), the
+// peer the platform is compared with; kannel.sh in this folder starts one
+// and compare.sh runs both side by side.
 package main
 
 import (
@@ -17,6 +22,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -28,6 +34,7 @@ import (
 func main() {
 	cfg := config{}
 	flag.StringVar(&cfg.URL, "url", "http://127.0.0.1:12020/bulk/sendsms", "submission URL")
+	flag.StringVar(&cfg.API, "api", "bulk", "submission API: bulk (JSON POST) or kannel (sendsms GET)")
 	flag.StringVar(&cfg.User, "user", "", "account username")
 	flag.StringVar(&cfg.Password, "password", "", "account password")
 	flag.StringVar(&cfg.Receiver, "receiver", "38640123456", "destination number")
@@ -35,8 +42,8 @@ func main() {
 	flag.IntVar(&cfg.N, "n", 20000, "submissions to send at most")
 	flag.IntVar(&cfg.Workers, "c", 32, "concurrent workers")
 	flag.DurationVar(&cfg.Duration, "duration", 30*time.Second, "time to run at most")
-	flag.StringVar(&cfg.DLRURL, "dlr-url", "", "delivery report URL (dlrUrl) of every submission; none by default")
-	mask := flag.Int("dlr-mask", -1, "dlrMask of every submission: the sum of DELIVERED 1, UNDELIVERED 2, BUFFERED 4, SENT_TO_SMSC 8, REJECTED 16; -1 leaves it out (the platform then reports 19 with a -dlr-url)")
+	flag.StringVar(&cfg.DLRURL, "dlr-url", "", "delivery report URL (dlrUrl) of every submission with -api bulk; none by default")
+	mask := flag.Int("dlr-mask", -1, "dlrMask of every submission with -api bulk: the sum of DELIVERED 1, UNDELIVERED 2, BUFFERED 4, SENT_TO_SMSC 8, REJECTED 16; -1 leaves it out (the platform then reports 19 with a -dlr-url)")
 	flag.Parse()
 	if *mask >= 0 {
 		cfg.DLRMask = mask
@@ -50,11 +57,11 @@ func main() {
 }
 
 type config struct {
-	URL, User, Password, Receiver, Text string
-	N, Workers                          int
-	Duration                            time.Duration
-	DLRURL                              string // "": no dlrUrl
-	DLRMask                             *int   // nil: no dlrMask
+	URL, API, User, Password, Receiver, Text string
+	N, Workers                               int
+	Duration                                 time.Duration
+	DLRURL                                   string // "": no dlrUrl
+	DLRMask                                  *int   // nil: no dlrMask
 }
 
 // result is what a run measured.
@@ -77,17 +84,7 @@ func run(ctx context.Context, cfg config) (result, error) {
 	if cfg.Text == "" {
 		cfg.Text = strings.Repeat("Your order 12345 has shipped. ", 7) // 210 GSM characters: 2 parts
 	}
-	sub := map[string]any{
-		"type": "text", "auth": map[string]string{"username": cfg.User, "password": cfg.Password},
-		"sender": "LoadTest", "receiver": cfg.Receiver, "dcs": "GSM", "text": cfg.Text,
-	}
-	if cfg.DLRURL != "" {
-		sub["dlrUrl"] = cfg.DLRURL
-	}
-	if cfg.DLRMask != nil {
-		sub["dlrMask"] = *cfg.DLRMask
-	}
-	body, err := json.Marshal(sub)
+	newRequest, err := requests(cfg)
 	if err != nil {
 		return result{}, err
 	}
@@ -108,9 +105,7 @@ func run(ctx context.Context, cfg config) (result, error) {
 			defer func() { mu.Lock(); latencies = append(latencies, local...); mu.Unlock() }()
 			for next.Add(1) <= int64(cfg.N) && ctx.Err() == nil {
 				t0 := time.Now()
-				req, _ := http.NewRequestWithContext(ctx, http.MethodPost, cfg.URL, bytes.NewReader(body))
-				req.Header.Set("Content-Type", "application/json")
-				resp, err := client.Do(req)
+				resp, err := client.Do(newRequest(ctx))
 				if err != nil {
 					if ctx.Err() == nil {
 						failed.Add(1)
@@ -123,7 +118,7 @@ func run(ctx context.Context, cfg config) (result, error) {
 				switch resp.StatusCode {
 				case http.StatusAccepted:
 					accepted.Add(1)
-				case 420:
+				case 420, http.StatusForbidden: // 403 is Kannel's refusal
 					rejected.Add(1)
 				default:
 					failed.Add(1)
@@ -141,4 +136,38 @@ func run(ctx context.Context, cfg config) (result, error) {
 		r.Max = latencies[len(latencies)-1]
 	}
 	return r, nil
+}
+
+// requests returns a function making one submission request of cfg's API.
+func requests(cfg config) (func(context.Context) *http.Request, error) {
+	switch cfg.API {
+	case "", "bulk":
+		sub := map[string]any{
+			"type": "text", "auth": map[string]string{"username": cfg.User, "password": cfg.Password},
+			"sender": "LoadTest", "receiver": cfg.Receiver, "dcs": "GSM", "text": cfg.Text,
+		}
+		if cfg.DLRURL != "" {
+			sub["dlrUrl"] = cfg.DLRURL
+		}
+		if cfg.DLRMask != nil {
+			sub["dlrMask"] = *cfg.DLRMask
+		}
+		body, err := json.Marshal(sub)
+		if err != nil {
+			return nil, err
+		}
+		return func(ctx context.Context) *http.Request {
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, cfg.URL, bytes.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			return req
+		}, nil
+	case "kannel":
+		q := url.Values{"username": {cfg.User}, "password": {cfg.Password}, "from": {"LoadTest"}, "to": {cfg.Receiver}, "text": {cfg.Text}}
+		u := cfg.URL + "?" + q.Encode()
+		return func(ctx context.Context) *http.Request {
+			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+			return req
+		}, nil
+	}
+	return nil, fmt.Errorf("unknown -api %q: bulk or kannel", cfg.API)
 }

@@ -82,3 +82,21 @@ func TestRunAsksForReports(t *testing.T) {
 		}
 	}
 }
+
+// With -api kannel a submission is Kannel's sendsms GET, the text and the
+// credentials in the query.
+func TestKannelRequests(t *testing.T) {
+	newRequest, err := requests(config{URL: "http://127.0.0.1:13013/cgi-bin/sendsms", API: "kannel", User: "load", Password: "p&w", Receiver: "38640123456", Text: "a b+c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := newRequest(t.Context())
+	q := req.URL.Query()
+	if req.Method != "GET" || req.URL.Path != "/cgi-bin/sendsms" || q.Get("username") != "load" || q.Get("password") != "p&w" ||
+		q.Get("to") != "38640123456" || q.Get("from") != "LoadTest" || q.Get("text") != "a b+c" {
+		t.Errorf("request %s %s", req.Method, req.URL)
+	}
+	if _, err := requests(config{API: "smpp"}); err == nil {
+		t.Error("an unknown -api was taken")
+	}
+}
