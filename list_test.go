@@ -14,7 +14,7 @@ import (
 
 // testSpec is the listing used by the parse tests: one attribute per type,
 // a sortable set that differs from the filterable one, and the parameters
-// the endpoints of document 3 read themselves.
+// the listing endpoints read themselves.
 func testSpec() ListSpec {
 	return ListSpec{
 		Filter: map[string]AttrType{

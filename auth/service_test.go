@@ -153,7 +153,7 @@ func TestPasswordGrant(t *testing.T) {
 		t.Fatal(err)
 	}
 	if tok.ExpiresIn != 3600 {
-		t.Errorf("password tokens live %d s, document 3 says 3600", tok.ExpiresIn)
+		t.Errorf("password tokens live %d s, the OAuth interface says 3600", tok.ExpiresIn)
 	}
 	p, err := s.Verify(t.Context(), tok.AccessToken)
 	if err != nil || p.Kind != auth.SubjectUser || p.Subject != "tester" || !p.HasAny(auth.PrivTestSystem) {

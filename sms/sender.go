@@ -7,7 +7,7 @@ import (
 	"github.com/nyaruka/phonenumbers"
 )
 
-// Sender limits. Document 3 leaves the maximum length open; these are the
+// Sender limits. The bulk SMS interface leaves the maximum length open; these are the
 // limits of the originating address in 3GPP TS 23.040 9.1.2.5: 11 GSM
 // characters alphanumeric, 15 digits numeric.
 const (

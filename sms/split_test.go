@@ -53,7 +53,8 @@ func TestGSMAlphabet(t *testing.T) {
 			t.Errorf("GSMSeptets(%q) = %d, want 2", r, GSMSeptets(r))
 		}
 	}
-	// The escape character itself is sent as escape + escape (document 3, 4.1).
+	// The escape character itself is sent as escape + escape (the character
+	// counting rule of bulk SMS).
 	if GSMSeptets('\x1b') != 2 {
 		t.Errorf("escape counts %d, want 2", GSMSeptets('\x1b'))
 	}

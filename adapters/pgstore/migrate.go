@@ -90,13 +90,13 @@ func loadMigrations(fsys fs.FS) ([]migration, error) {
 // under another name is an error: a renumbered or renamed migration would
 // otherwise be silently skipped. Versions recorded but unknown here (a
 // newer replica ran first) are logged and left alone.
-func migrate(ctx context.Context, conn *pgx.Conn, schema string, migs []migration, log *slog.Logger) error {
+func migrate(ctx context.Context, conn *pgx.Conn, schema string, migs []migration, log *slog.Logger) (fresh bool, err error) {
 	fail := func(err error, msg string) error {
 		return msgkit.Wrap(err, msgkit.Internal, CodeMigrate, msg)
 	}
 	lockKey := migrationLockKey(schema)
 	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", lockKey); err != nil {
-		return msgkit.Wrap(err, msgkit.Unavailable, CodeUnavailable, "cannot lock the database for migrations")
+		return false, msgkit.Wrap(err, msgkit.Unavailable, CodeUnavailable, "cannot lock the database for migrations")
 	}
 	defer func() {
 		// Unlock even when ctx is done; a failure is harmless because the
@@ -115,11 +115,11 @@ func migrate(ctx context.Context, conn *pgx.Conn, schema string, migs []migratio
 		var exists bool
 		err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)", schema).Scan(&exists)
 		if err != nil {
-			return fail(err, "cannot look up the database schema")
+			return false, fail(err, "cannot look up the database schema")
 		}
 		if !exists {
 			if _, err := conn.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+pgx.Identifier{schema}.Sanitize()); err != nil {
-				return fail(err, "cannot create the database schema")
+				return false, fail(err, "cannot create the database schema")
 			}
 		}
 	}
@@ -129,11 +129,11 @@ func migrate(ctx context.Context, conn *pgx.Conn, schema string, migs []migratio
 		applied_at timestamptz NOT NULL DEFAULT now()
 	)`
 	if _, err := conn.Exec(ctx, createTable); err != nil {
-		return fail(err, "cannot create the migrations table")
+		return false, fail(err, "cannot create the migrations table")
 	}
 	rows, err := conn.Query(ctx, "SELECT version, name FROM schema_migrations")
 	if err != nil {
-		return fail(err, "cannot read applied migrations")
+		return false, fail(err, "cannot read applied migrations")
 	}
 	applied := map[int]string{}
 	var (
@@ -141,7 +141,7 @@ func migrate(ctx context.Context, conn *pgx.Conn, schema string, migs []migratio
 		name string
 	)
 	if _, err := pgx.ForEachRow(rows, []any{&v, &name}, func() error { applied[v] = name; return nil }); err != nil {
-		return fail(err, "cannot read applied migrations")
+		return false, fail(err, "cannot read applied migrations")
 	}
 
 	known := make(map[int]bool, len(migs))
@@ -149,13 +149,13 @@ func migrate(ctx context.Context, conn *pgx.Conn, schema string, migs []migratio
 		known[m.version] = true
 		if got, ok := applied[m.version]; ok {
 			if got != m.name {
-				return fail(fmt.Errorf("migration %04d is recorded as %q but the file is %q", m.version, got, m.name),
+				return false, fail(fmt.Errorf("migration %04d is recorded as %q but the file is %q", m.version, got, m.name),
 					"database migrations do not match the recorded ones")
 			}
 			continue
 		}
 		if err := applyMigration(ctx, conn, m); err != nil {
-			return fail(err, fmt.Sprintf("database migration %04d_%s failed", m.version, m.name))
+			return false, fail(err, fmt.Sprintf("database migration %04d_%s failed", m.version, m.name))
 		}
 		log.InfoContext(ctx, "pgstore: applied migration", "version", m.version, "name", m.name, "schema", schema)
 	}
@@ -164,7 +164,7 @@ func migrate(ctx context.Context, conn *pgx.Conn, schema string, migs []migratio
 			log.WarnContext(ctx, "pgstore: database has a migration this build does not know", "version", version, "name", name)
 		}
 	}
-	return nil
+	return len(applied) == 0, nil
 }
 
 // applyMigration runs m and records it in one transaction. The SQL goes

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -134,21 +135,27 @@ func queryInt(t *testing.T, dsn, sql string) int {
 
 // openConcurrently calls open n times at once on the same schema and
 // returns the errors.
-func openConcurrently(t *testing.T, n int, dsn, schema string, fsys fs.FS) []error {
+// openConcurrently opens n stores of schema at once and returns their
+// errors and how many of them found the schema fresh.
+func openConcurrently(t *testing.T, n int, dsn, schema string, fsys fs.FS) (errs []error, fresh int) {
 	t.Helper()
-	errs := make([]error, n)
+	errs = make([]error, n)
+	var fresher atomic.Int32
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
 			s, err := open(t.Context(), dsn, Options{Schema: schema}, fsys)
 			if err == nil {
+				if s.Fresh() {
+					fresher.Add(1)
+				}
 				s.Close()
 			}
 			errs[i] = err
 		})
 	}
 	wg.Wait()
-	return errs
+	return errs, int(fresher.Load())
 }
 
 func TestOpenConcurrently(t *testing.T) {
@@ -156,10 +163,14 @@ func TestOpenConcurrently(t *testing.T) {
 	const replicas = 8
 	t.Run("embedded", func(t *testing.T) {
 		dsn, schema := newTestSchema(t)
-		for i, err := range openConcurrently(t, replicas, dsn, schema, embeddedMigrations()) {
+		errs, fresh := openConcurrently(t, replicas, dsn, schema, embeddedMigrations())
+		for i, err := range errs {
 			if err != nil {
 				t.Errorf("replica %d: %v", i, err)
 			}
+		}
+		if fresh != 1 {
+			t.Errorf("%d replicas found the empty schema fresh, want exactly 1", fresh)
 		}
 		migs, err := loadMigrations(embeddedMigrations())
 		if err != nil {
@@ -182,7 +193,8 @@ func TestOpenConcurrently(t *testing.T) {
 			"0002_count.sql": "INSERT INTO runs VALUES (2)",
 			"0003_count.sql": "INSERT INTO runs VALUES (3)",
 		})
-		for i, err := range openConcurrently(t, replicas, dsn, schema, fsys) {
+		errs, _ := openConcurrently(t, replicas, dsn, schema, fsys)
+		for i, err := range errs {
 			if err != nil {
 				t.Errorf("replica %d: %v", i, err)
 			}
@@ -213,12 +225,18 @@ func TestOpenConcurrently(t *testing.T) {
 func TestReopenIsNoop(t *testing.T) {
 	t.Parallel()
 	dsn, schema := newTestSchema(t)
-	openTestDB(t, dsn, Options{Schema: schema}).Close()
+	first := openTestDB(t, dsn, Options{Schema: schema})
+	first.Close()
 	before := appliedMigrations(t, dsn, schema)
 	if len(before) == 0 {
 		t.Fatal("Open recorded no migration")
 	}
-	openTestDB(t, dsn, Options{Schema: schema})
+	if !first.Fresh() {
+		t.Error("the Open that made the tables does not say Fresh")
+	}
+	if openTestDB(t, dsn, Options{Schema: schema}).Fresh() {
+		t.Error("a reopen says Fresh")
+	}
 	if diff := cmp.Diff(before, appliedMigrations(t, dsn, schema)); diff != "" {
 		t.Errorf("reopen changed schema_migrations (-before +after):\n%s", diff)
 	}

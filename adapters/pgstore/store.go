@@ -42,6 +42,8 @@ type DB struct {
 	log  *slog.Logger
 	auth *AuthStore
 	sms  *SMSStore
+	// fresh: this Open found no migration applied and applied them all.
+	fresh bool
 }
 
 // Codes of the errors Open and Ping return.
@@ -90,7 +92,7 @@ func open(ctx context.Context, dsn string, opts Options, fsys fs.FS) (*DB, error
 	if err != nil {
 		return nil, msgkit.Wrap(err, msgkit.Unavailable, CodeUnavailable, "database unavailable")
 	}
-	err = migrate(ctx, conn, opts.Schema, migs, log)
+	fresh, err := migrate(ctx, conn, opts.Schema, migs, log)
 	closeErr := conn.Close(context.WithoutCancel(ctx))
 	if err != nil {
 		return nil, err
@@ -103,7 +105,7 @@ func open(ctx context.Context, dsn string, opts Options, fsys fs.FS) (*DB, error
 	if err != nil {
 		return nil, msgkit.Wrap(err, msgkit.Internal, CodeOpen, "cannot create database pool")
 	}
-	db := &DB{pool: pool, log: log, auth: &AuthStore{pool: pool}}
+	db := &DB{pool: pool, log: log, auth: &AuthStore{pool: pool}, fresh: fresh}
 	if err := db.Ping(ctx); err != nil {
 		pool.Close()
 		return nil, err
@@ -112,6 +114,13 @@ func open(ctx context.Context, dsn string, opts Options, fsys fs.FS) (*DB, error
 	db.sms.accepts = newAcceptBatcher(db.sms, opts.AcceptWorkers, opts.AcceptMaxBatch)
 	return db, nil
 }
+
+// Fresh reports whether this Open made msgkit's tables: the schema had
+// none of them (no migration was recorded), so the database is empty of
+// msgkit's data. Of replicas opening an empty database at once, exactly
+// one sees it fresh (migrations run under a lock). A server can take it as
+// its first start, e.g. to create demo data once.
+func (db *DB) Fresh() bool { return db.fresh }
 
 // Auth is the store of API clients, users, tokens and API keys.
 func (db *DB) Auth() *AuthStore { return db.auth }

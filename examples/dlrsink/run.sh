@@ -29,11 +29,7 @@ cleanup() {
 trap cleanup EXIT
 
 for cmd in server smsload dlrsink; do go build -o "$tmp/$cmd" "./examples/$cmd"; done
-cat >"$tmp/bootstrap.json" <<EOF
-{"smsAccounts":[{"username":"load","password":"loadpw","balance":"100000000","currency":"EUR",
-  "validity":"1h","maxParts":10,"networks":["127.0.0.0/8"],"prices":{"386":"0.01"}}]}
-EOF
-args=(-bootstrap "$tmp/bootstrap.json" -demo false -addr "127.0.0.1:$API" -sms-http "127.0.0.1:$SMS"
+args=(-bootstrap examples/smsload/bootstrap.json -demo false -addr "127.0.0.1:$API" -sms-http "127.0.0.1:$SMS"
   -dlr-allow 127.0.0.0/8 -log-level warn)
 case $store in
 memory) ;;

@@ -23,10 +23,11 @@ type demoCredentials struct {
 	SMSPassword  string
 }
 
-// print writes the credentials and the first calls a newcomer makes.
-func (d demoCredentials) print(w io.Writer, base, smsBase string) {
+// print writes the credentials and the first calls a newcomer makes; kept
+// says where the store keeps them.
+func (d demoCredentials) print(w io.Writer, kept, base, smsBase string) {
 	fmt.Fprintf(w, `
-msgkit demo credentials (shown once; they live as long as this process on the memory store)
+msgkit demo credentials (shown once; %[12]s)
   tenant (serviceUuid):  %[2]s
   API client:            client_id=%[3]s client_secret=%[4]s (from 127.0.0.1 or ::1)
   test system user:      username=%[5]s password=%[6]s
@@ -41,7 +42,22 @@ Try:
   (its delivery report comes back to this server, which logs it: the demo lets reports go to
    loopback, -dlr-allow auto; without -demo, loopback and private addresses are refused)
 
-`, base, d.Service, d.ClientID, d.ClientSecret, d.Username, d.Password, d.APIKey, smsBase, d.SMSUser, d.SMSPassword, demoReportPath)
+`, base, d.Service, d.ClientID, d.ClientSecret, d.Username, d.Password, d.APIKey, smsBase, d.SMSUser, d.SMSPassword, demoReportPath, kept)
+}
+
+// printNoDemo tells a newcomer starting on a database that has msgkit's
+// tables already how to get credentials: the demo is made once, into an
+// empty database, and its secrets are shown only then (only their hashes
+// are kept).
+func printNoDemo(w io.Writer) {
+	fmt.Fprint(w, `
+msgkit: the PostgreSQL database has msgkit's tables already, so no demo credentials
+were made (the demo is made once, into an empty database, and its secrets are shown
+only then). For credentials, start with -bootstrap FILE (the format:
+examples/server/bootstrap.example.json), give an empty database or a new
+-pg-schema for a new demo, or add one with -demo true.
+
+`)
 }
 
 // demoReportPath receives the delivery reports of the demo's printed call.

@@ -10,9 +10,16 @@
 // while the store answers. SIGINT or SIGTERM stops accepting connections,
 // lets requests in flight finish, then exits.
 //
-// Every flag has an environment fallback: MSGKIT_ADDR, MSGKIT_SMS_HTTP,
-// MSGKIT_SMS_HTTPS, MSGKIT_TLS_CERT, MSGKIT_TLS_KEY, MSGKIT_STORE, MSGKIT_PG, MSGKIT_PG_SCHEMA,
-// MSGKIT_BOOTSTRAP, MSGKIT_DEMO, MSGKIT_DLR_ALLOW, MSGKIT_DLR_FORBID, MSGKIT_LOG_LEVEL.
+// Every flag has an environment fallback named after it: -sms-http is
+// MSGKIT_SMS_HTTP, -pg is MSGKIT_PG, and so on; -h lists them.
+//
+// Without -bootstrap the server creates demo credentials and prints them:
+// on the memory store at every start; on PostgreSQL once, at the first
+// start on an empty database (the demo client "msgkit-demo" marks it), and
+// on later starts it says how to get credentials instead, since only the
+// secrets' hashes are kept. -bootstrap FILE creates clients, users, API
+// keys and bulk SMS accounts from a JSON file; bootstrap.example.json
+// beside this file shows every section and field (see bootstrap.go).
 //
 // Delivery reports go to the customers' dlrUrl through one guarded dialer
 // (package adapters/egress): loopback, private, link-local, CGNAT,
@@ -68,6 +75,8 @@ type config struct {
 	store, pgDSN, pgSchema  string
 	bootstrap               string
 	demo                    bool
+	demoIntoEmpty           bool // -demo auto: on PostgreSQL, only into an empty database
+	dlrAuto                 bool // -dlr-allow auto: loopback when the demo runs
 	logLevel                slog.Level
 	getenv                  func(string) string             // secrets named by the bootstrap file
 	bcryptCost              int                             // 0: auth's default; tests lower it
@@ -77,8 +86,8 @@ type config struct {
 }
 
 func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
-	env := func(name, def string) string {
-		if v := getenv(name); v != "" {
+	env := func(flagName, def string) string {
+		if v := getenv(envName(flagName)); v != "" {
 			return v
 		}
 		return def
@@ -87,23 +96,24 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.SetOutput(stderr)
 	c := config{getenv: getenv}
 	var demo, level string
-	fs.StringVar(&c.addr, "addr", env("MSGKIT_ADDR", ":8080"), "listen address of the REST APIs and the token endpoint")
-	fs.StringVar(&c.smsHTTP, "sms-http", env("MSGKIT_SMS_HTTP", ":12020"), "listen address of bulk SMS over HTTP")
-	fs.StringVar(&c.smsHTTPS, "sms-https", env("MSGKIT_SMS_HTTPS", ":12021"), "listen address of bulk SMS over HTTPS (needs -tls-cert and -tls-key)")
-	fs.StringVar(&c.tlsCert, "tls-cert", env("MSGKIT_TLS_CERT", ""), "TLS certificate file (PEM) for bulk SMS over HTTPS")
-	fs.StringVar(&c.tlsKey, "tls-key", env("MSGKIT_TLS_KEY", ""), "TLS key file (PEM) for bulk SMS over HTTPS")
-	fs.StringVar(&c.store, "store", env("MSGKIT_STORE", "memory"), "store: memory or postgres")
-	fs.StringVar(&c.pgDSN, "pg", env("MSGKIT_PG", ""), "PostgreSQL DSN for -store postgres")
-	fs.StringVar(&c.pgSchema, "pg-schema", env("MSGKIT_PG_SCHEMA", ""), "PostgreSQL schema to keep msgkit's tables in (default: the DSN's search_path)")
-	fs.StringVar(&c.bootstrap, "bootstrap", env("MSGKIT_BOOTSTRAP", ""), "JSON file of clients, users and API keys to create")
+	fs.StringVar(&c.addr, "addr", env("addr", ":8080"), "listen address of the REST APIs and the token endpoint")
+	fs.StringVar(&c.smsHTTP, "sms-http", env("sms-http", ":12020"), "listen address of bulk SMS over HTTP")
+	fs.StringVar(&c.smsHTTPS, "sms-https", env("sms-https", ":12021"), "listen address of bulk SMS over HTTPS (needs -tls-cert and -tls-key)")
+	fs.StringVar(&c.tlsCert, "tls-cert", env("tls-cert", ""), "TLS certificate file (PEM) for bulk SMS over HTTPS")
+	fs.StringVar(&c.tlsKey, "tls-key", env("tls-key", ""), "TLS key file (PEM) for bulk SMS over HTTPS")
+	fs.StringVar(&c.store, "store", env("store", "memory"), "store: memory or postgres")
+	fs.StringVar(&c.pgDSN, "pg", env("pg", ""), "PostgreSQL DSN for -store postgres")
+	fs.StringVar(&c.pgSchema, "pg-schema", env("pg-schema", ""), "PostgreSQL schema to keep msgkit's tables in (default: the DSN's search_path)")
+	fs.StringVar(&c.bootstrap, "bootstrap", env("bootstrap", ""), "JSON file of clients, users, API keys and bulk SMS accounts to create (see examples/server/bootstrap.example.json)")
 	var allow, forbid string
-	fs.StringVar(&allow, "dlr-allow", env("MSGKIT_DLR_ALLOW", "auto"), "address ranges delivery reports may go to although loopback, private or otherwise special: auto (loopback with -demo, none otherwise), none, or comma-separated ranges such as 127.0.0.0/8,::1/128")
-	fs.StringVar(&forbid, "dlr-forbid", env("MSGKIT_DLR_FORBID", ""), "comma-separated address ranges delivery reports must not go to on top of the special ones (e.g. your public networks); wins over -dlr-allow")
-	fs.StringVar(&demo, "demo", env("MSGKIT_DEMO", "auto"), "create and print demo credentials: auto (memory store without -bootstrap), true or false")
-	fs.StringVar(&level, "log-level", env("MSGKIT_LOG_LEVEL", "info"), "log level: debug, info, warn or error")
+	fs.StringVar(&allow, "dlr-allow", env("dlr-allow", "auto"), "address ranges delivery reports may go to although loopback, private or otherwise special: auto (loopback with -demo, none otherwise), none, or comma-separated ranges such as 127.0.0.0/8,::1/128")
+	fs.StringVar(&forbid, "dlr-forbid", env("dlr-forbid", ""), "comma-separated address ranges delivery reports must not go to on top of the special ones (e.g. your public networks); wins over -dlr-allow")
+	fs.StringVar(&demo, "demo", env("demo", "auto"), "create and print demo credentials: auto (without -bootstrap; on PostgreSQL only into an empty database), true or false")
+	fs.StringVar(&level, "log-level", env("log-level", "info"), "log level: debug, info, warn or error")
 	var keep, keepFor string
-	fs.StringVar(&keep, "mem-keep-finished", env("MSGKIT_MEM_KEEP_FINISHED", strconv.Itoa(memstore.DefaultKeepFinished)), "finished messages the memory store keeps (the oldest leave first); 0 keeps none")
-	fs.StringVar(&keepFor, "mem-keep-finished-for", env("MSGKIT_MEM_KEEP_FINISHED_FOR", memstore.DefaultKeepFinishedFor.String()), "how long the memory store keeps a finished message (a Go duration)")
+	fs.StringVar(&keep, "mem-keep-finished", env("mem-keep-finished", strconv.Itoa(memstore.DefaultKeepFinished)), "finished messages the memory store keeps (the oldest leave first); 0 keeps none")
+	fs.StringVar(&keepFor, "mem-keep-finished-for", env("mem-keep-finished-for", memstore.DefaultKeepFinishedFor.String()), "how long the memory store keeps a finished message (a Go duration)")
+	fs.VisitAll(func(f *flag.Flag) { f.Usage += " (env " + envName(f.Name) + ")" })
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -132,7 +142,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	}
 	switch demo {
 	case "auto":
-		c.demo = c.store == "memory" && c.bootstrap == ""
+		c.demo, c.demoIntoEmpty = c.bootstrap == "", true
 	case "true", "false":
 		c.demo = demo == "true"
 	default:
@@ -140,6 +150,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	}
 	switch allow {
 	case "auto":
+		c.dlrAuto = true
 		if c.demo {
 			c.dlr.Allow = loopback()
 		}
@@ -176,4 +187,20 @@ func rangeList(flag, list string) ([]netip.Prefix, error) {
 // loopback is what the demo lets delivery reports go to.
 func loopback() []netip.Prefix {
 	return []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
+}
+
+// withoutDemo is c when the demo does not run: its loopback allowance
+// (-dlr-allow auto) goes with it.
+func (c config) withoutDemo() config {
+	c.demo = false
+	if c.dlrAuto {
+		c.dlr.Allow = nil
+	}
+	return c
+}
+
+// envName is the environment variable behind a flag: -sms-http is
+// MSGKIT_SMS_HTTP.
+func envName(flagName string) string {
+	return "MSGKIT_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
 }

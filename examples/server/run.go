@@ -31,6 +31,7 @@ type stores struct {
 	sms    smsStore
 	pinger httpapi.Pinger // nil: always ready
 	close  func()
+	empty  bool // msgkit's tables were made at this start: a first start
 }
 
 func openStores(ctx context.Context, cfg config, logger *slog.Logger) (stores, error) {
@@ -39,10 +40,18 @@ func openStores(ctx context.Context, cfg config, logger *slog.Logger) (stores, e
 		if err != nil {
 			return stores{}, fmt.Errorf("opening PostgreSQL: %w", err)
 		}
-		return stores{auth: pg.Auth(), sms: pg.SMS(), pinger: pg, close: pg.Close}, nil
+		return stores{auth: pg.Auth(), sms: pg.SMS(), pinger: pg, close: pg.Close, empty: pg.Fresh()}, nil
 	}
 	mem := memstore.NewWith(cfg.mem)
-	return stores{auth: mem.Auth(), sms: mem.SMS(), close: func() {}}, nil
+	return stores{auth: mem.Auth(), sms: mem.SMS(), close: func() {}, empty: true}, nil
+}
+
+// demoKept says where the demo's credentials live.
+func demoKept(cfg config) string {
+	if cfg.store == "postgres" {
+		return "the PostgreSQL store keeps them, as hashes, across restarts"
+	}
+	return "they live as long as this process on the memory store"
 }
 
 // newPlatform assembles the families of the server over st, one at a time.
@@ -75,6 +84,13 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer, re
 		return err
 	}
 	defer st.close()
+	// -demo auto makes the demo into an empty store only: a database that
+	// has msgkit's tables is not a newcomer's, and a second copy of the
+	// demo would not show its secrets anyway.
+	noDemo := cfg.demo && cfg.demoIntoEmpty && !st.empty
+	if noDemo {
+		cfg = cfg.withoutDemo()
+	}
 	p := newPlatform(st, cfg, logger)
 	if cfg.bootstrap != "" {
 		n, err := p.bootstrap(ctx, cfg.bootstrap, cfg.getenv)
@@ -110,7 +126,9 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer, re
 		if err != nil {
 			return err
 		}
-		d.print(out, "http://"+localURL(bound.API), "http://"+localURL(bound.SMSHTTP))
+		d.print(out, demoKept(cfg), "http://"+localURL(bound.API), "http://"+localURL(bound.SMSHTTP))
+	} else if noDemo {
+		printNoDemo(out)
 	}
 	logger.Info("msgkit listening", "api", bound.API, "sms-http", bound.SMSHTTP, "sms-https", bound.SMSHTTPS, "store", cfg.store)
 	if ready != nil {

@@ -6,6 +6,8 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"flag"
 	"io"
 	"log/slog"
 	"net/http"
@@ -254,7 +256,7 @@ func TestBootstrapErrors(t *testing.T) {
 func TestParseConfig(t *testing.T) {
 	env := map[string]string{"MSGKIT_ADDR": ":9090", "MSGKIT_PG": "postgres://x"}
 	getenv := func(k string) string { return env[k] }
-	c, err := parseConfig([]string{"-store", "postgres"}, getenv, io.Discard)
+	c, err := parseConfig([]string{"-store", "postgres", "-bootstrap", "b.json"}, getenv, io.Discard)
 	if err != nil || c.addr != ":9090" || c.pgDSN != "postgres://x" || c.demo || c.smsHTTP != ":12020" || c.smsHTTPS != ":12021" {
 		t.Fatalf("parseConfig = %+v, %v", c, err)
 	}
@@ -295,7 +297,8 @@ func TestParseConfigReportPolicy(t *testing.T) {
 	}{
 		{args: nil, allow: pfx("127.0.0.0/8", "::1/128")}, // the demo
 		{args: []string{"-demo", "false"}},
-		{args: []string{"-store", "postgres", "-pg", "postgres://x"}},
+		{args: []string{"-store", "postgres", "-pg", "postgres://x"}, allow: pfx("127.0.0.0/8", "::1/128")}, // the demo, if the database is empty
+		{args: []string{"-store", "postgres", "-pg", "postgres://x", "-bootstrap", "b.json"}},
 		{args: []string{"-dlr-allow", "none"}},
 		{args: []string{"-demo", "false", "-dlr-allow", "10.1.0.0/16, 192.168.7.7", "-dlr-forbid", "8.8.8.0/24"},
 			allow: pfx("10.1.0.0/16", "192.168.7.7/32"), forbid: pfx("8.8.8.0/24")},
@@ -334,4 +337,100 @@ func call(t *testing.T, method, u, token string, body io.Reader, contentType str
 		t.Fatal(err)
 	}
 	return resp, b
+}
+
+// TestHelpNamesTheEnvironment: -h lists every flag with the environment
+// variable behind it, and that variable is the flag's fallback.
+func TestHelpNamesTheEnvironment(t *testing.T) {
+	var help bytes.Buffer
+	if _, err := parseConfig([]string{"-h"}, func(string) string { return "" }, &help); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("-h: %v", err)
+	}
+	for _, name := range []string{"addr", "sms-http", "sms-https", "tls-cert", "tls-key", "store", "pg", "pg-schema",
+		"bootstrap", "dlr-allow", "dlr-forbid", "demo", "log-level", "mem-keep-finished", "mem-keep-finished-for"} {
+		if !strings.Contains(help.String(), "(env "+envName(name)+")") {
+			t.Errorf("-h does not name %s for -%s:\n%s", envName(name), name, help.String())
+		}
+	}
+	c, err := parseConfig(nil, func(k string) string { return map[string]string{"MSGKIT_SMS_HTTP": ":1"}[k] }, io.Discard)
+	if err != nil || c.smsHTTP != ":1" {
+		t.Errorf("MSGKIT_SMS_HTTP=:1 gives -sms-http %q (%v)", c.smsHTTP, err)
+	}
+}
+
+// TestDemoOnceOnPostgreSQL: without -bootstrap, an empty database gets the
+// demo at the first start and never a second copy; a later start says how
+// to get credentials, lets no report go to loopback (the demo's allowance
+// goes with it), and the banner names the store.
+func TestDemoOnceOnPostgreSQL(t *testing.T) {
+	cfg := pgConfig(t)
+	c, err := parseConfig([]string{"-store", "postgres", "-pg", cfg.pgDSN, "-pg-schema", cfg.pgSchema}, func(string) string { return "" }, io.Discard)
+	if err != nil || !c.demo {
+		t.Fatalf("-store postgres without -bootstrap: demo %v (%v), want the demo", c.demo, err)
+	}
+	l, first := startPlatform(t, c)
+	if !demoPattern.MatchString(first.String()) || !strings.Contains(first.String(), "the PostgreSQL store keeps them") {
+		t.Fatalf("first start printed no demo credentials naming the store:\n%s", first)
+	}
+	if resp, _ := call(t, http.MethodPost, "http://"+l.SMSHTTP+demoReportPath, "", strings.NewReader("{}"), "application/json"); resp.StatusCode != http.StatusNoContent {
+		t.Errorf("the demo's report receiver answers %d at the first start", resp.StatusCode)
+	}
+	l, second := startPlatform(t, c)
+	if demoPattern.MatchString(second.String()) || !strings.Contains(second.String(), "has msgkit's tables already") ||
+		!strings.Contains(second.String(), "-bootstrap") {
+		t.Fatalf("second start:\n%s\nwant no new credentials and how to get some", second)
+	}
+	if resp, _ := call(t, http.MethodPost, "http://"+l.SMSHTTP+demoReportPath, "", strings.NewReader("{}"), "application/json"); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("the demo's report receiver answers %d on a later start, want 404", resp.StatusCode)
+	}
+	if got := c.withoutDemo().dlr.Allow; got != nil {
+		t.Errorf("without the demo, -dlr-allow auto allows %v", got)
+	}
+	conn, err := pgx.Connect(t.Context(), cfg.pgDSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(t.Context())
+	var clients, accounts int
+	if err := conn.QueryRow(t.Context(), "SELECT (SELECT count(*) FROM "+cfg.pgSchema+".auth_clients), (SELECT count(*) FROM "+cfg.pgSchema+".sms_accounts)").Scan(&clients, &accounts); err != nil {
+		t.Fatal(err)
+	}
+	if clients != 1 || accounts != 1 {
+		t.Errorf("after two starts: %d clients, %d bulk SMS accounts; want the demo's one of each", clients, accounts)
+	}
+}
+
+// TestBootstrapExample loads the sample bootstrap file the documentation
+// points to, and its credentials work.
+func TestBootstrapExample(t *testing.T) {
+	env := map[string]string{"CRM_CLIENT_SECRET": "crm-secret", "ROUTING_API_KEY": "routing-key-0001", "SHOP_SMS_PASSWORD": "shop-pw"}
+	l, out := startPlatform(t, config{store: "memory", bootstrap: "bootstrap.example.json", getenv: func(k string) string { return env[k] }})
+	if out.Len() != 0 {
+		t.Errorf("a bootstrapped platform printed:\n%s", out)
+	}
+	for _, try := range []struct{ name, body string }{
+		{"client", "grant_type=client_credentials&client_id=crm-backend&client_secret=crm-secret"},
+		{"user", "grant_type=password&username=route-tester&password=change+me+before+use"},
+	} {
+		resp, body := call(t, http.MethodPost, "http://"+l.API+"/oauth2/access-token", "", strings.NewReader(try.body), "application/x-www-form-urlencoded")
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("the example's %s: %d %s", try.name, resp.StatusCode, body)
+		}
+	}
+	resp, body := call(t, http.MethodPost, "http://"+l.SMSHTTP+"/bulk/sendsms", "", strings.NewReader(
+		`{"type":"text","auth":{"username":"shop","password":"shop-pw"},"sender":"Shop","receiver":"38640123456","text":"hi"}`), "application/json")
+	if resp.StatusCode != http.StatusAccepted {
+		t.Errorf("the example's bulk SMS account: %d %s", resp.StatusCode, body)
+	}
+}
+
+// TestLoadBootstrap: the account the README's load command uses is made
+// by examples/smsload/bootstrap.json and takes submissions.
+func TestLoadBootstrap(t *testing.T) {
+	l, _ := startPlatform(t, config{store: "memory", bootstrap: "../smsload/bootstrap.json"})
+	resp, body := call(t, http.MethodPost, "http://"+l.SMSHTTP+"/bulk/sendsms", "", strings.NewReader(
+		`{"type":"text","auth":{"username":"load","password":"loadpw"},"sender":"LoadTest","receiver":"38640123456","text":"hi"}`), "application/json")
+	if resp.StatusCode != http.StatusAccepted {
+		t.Errorf("the load account: %d %s", resp.StatusCode, body)
+	}
 }

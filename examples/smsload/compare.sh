@@ -32,10 +32,7 @@ up() { for _ in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null &
 go build -o "$bin/server" ./examples/server
 go build -o "$bin/smsload" ./examples/smsload
 go build -o "$bin/bare" ./examples/bare
-cat >"$bin/boot.json" <<'JSON'
-{"smsAccounts":[{"username":"load","password":"loadpw","balance":"100000000","currency":"EUR","validity":"1h","maxParts":10,"networks":["127.0.0.0/8"],"prices":{"386":"0.01"}}]}
-JSON
-args=(-bootstrap "$bin/boot.json" -demo false -log-level warn -addr 127.0.0.1:18090 -sms-http 127.0.0.1:22090 -sms-https "")
+args=(-bootstrap examples/smsload/bootstrap.json -demo false -log-level warn -addr 127.0.0.1:18090 -sms-http 127.0.0.1:22090 -sms-https "")
 if [ "$STORE" = postgres ]; then args+=(-store postgres -pg "$PG" -pg-schema "$schema"); fi
 "$bin/server" "${args[@]}" >"$bin/server.log" 2>&1 & pids+=($!)
 "$bin/bare" -addr 127.0.0.1:22091 >/dev/null 2>&1 & pids+=($!)
@@ -52,7 +49,7 @@ for round in $(seq 1 "$ROUNDS"); do
   for c in $CLIENTS; do
     for t in "${targets[@]}"; do
       read -r name api url <<<"$t"
-      out=$("$bin/smsload" -api "$api" -url "$url" -user load -password loadpw -n "$N" -c "$c" -duration 60s)
+      out=$("$bin/smsload" -api "$api" -url "$url" -user load -password loadpw -n "$N" -c "$c" -duration 60s -progress 0)
       echo "round $round c=$c $name: $out"
       rate=$(sed -n 's/.*accepted (\([0-9]*\)\/s).*/\1/p' <<<"$out")
       p99=$(sed -n 's/.*p99 \([^ ]*\) .*/\1/p' <<<"$out" | awk '/µs$/ {printf "%.3f", $1/1000; next} /ms$/ {printf "%.3f", $1+0; next} {printf "%.3f", $1*1000}')

@@ -21,10 +21,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -32,7 +34,7 @@ import (
 )
 
 func main() {
-	cfg := config{}
+	cfg := config{Progress: os.Stderr}
 	flag.StringVar(&cfg.URL, "url", "http://127.0.0.1:12020/bulk/sendsms", "submission URL")
 	flag.StringVar(&cfg.API, "api", "bulk", "submission API: bulk (JSON POST) or kannel (sendsms GET)")
 	flag.StringVar(&cfg.User, "user", "", "account username")
@@ -42,6 +44,7 @@ func main() {
 	flag.IntVar(&cfg.N, "n", 20000, "submissions to send at most")
 	flag.IntVar(&cfg.Workers, "c", 32, "concurrent workers")
 	flag.DurationVar(&cfg.Duration, "duration", 30*time.Second, "time to run at most")
+	flag.DurationVar(&cfg.Every, "progress", time.Second, "how often to print progress to standard error; 0: never")
 	flag.StringVar(&cfg.DLRURL, "dlr-url", "", "delivery report URL (dlrUrl) of every submission with -api bulk; none by default")
 	mask := flag.Int("dlr-mask", -1, "dlrMask of every submission with -api bulk: the sum of DELIVERED 1, UNDELIVERED 2, BUFFERED 4, SENT_TO_SMSC 8, REJECTED 16; -1 leaves it out (the platform then reports 19 with a -dlr-url)")
 	flag.Parse()
@@ -54,30 +57,68 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Println(r)
+	if r.Accepted == 0 {
+		// A run that measured only refusals measured nothing: say so to
+		// scripts as well as people.
+		fmt.Fprintln(os.Stderr, "smsload: no submission was accepted")
+		os.Exit(1)
+	}
 }
 
 type config struct {
 	URL, API, User, Password, Receiver, Text string
 	N, Workers                               int
 	Duration                                 time.Duration
-	DLRURL                                   string // "": no dlrUrl
-	DLRMask                                  *int   // nil: no dlrMask
+	DLRURL                                   string        // "": no dlrUrl
+	DLRMask                                  *int          // nil: no dlrMask
+	Every                                    time.Duration // progress lines; 0: none
+	Progress                                 io.Writer     // where progress lines go
 }
 
 // result is what a run measured.
 type result struct {
 	Sent, Accepted, Rejected, Failed int
-	Elapsed                          time.Duration
-	P50, P99, Max                    time.Duration
+	// Codes counts the refusals by their code: the bulk API's error code
+	// ("107"), or the HTTP status of a refusal without one ("403" from
+	// Kannel).
+	Codes         map[string]int
+	Elapsed       time.Duration
+	P50, P99, Max time.Duration
 }
 
 // PerSecond is accepted submissions per second.
 func (r result) PerSecond() float64 { return float64(r.Accepted) / r.Elapsed.Seconds() }
 
 func (r result) String() string {
-	return fmt.Sprintf("sent %d in %v: %d accepted (%.0f/s), %d rejected (420), %d failed; latency p50 %v p99 %v max %v",
+	s := fmt.Sprintf("sent %d in %v: %d accepted (%.0f/s), %d rejected (420), %d failed; latency p50 %v p99 %v max %v",
 		r.Sent, r.Elapsed.Round(time.Millisecond), r.Accepted, r.PerSecond(), r.Rejected, r.Failed,
 		r.P50.Round(time.Microsecond), r.P99.Round(time.Microsecond), r.Max.Round(time.Microsecond))
+	if len(r.Codes) > 0 {
+		var codes []string
+		for _, c := range slices.Sorted(maps.Keys(r.Codes)) {
+			codes = append(codes, fmt.Sprintf("%s×%d", c, r.Codes[c]))
+		}
+		s += "; refused by code: " + strings.Join(codes, ", ")
+	}
+	return s
+}
+
+// refusalCode is the code of a refusal's body: the bulk API's
+// {"error":{"code":"107",…}}, or else the HTTP status.
+func refusalCode(status int, body []byte) string {
+	var b struct {
+		Error struct {
+			Code json.RawMessage `json:"code"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(body, &b) == nil && len(b.Error.Code) > 0 {
+		var code string
+		if json.Unmarshal(b.Error.Code, &code) == nil {
+			return code
+		}
+		return string(b.Error.Code) // a number
+	}
+	return strconv.Itoa(status)
 }
 
 func run(ctx context.Context, cfg config) (result, error) {
@@ -96,6 +137,7 @@ func run(ctx context.Context, cfg config) (result, error) {
 		accepted, rejected, failed atomic.Int64
 		mu                         sync.Mutex
 		latencies                  = make([]time.Duration, 0, cfg.N)
+		codes                      = map[string]int{}
 		wg                         sync.WaitGroup
 	)
 	start := time.Now()
@@ -112,7 +154,12 @@ func run(ctx context.Context, cfg config) (result, error) {
 					}
 					continue
 				}
-				io.Copy(io.Discard, resp.Body)
+				var body []byte
+				if resp.StatusCode == http.StatusAccepted {
+					io.Copy(io.Discard, resp.Body)
+				} else {
+					body, _ = io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+				}
 				resp.Body.Close()
 				local = append(local, time.Since(t0))
 				switch resp.StatusCode {
@@ -120,14 +167,38 @@ func run(ctx context.Context, cfg config) (result, error) {
 					accepted.Add(1)
 				case 420, http.StatusForbidden: // 403 is Kannel's refusal
 					rejected.Add(1)
+					code := refusalCode(resp.StatusCode, body)
+					mu.Lock()
+					codes[code]++
+					mu.Unlock()
 				default:
 					failed.Add(1)
 				}
 			}
 		})
 	}
+	if cfg.Every > 0 && cfg.Progress != nil {
+		stop := make(chan struct{})
+		defer close(stop)
+		go func() {
+			tick := time.NewTicker(cfg.Every)
+			defer tick.Stop()
+			var last int64
+			for {
+				select {
+				case <-stop:
+					return
+				case <-tick.C:
+				}
+				a := accepted.Load()
+				fmt.Fprintf(cfg.Progress, "%4.0fs: %d accepted (%.0f/s in the last %v), %d rejected, %d failed\n",
+					time.Since(start).Seconds(), a, float64(a-last)/cfg.Every.Seconds(), cfg.Every, rejected.Load(), failed.Load())
+				last = a
+			}
+		}()
+	}
 	wg.Wait()
-	r := result{Elapsed: time.Since(start), Accepted: int(accepted.Load()), Rejected: int(rejected.Load()), Failed: int(failed.Load())}
+	r := result{Elapsed: time.Since(start), Accepted: int(accepted.Load()), Rejected: int(rejected.Load()), Failed: int(failed.Load()), Codes: codes}
 	r.Sent = r.Accepted + r.Rejected + r.Failed
 	if len(latencies) > 0 {
 		slices.Sort(latencies)

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -42,8 +43,63 @@ func TestRun(t *testing.T) {
 		t.Errorf("balance %s, want 994", a.Balance)
 	}
 	r, err = run(context.Background(), config{URL: srv.URL + bulksmsapi.SendSMSPath, User: "load", Password: "wrong", Receiver: "38640123456", N: 10, Workers: 2, Duration: 30 * time.Second})
-	if err != nil || r.Rejected != 10 {
+	if err != nil || r.Rejected != 10 || len(r.Codes) != 1 {
 		t.Fatalf("wrong password: %v, %v", r, err)
+	}
+	for code, n := range r.Codes {
+		if n != 10 || !strings.Contains(r.String(), "refused by code: "+code+"×10") {
+			t.Errorf("refusals by code %v in %q", r.Codes, r)
+		}
+	}
+}
+
+func TestRefusalCode(t *testing.T) {
+	for _, c := range []struct {
+		status int
+		body   string
+		want   string
+	}{
+		{420, `{"error":{"code":"107","message":"not enough credit"}}`, "107"},
+		{420, `{"error":{"code":114,"message":"no price"}}`, "114"},
+		{403, `Authorization failed for sendsms`, "403"},
+		{420, ``, "420"},
+	} {
+		if got := refusalCode(c.status, []byte(c.body)); got != c.want {
+			t.Errorf("refusalCode(%d, %q) = %q, want %q", c.status, c.body, got, c.want)
+		}
+	}
+}
+
+// signalWriter tells each Write on a channel.
+type signalWriter chan string
+
+func (w signalWriter) Write(p []byte) (int, error) {
+	select {
+	case w <- string(p):
+	default:
+	}
+	return len(p), nil
+}
+
+// TestProgress: a run prints a progress line every -progress while it
+// lasts. The server holds its one answer until the first line is out.
+func TestProgress(t *testing.T) {
+	lines := make(signalWriter, 1)
+	var first string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if first == "" {
+			first = <-lines
+		}
+		w.WriteHeader(http.StatusAccepted)
+	}))
+	defer srv.Close()
+	r, err := run(t.Context(), config{URL: srv.URL, User: "u", Password: "p", Receiver: "38640123456", N: 1, Workers: 1,
+		Duration: time.Minute, Every: time.Millisecond, Progress: lines})
+	if err != nil || r.Accepted != 1 {
+		t.Fatalf("%v, %v", r, err)
+	}
+	if !strings.Contains(first, "0 accepted") || !strings.Contains(first, "0 rejected, 0 failed") {
+		t.Errorf("progress line %q", first)
 	}
 }
 

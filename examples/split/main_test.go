@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"strings"
 	"testing"
 
@@ -46,5 +48,13 @@ func TestRunAutoAndBadFlag(t *testing.T) {
 	}
 	if err := run([]string{"-dcs", "latin1"}, strings.NewReader(""), &out); err == nil {
 		t.Error("a bad -dcs is accepted")
+	}
+}
+
+// TestHelp: -h prints the usage and is no failure (main exits 0).
+func TestHelp(t *testing.T) {
+	var out strings.Builder
+	if err := run([]string{"-h"}, strings.NewReader(""), &out); !errors.Is(err, flag.ErrHelp) {
+		t.Errorf("-h returned %v, want flag.ErrHelp", err)
 	}
 }
