@@ -25,10 +25,18 @@
 // answer is still checked, against the operation or, for a path or method
 // that no operation has, against the document's components/responses
 // NotFound or MethodNotAllowed. Requests that msgkit sends (delivery
-// reports) are checked with CheckCallback. The documents are OpenAPI
-// 3.1.0, which the validator holds to JSON Schema 2020-12 (type arrays
-// with null, const, additionalProperties false); the contract's own tests
-// prove each of these is enforced.
+// reports) are checked with CheckCallback.
+//
+// The documents are OpenAPI 3.1.0: kin-openapi v0.153 loads and lints 3.1
+// and validates its schemas as JSON Schema 2020-12 (type arrays with null,
+// const, additionalProperties false, $ref), which the contract's own tests
+// prove on a document of their own (testdata/things.openapi.json). What
+// openapi3filter does not do, the contract does: it checks no callbacks
+// or webhooks (CheckCallback), lets a body through where the document
+// shows none, and accepts undocumented statuses unless told
+// (IncludeResponseStatus). Requests are routed by path alone, since the
+// documents' servers name the platform's listeners, not the test's; HEAD
+// answers are not validated (openapi3filter skips them).
 package httpapitest
 
 import (
