@@ -46,6 +46,21 @@
 // every answer it gives, and ErrorBodies renders its error body for a
 // golden file of every kind of error.
 //
+// # API documents
+//
+// Every family keeps an OpenAPI 3.1 document of what it serves in its own
+// package, embedded in the binary: bulksmsapi.OpenAPI, and here
+// OAuthOpenAPI (oauth.openapi.json) and HealthOpenAPI
+// (health.openapi.json). They are written by hand, in JSON, and cannot
+// drift from the code: every handler test validates each request and
+// answer against its family's document (httpapitest.NewContract, with
+// kin-openapi), each family's test holds the operations it mounts to the
+// document's, and the documents pass the loader's validation, examples
+// included. A document's servers are the default listeners; a platform
+// serving it puts its own (examples/server does, at GET /openapi/).
+// Answers to paths and methods no operation has are the document's
+// components/responses NotFound and MethodNotAllowed.
+//
 // # Statuses
 //
 // One table (Status) maps msgkit.Kind to the HTTP status: Invalid 400,

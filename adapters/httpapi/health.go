@@ -20,22 +20,32 @@ type healthBody struct {
 func HealthHandler(opts Options) http.Handler {
 	o := opts.withDefaults()
 	m := newFamilyMux(familyNone)
-	m.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		_ = WriteJSON(w, http.StatusOK, healthBody{Status: "ok"})
-	})
-	m.mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
-		if o.Pinger != nil {
-			ctx, cancel := context.WithTimeout(r.Context(), ReadyTimeout)
-			defer cancel()
-			if err := o.Pinger.Ping(ctx); err != nil {
-				LoggerFrom(r.Context()).WarnContext(r.Context(), "not ready", "err", err, "request_id", RequestIDFrom(r.Context()))
-				w.Header().Set("Cache-Control", "no-store")
-				_ = WriteJSON(w, http.StatusServiceUnavailable, healthBody{Status: "unavailable"})
-				return
-			}
-		}
-		w.Header().Set("Cache-Control", "no-store")
-		_ = WriteJSON(w, http.StatusOK, healthBody{Status: "ok"})
-	})
+	for pattern, h := range healthRoutes(o) {
+		m.mux.Handle(pattern, h)
+	}
 	return o.base(familyNone, m)
+}
+
+// healthRoutes are the operations of HealthHandler by ServeMux pattern:
+// the set its OpenAPI document (HealthOpenAPI) describes.
+func healthRoutes(o Options) map[string]http.Handler {
+	return map[string]http.Handler{
+		"GET /healthz": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_ = WriteJSON(w, http.StatusOK, healthBody{Status: "ok"})
+		}),
+		"GET /readyz": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if o.Pinger != nil {
+				ctx, cancel := context.WithTimeout(r.Context(), ReadyTimeout)
+				defer cancel()
+				if err := o.Pinger.Ping(ctx); err != nil {
+					LoggerFrom(r.Context()).WarnContext(r.Context(), "not ready", "err", err, "request_id", RequestIDFrom(r.Context()))
+					w.Header().Set("Cache-Control", "no-store")
+					_ = WriteJSON(w, http.StatusServiceUnavailable, healthBody{Status: "unavailable"})
+					return
+				}
+			}
+			w.Header().Set("Cache-Control", "no-store")
+			_ = WriteJSON(w, http.StatusOK, healthBody{Status: "ok"})
+		}),
+	}
 }

@@ -30,10 +30,20 @@ func OAuthHandler(opts Options) http.Handler {
 	o := opts.withDefaults()
 	o.needAuth("OAuthHandler")
 	m := newFamilyMux(OAuth)
-	m.mux.Handle("POST "+TokenPath, &tokenEndpoint{issuer: o.Auth, opts: o})
-	m.mux.Handle("GET "+TokenInfoPath, Bearer(OAuth, o.Auth)(tokenInfo(o.Clock)))
+	for pattern, h := range oauthRoutes(o) {
+		m.mux.Handle(pattern, h)
+	}
 	limiter := NewLimiter(o.TokenRateLimit, o.Clock)
 	return o.base(OAuth, chain(m, noStore, LimitRate(OAuth, limiter, ByClientIP(o.TrustedProxies))))
+}
+
+// oauthRoutes are the operations of OAuthHandler by ServeMux pattern: the
+// set its OpenAPI document (OAuthOpenAPI) describes.
+func oauthRoutes(o Options) map[string]http.Handler {
+	return map[string]http.Handler{
+		http.MethodPost + " " + TokenPath:    &tokenEndpoint{issuer: o.Auth, opts: o},
+		http.MethodGet + " " + TokenInfoPath: Bearer(OAuth, o.Auth)(tokenInfo(o.Clock)),
+	}
 }
 
 // noStore forbids caching of every answer of the token endpoint, errors

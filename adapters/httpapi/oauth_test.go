@@ -24,7 +24,7 @@ func basic(id, secret string) string {
 
 func TestTokenEndpoint(t *testing.T) {
 	f := httpapitest.NewFixture(t)
-	h := httpapi.OAuthHandler(f.Opts)
+	h := oauthContract(t).Handler(t, httpapi.OAuthHandler(f.Opts))
 	cc := func(id, secret string) url.Values {
 		return url.Values{"grant_type": {"client_credentials"}, "client_id": {id}, "client_secret": {secret}}
 	}
@@ -40,6 +40,7 @@ func TestTokenEndpoint(t *testing.T) {
 		subject string // who the token speaks for on success
 		wwwAuth string // WWW-Authenticate wanted, if any
 		allow   string // Allow wanted, if any
+		bad     bool   // the request breaks the document on purpose
 	}{
 		{name: "good client credentials", req: func() *http.Request { return formRequest(cc(httpapitest.ClientID, httpapitest.ClientSecret)) },
 			status: 200, ttl: 3600, subject: httpapitest.ClientID},
@@ -63,25 +64,25 @@ func TestTokenEndpoint(t *testing.T) {
 		}, status: 400, code: "unauthorized_client"},
 		{name: "missing grant_type", req: func() *http.Request {
 			return formRequest(url.Values{"client_id": {httpapitest.ClientID}, "client_secret": {httpapitest.ClientSecret}})
-		}, status: 400, code: "invalid_request"},
+		}, status: 400, code: "invalid_request", bad: true},
 		{name: "empty grant_type", req: func() *http.Request {
 			return formRequest(url.Values{"grant_type": {""}})
-		}, status: 400, code: "invalid_request"},
+		}, status: 400, code: "invalid_request", bad: true},
 		{name: "unsupported grant", req: func() *http.Request {
 			return formRequest(url.Values{"grant_type": {"authorization_code"}, "code": {"x"}})
-		}, status: 400, code: "unsupported_grant_type"},
+		}, status: 400, code: "unsupported_grant_type", bad: true},
 		{name: "JSON content type", req: func() *http.Request {
 			r := httptest.NewRequest(http.MethodPost, httpapi.TokenPath,
 				strings.NewReader(`{"grant_type":"client_credentials","client_id":"news-client"}`))
 			r.Header.Set("Content-Type", "application/json")
 			r.RemoteAddr = httpapitest.ClientAddr
 			return r
-		}, status: 400, code: "invalid_request"},
+		}, status: 400, code: "invalid_request", bad: true},
 		{name: "no content type", req: func() *http.Request {
 			r := formRequest(cc(httpapitest.ClientID, httpapitest.ClientSecret))
 			r.Header.Del("Content-Type")
 			return r
-		}, status: 400, code: "invalid_request"},
+		}, status: 400, code: "invalid_request", bad: true},
 		{name: "content type with charset", req: func() *http.Request {
 			r := formRequest(cc(httpapitest.ClientID, httpapitest.ClientSecret))
 			r.Header.Set("Content-Type", "Application/X-WWW-Form-Urlencoded; charset=utf-8")
@@ -96,25 +97,25 @@ func TestTokenEndpoint(t *testing.T) {
 			v := cc(httpapitest.ClientID, httpapitest.ClientSecret)
 			v.Add("client_secret", "other")
 			return formRequest(v)
-		}, status: 400, code: "invalid_request"},
+		}, status: 400, code: "invalid_request", bad: true},
 		{name: "malformed form", req: func() *http.Request {
 			r := httptest.NewRequest(http.MethodPost, httpapi.TokenPath, strings.NewReader("grant_type=%zz"))
 			r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 			r.RemoteAddr = httpapitest.ClientAddr
 			return r
-		}, status: 400, code: "invalid_request"},
+		}, status: 400, code: "invalid_request", bad: true},
 		{name: "body too large", req: func() *http.Request {
 			v := cc(httpapitest.ClientID, httpapitest.ClientSecret)
 			v.Set("padding", strings.Repeat("x", 9000))
 			return formRequest(v)
-		}, status: 413, code: "invalid_request"},
+		}, status: 413, code: "invalid_request", bad: true},
 		{name: "body too large without Content-Length", req: func() *http.Request {
 			v := cc(httpapitest.ClientID, httpapitest.ClientSecret)
 			v.Set("padding", strings.Repeat("x", 9000))
 			r := formRequest(v)
 			r.ContentLength = -1
 			return r
-		}, status: 413, code: "invalid_request"},
+		}, status: 413, code: "invalid_request", bad: true},
 		{name: "Basic authentication", req: func() *http.Request {
 			r := formRequest(url.Values{"grant_type": {"client_credentials"}})
 			r.Header.Set("Authorization", basic(httpapitest.ClientID, httpapitest.ClientSecret))
@@ -163,16 +164,20 @@ func TestTokenEndpoint(t *testing.T) {
 			r := httptest.NewRequest(http.MethodGet, httpapi.TokenPath, nil)
 			r.RemoteAddr = httpapitest.ClientAddr
 			return r
-		}, status: 405, code: "invalid_request", allow: "POST"},
+		}, status: 405, code: "invalid_request", allow: "POST", bad: true},
 		{name: "unknown path under /oauth2/", req: func() *http.Request {
 			r := formRequest(cc(httpapitest.ClientID, httpapitest.ClientSecret))
 			r.URL.Path = "/oauth2/token"
 			return r
-		}, status: 404, code: "invalid_request"},
+		}, status: 404, code: "invalid_request", bad: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			w := httpapitest.Serve(h, tt.req())
+			r := tt.req()
+			if tt.bad {
+				r = httpapitest.SkipRequestCheck(r)
+			}
+			w := httpapitest.Serve(h, r)
 			if got := w.Header().Get("Cache-Control"); got != "no-store" {
 				t.Errorf("Cache-Control = %q, want no-store", got)
 			}
@@ -217,7 +222,7 @@ func TestTokenEndpoint(t *testing.T) {
 func TestTokenEndpointTrustedProxy(t *testing.T) {
 	f := httpapitest.NewFixture(t)
 	f.Opts.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
-	h := httpapi.OAuthHandler(f.Opts)
+	h := oauthContract(t).Handler(t, httpapi.OAuthHandler(f.Opts))
 	form := url.Values{"grant_type": {"client_credentials"}, "client_id": {httpapitest.ClientID}, "client_secret": {httpapitest.ClientSecret}}
 
 	r := formRequest(form)
@@ -236,7 +241,7 @@ func TestTokenEndpointTrustedProxy(t *testing.T) {
 func TestTokenEndpointBruteForce(t *testing.T) {
 	f := httpapitest.NewFixture(t)
 	f.Opts.TokenRateLimit = httpapi.RateLimit{} // the default: 10 a second, burst 20
-	h := httpapi.OAuthHandler(f.Opts)
+	h := oauthContract(t).Handler(t, httpapi.OAuthHandler(f.Opts))
 	wrong := url.Values{"grant_type": {"client_credentials"}, "client_id": {httpapitest.ClientID}, "client_secret": {"guess"}}
 	for i := range 20 {
 		if w := httpapitest.Serve(h, formRequest(wrong)); w.Code != http.StatusUnauthorized {
@@ -275,7 +280,7 @@ func TestTokenEndpointBruteForce(t *testing.T) {
 func TestTokenEndpointInternalErrorIsGeneric(t *testing.T) {
 	f := httpapitest.NewFixture(t)
 	f.Opts.Auth = failingAuth{f.Auth}
-	h := httpapi.OAuthHandler(f.Opts)
+	h := oauthContract(t).Handler(t, httpapi.OAuthHandler(f.Opts))
 	w := httpapitest.Serve(h, formRequest(url.Values{"grant_type": {"password"}, "username": {"u"}, "password": {"p"}}))
 	m := httpapitest.WantError(t, w, httpapi.OAuth, http.StatusInternalServerError, "server_error")
 	if m["error_description"] != "internal error" || strings.Contains(w.Body.String(), "database") {
@@ -295,7 +300,7 @@ func (failingAuth) Password(context.Context, string, string) (auth.IssuedToken, 
 
 func TestTokenInfo(t *testing.T) {
 	f := httpapitest.NewFixture(t)
-	h := httpapi.OAuthHandler(f.Opts)
+	h := oauthContract(t).Handler(t, httpapi.OAuthHandler(f.Opts))
 	for _, tc := range []struct {
 		token, idKey string
 	}{{f.Token(t, httpapitest.ClientID), "client_id"}, {f.UserToken(t, httpapitest.UserName), "username"}} {
@@ -337,7 +342,7 @@ func TestTokenInfo(t *testing.T) {
 // in the body or as HTTP Basic.
 func TestPasswordGrantVerifiesClientCredentials(t *testing.T) {
 	f := httpapitest.NewFixture(t)
-	h := httpapi.OAuthHandler(f.Opts)
+	h := oauthContract(t).Handler(t, httpapi.OAuthHandler(f.Opts))
 	pw := url.Values{"grant_type": {"password"}, "username": {httpapitest.UserName}, "password": {httpapitest.UserPassword}}
 	with := func(extra ...string) url.Values {
 		v := maps.Clone(pw)

@@ -100,6 +100,8 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer, re
 		logger.Info("bootstrap done", "file", cfg.bootstrap, "created", n)
 	}
 	api, bulk := p.apiHandler(), p.smsHandler()
+	docs := newAPIDocs()
+	api = docs.mount(api, logger)
 
 	servers := []*server{{name: "api", addr: cfg.addr, handler: api}, {name: "sms-http", addr: cfg.smsHTTP, handler: bulk}}
 	if cfg.tlsCert != "" {
@@ -120,6 +122,7 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer, re
 	if len(servers) > 2 {
 		bound.SMSHTTPS = servers[2].ln.Addr().String()
 	}
+	docs.setBound(bound)
 
 	if cfg.demo {
 		d, err := p.createDemo(ctx)

@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/msgkit/msgkit/adapters/httpapi/bulksmsapi"
+	"github.com/msgkit/msgkit/adapters/httpapi/httpapitest"
 	"github.com/msgkit/msgkit/adapters/memstore"
 	"golang.org/x/crypto/bcrypt"
 )
@@ -180,6 +182,8 @@ func TestReadmeSequence(t *testing.T) {
 				if !strings.Contains(r, `"msgId":"`+acc.MsgID+`"`) || !strings.Contains(r, `"event":"DELIVERED"`) {
 					t.Errorf("the demo received the report %s", r)
 				}
+				// The report the platform posted is the one its document shows.
+				httpapitest.NewContract(t, bulksmsapi.OpenAPI()).CheckCallback(t, "deliveryReport", http.MethodPost, []byte(r))
 			case <-time.After(30 * time.Second):
 				t.Fatal("the demo's delivery report did not come back")
 			}

@@ -47,6 +47,21 @@
 // object is 109 whatever the object holds (encoding/json let a closing
 // bracket through, and judged the fields' types before what follows).
 //
+// # API document
+//
+// OpenAPI returns the family's OpenAPI 3.1 document (openapi.json,
+// embedded): the operation with every answer above, each 420 code with an
+// example, and the delivery report that msgkit posts to dlrUrl, as the
+// callback deliveryReport of the operation (the report is caused by a
+// submission and goes to the URL it names, which a callback says and a
+// top-level webhook would not). The request schema is as lenient as the
+// decoder where JSON Schema can say it (unknown members allowed, sender,
+// receiver and dlrMask of either type, custom null); that keys match
+// case-insensitively it can only say in words. The handler tests send
+// every request through httpapitest.Contract, which fails them when a
+// request or answer leaves the document, and the enumerations of codes and
+// events are held to sms.Codes and sms.Events.
+//
 // The client address given to the Gateway is RemoteAddr, or the
 // X-Forwarded-For hop before Options.TrustedProxies (httpapi.ClientIP).
 package bulksmsapi

@@ -45,8 +45,18 @@ func Handler(gateway Submitter, opts Options) http.Handler {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
 	}
 	mux := http.NewServeMux()
-	mux.Handle("POST "+SendSMSPath, &sendSMS{gateway: gateway, opts: opts})
+	for pattern, h := range routes(gateway, opts) {
+		mux.Handle(pattern, h)
+	}
 	return httpapi.RequestID(opts.NewRequestID)(httpapi.AccessLog(opts.Logger)(recoverBare(mux)))
+}
+
+// routes are the family's operations by ServeMux pattern: the set its
+// OpenAPI document describes.
+func routes(gateway Submitter, opts Options) map[string]http.Handler {
+	return map[string]http.Handler{
+		http.MethodPost + " " + SendSMSPath: &sendSMS{gateway: gateway, opts: opts},
+	}
 }
 
 // recoverBare answers a panic with a bare 500: bulk SMS 5xx carry no JSON.

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -46,11 +47,39 @@ func newBulkSMS(t testing.TB) (http.Handler, *memstore.SMSStore) {
 	return bulksmsapi.Handler(gw, bulksmsapi.Options{}), store
 }
 
-func postSMS(h http.Handler, body string) *httptest.ResponseRecorder {
+// contract is the family's OpenAPI document, which every exchange of these
+// tests is held to. It is loaded and linted once (loadContract), as that
+// is the slow part of a check; a Contract is only read afterwards.
+func contract(t testing.TB) *httpapitest.Contract {
+	t.Helper()
+	c, err := loadContract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+var loadContract = sync.OnceValues(func() (*httpapitest.Contract, error) {
+	return httpapitest.LoadContract(bulksmsapi.OpenAPI())
+})
+
+func sendSMSRequest(body string) *http.Request {
 	r := httptest.NewRequest(http.MethodPost, bulksmsapi.SendSMSPath, strings.NewReader(body))
 	r.RemoteAddr = httpapitest.ClientAddr
 	r.Header.Set("Content-Type", "application/json")
-	return httpapitest.Serve(h, r)
+	return r
+}
+
+// postSMS posts a submission that the document allows through h, and
+// checks the request and the answer against the document.
+func postSMS(t testing.TB, h http.Handler, body string) *httptest.ResponseRecorder {
+	return httpapitest.Serve(contract(t).Handler(t, h), sendSMSRequest(body))
+}
+
+// postBad posts a submission that breaks the document on purpose: only
+// the answer is checked against it.
+func postBad(t testing.TB, h http.Handler, body string) *httptest.ResponseRecorder {
+	return httpapitest.Serve(contract(t).Handler(t, h), httpapitest.SkipRequestCheck(sendSMSRequest(body)))
 }
 
 const goodSMS = `{"type":"text","auth":{"username":"shop","password":"pw"},"sender":"MyShop","receiver":"38640123456","dcs":"gsm","text":"Hello","dlrMask":19,"dlrUrl":"https://example.com/dlr","custom":{"order":1},"unknown":"ignored"}`
@@ -63,7 +92,7 @@ func TestSendSMSAccepted(t *testing.T) {
 		strings.Replace(goodSMS, `"dlrMask":19`, `"dlrMask":"19"`, 1),
 		strings.Replace(goodSMS, `"dcs":"gsm"`, `"dcs":"UCS","flash":true`, 1),
 	} {
-		w := postSMS(h, body)
+		w := postSMS(t, h, body)
 		if w.Code != http.StatusAccepted {
 			t.Fatalf("%s: %d %s", body, w.Code, w.Body)
 		}
@@ -102,7 +131,7 @@ func TestSendSMSRejections(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			w := postSMS(h, tc.body)
+			w := postBad(t, h, tc.body)
 			if w.Code != bulksmsapi.StatusBusinessError {
 				t.Fatalf("status %d, want 420; body %s", w.Code, w.Body)
 			}
@@ -131,7 +160,7 @@ func TestSendSMSServerFailures(t *testing.T) {
 		h := bulksmsapi.Handler(submitFunc(func(context.Context, sms.Submission) (sms.Accepted, error) {
 			return sms.Accepted{}, tc.err
 		}), bulksmsapi.Options{})
-		w := postSMS(h, goodSMS)
+		w := postSMS(t, h, goodSMS)
 		if w.Code != tc.status || w.Body.Len() != 0 {
 			t.Errorf("%v: %d %q; want %d without a body", tc.err, w.Code, w.Body, tc.status)
 		}
@@ -139,7 +168,7 @@ func TestSendSMSServerFailures(t *testing.T) {
 	h := bulksmsapi.Handler(submitFunc(func(context.Context, sms.Submission) (sms.Accepted, error) {
 		panic("boom")
 	}), bulksmsapi.Options{})
-	if w := postSMS(h, goodSMS); w.Code != http.StatusInternalServerError || strings.Contains(w.Body.String(), "boom") {
+	if w := postSMS(t, h, goodSMS); w.Code != http.StatusInternalServerError || strings.Contains(w.Body.String(), "boom") {
 		t.Errorf("panic: %d %q", w.Code, w.Body)
 	}
 }
@@ -151,7 +180,7 @@ func TestSendSMSDecoding(t *testing.T) {
 		got = s
 		return sms.Accepted{MsgID: "m", NumParts: 1}, nil
 	}), bulksmsapi.Options{})
-	w := postSMS(h, `{"type":"wsi","auth":{"username":"u","password":"p"},"sender":12345,"receiver":"386","url":"https://x.example/","title":"T","flash":true,"custom":null}`)
+	w := postSMS(t, h, `{"type":"wsi","auth":{"username":"u","password":"p"},"sender":12345,"receiver":"386","url":"https://x.example/","title":"T","flash":true,"custom":null}`)
 	if w.Code != http.StatusAccepted {
 		t.Fatalf("%d %s", w.Code, w.Body)
 	}
@@ -195,7 +224,11 @@ func TestSendSMSStrictJSON(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			reached = false
-			w := postSMS(h, tc.body)
+			post := postBad
+			if tc.field == "-" {
+				post = postSMS
+			}
+			w := post(t, h, tc.body)
 			if tc.field == "-" {
 				if w.Code != http.StatusAccepted || !reached {
 					t.Fatalf("want 202: %d %s", w.Code, w.Body)
@@ -214,11 +247,12 @@ func TestSendSMSStrictJSON(t *testing.T) {
 
 func FuzzSendSMS(f *testing.F) {
 	h, _ := newBulkSMS(f)
+	c := contract(f)
 	for _, s := range []string{goodSMS, ``, `{`, `{"dlrMask":1e99}`, `{"receiver":-1}`, `{"custom":[]}`, `null`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, body string) {
-		w := postSMS(h, body)
+		w := httpapitest.Serve(c.Handler(t, h), httpapitest.SkipRequestCheck(sendSMSRequest(body)))
 		switch w.Code {
 		case http.StatusAccepted, bulksmsapi.StatusBusinessError:
 		default:
@@ -272,7 +306,11 @@ func TestSendSMSGolden(t *testing.T) {
 				}
 				return sms.Accepted{MsgID: "01JQ3Z5N7V4W8X9Y0A1B2C3D4E", NumParts: 1}, nil
 			}), bulksmsapi.Options{})
-			w := postSMS(h, tc.body)
+			post := postSMS
+			if tc.body != goodSMS {
+				post = postBad
+			}
+			w := post(t, h, tc.body)
 			if w.Code != tc.status {
 				t.Fatalf("status %d, want %d: %s", w.Code, tc.status, w.Body)
 			}
@@ -324,7 +362,7 @@ func TestSendSMSGatewayGolden(t *testing.T) {
 		{"gateway_420_113_no_credit", goodSMS, 420}, // the first took the whole balance
 		{"gateway_420_114_no_route", strings.Replace(goodSMS, `"receiver":"38640123456"`, `"receiver":"4930123456"`, 1), 420},
 	} {
-		w := postSMS(h, tc.body)
+		w := postSMS(t, h, tc.body)
 		if w.Code != tc.status {
 			t.Fatalf("%s: status %d, want %d: %s", tc.golden, w.Code, tc.status, w.Body)
 		}
@@ -349,9 +387,7 @@ func TestSendSMSClientGone(t *testing.T) {
 		if gone {
 			cancel()
 		}
-		r := httptest.NewRequest(http.MethodPost, bulksmsapi.SendSMSPath, strings.NewReader(goodSMS)).WithContext(ctx)
-		r.RemoteAddr = httpapitest.ClientAddr
-		w := httpapitest.Serve(h, r)
+		w := httpapitest.Serve(contract(t).Handler(t, h), sendSMSRequest(goodSMS).WithContext(ctx))
 		cancel()
 		errorLogged := strings.Contains(logs.String(), `"level":"ERROR"`)
 		switch {
@@ -381,7 +417,7 @@ func BenchmarkSendSMS(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(goodSMS)))
 	for b.Loop() {
-		if w := postSMS(h, goodSMS); w.Code != http.StatusAccepted {
+		if w := httpapitest.Serve(h, sendSMSRequest(goodSMS)); w.Code != http.StatusAccepted {
 			b.Fatalf("%d %s", w.Code, w.Body)
 		}
 	}

@@ -3,8 +3,40 @@
 // over memstore with clients, users and an API key (NewFixture) and a stub
 // that lets everyone in (GrantAll); the rules of a family's route table
 // (CheckRoutes); requests with the answers they must get (CheckAnswers);
-// checks of a family's error body (WantError); and the golden form of an
-// answer (Answer, ErrorBodies) for msgkittest.Golden.
+// checks of a family's error body (WantError); the golden form of an
+// answer (Answer, ErrorBodies) for msgkittest.Golden; and the family's
+// OpenAPI document as a contract that every request and answer of its
+// handler tests must keep (NewContract).
+//
+// # Contracts
+//
+// Each family keeps an OpenAPI 3.1 document in its package, and its tests
+// hold the handler to it in one call:
+//
+//	c := httpapitest.NewContract(t, cdsapi.OpenAPI()) // lints the document
+//	h := c.Handler(t, cdsapi.Handler(opts))            // or c.Transport(t, nil)
+//	c.CheckRoutes(t, spec().Routes)                     // mounted = documented
+//
+// Every exchange through h is validated with kin-openapi's openapi3filter:
+// the request's path and query parameters and body, the answer's status
+// (one the operation does not document fails), Content-Type, documented
+// headers and body, and the absence of a body where the document shows
+// none. A test of bad input marks its request with SkipRequestCheck: the
+// answer is still checked, against the operation or, for a path or method
+// that no operation has, against the document's components/responses
+// NotFound or MethodNotAllowed. Requests that msgkit sends (delivery
+// reports) are checked with CheckCallback.
+//
+// The documents are OpenAPI 3.1.0: kin-openapi v0.153 loads and lints 3.1
+// and validates its schemas as JSON Schema 2020-12 (type arrays with null,
+// const, additionalProperties false, $ref), which the contract's own tests
+// prove on a document of their own (testdata/things.openapi.json). What
+// openapi3filter does not do, the contract does: it checks no callbacks
+// or webhooks (CheckCallback), lets a body through where the document
+// shows none, and accepts undocumented statuses unless told
+// (IncludeResponseStatus). Requests are routed by path alone, since the
+// documents' servers name the platform's listeners, not the test's; HEAD
+// answers are not validated (openapi3filter skips them).
 package httpapitest
 
 import (
