@@ -7,7 +7,9 @@
 // REST families and the token endpoint listen on -addr (default :8080), bulk
 // SMS on -sms-http (:12020) and, with -tls-cert and -tls-key, -sms-https
 // (:12021). GET /healthz answers while the process lives and GET /readyz
-// while the store answers. SIGINT or SIGTERM stops accepting connections,
+// while the store answers. GET /openapi/ on the REST listener lists the
+// families' OpenAPI documents, GET /openapi/{family}.json serves one with
+// the addresses this server listens on. SIGINT or SIGTERM stops accepting connections,
 // lets requests in flight finish, then exits.
 //
 // Every flag has an environment fallback named after it: -sms-http is
