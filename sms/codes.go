@@ -93,7 +93,7 @@ func (c Code) Kind() msgkit.Kind {
 }
 
 // Retryable reports whether the customer may resend after this rejection.
-// Section 7.1: never after a 420, except for code 105.
+// The submission codes rule: never retried after a 420, except for code 105.
 func (c Code) Retryable() bool { return c == CodeThrottling }
 
 // String is the code in decimal, as it travels on the wire.

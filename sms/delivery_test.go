@@ -46,7 +46,7 @@ func TestPartStateNames(t *testing.T) {
 	}
 }
 
-// Every (state, status) pair: section 3.1 plus the choices documented at the
+// Every (state, status) pair: the delivery state table plus the choices documented at the
 // top of delivery.go.
 func TestStep(t *testing.T) {
 	const (
@@ -163,7 +163,7 @@ func TestErrorCodeFor(t *testing.T) {
 }
 
 // From a submitted part, any sequence of network statuses (repeated,
-// reordered, late) keeps the laws of section 3.1: a final state is never
+// reordered, late) keeps the laws of the delivery state table: a final state is never
 // left, at most one final event is reported, and it is the last change.
 func TestStepLaws(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {

@@ -99,7 +99,7 @@ func TestDLRErrors(t *testing.T) {
 		}
 	}
 	if len(DLRErrors()) != n {
-		t.Errorf("DLRErrors lists %d codes, section 7.2 has %d", len(DLRErrors()), n)
+		t.Errorf("DLRErrors lists %d codes, the error code table has %d", len(DLRErrors()), n)
 	}
 	texts := map[DLRError]string{1: "subscriber unknown", 996: "validity expired", 998: "no route", 993: "blacklisted sender", 997: "blacklisted receiver", 994: "no credit"}
 	for c, want := range texts {

@@ -34,8 +34,8 @@ func (c Category) String() string {
 	return "Category(" + strconv.Itoa(int(c)) + ")"
 }
 
-// Delivery report error codes with a name of their own. Section 7.2 lists
-// the rest of its codes by group only.
+// Delivery report error codes with a name of their own. The bulk SMS
+// error code table lists the rest of its codes by group only.
 const (
 	DLRNoError             DLRError = 0
 	DLRSubscriberUnknown   DLRError = 1

@@ -66,7 +66,7 @@ func (f *fixture) event(t *testing.T, id sms.MessageID, part int, st sms.Status,
 }
 
 // Every mask from 0 to 31 gets exactly the events its bits allow, through
-// every row of section 3.1.
+// every row of the delivery state table.
 func TestReportsFollowTheMask(t *testing.T) {
 	type step struct {
 		st   sms.Status

@@ -58,7 +58,7 @@ func TestParseSender(t *testing.T) {
 }
 
 // Every printable ASCII character is accepted in an alphanumeric sender
-// exactly when section 4.1 lists it.
+// exactly when the sender rules list it.
 func TestSenderCharacterSet(t *testing.T) {
 	const allowed = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ !\"#%&'()*+,-./:;<=>?"
 	for c := byte(0); c < 128; c++ {
