@@ -367,14 +367,14 @@ func benchTexts() []struct{ name, text string } {
 	return []struct{ name, text string }{
 		{"GSM160", strings.Repeat("Hello world, see you at 10:30! ", 6)[:160]},
 		{"GSM1000ext", strings.Repeat("Price: 10€ [promo] {code} ~50% off | ", 28)[:1000]},
-		{"UCS500emoji", ucs500()},
+		{"UCS500", firstRunes(strings.Repeat("Привет, мир! Встреча завтра в 10:30 у входа. ", 12), 500)},
+		{"UCS500emoji", firstRunes(strings.Repeat("Привет, мир 😀 до встречи 🐳 ", 20), 500)},
 	}
 }
 
-// ucs500 is 500 characters of Cyrillic text with emoji.
-func ucs500() string {
-	rs := []rune(strings.Repeat("Привет, мир 😀 до встречи 🐳 ", 20))
-	return string(rs[:500])
+// firstRunes is the first n characters of s.
+func firstRunes(s string, n int) string {
+	return string([]rune(s)[:n])
 }
 
 func BenchmarkCountText(b *testing.B) {
