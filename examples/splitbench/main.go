@@ -18,7 +18,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -170,10 +169,11 @@ func runNode(dir string, ms int) (nodeRun, error) {
 
 func parseNode(b []byte) (nodeRun, error) {
 	var r nodeRun
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
+	if err := json.Unmarshal(b, &r); err != nil {
 		return nodeRun{}, fmt.Errorf("bench.js output: %w", err)
+	}
+	if len(r.Results) == 0 {
+		return nodeRun{}, errors.New("bench.js output: no results")
 	}
 	for _, res := range r.Results {
 		if res.CountNs <= 0 || res.SplitNs <= 0 {

@@ -31,7 +31,7 @@ func TestTexts(t *testing.T) {
 }
 
 func TestParseNode(t *testing.T) {
-	got, err := parseNode([]byte(`{"node":"v20.1.0","results":[{"name":"a","dcs":"GSM","units":2,"parts":[{"text":"hi","units":2}],"countNs":10.5,"splitNs":20}]}` + "\n"))
+	got, err := parseNode([]byte(`{"node":"v20.1.0","results":[{"name":"a","dcs":"GSM","units":2,"parts":[{"text":"hi","units":2}],"countNs":10.5,"splitNs":20}],"sink":7}` + "\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
