@@ -49,7 +49,11 @@
 //     stays a pure function.
 //
 // CountText gives the coding, the number of parts and the units without
-// allocating, for pricing and quick checks; SplitText agrees with it.
+// allocating, for pricing and quick checks; SplitText agrees with it. UCS-2
+// text is checked, counted and split in one pass, eight bytes at a time.
+// `go run ./examples/splitbench -rounds 5` compares both with the node
+// package split-sms on the texts of BenchmarkCountText and
+// BenchmarkSplitText.
 //
 // # WAP push
 //

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -18,29 +19,45 @@ type Count struct {
 // without allocating. It agrees with SplitText on the coding, the number of
 // parts and the units, and returns the same errors.
 func CountText(text string, dcs DCS) (Count, error) {
+	return countText(text, dcs, nil)
+}
+
+// countText is CountText noting the cuts between UCS-2 parts in cuts, as
+// far as it has room (see scanUCS).
+func countText(text string, dcs DCS, cuts []cut) (Count, error) {
 	if err := checkText(text, dcs); err != nil {
 		return Count{}, err
 	}
-	// Positions of two-unit characters let the parts be counted without a
-	// second pass; a text with more of them than fit here is walked again.
-	d := doubles{limit: len(doubles{}.at)}
 	if dcs != DCSUCS {
+		// Positions of two-unit characters let the parts be counted without
+		// a second pass; a text with more of them than fit here is walked
+		// again.
+		d := doubles{limit: len(doubles{}.at)}
 		w, bad := countGSM(text, dcs == DCSGSM, &d)
 		if bad < 0 {
 			return w.count(DCSGSM, GSMSingle)
 		}
 		if dcs == DCSGSM {
+			// The text is valid UTF-8 up to bad; invalid UTF-8 is the
+			// first error whatever comes before it.
+			if !utf8.ValidString(text[bad:]) {
+				return Count{}, notUTF8()
+			}
 			return Count{}, notGSM(text, bad)
 		}
 	}
-	d.n = 0
-	return countUCS(text, &d).count(DCSUCS, UCSSingle)
+	w, ok := scanUCS(text, cuts)
+	if !ok {
+		return Count{}, notUTF8()
+	}
+	return w.count(DCSUCS, UCSSingle)
 }
 
-// countGSM totals the septets of valid UTF-8 text in one pass, noting the
-// character index of each two-septet character in d (up to d.limit of them),
-// and derives the number of parts from those indices. It returns the byte
-// offset of the first character outside the alphabet, or -1.
+// countGSM totals the septets of text in one pass, noting the character
+// index of each two-septet character in d (up to d.limit of them), and
+// derives the number of parts from those indices. It returns the byte
+// offset of the first character outside the alphabet or of the first byte
+// that is not valid UTF-8, or -1: text is valid UTF-8 up to there.
 func countGSM(text string, allowCedilla bool, d *doubles) (walk, int) {
 	// Locals, not d's fields, carry the loop: a counter kept in memory would
 	// chain every character through a store and a load.
@@ -88,7 +105,7 @@ func countGSM(text string, allowCedilla bool, d *doubles) (walk, int) {
 			chars++
 			continue
 		}
-		r, size := decodeValid(text, i)
+		r, size := utf8.DecodeRuneInString(text[i:]) // invalid UTF-8 is utf8.RuneError, outside the alphabet
 		cost := nonASCIICost(r)
 		if cost == 0 && !(allowCedilla && r == 'ç') {
 			return walk{}, i
@@ -126,42 +143,143 @@ type doubles struct {
 	limit int // at most len(at)
 }
 
-// countUCS is countGSM for UCS-2: characters outside the BMP, four bytes in
-// UTF-8, take two UTF-16 units.
-func countUCS(text string, d *doubles) walk {
-	chars := 0
-	for i := 0; i < len(text); {
-		// 8 bytes at once when none leads a 4-byte sequence: every byte but
-		// a continuation byte (10xxxxxx) starts a character of one unit.
-		if i+8 <= len(text) {
-			v := binary.LittleEndian.Uint64([]byte(text[i : i+8]))
-			if v&(v<<1)&(v<<2)&(v<<3)&highBits == 0 {
-				chars += 8 - bits.OnesCount64(v&^(v<<1)&highBits)
-				i += 8
-				continue
-			}
+// cut is where a UCS-2 part ends: the byte offset of its end in the text,
+// and its UTF-16 units.
+type cut struct {
+	end, units int32
+}
+
+// scanUCS checks that text is valid UTF-8 and packs its UTF-16 units
+// greedily into parts of UCSPart units, never splitting a surrogate pair,
+// in one pass over the text. It notes the end of every part but the last
+// in cuts, as far as cuts has room, and does not stop past MaxParts, so
+// that invalid UTF-8 anywhere is found.
+//
+// It reads eight bytes at a time, without decoding characters: a
+// character's units are counted at its lead byte (one for each byte that
+// is not a continuation byte, one more for a 4-byte lead), and validity is
+// checked on the whole word: every continuation byte must be one that a
+// lead byte asks for, and lead bytes must not start an overlong form, a
+// surrogate or a value past U+10FFFF. Only a word where a part ends is
+// walked byte by byte.
+func scanUCS(text string, cuts []cut) (walk, bool) {
+	if len(text) < 8 {
+		return scanShortUCS(text)
+	}
+	s := ucsScan{cuts: cuts}
+	for i := 0; i < len(text); i += 8 {
+		if i = s.common(text, i); i < len(text) {
+			s.word(text, i)
 		}
-		for end := min(i+8, len(text)); i < end; i++ {
-			c := text[i]
-			if c&0xC0 == 0x80 {
-				continue // a continuation byte
-			}
-			if c >= 0xF0 {
-				d.at[d.n&(len(d.at)-1)] = int32(chars)
-				d.n++
-			}
-			chars++
+	}
+	s.parts++
+	return walk{total: s.done + s.filled, parts: s.parts, overflown: s.parts > MaxParts}, s.bad|s.want == 0
+}
+
+// ucsScan is the state of scanUCS between words. Masks of bytes have a bit
+// at the top bit of each byte.
+type ucsScan struct {
+	want   uint64 // continuation bytes the leads of the last word ask of the next
+	bad    uint64 // bytes breaking UTF-8
+	filled int    // units of the part being filled
+	done   int    // units of the parts before it
+	parts  int    // parts before it
+	cuts   []cut
+}
+
+// common goes over the words from text[i:] as long as they are whole, hold
+// no lead of 3 or 4 bytes and end no part: the common case, kept apart so
+// that its loop makes no call and its state stays in registers. It returns
+// the offset of the word it stopped at.
+func (s *ucsScan) common(text string, i int) int {
+	want, bad, filled := s.want, s.bad, s.filled
+	for ; i+8 <= len(text); i += 8 {
+		v := binary.LittleEndian.Uint64([]byte(text[i : i+8]))
+		if v&(v<<1)&(v<<2)&highBits != 0 {
+			break
 		}
+		cont := v &^ (v << 1) & highBits // 10xxxxxx
+		lead := v & (v << 1) & highBits  // 11xxxxxx
+		// A unit for each byte but continuation bytes, summed into the top
+		// byte by the multiplication.
+		u := int((highBits &^ cont) >> 7 * lowBits >> 56)
+		if filled+u > UCSPart {
+			break
+		}
+		filled += u
+		bad |= cont ^ (want | lead<<8) | lead&^(v&^highBits+0x3E*lowBits) // the last: C0 and C1, overlong
+		want = lead >> 56
 	}
-	w := walk{total: chars + d.n}
-	if w.total <= UCSSingle {
-		return w
+	s.want, s.bad, s.filled = want, bad, filled
+	return i
+}
+
+// word checks and counts the word at text[i:], a partial one at the end
+// included, whatever it holds, and walks it byte by byte if a part ends in
+// it.
+func (s *ucsScan) word(text string, i int) {
+	var v uint64
+	n := len(text) - i // bytes of text in the word
+	if n >= 8 {
+		v, n = binary.LittleEndian.Uint64([]byte(text[i:i+8])), 8
+	} else {
+		// The text's last 8 bytes shifted down past those already seen:
+		// zeros pad them, and a zero is no continuation byte.
+		v = binary.LittleEndian.Uint64([]byte(text[len(text)-8:])) >> (8 * (8 - n))
 	}
-	if d.n > d.limit {
-		return walkUCS(text, nil)
+	cont := v &^ (v << 1) & highBits // 10xxxxxx
+	lead := v & (v << 1) & highBits  // 11xxxxxx: a lead of 2 bytes or more
+	lead3 := lead & (v << 2)         // 111xxxxx
+	lead4 := lead3 & (v << 3)        // 1111xxxx
+	s.bad |= cont ^ (s.want | lead<<8 | lead3<<16 | lead4<<24)
+	s.want = lead>>56 | lead3>>48 | lead4>>40
+	// Leads that are never valid (C0, C1, F5..FF), or limit the byte after
+	// them (E0, ED, F0, F4).
+	b4, b3, b2, b1, b0 := v<<3, v<<4, v<<5, v<<6, v<<7 // bit k of each byte at its top
+	e0f0 := lead3 &^ (b3 | b2 | b1 | b0)               // the next byte must be high enough
+	edf4 := lead3 & (b4 ^ b3) & b2 &^ b1 & (b4 ^ b0)   // low enough
+	next := v >> 8
+	if i+8 < len(text) {
+		next |= uint64(text[i+8]) << 56
 	}
-	w.parts, w.overflown = packParts(chars, d.at[:d.n], UCSPart)
-	return w
+	high := next<<2 | b4&(next<<3) // at least A0 after E0 and ED, 90 after F0 and F4
+	s.bad |= e0f0&^high | edf4&high | lead3&b4&(b3|b2&(b1|b0)) | lead&^(v&^highBits+0x3E*lowBits)
+	// Units per byte: 1, 2 for a 4-byte lead, none for a continuation byte;
+	// summed into the top byte by the multiplication. Padding counts one.
+	u := int(((highBits&^cont)>>7+lead4>>7)*lowBits>>56) - (8 - n)
+	if s.filled+u <= UCSPart {
+		s.filled += u
+		return
+	}
+	// A part ends in this word: walk it to find where.
+	for k := i; k < i+n; k++ {
+		c := text[k]
+		if c&0xC0 == 0x80 {
+			continue
+		}
+		cost := 1
+		if c >= 0xF0 {
+			cost = 2
+		}
+		if s.filled+cost > UCSPart {
+			if s.parts < len(s.cuts) {
+				s.cuts[s.parts] = cut{end: int32(k), units: int32(s.filled)}
+			}
+			s.parts++
+			s.done += s.filled
+			s.filled = 0
+		}
+		s.filled += cost
+	}
+}
+
+// scanShortUCS is scanUCS for texts shorter than a word, which fit a part.
+func scanShortUCS(text string) (walk, bool) {
+	w := walk{parts: 1}
+	for _, r := range text {
+		w.total += utf16.RuneLen(r)
+	}
+	return w, utf8.ValidString(text)
 }
 
 // packParts counts the parts that greedy packing makes of n characters of
@@ -206,27 +324,38 @@ func SplitText(text string, dcs DCS, ref uint8) (Message, error) {
 		// the phone shows what was sent.
 		text = strings.ReplaceAll(text, "ç", "Ç")
 	}
-	n, err := CountText(text, dcs)
+	var room [32]cut // the cuts of a text of up to 33 UCS-2 parts
+	n, err := countText(text, dcs, room[:])
 	if err != nil {
 		return Message{}, err
 	}
-	m := Message{DCS: n.DCS, Parts: make([]Part, 0, n.Parts)}
+	m := Message{DCS: n.DCS, Parts: make([]Part, n.Parts)}
 	if n.Parts == 1 {
-		m.Parts = append(m.Parts, Part{Text: text, Units: n.Units})
+		m.Parts[0] = Part{Text: text, Units: n.Units}
 		return m, nil
 	}
-	emit := func(start, end, units int) {
-		m.Parts = append(m.Parts, Part{
-			Text:  text[start:end],
-			Units: units,
-			UDH:   UDH{Ref: ref, Total: uint8(n.Parts), Seq: uint8(len(m.Parts) + 1)},
-		})
-	}
+	udh := UDH{Ref: ref, Total: uint8(n.Parts)}
 	if n.DCS == DCSGSM {
-		walkGSM(text, false, emit)
-	} else {
-		walkUCS(text, emit)
+		walkGSM(text, false, func(start, end, units int) {
+			udh.Seq++
+			m.Parts[udh.Seq-1] = Part{Text: text[start:end], Units: units, UDH: udh}
+		})
+		return m, nil
 	}
+	cuts := room[:]
+	if n.Parts-1 > len(cuts) {
+		cuts = make([]cut, n.Parts-1)
+		scanUCS(text, cuts)
+	}
+	start, left := 0, n.Units
+	for i := range m.Parts[:n.Parts-1] {
+		c := cuts[i]
+		udh.Seq++
+		m.Parts[i] = Part{Text: text[start:c.end], Units: int(c.units), UDH: udh}
+		start, left = int(c.end), left-int(c.units)
+	}
+	udh.Seq++
+	m.Parts[n.Parts-1] = Part{Text: text[start:], Units: left, UDH: udh}
 	return m, nil
 }
 
@@ -236,10 +365,12 @@ func checkText(text string, dcs DCS) error {
 		return CodeMissingMandatoryParam.FieldErrorf("text", "text is empty")
 	case dcs > DCSUCS:
 		return CodeBadParameterValue.FieldErrorf("dcs", "dcs %s cannot carry text", dcs)
-	case !utf8.ValidString(text):
-		return CodeBadContentFormat.FieldErrorf("text", "text is not valid UTF-8")
 	}
 	return nil
+}
+
+func notUTF8() error {
+	return CodeBadContentFormat.FieldErrorf("text", "text is not valid UTF-8")
 }
 
 func notGSM(text string, at int) error {
@@ -311,46 +442,6 @@ func walkGSM(text string, allowCedilla bool, emit func(start, end, units int)) (
 		emit(start, len(text), units)
 	}
 	return w, -1
-}
-
-// walkUCS packs valid UTF-8 text into parts of UCSPart UTF-16 units; a
-// character outside the BMP (a surrogate pair) is never split. Its packing
-// steps repeat walkGSM's on purpose: sharing them through a per-character
-// function value made splitting 60% slower.
-func walkUCS(text string, emit func(start, end, units int)) walk {
-	var w walk
-	start, units := 0, 0
-	for i := 0; i < len(text); {
-		// In valid UTF-8 the lead byte gives the size; only 4-byte sequences
-		// lie outside the BMP.
-		cost, size := 1, 1
-		switch c := text[i]; {
-		case c >= 0xF0:
-			cost, size = 2, 4
-		case c >= 0xE0:
-			size = 3
-		case c >= 0xC0:
-			size = 2
-		}
-		w.total += cost
-		if units+cost > UCSPart {
-			if w.parts++; w.parts == MaxParts {
-				w.overflown = true
-				return w
-			}
-			if emit != nil {
-				emit(start, i, units)
-			}
-			start, units = i, 0
-		}
-		units += cost
-		i += size
-	}
-	w.parts++
-	if emit != nil {
-		emit(start, len(text), units)
-	}
-	return w
 }
 
 // decodeValid decodes the multi-byte rune at text[i] of valid UTF-8.

@@ -346,12 +346,14 @@ func TestAutoNeverPicksUCSForGSMText(t *testing.T) {
 }
 
 func FuzzSplitText(f *testing.F) {
-	for _, s := range []string{"", "hello", strings.Repeat("]", 153), strings.Repeat("🐳", 36), "français", "a\xffb", strings.Repeat("a", 66) + "😀"} {
+	for _, s := range []string{"", "hello", strings.Repeat("]", 153), strings.Repeat("🐳", 36), "français", "a\xffb", strings.Repeat("a", 66) + "😀",
+		strings.Repeat("ж", 71), strings.Repeat("жé€中😀", 40), "\xed\xa0\x80", "\xf0\x8f\xbf\xbf", "\xf4\x90\x80\x80", "\xe0\x9f\xbf", "\xc0\x80"} {
 		f.Add(s, uint8(0))
 		f.Add(s, uint8(1))
 		f.Add(s, uint8(2))
 	}
 	f.Fuzz(func(t *testing.T, text string, d uint8) {
+		checkUCS(t, text)
 		dcs := DCS(d % 4)
 		m, err := SplitText(text, dcs, 9)
 		if err != nil {
@@ -368,14 +370,14 @@ func benchTexts() []struct{ name, text string } {
 	return []struct{ name, text string }{
 		{"GSM160", strings.Repeat("Hello world, see you at 10:30! ", 6)[:160]},
 		{"GSM1000ext", strings.Repeat("Price: 10€ [promo] {code} ~50% off | ", 28)[:1000]},
-		{"UCS500emoji", ucs500()},
+		{"UCS500", firstRunes(strings.Repeat("Привет, мир! Встреча завтра в 10:30 у входа. ", 12), 500)},
+		{"UCS500emoji", firstRunes(strings.Repeat("Привет, мир 😀 до встречи 🐳 ", 20), 500)},
 	}
 }
 
-// ucs500 is 500 characters of Cyrillic text with emoji.
-func ucs500() string {
-	rs := []rune(strings.Repeat("Привет, мир 😀 до встречи 🐳 ", 20))
-	return string(rs[:500])
+// firstRunes is the first n characters of s.
+func firstRunes(s string, n int) string {
+	return string([]rune(s)[:n])
 }
 
 func BenchmarkCountText(b *testing.B) {
@@ -406,28 +408,141 @@ func BenchmarkSplitText(b *testing.B) {
 	}
 }
 
-// The one-pass count (from the positions of two-unit characters) agrees with
-// walking the text, whatever the room for positions.
+// The one-pass GSM count (from the positions of two-septet characters)
+// agrees with walking the text, whatever the room for positions.
 func TestCountPathsAgree(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		rs := rapid.SliceOfN(rapid.SampledFrom([]rune("ab]€😀çж")), 1, 2000).Draw(t, "runes")
 		text := string(rs)
 		room := rapid.IntRange(0, len(doubles{}.at)).Draw(t, "room")
-		if want, bad := walkGSM(text, true, nil); bad < 0 {
-			got, _ := countGSM(text, true, &doubles{limit: room})
-			if got.total <= GSMSingle {
-				got.parts, want.parts = 1, 1
-			}
-			if got != want {
-				t.Fatalf("GSM: count %+v, walk %+v", got, want)
-			}
+		want, bad := walkGSM(text, true, nil)
+		if bad >= 0 {
+			return
 		}
-		got, want := countUCS(text, &doubles{limit: room}), walkUCS(text, nil)
-		if got.total <= UCSSingle {
+		got, _ := countGSM(text, true, &doubles{limit: room})
+		if got.total <= GSMSingle {
 			got.parts, want.parts = 1, 1
 		}
 		if got != want {
-			t.Fatalf("UCS: count %+v, walk %+v", got, want)
+			t.Fatalf("GSM: count %+v, walk %+v", got, want)
 		}
 	})
+}
+
+// splitUCS is how SplitText splits text with DCSUCS, written plainly
+// (decode each character, count its UTF-16 units, start a part when it does
+// not fit) for the fast path to be compared with. Its Code is 0 for no
+// error.
+func splitUCS(text string, ref uint8) ([]Part, Code) {
+	if text == "" {
+		return nil, CodeMissingMandatoryParam
+	}
+	if !utf8.ValidString(text) {
+		return nil, CodeBadContentFormat
+	}
+	var parts []Part
+	start, units, total := 0, 0, 0
+	for i, r := range text {
+		n := utf16.RuneLen(r)
+		if units+n > UCSPart { // a surrogate pair that does not fit moves whole
+			parts = append(parts, Part{Text: text[start:i], Units: units})
+			start, units = i, 0
+		}
+		units += n
+		total += n
+	}
+	parts = append(parts, Part{Text: text[start:], Units: units})
+	switch {
+	case total <= UCSSingle:
+		return []Part{{Text: text, Units: total}}, 0
+	case len(parts) > MaxParts:
+		return nil, CodeConcatError
+	}
+	for i := range parts {
+		parts[i].UDH = UDH{Ref: ref, Total: uint8(len(parts)), Seq: uint8(i + 1)}
+	}
+	return parts, 0
+}
+
+// codeOf is CodeOf, 0 for no error.
+func codeOf(err error) Code {
+	if err == nil {
+		return 0
+	}
+	return CodeOf(err)
+}
+
+// checkUCS compares SplitText and CountText with DCSUCS to splitUCS.
+func checkUCS(t interface {
+	Helper()
+	Fatalf(string, ...any)
+}, text string) {
+	t.Helper()
+	want, code := splitUCS(text, 9)
+	m, err := SplitText(text, DCSUCS, 9)
+	if codeOf(err) != code {
+		t.Fatalf("SplitText(%q): error %v, want code %d", text, err, code)
+	}
+	c, cerr := CountText(text, DCSUCS)
+	if codeOf(cerr) != code {
+		t.Fatalf("CountText(%q): error %v, want code %d", text, cerr, code)
+	}
+	if code != 0 {
+		return
+	}
+	if diff := cmp.Diff(want, m.Parts); diff != "" || m.DCS != DCSUCS {
+		t.Fatalf("SplitText(%q) is %v (-want +got):\n%s", text, m.DCS, diff)
+	}
+	total := 0
+	for _, p := range want {
+		total += p.Units
+	}
+	if c != (Count{DCS: DCSUCS, Parts: len(want), Units: total}) {
+		t.Fatalf("CountText(%q) = %+v; want %d parts, %d units", text, c, len(want), total)
+	}
+}
+
+func TestSplitUCSAsPlainly(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		// Runs of characters of each UTF-8 length, and bytes that break it.
+		alphabet := []string{"a", " ", "ж", "é", "€", "中", "\uffff", "😀", "🐳", "\U0010FFFF",
+			"\x80", "\xbf", "\xc0\x80", "\xc1\xbf", "\xe0\x9f\xbf", "\xed\xa0\x80", "\xf0\x8f\xbf\xbf", "\xf4\x90\x80\x80", "\xf5", "\xff", "\xe2\x82", "\xf0\x9f"}
+		weights := rapid.SliceOfN(rapid.IntRange(0, 1000), len(alphabet), len(alphabet)).Draw(t, "weights")
+		weights[rapid.IntRange(0, 9).Draw(t, "valid")] += 1000
+		pieces := rapid.SliceOfN(rapid.IntRange(0, 1<<30), 0, 600).Draw(t, "pieces")
+		var b strings.Builder
+		sum := 0
+		for _, w := range weights {
+			sum += w
+		}
+		for _, p := range pieces {
+			p %= sum
+			k := 0
+			for p >= weights[k] {
+				p -= weights[k]
+				k++
+			}
+			b.WriteString(alphabet[k])
+		}
+		checkUCS(t, b.String())
+	})
+}
+
+// Every byte pair, followed by every kind of byte, at every offset of a
+// word: the word-at-a-time check of UTF-8 agrees with utf8.ValidString.
+func TestScanUCSValidity(t *testing.T) {
+	tails := []string{"", "\x80", "\x90", "\xa0", "\x80\x80", "\xbf\xbf", "a", "\x80a", "\xc2"}
+	for off := range 9 {
+		prefix := strings.Repeat("ж", off/2) + strings.Repeat("a", off%2)
+		for b0 := range 256 {
+			for b1 := range 256 {
+				for _, tail := range tails {
+					text := prefix + string([]byte{byte(b0), byte(b1)}) + tail
+					if _, ok := scanUCS(text, nil); ok != utf8.ValidString(text) {
+						t.Fatalf("scanUCS(%q) says valid %v", text, ok)
+					}
+				}
+			}
+		}
+	}
 }
