@@ -176,6 +176,25 @@ func scanUCS(text string, cuts []cut) (walk, bool) {
 	return walk{total: s.done + s.filled, parts: s.parts, overflown: s.parts > MaxParts}, s.bad|s.want == 0
 }
 
+// secondByte bounds the byte after each lead of 3 or 4 bytes, E0 to FF:
+// from lo to lo+span; F5 to FF, which UTF-8 never uses, allow nothing.
+var secondByte = [32]struct {
+	lo   uint8
+	span int16
+}{
+	0x00: {0xA0, 0x1F}, // E0: A0..BF, no overlong form
+	0x0D: {0x80, 0x1F}, // ED: 80..9F, no surrogate
+	0x10: {0x90, 0x2F}, // F0: 90..BF, no overlong form
+	0x14: {0x80, 0x0F}, // F4: 80..8F, nothing past U+10FFFF
+	0x01: {0x80, 0x3F}, 0x02: {0x80, 0x3F}, 0x03: {0x80, 0x3F}, 0x04: {0x80, 0x3F},
+	0x05: {0x80, 0x3F}, 0x06: {0x80, 0x3F}, 0x07: {0x80, 0x3F}, 0x08: {0x80, 0x3F},
+	0x09: {0x80, 0x3F}, 0x0A: {0x80, 0x3F}, 0x0B: {0x80, 0x3F}, 0x0C: {0x80, 0x3F},
+	0x0E: {0x80, 0x3F}, 0x0F: {0x80, 0x3F},
+	0x11: {0x80, 0x3F}, 0x12: {0x80, 0x3F}, 0x13: {0x80, 0x3F},
+	0x15: {0, -1}, 0x16: {0, -1}, 0x17: {0, -1}, 0x18: {0, -1}, 0x19: {0, -1},
+	0x1A: {0, -1}, 0x1B: {0, -1}, 0x1C: {0, -1}, 0x1D: {0, -1}, 0x1E: {0, -1}, 0x1F: {0, -1},
+}
+
 // ucsScan is the state of scanUCS between words. Masks of bytes have a bit
 // at the top bit of each byte.
 type ucsScan struct {
@@ -188,18 +207,36 @@ type ucsScan struct {
 }
 
 // common goes over the words from text[i:] as long as they are whole, hold
-// no lead of 3 or 4 bytes and end no part: the common case, kept apart so
+// at most one lead of 3 or 4 bytes, not in their last byte, and end no
+// part: the common case (an emoji now and then included), kept apart so
 // that its loop makes no call and its state stays in registers. It returns
 // the offset of the word it stopped at.
 func (s *ucsScan) common(text string, i int) int {
 	want, bad, filled := s.want, s.bad, s.filled
 	for ; i+8 <= len(text); i += 8 {
 		v := binary.LittleEndian.Uint64([]byte(text[i : i+8]))
-		if v&(v<<1)&(v<<2)&highBits != 0 {
-			break
-		}
 		cont := v &^ (v << 1) & highBits // 10xxxxxx
 		lead := v & (v << 1) & highBits  // 11xxxxxx
+		if lead3 := lead & (v << 2); lead3 != 0 {
+			// One lead of 3 or 4 bytes (an emoji, say) whose next byte is
+			// in this word is checked here; more, or one at the end of
+			// the word, are the word's.
+			if lead3&(lead3-1)|lead3>>63 != 0 {
+				break
+			}
+			lead4 := lead3 & (v << 3)
+			u := int(((highBits&^cont)>>7 + lead4>>7) * lowBits >> 56)
+			if filled+u > UCSPart {
+				break
+			}
+			filled += u
+			w := v >> (uint(bits.TrailingZeros64(lead3)) &^ 7) // the lead, then its next byte
+			r := secondByte[byte(w)-0xE0]
+			bad |= cont ^ (want | lead<<8 | lead3<<16 | lead4<<24) | lead&^(v&^highBits+0x3E*lowBits) |
+				uint64(int(r.span)-int(byte(w>>8)-r.lo))>>63
+			want = lead>>56 | lead3>>48 | lead4>>40
+			continue
+		}
 		// A unit for each byte but continuation bytes, summed into the top
 		// byte by the multiplication.
 		u := int((highBits &^ cont) >> 7 * lowBits >> 56)
