@@ -28,6 +28,7 @@ func authFamily(svc *auth.Service, opts httpapi.Options) family {
 	return family{
 		name: "auth",
 		api:  map[string]http.Handler{"/oauth2/": httpapi.OAuthHandler(opts)},
+		docs: []apiDoc{{"oauth", httpapi.OAuthOpenAPI(), restServers}},
 		jobs: []func(context.Context){every(time.Minute, "purging expired tokens", logger, svc.PurgeExpired)},
 		sections: []section{
 			{"clients", func(ctx context.Context, raw json.RawMessage, secret secretSource) (int, error) {

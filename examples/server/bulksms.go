@@ -77,6 +77,7 @@ func (b *bulkSMS) family() family {
 	return family{
 		name: "bulk SMS",
 		sms:  map[string]http.Handler{bulksmsapi.SendSMSPath: bulksmsapi.Handler(b.gateway, bulksmsapi.Options{Logger: b.logger})},
+		docs: []apiDoc{{"bulksms", bulksmsapi.OpenAPI(), bulkServers}},
 		jobs: []func(context.Context){
 			b.transmitter.Run,
 			b.runNetwork,

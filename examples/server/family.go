@@ -21,12 +21,14 @@ import (
 
 // family is one API family as the server assembles it: what it mounts on
 // the REST listener (api) and on the bulk SMS listeners (sms), by ServeMux
-// pattern; the background jobs it runs; its sections of the bootstrap
-// file; and the demo data it creates. Each family's file (auth.go,
-// bulksms.go, cds.go, ...) builds its own; run loops over them.
+// pattern; its OpenAPI documents, served under /openapi/; the background
+// jobs it runs; its sections of the bootstrap file; and the demo data it
+// creates. Each family's file (auth.go, bulksms.go, cds.go, ...) builds
+// its own; run loops over them.
 type family struct {
 	name     string
 	api, sms map[string]http.Handler
+	docs     []apiDoc
 	jobs     []func(context.Context)
 	sections []section
 	demo     func(ctx context.Context, d *demoCredentials) error

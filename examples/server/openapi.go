@@ -9,7 +9,6 @@ import (
 	"sync/atomic"
 
 	"github.com/msgkit/msgkit/adapters/httpapi"
-	"github.com/msgkit/msgkit/adapters/httpapi/bulksmsapi"
 )
 
 // apiDoc is a family's OpenAPI document and the listeners that serve the
@@ -35,24 +34,31 @@ type apiDocs struct {
 	bound atomic.Pointer[listeners]
 }
 
-// newAPIDocs lists the documents of the families the server runs; a
-// family that gets its document adds its line here.
-func newAPIDocs() *apiDocs {
-	rest := func(l listeners) []docServer {
-		return []docServer{{"http", l.API, "the REST listener"}}
+// newAPIDocs lists the documents of families, then the platform's own
+// health document (its probes answer on every listener).
+func newAPIDocs(families []family) *apiDocs {
+	var docs []apiDoc
+	for _, f := range families {
+		docs = append(docs, f.docs...)
 	}
-	bulk := func(l listeners) []docServer {
-		s := []docServer{{"http", l.SMSHTTP, "bulk SMS over HTTP"}}
-		if l.SMSHTTPS != "" {
-			s = append(s, docServer{"https", l.SMSHTTPS, "bulk SMS over HTTPS"})
-		}
-		return s
+	docs = append(docs, apiDoc{"health", httpapi.HealthOpenAPI(), func(l listeners) []docServer {
+		return append(restServers(l), bulkServers(l)...)
+	}})
+	return &apiDocs{docs: docs}
+}
+
+// restServers is the REST listener, where the REST families are served.
+func restServers(l listeners) []docServer {
+	return []docServer{{"http", l.API, "the REST listener"}}
+}
+
+// bulkServers are the bulk SMS listeners.
+func bulkServers(l listeners) []docServer {
+	s := []docServer{{"http", l.SMSHTTP, "bulk SMS over HTTP"}}
+	if l.SMSHTTPS != "" {
+		s = append(s, docServer{"https", l.SMSHTTPS, "bulk SMS over HTTPS"})
 	}
-	return &apiDocs{docs: []apiDoc{
-		{"bulksms", bulksmsapi.OpenAPI(), bulk},
-		{"oauth", httpapi.OAuthOpenAPI(), rest},
-		{"health", httpapi.HealthOpenAPI(), func(l listeners) []docServer { return append(rest(l), bulk(l)...) }},
-	}}
+	return s
 }
 
 // setBound tells the documents the addresses the listeners bound.

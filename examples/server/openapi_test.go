@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/msgkit/msgkit/adapters/httpapi"
 	"github.com/msgkit/msgkit/adapters/httpapi/httpapitest"
 )
 
@@ -108,7 +109,7 @@ func TestPublicAddr(t *testing.T) {
 
 // Before the listeners are bound, a document keeps its own servers.
 func TestOpenAPIBeforeBinding(t *testing.T) {
-	d := newAPIDocs()
+	d := newAPIDocs([]family{{docs: []apiDoc{{"oauth", httpapi.OAuthOpenAPI(), restServers}}}})
 	h := d.mount(http.NotFoundHandler(), nil)
 	r, _ := http.NewRequest(http.MethodGet, "/openapi/oauth.json", nil)
 	w := httpapitest.Serve(h, r)

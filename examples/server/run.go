@@ -100,7 +100,7 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer, re
 		logger.Info("bootstrap done", "file", cfg.bootstrap, "created", n)
 	}
 	api, bulk := p.apiHandler(), p.smsHandler()
-	docs := newAPIDocs()
+	docs := newAPIDocs(p.families)
 	api = docs.mount(api, logger)
 
 	servers := []*server{{name: "api", addr: cfg.addr, handler: api}, {name: "sms-http", addr: cfg.smsHTTP, handler: bulk}}
