@@ -154,8 +154,9 @@ func (b *bulkSMS) createAccount(ctx context.Context, a bootstrapSMSAccount, secr
 	return err
 }
 
-// demo creates an account with 100 EUR and the demo price list, usable
-// from this machine.
+// demo creates an account with 100 EUR and the demo price list, and one
+// for load tests (examples/smsload) with credit for millions of messages
+// and no throughput limit, both usable from this machine.
 func (b *bulkSMS) demo(ctx context.Context, d *demoCredentials) error {
 	d.SMSUser, d.SMSPassword = "demo-sms-"+uuid.NewString()[:8], uuid.NewString()
 	if _, err := b.gateway.CreateAccount(ctx, sms.AccountSpec{Password: d.SMSPassword, Account: sms.Account{
@@ -163,6 +164,13 @@ func (b *bulkSMS) demo(ctx context.Context, d *demoCredentials) error {
 		Balance: decimal.RequireFromString("100"), Throughput: 1000, Prices: demoPrices(),
 	}}); err != nil {
 		return fmt.Errorf("demo bulk SMS account: %w", err)
+	}
+	d.LoadUser, d.LoadPassword = "demo-load-"+uuid.NewString()[:8], uuid.NewString()
+	if _, err := b.gateway.CreateAccount(ctx, sms.AccountSpec{Password: d.LoadPassword, Account: sms.Account{
+		Username: d.LoadUser, Networks: demoNetworks(), Enabled: true, Currency: "EUR",
+		Balance: decimal.RequireFromString("1000000"), Prices: demoPrices(),
+	}}); err != nil {
+		return fmt.Errorf("demo load test account: %w", err)
 	}
 	return nil
 }

@@ -21,6 +21,8 @@ type demoCredentials struct {
 	APIKey       string
 	SMSUser      string
 	SMSPassword  string
+	LoadUser     string
+	LoadPassword string
 }
 
 // print writes the credentials and the first calls a newcomer makes; kept
@@ -33,6 +35,7 @@ msgkit demo credentials (shown once; %[12]s)
   test system user:      username=%[5]s password=%[6]s
   routing X-API-Key:     %[7]s
   bulk SMS account:      username=%[9]s password=%[10]s (100 EUR)
+  load test account:     username=%[13]s password=%[14]s (no throughput limit)
 
 Try:
   TOKEN=$(curl -s %[1]s/oauth2/access-token -d grant_type=client_credentials -d client_id=%[3]s -d client_secret=%[4]s | sed 's/.*"access_token":"\([^"]*\)".*/\1/')
@@ -42,7 +45,10 @@ Try:
   (its delivery report comes back to this server, which logs it: the demo lets reports go to
    loopback, -dlr-allow auto; without -demo, loopback and private addresses are refused)
 
-`, base, d.Service, d.ClientID, d.ClientSecret, d.Username, d.Password, d.APIKey, smsBase, d.SMSUser, d.SMSPassword, demoReportPath, kept)
+Load test (another terminal):
+  go run ./examples/smsload -url %[8]s/bulk/sendsms -user %[13]s -password %[14]s -n 20000 -c 32
+
+`, base, d.Service, d.ClientID, d.ClientSecret, d.Username, d.Password, d.APIKey, smsBase, d.SMSUser, d.SMSPassword, demoReportPath, kept, d.LoadUser, d.LoadPassword)
 }
 
 // printNoDemo tells a newcomer starting on a database that has msgkit's

@@ -88,6 +88,7 @@ func pgConfig(t *testing.T) config {
 var (
 	demoPattern = regexp.MustCompile(`client_id=(\S+) client_secret=(\S+)`)
 	sendPattern = regexp.MustCompile(`curl -s (\S+/bulk/sendsms) -d '([^']+)'`)
+	loadPattern = regexp.MustCompile(`smsload -url (\S+) -user (\S+) -password (\S+)`)
 )
 
 // parse is parseConfig of args without environment.
@@ -190,6 +191,16 @@ func TestReadmeSequence(t *testing.T) {
 			resp, body = call(t, http.MethodPost, "http://"+l.SMSHTTP+"/bulk/sendsms", "", strings.NewReader(""), "application/json")
 			if resp.StatusCode != 420 || !strings.Contains(string(body), `"code":"110"`) {
 				t.Errorf("bulk SMS without a body: %d %s", resp.StatusCode, body)
+			}
+			// 5. The printed load command's account takes what smsload sends.
+			lm := loadPattern.FindStringSubmatch(out.String())
+			if lm == nil {
+				t.Fatalf("no load command printed:\n%s", out)
+			}
+			resp, body = call(t, http.MethodPost, lm[1], "", strings.NewReader(
+				`{"type":"text","auth":{"username":"`+lm[2]+`","password":"`+lm[3]+`"},"sender":"LoadTest","receiver":"38640123456","dcs":"GSM","text":"load"}`), "application/json")
+			if resp.StatusCode != http.StatusAccepted {
+				t.Errorf("the demo's load account: %d %s", resp.StatusCode, body)
 			}
 		})
 	}
@@ -399,8 +410,8 @@ func TestDemoOnceOnPostgreSQL(t *testing.T) {
 	if err := conn.QueryRow(t.Context(), "SELECT (SELECT count(*) FROM "+cfg.pgSchema+".auth_clients), (SELECT count(*) FROM "+cfg.pgSchema+".sms_accounts)").Scan(&clients, &accounts); err != nil {
 		t.Fatal(err)
 	}
-	if clients != 1 || accounts != 1 {
-		t.Errorf("after two starts: %d clients, %d bulk SMS accounts; want the demo's one of each", clients, accounts)
+	if clients != 1 || accounts != 2 {
+		t.Errorf("after two starts: %d clients, %d bulk SMS accounts; want the demo's client and its two accounts", clients, accounts)
 	}
 }
 
