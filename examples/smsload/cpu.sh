@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# CPU per submission, the figure behind a throughput limit on a machine the
+# load generator, the server, PostgreSQL and the peer share: each target
+# (the platform on STORE, Kannel when installed, the bare handler) is
+# loaded with N submissions from C clients, and the CPU time its processes
+# spent meanwhile (from /proc: user + system) is divided by N, beside
+# smsload's own. On PostgreSQL, every postgres process counts, so run it
+# on a database nothing else is using. Two cores give 2,000,000 µs of CPU
+# a second: a target whose processes, smsload's included, spend X µs per
+# submission cannot go past 2e6/X submissions a second here.
+#
+#	bash examples/smsload/cpu.sh                       # PostgreSQL at $MSGKIT_PG, C=32, N=20000
+#	STORE=memory C=8 bash examples/smsload/cpu.sh
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+STORE=${STORE:-postgres}
+PG=${MSGKIT_PG:-postgres://postgres@127.0.0.1:5432/test?sslmode=disable}
+C=${C:-32}
+N=${N:-20000}
+bin=$(mktemp -d)
+pids=()
+schema=cpu_$$
+cleanup() {
+  kill "${pids[@]}" 2>/dev/null || true
+  wait 2>/dev/null || true
+  if [ "$STORE" = postgres ]; then psql -q "$PG" -c "DROP SCHEMA IF EXISTS $schema CASCADE" 2>/dev/null || true; fi
+  rm -rf "$bin"
+}
+trap cleanup EXIT INT TERM
+up() { for _ in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return; sleep 0.1; done; echo "cpu.sh: port $1 not up" >&2; exit 1; }
+ticks() { # CPU ticks (user + system) of the processes given
+  local t=0 p
+  for p in "$@"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0))); done
+  echo "$t"
+}
+hz=$(getconf CLK_TCK)
+
+go build -o "$bin/server" ./examples/server
+go build -o "$bin/smsload" ./examples/smsload
+go build -o "$bin/bare" ./examples/bare
+args=(-bootstrap examples/smsload/bootstrap.json -demo false -log-level warn -addr 127.0.0.1:18092 -sms-http 127.0.0.1:22092 -sms-https "")
+if [ "$STORE" = postgres ]; then args+=(-store postgres -pg "$PG" -pg-schema "$schema"); fi
+"$bin/server" "${args[@]}" >"$bin/server.log" 2>&1 &
+server=$!
+pids+=("$server")
+"$bin/bare" -addr 127.0.0.1:22093 >/dev/null 2>&1 &
+bare=$!
+pids+=("$bare")
+up 22092; up 22093
+kannel=0
+if [ -x /usr/sbin/bearerbox ]; then
+  bash examples/smsload/kannel.sh 2>/dev/null & pids+=($!)
+  up 13013
+  kannel=1
+fi
+
+# measure NAME API URL LISTER [LISTER...]: warm up, then load and print the
+# CPU per submission of the processes each lister names (their sum, then
+# each when there are several), and smsload's.
+measure() {
+  local name=$1 api=$2 url=$3 out lu ls l
+  shift 3
+  "$bin/smsload" -api "$api" -url "$url" -user load -password loadpw -n 2000 -c 8 -progress 0 >/dev/null
+  local before=() after=()
+  for l in "$@"; do before+=("$(ticks $($l))"); done
+  out=$(/usr/bin/env time -f "%U %S" -o "$bin/time" "$bin/smsload" -api "$api" -url "$url" -user load -password loadpw -n "$N" -c "$C" -progress 0)
+  sleep 1 # what the load left queued (reports, status changes) counts too
+  for l in "$@"; do after+=("$(ticks $($l))"); done
+  read -r lu ls <"$bin/time"
+  local parts="" i
+  for i in "${!before[@]}"; do parts+="${*:i+1:1}=$((after[i] - before[i])) "; done
+  awk -v n="$N" -v name="$name" -v hz="$hz" -v lu="$lu" -v ls="$ls" -v out="$out" -v parts="$parts" 'BEGIN {
+    rate = out; sub(/.*accepted \(/, "", rate); sub(/\/s\).*/, "", rate)
+    k = split(parts, p, " "); total = 0; each = ""
+    for (i = 1; i <= k; i++) { split(p[i], kv, "="); us = kv[2] * 1e6 / hz / n; total += us; each = each sprintf(", %s %.0f", kv[1], us) }
+    if (k < 2) each = ""
+    printf "%-16s %7s/s   CPU per submission: %5.0f µs%s; smsload %4.0f µs\n", name, rate, total, each, (lu + ls) * 1e6 / n
+  }'
+}
+server() { echo "$server"; }
+postgres() { pgrep -u postgres -x postgres || true; }
+bare() { echo "$bare"; }
+kannel() { pgrep -f 'bearerbox|smsbox|fakesmsc' || true; }
+
+echo "C=$C clients, N=$N submissions each"
+if [ "$STORE" = postgres ]; then
+  measure "msgkit-$STORE" bulk http://127.0.0.1:22092/bulk/sendsms server postgres
+else
+  measure "msgkit-$STORE" bulk http://127.0.0.1:22092/bulk/sendsms server
+fi
+if [ "$kannel" = 1 ]; then measure kannel kannel http://127.0.0.1:13013/cgi-bin/sendsms kannel; fi
+measure bare bulk http://127.0.0.1:22093/bulk/sendsms bare
