@@ -31,7 +31,7 @@ type stores struct {
 	sms    smsStore
 	pinger httpapi.Pinger // nil: always ready
 	close  func()
-	empty  bool // msgkit's tables were made at this start: a first start
+	empty  bool // nothing from an earlier start: always in memory; on PostgreSQL, tables made now
 }
 
 func openStores(ctx context.Context, cfg config, logger *slog.Logger) (stores, error) {
