@@ -12,37 +12,13 @@
 # fresh schema, dropped at the end.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-STORE=${STORE:-postgres}
-PG=${MSGKIT_PG:-postgres://postgres@127.0.0.1:5432/test?sslmode=disable}
 ROUNDS=${ROUNDS:-5}
 CLIENTS=${CLIENTS:-8 32}
 N=${N:-20000}
-bin=$(mktemp -d)
-pids=()
-schema=load_$$
-cleanup() {
-  kill "${pids[@]}" 2>/dev/null || true
-  wait 2>/dev/null || true
-  if [ "$STORE" = postgres ]; then psql -q "$PG" -c "DROP SCHEMA IF EXISTS $schema CASCADE" 2>/dev/null || true; fi
-  rm -rf "$bin"
-}
-trap cleanup EXIT INT TERM
-up() { for _ in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return; sleep 0.1; done; echo "compare.sh: port $1 not up" >&2; exit 1; }
-
-go build -o "$bin/server" ./examples/server
-go build -o "$bin/smsload" ./examples/smsload
-go build -o "$bin/bare" ./examples/bare
-args=(-bootstrap examples/smsload/bootstrap.json -demo false -log-level warn -addr 127.0.0.1:18090 -sms-http 127.0.0.1:22090 -sms-https "")
-if [ "$STORE" = postgres ]; then args+=(-store postgres -pg "$PG" -pg-schema "$schema"); fi
-"$bin/server" "${args[@]}" >"$bin/server.log" 2>&1 & pids+=($!)
-"$bin/bare" -addr 127.0.0.1:22091 >/dev/null 2>&1 & pids+=($!)
+PORT=22090 NAME=compare
+. examples/smsload/targets.sh
 targets=("msgkit-$STORE bulk http://127.0.0.1:22090/bulk/sendsms" "bare bulk http://127.0.0.1:22091/bulk/sendsms")
-if [ -x /usr/sbin/bearerbox ]; then
-  bash examples/smsload/kannel.sh 2>/dev/null & pids+=($!)
-  up 13013
-  targets+=("kannel kannel http://127.0.0.1:13013/cgi-bin/sendsms")
-fi
-up 22090; up 22091
+if [ "$kannel" != 0 ]; then targets+=("kannel kannel http://127.0.0.1:13013/cgi-bin/sendsms"); fi
 
 results=$bin/results
 for round in $(seq 1 "$ROUNDS"); do

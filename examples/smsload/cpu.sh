@@ -13,46 +13,16 @@
 #	STORE=memory C=8 bash examples/smsload/cpu.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-STORE=${STORE:-postgres}
-PG=${MSGKIT_PG:-postgres://postgres@127.0.0.1:5432/test?sslmode=disable}
 C=${C:-32}
 N=${N:-20000}
-bin=$(mktemp -d)
-pids=()
-schema=cpu_$$
-cleanup() {
-  kill "${pids[@]}" 2>/dev/null || true
-  wait 2>/dev/null || true
-  if [ "$STORE" = postgres ]; then psql -q "$PG" -c "DROP SCHEMA IF EXISTS $schema CASCADE" 2>/dev/null || true; fi
-  rm -rf "$bin"
-}
-trap cleanup EXIT INT TERM
-up() { for _ in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return; sleep 0.1; done; echo "cpu.sh: port $1 not up" >&2; exit 1; }
+PORT=22092 NAME=cpu
+. examples/smsload/targets.sh
 ticks() { # CPU ticks (user + system) of the processes given
   local t=0 p
   for p in "$@"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0))); done
   echo "$t"
 }
 hz=$(getconf CLK_TCK)
-
-go build -o "$bin/server" ./examples/server
-go build -o "$bin/smsload" ./examples/smsload
-go build -o "$bin/bare" ./examples/bare
-args=(-bootstrap examples/smsload/bootstrap.json -demo false -log-level warn -addr 127.0.0.1:18092 -sms-http 127.0.0.1:22092 -sms-https "")
-if [ "$STORE" = postgres ]; then args+=(-store postgres -pg "$PG" -pg-schema "$schema"); fi
-"$bin/server" "${args[@]}" >"$bin/server.log" 2>&1 &
-server=$!
-pids+=("$server")
-"$bin/bare" -addr 127.0.0.1:22093 >/dev/null 2>&1 &
-bare=$!
-pids+=("$bare")
-up 22092; up 22093
-kannel=0
-if [ -x /usr/sbin/bearerbox ]; then
-  bash examples/smsload/kannel.sh 2>/dev/null & pids+=($!)
-  up 13013
-  kannel=1
-fi
 
 # measure NAME API URL LISTER [LISTER...]: warm up, then load and print the
 # CPU per submission of the processes each lister names (their sum, then
@@ -68,7 +38,11 @@ measure() {
   for l in "$@"; do after+=("$(ticks $($l))"); done
   read -r lu ls <"$bin/time"
   local parts="" i
-  for i in "${!before[@]}"; do parts+="${*:i+1:1}=$((after[i] - before[i])) "; done
+  for i in "${!before[@]}"; do
+    l=${*:i+1:1}
+    l=${l%pids}
+    parts+="${l%pid}=$((after[i] - before[i])) "
+  done
   awk -v n="$N" -v name="$name" -v hz="$hz" -v lu="$lu" -v ls="$ls" -v out="$out" -v parts="$parts" 'BEGIN {
     rate = out; sub(/.*accepted \(/, "", rate); sub(/\/s\).*/, "", rate)
     k = split(parts, p, " "); total = 0; each = ""
@@ -77,16 +51,16 @@ measure() {
     printf "%-16s %7s/s   CPU per submission: %5.0f µs%s; smsload %4.0f µs\n", name, rate, total, each, (lu + ls) * 1e6 / n
   }'
 }
-server() { echo "$server"; }
-postgres() { pgrep -u postgres -x postgres || true; }
-bare() { echo "$bare"; }
-kannel() { pgrep -f 'bearerbox|smsbox|fakesmsc' || true; }
+serverpid() { echo "$server"; }
+postgrespids() { pgrep -u postgres -x postgres || true; }
+barepid() { echo "$bare"; }
+kannelpids() { pgrep -f 'bearerbox|smsbox|fakesmsc' || true; }
 
 echo "C=$C clients, N=$N submissions each"
 if [ "$STORE" = postgres ]; then
-  measure "msgkit-$STORE" bulk http://127.0.0.1:22092/bulk/sendsms server postgres
+  measure "msgkit-$STORE" bulk http://127.0.0.1:22092/bulk/sendsms serverpid postgrespids
 else
-  measure "msgkit-$STORE" bulk http://127.0.0.1:22092/bulk/sendsms server
+  measure "msgkit-$STORE" bulk http://127.0.0.1:22092/bulk/sendsms serverpid
 fi
-if [ "$kannel" = 1 ]; then measure kannel kannel http://127.0.0.1:13013/cgi-bin/sendsms kannel; fi
-measure bare bulk http://127.0.0.1:22093/bulk/sendsms bare
+if [ "$kannel" != 0 ]; then measure kannel kannel http://127.0.0.1:13013/cgi-bin/sendsms kannelpids; fi
+measure bare bulk http://127.0.0.1:22093/bulk/sendsms barepid
