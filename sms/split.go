@@ -195,6 +195,13 @@ var secondByte = [32]struct {
 	0x1A: {0, -1}, 0x1B: {0, -1}, 0x1C: {0, -1}, 0x1D: {0, -1}, 0x1E: {0, -1}, 0x1F: {0, -1},
 }
 
+// badSecond is 1 when next may not follow lead, a lead of 3 or 4 bytes,
+// and 0 when it may.
+func badSecond(lead, next byte) uint64 {
+	r := secondByte[lead-0xE0]
+	return uint64(int(r.span)-int(next-r.lo)) >> 63
+}
+
 // ucsScan is the state of scanUCS between words. Masks of bytes have a bit
 // at the top bit of each byte.
 type ucsScan struct {
@@ -231,9 +238,8 @@ func (s *ucsScan) common(text string, i int) int {
 			}
 			filled += u
 			w := v >> (uint(bits.TrailingZeros64(lead3)) &^ 7) // the lead, then its next byte
-			r := secondByte[byte(w)-0xE0]
 			bad |= cont ^ (want | lead<<8 | lead3<<16 | lead4<<24) | lead&^(v&^highBits+0x3E*lowBits) |
-				uint64(int(r.span)-int(byte(w>>8)-r.lo))>>63
+				badSecond(byte(w), byte(w>>8))
 			want = lead>>56 | lead3>>48 | lead4>>40
 			continue
 		}
@@ -252,8 +258,8 @@ func (s *ucsScan) common(text string, i int) int {
 }
 
 // word checks and counts the word at text[i:], a partial one at the end
-// included, whatever it holds, and walks it byte by byte if a part ends in
-// it.
+// included, whatever it holds (its leads of 3 or 4 bytes one by one), and
+// walks it byte by byte if a part ends in it.
 func (s *ucsScan) word(text string, i int) {
 	var v uint64
 	n := len(text) - i // bytes of text in the word
@@ -264,23 +270,17 @@ func (s *ucsScan) word(text string, i int) {
 		// zeros pad them, and a zero is no continuation byte.
 		v = binary.LittleEndian.Uint64([]byte(text[len(text)-8:])) >> (8 * (8 - n))
 	}
-	cont := v &^ (v << 1) & highBits // 10xxxxxx
-	lead := v & (v << 1) & highBits  // 11xxxxxx: a lead of 2 bytes or more
-	lead3 := lead & (v << 2)         // 111xxxxx
-	lead4 := lead3 & (v << 3)        // 1111xxxx
-	s.bad |= cont ^ (s.want | lead<<8 | lead3<<16 | lead4<<24)
+	cont := v &^ (v << 1) & highBits                                                              // 10xxxxxx
+	lead := v & (v << 1) & highBits                                                               // 11xxxxxx: a lead of 2 bytes or more
+	lead3 := lead & (v << 2)                                                                      // 111xxxxx
+	lead4 := lead3 & (v << 3)                                                                     // 1111xxxx
+	s.bad |= cont ^ (s.want | lead<<8 | lead3<<16 | lead4<<24) | lead&^(v&^highBits+0x3E*lowBits) // C0 and C1: overlong
 	s.want = lead>>56 | lead3>>48 | lead4>>40
-	// Leads that are never valid (C0, C1, F5..FF), or limit the byte after
-	// them (E0, ED, F0, F4).
-	b4, b3, b2, b1, b0 := v<<3, v<<4, v<<5, v<<6, v<<7 // bit k of each byte at its top
-	e0f0 := lead3 &^ (b3 | b2 | b1 | b0)               // the next byte must be high enough
-	edf4 := lead3 & (b4 ^ b3) & b2 &^ b1 & (b4 ^ b0)   // low enough
-	next := v >> 8
-	if i+8 < len(text) {
-		next |= uint64(text[i+8]) << 56
+	for m := lead3; m != 0; m &= m - 1 {
+		if k := i + bits.TrailingZeros64(m)>>3; k+1 < len(text) { // a lead at the end: want tells
+			s.bad |= badSecond(text[k], text[k+1])
+		}
 	}
-	high := next<<2 | b4&(next<<3) // at least A0 after E0 and ED, 90 after F0 and F4
-	s.bad |= e0f0&^high | edf4&high | lead3&b4&(b3|b2&(b1|b0)) | lead&^(v&^highBits+0x3E*lowBits)
 	// Units per byte: 1, 2 for a 4-byte lead, none for a continuation byte;
 	// summed into the top byte by the multiplication. Padding counts one.
 	u := int(((highBits&^cont)>>7+lead4>>7)*lowBits>>56) - (8 - n)
