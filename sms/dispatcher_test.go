@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -345,10 +346,11 @@ func (g *gatedOutbox) FinishReports(ctx context.Context, rs []sms.Report) []erro
 	return g.OutboxStore.FinishReports(ctx, rs)
 }
 
-// Lines do not wait for the store: while the first outcome is being
-// recorded every other report is posted, and their outcomes are recorded
-// together in one more call (two: the last post opens the gate just
-// before its outcome is queued).
+// Lines do not wait for the store: while the first call records what was
+// queued first, every other report is posted and its outcome queued, and
+// those outcomes are recorded together in one more call. The store's gate
+// opens once everything else in the bubble waits (synctest.Wait): by then
+// every post is done, whatever order the goroutines ran in.
 func TestDispatcherRecordsByTheBatch(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFixture(t)
@@ -358,18 +360,28 @@ func TestDispatcherRecordsByTheBatch(t *testing.T) {
 			f.queue(t, "https://fast.example/dlr", sms.StatusDelivered)
 		}
 		store := &gatedOutbox{OutboxStore: f.store, release: make(chan struct{})}
-		var mu sync.Mutex
-		posted := 0
+		var posted atomic.Int32
 		d := sms.NewDispatcher(store, posterFunc(func(ctx context.Context, url string, body []byte) error {
-			mu.Lock()
-			defer mu.Unlock()
-			if posted++; posted == n {
-				close(store.release)
-			}
+			posted.Add(1)
 			return nil
 		}), sms.DispatcherOptions{Clock: f.clock.Now})
 		start := time.Now()
-		if got, err := d.RunOnce(t.Context()); err != nil || got != n {
+		var (
+			got  int
+			err  error
+			done = make(chan struct{})
+		)
+		go func() {
+			defer close(done)
+			got, err = d.RunOnce(t.Context())
+		}()
+		synctest.Wait()
+		if p := posted.Load(); p != n {
+			t.Errorf("%d of %d reports posted while the first outcomes were being recorded: the lines waited for the store", p, n)
+		}
+		close(store.release)
+		<-done
+		if err != nil || got != n {
 			t.Fatalf("RunOnce = %d, %v", got, err)
 		}
 		if took := time.Since(start); took >= time.Minute {
