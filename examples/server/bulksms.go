@@ -37,6 +37,10 @@ type bulkSMSOptions struct {
 	Transmitter sms.TransmitterOptions
 	Dispatcher  sms.DispatcherOptions
 	Poster      httpapi.ReportPosterOptions
+	// AcceptOnly leaves sending and reporting to other replicas sharing
+	// the store: this one accepts, charges and queues, and runs none of
+	// the jobs.
+	AcceptOnly bool
 }
 
 // bulkSMS is the bulk SMS family: a gateway that accepts and queues
@@ -49,6 +53,7 @@ type bulkSMS struct {
 	transmitter *sms.Transmitter
 	dispatcher  *sms.Dispatcher
 	logger      *slog.Logger
+	acceptOnly  bool
 }
 
 func newBulkSMS(store smsStore, o bulkSMSOptions) *bulkSMS {
@@ -58,7 +63,9 @@ func newBulkSMS(store smsStore, o bulkSMSOptions) *bulkSMS {
 	o.Gateway.Logger, o.Network.Logger, o.Transmitter.Logger, o.Dispatcher.Logger = o.Logger, o.Logger, o.Logger, o.Logger
 	network := simnet.New(o.Network)
 	transmitter := sms.NewTransmitter(store, network, o.Transmitter)
-	o.Gateway.Transmitter = transmitter // the gateway hands its parts over in memory
+	if !o.AcceptOnly {
+		o.Gateway.Transmitter = transmitter // the gateway hands its parts over in memory
+	}
 	return &bulkSMS{
 		store:       store,
 		gateway:     sms.NewGateway(store, o.Gateway),
@@ -66,15 +73,17 @@ func newBulkSMS(store smsStore, o bulkSMSOptions) *bulkSMS {
 		transmitter: transmitter,
 		dispatcher:  sms.NewDispatcher(store, httpapi.NewReportPoster(o.Poster), o.Dispatcher),
 		logger:      o.Logger,
+		acceptOnly:  o.AcceptOnly,
 	}
 }
 
 // family is POST /bulk/sendsms on the bulk SMS listeners; the transmitter
 // (from the outbound queue to the network), the network's event loop
 // (reporting to the gateway), the dispatcher and validity expiry as jobs;
-// the bootstrap section smsAccounts; a demo account.
+// the bootstrap section smsAccounts; a demo account. An accept-only
+// replica runs no job.
 func (b *bulkSMS) family() family {
-	return family{
+	f := family{
 		name: "bulk SMS",
 		sms:  map[string]http.Handler{bulksmsapi.SendSMSPath: bulksmsapi.Handler(b.gateway, bulksmsapi.Options{Logger: b.logger})},
 		docs: []apiDoc{{"bulksms", bulksmsapi.OpenAPI(), bulkServers}},
@@ -89,6 +98,10 @@ func (b *bulkSMS) family() family {
 		}}},
 		demo: b.demo,
 	}
+	if b.acceptOnly {
+		f.jobs = nil
+	}
+	return f
 }
 
 // runNetwork runs the simulated network's event loop, after planning

@@ -366,6 +366,29 @@ func TestRestartResumesUnsentParts(t *testing.T) {
 	}
 }
 
+// An accept-only server (-sms-send false) charges and queues, hands
+// nothing over in memory and runs no job; a sending server on the same
+// database sends what it queued, and the reports follow.
+func TestAcceptOnlyLeavesSendingToAnother(t *testing.T) {
+	cfg, clock, front := firstOfTwo(t, func(o *bulkSMSOptions) { o.AcceptOnly = true })
+	if jobs := front.family().jobs; len(jobs) != 0 {
+		t.Fatalf("an accept-only family runs %d jobs", len(jobs))
+	}
+	rcv := newReceiver(t)
+	id, _ := front.submit(t, "493012345678", "hello", rcv.srv.URL)
+	sender := newNode(t, openPG(t, cfg).SMS(), clock)
+	if handed := sender.transmit(t); handed != 1 {
+		t.Fatalf("the sending server handed %d parts over at once, want the 1 queued (nothing leased by the front)", handed)
+	}
+	for range 5 {
+		sender.step(t, clock, 10*time.Second)
+	}
+	want := []string{id + "/0/DELIVERED/0", id + "/0/SENT_TO_SMSC/0"}
+	if got := rcv.reports(); !slices.Equal(got, want) {
+		t.Errorf("reports %v, want %v", got, want)
+	}
+}
+
 // dispatcherOnly runs a node's dispatcher alone (its network has nothing).
 func (n *gatewayNode) dispatcherOnly(t *testing.T, clock *msgkittest.Clock, d time.Duration) {
 	t.Helper()

@@ -77,6 +77,7 @@ type config struct {
 	store, pgDSN, pgSchema  string
 	bootstrap               string
 	demo                    bool
+	smsSend                 bool // false: accept and queue bulk SMS only
 	demoIntoEmpty           bool // -demo auto: on PostgreSQL, only into an empty database
 	dlrAuto                 bool // -dlr-allow auto: loopback when the demo runs
 	logLevel                slog.Level
@@ -112,6 +113,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&forbid, "dlr-forbid", env("dlr-forbid", ""), "comma-separated address ranges delivery reports must not go to on top of the special ones (e.g. your public networks); wins over -dlr-allow")
 	fs.StringVar(&demo, "demo", env("demo", "auto"), "create and print demo credentials: auto (without -bootstrap; on PostgreSQL only into an empty database), true or false")
 	fs.StringVar(&level, "log-level", env("log-level", "info"), "log level: debug, info, warn or error")
+	var send string
+	fs.StringVar(&send, "sms-send", env("sms-send", "true"), "true: this server sends the bulk SMS it queues and delivers their reports; false: it only accepts, charges and queues them, for other servers sharing its PostgreSQL store to send (needs -store postgres)")
 	var keep, keepFor string
 	fs.StringVar(&keep, "mem-keep-finished", env("mem-keep-finished", strconv.Itoa(memstore.DefaultKeepFinished)), "finished messages the memory store keeps (the oldest leave first); 0 keeps none")
 	fs.StringVar(&keepFor, "mem-keep-finished-for", env("mem-keep-finished-for", memstore.DefaultKeepFinishedFor.String()), "how long the memory store keeps a finished message (a Go duration)")
@@ -138,6 +141,15 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		}
 	default:
 		return c, fmt.Errorf("-store must be memory or postgres, not %q", c.store)
+	}
+	switch send {
+	case "true", "false":
+		c.smsSend = send == "true"
+	default:
+		return c, fmt.Errorf("-sms-send must be true or false, not %q", send)
+	}
+	if !c.smsSend && c.store != "postgres" {
+		return c, errors.New("-sms-send false needs -store postgres: another server must share the queue and send what this one accepts")
 	}
 	if (c.tlsCert == "") != (c.tlsKey == "") {
 		return c, errors.New("-tls-cert and -tls-key go together")

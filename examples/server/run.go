@@ -59,10 +59,11 @@ func newPlatform(st stores, cfg config, logger *slog.Logger) platform {
 	svc := auth.New(st.auth, auth.Options{Logger: logger, BcryptCost: cfg.bcryptCost})
 	opts := httpapi.Options{Auth: svc, Pinger: st.pinger, Logger: logger}
 	bulk := newBulkSMS(st.sms, bulkSMSOptions{
-		Logger:  logger,
-		Gateway: sms.GatewayOptions{BcryptCost: cfg.bcryptCost},
-		Network: demoNetwork(),
-		Poster:  httpapi.ReportPosterOptions{Policy: cfg.dlr},
+		Logger:     logger,
+		Gateway:    sms.GatewayOptions{BcryptCost: cfg.bcryptCost},
+		Network:    demoNetwork(),
+		Poster:     httpapi.ReportPosterOptions{Policy: cfg.dlr},
+		AcceptOnly: !cfg.smsSend,
 	})
 	families := append(restFamilies(svc, opts), bulk.family())
 	if cfg.demo {

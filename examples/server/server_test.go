@@ -275,6 +275,13 @@ func TestParseConfig(t *testing.T) {
 	if err != nil || c.addr != ":9090" || c.pgDSN != "postgres://x" || c.demo || c.smsHTTP != ":12020" || c.smsHTTPS != ":12021" {
 		t.Fatalf("parseConfig = %+v, %v", c, err)
 	}
+	if !c.smsSend {
+		t.Errorf("-sms-send defaults to false")
+	}
+	c, err = parseConfig([]string{"-store", "postgres", "-pg", "postgres://x", "-sms-send", "false"}, func(string) string { return "" }, io.Discard)
+	if err != nil || c.smsSend {
+		t.Errorf("-sms-send false on postgres = %v, %v; want accepted", c.smsSend, err)
+	}
 	c, err = parseConfig(nil, func(string) string { return "" }, io.Discard)
 	if err != nil || !c.demo || c.store != "memory" || c.addr != ":8080" ||
 		c.mem != (memstore.Options{KeepFinished: memstore.DefaultKeepFinished, KeepFinishedFor: memstore.DefaultKeepFinishedFor}) {
@@ -287,6 +294,7 @@ func TestParseConfig(t *testing.T) {
 	for _, args := range [][]string{
 		{"-store", "mysql"}, {"-store", "postgres"}, {"-tls-cert", "c.pem"}, {"-demo", "maybe"}, {"-log-level", "loud"}, {"extra"},
 		{"-dlr-allow", "loopback"}, {"-dlr-forbid", "10.0.0.0/33"},
+		{"-sms-send", "no"}, {"-sms-send", "false"}, // an accept-only server needs a shared store
 		{"-mem-keep-finished", "-1"}, {"-mem-keep-finished", "many"}, {"-mem-keep-finished-for", "0s"}, {"-mem-keep-finished-for", "1 day"},
 	} {
 		if _, err := parseConfig(args, func(string) string { return "" }, io.Discard); err == nil {

@@ -11,6 +11,7 @@
 #
 #	bash examples/smsload/cpu.sh                       # PostgreSQL at $MSGKIT_PG, C=32, N=20000
 #	STORE=memory C=8 bash examples/smsload/cpu.sh
+#	SMS_SEND=false bash examples/smsload/cpu.sh        # the floor: accept, charge and queue only, nothing sent
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 C=${C:-32}

@@ -4,9 +4,10 @@
 # NAME (for messages and the PostgreSQL schema), then sources this file
 # from the repository's root. It builds server, smsload and bare to $bin,
 # starts the platform on STORE (postgres: a fresh schema at MSGKIT_PG,
-# dropped on exit), the bare handler and, when installed, Kannel
-# (kannel.sh), waits until they listen, and stops them all on exit. It
-# leaves their pids in $server, $bare and $kannel (0: not installed).
+# dropped on exit; SMS_SEND=false makes it accept and queue only), the
+# bare handler and, when installed, Kannel (kannel.sh), waits until they
+# listen, and stops them all on exit. It leaves their pids in $server,
+# $bare and $kannel (0: not installed).
 STORE=${STORE:-postgres}
 PG=${MSGKIT_PG:-postgres://postgres@127.0.0.1:5432/test?sslmode=disable}
 bin=$(mktemp -d)
@@ -24,7 +25,7 @@ up() { for _ in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null &
 for cmd in server smsload bare; do go build -o "$bin/$cmd" "./examples/$cmd"; done
 args=(-bootstrap examples/smsload/bootstrap.json -demo false -log-level warn
   -addr "127.0.0.1:$((PORT - 4000))" -sms-http "127.0.0.1:$PORT" -sms-https "")
-if [ "$STORE" = postgres ]; then args+=(-store postgres -pg "$PG" -pg-schema "$schema"); fi
+if [ "$STORE" = postgres ]; then args+=(-store postgres -pg "$PG" -pg-schema "$schema" -sms-send "${SMS_SEND:-true}"); fi
 "$bin/server" "${args[@]}" >"$bin/server.log" 2>&1 &
 server=$!
 pids+=("$server")
