@@ -43,7 +43,8 @@ type Record interface {
 func Fold(s string) string { return strings.Map(foldRune, s) }
 
 // foldRune is Fold of one character: the lower case of the smallest
-// character of its case orbit.
+// character of its case orbit, and a character alone in its orbit itself
+// (İ, whose lower case i is not one with it for strings.EqualFold).
 func foldRune(r rune) rune {
 	if r < utf8.RuneSelf {
 		if 'A' <= r && r <= 'Z' {
@@ -51,8 +52,12 @@ func foldRune(r rune) rune {
 		}
 		return r
 	}
+	f := unicode.SimpleFold(r)
+	if f == r {
+		return r
+	}
 	m := r
-	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+	for ; f != r; f = unicode.SimpleFold(f) {
 		m = min(m, f)
 	}
 	return unicode.ToLower(m)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
@@ -415,7 +416,7 @@ func TestFieldNames(t *testing.T) {
 
 func TestFold(t *testing.T) {
 	for in, want := range map[string]string{
-		"ABC": "abc", "Zürich": "zürich", "ΣΊΣΥΦΟς": "σίσυφοσ", "İ": "i", "straße": "straße", "\xff": "\uFFFD",
+		"ABC": "abc", "Zürich": "zürich", "ΣΊΣΥΦΟς": "σίσυφοσ", "İ": "İ", "ı": "ı", "straße": "straße", "\xff": "\uFFFD",
 		"\u212A": "k", "ſ": "s", "Ǆ": "ǆ", "ǅ": "ǆ",
 	} {
 		if got := Fold(in); got != want {
@@ -559,4 +560,23 @@ func TestConditionLaws(t *testing.T) {
 			}
 		}
 	})
+}
+
+// Fold agrees with strings.EqualFold on every character: two characters
+// fold alike exactly when EqualFold takes them for equal.
+func TestFoldIsEqualFold(t *testing.T) {
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if r >= 0xD800 && r <= 0xDFFF {
+			continue
+		}
+		f := foldRune(r)
+		if !strings.EqualFold(string(r), string(f)) {
+			t.Fatalf("Fold(%q) = %q, which EqualFold does not take for equal", r, f)
+		}
+		for g := unicode.SimpleFold(r); g != r; g = unicode.SimpleFold(g) {
+			if foldRune(g) != f {
+				t.Fatalf("%q and %q are one for EqualFold but fold to %q and %q", r, g, f, foldRune(g))
+			}
+		}
+	}
 }

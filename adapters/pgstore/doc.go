@@ -230,6 +230,50 @@
 // not have made, is Internal with code invalid_list_spec, as in Apply; a
 // database failure is Internal storage_error.
 //
+// # Segmentation
+//
+// compileSegmentation (segmentation.go) turns a segmentation.Query into
+// one boolean SQL expression that selects exactly the contacts
+// segmentation.Compile(q, today).Match selects; a property test holds the
+// two to it on random contacts and queries. A segSchema names the SQL of
+// each field. How:
+//   - Case-insensitivity is decided in Go, not by the database: text,
+//     gender and mobile fields are read from shadow columns that the store
+//     fills with segmentation.Fold of the value on write, and rule values
+//     are bound folded. Every comparison is COLLATE "C", so =, LIKE and
+//     the ordering operators are byte for byte, as Go compares, whatever
+//     the column's collation or the server's ICU or glibc version.
+//   - Values are always bind parameters; contains, startswith and
+//     endswith are LIKE patterns built in Go, with \, % and _ escaped by
+//     LIKE's default escape character.
+//   - Absent is NULL or empty for text, NULL for dates. Every rule is a
+//     non-NULL boolean ("x IS NOT NULL AND ..."; lt and lte also exclude
+//     the empty string), a negative condition is NOT of its positive twin,
+//     and groups nest left to right, so three-valued logic never changes
+//     an answer. A custom column the schema lacks is absent: its rules are
+//     true or false constants.
+//   - ann_in_days: the months and days whose next anniversary falls in the
+//     window are computed in Go (segmentation.AnniversaryDays, 29
+//     February included) and become up to three ranges of the key
+//     EXTRACT(MONTH)*100 + EXTRACT(DAY) of the birthday, each an index
+//     range scan. Nothing in it can fail on a stored date.
+//   - Memberships are EXISTS subqueries that the schema writes.
+//
+// segmentationIndexes gives the indexes: a btree COLLATE "C" on each
+// folded text column a tenant filters on (eq, in, the ranges and, under
+// "C", startswith's LIKE prefix, without text_pattern_ops), a btree on
+// the birthday and an expression index on its anniversary key. contains
+// and endswith scan: a pg_trgm index could serve them, but the extension
+// is one per database, lives in one schema (dropping it drops every
+// trigram index of every schema) and needs the CREATE privilege on the
+// database, so stores in schemas of one database cannot each own it.
+// On a million contacts, gender eq female AND email contains a string
+// AND birthday ann_in_days 7 reads the anniversary index and about 20,000
+// rows in some 30 ms. The SQL text depends on the query's shape, not its
+// values, so a prepared statement may meet other values: run
+// segmentation selects with plan_cache_mode force_custom_plan, as a
+// generic plan sees neither a LIKE prefix nor the anniversary ranges.
+//
 // # Values
 //
 // timestamptz keeps microseconds, so every time is truncated to the
