@@ -1,0 +1,65 @@
+// Package finance holds the money rules of the finance family: currencies
+// and their rounding, the totals of an invoice or note from its items,
+// VAT as EN 16931 computes it, amounts in the domestic currency, the
+// consistency of amounts a supplier states, and due dates. Amounts are
+// shopspring/decimal throughout; nothing passes through a float, and no
+// division is made without its precision.
+//
+// So far the package holds these rules; the invoice records, their store,
+// files, balances, finance documents and status changes build on them.
+//
+// # Rounding
+//
+// Every amount is in its currency's minor unit (ISO 4217: EUR 2 decimals,
+// JPY 0, KWD 3). Halves round away from zero, the same for negative
+// amounts as for positive ones (-20.825 EUR is -20.83), so a credit note
+// is the exact negative of the invoice it reverses.
+//
+// # Totals (EN 16931, BR-CO-17)
+//
+// Each item's amount, quantity times price, is rounded first. VAT is then
+// computed once per document and rate, from the sum of that rate's
+// rounded amounts, never per item (six nets of 1.99, 0.38, 5.68, 0.45,
+// 1.05 and 2.87 at 10 % give VAT 1.24, where rounding per item would give
+// 1.26):
+//   - net prices (vatInPrice 0): vat = round(net * rate);
+//   - gross prices (vatInPrice 1): net = round(gross / (1 + rate)), the
+//     division rounded exactly on its remainder, and vat = gross - net
+//     (24.99 at 20 % is 20.83 + 4.16).
+//
+// amountNoVat and vat are the sums over the rates, amountVat = amountNoVat
+// + vat, and total = amountVat unless the document asks for cash
+// rounding: then total is amountVat rounded to the currency's cash step
+// (CHF 0.05: 1149.99 becomes 1150.00) and rounding = total - amountVat
+// (0.01). vat = amountVat - amountNoVat and rounding = total - amountVat
+// always hold.
+//
+// Domestic-currency amounts convert the net, gross and total each at the
+// rate and round them to the domestic currency's minor unit; the domestic
+// rounding is the difference of the converted total and gross.
+//
+// # Supplier invoices' stated amounts
+//
+// A supplier invoice states amountNoVat, amountVat and total. CheckGiven
+// refuses, naming the fields: more decimals than the currency has; amounts
+// of opposite signs; a VAT of the other sign than the amounts; a total
+// that differs from amountVat by more than half the currency's cash step
+// (any difference in a currency without one); and, when items come with
+// the invoice, amounts other than the items' totals. The VAT itself is
+// not recomputed from a rate: suppliers' own rounding is theirs to state.
+//
+// # Due dates
+//
+// invDate and deliveryDate default to today. invDueDate wins over
+// invDueDateDays, which counts calendar days from invDate (2025-01-31 + 30
+// days is 2025-03-02); creating an invoice without either is an error. An
+// update without either sets invDueDate and deliveryDate to invDate, as the
+// documents say, and is the one case where the due date may equal the
+// delivery date: a due date that the request gives or counts must fall
+// after the delivery date.
+//
+// # JSON
+//
+// Amount writes an amount as a JSON number with exactly its currency's
+// decimals (1.50, not 1.5 nor "1.50") and reads one exactly.
+package finance
