@@ -271,7 +271,9 @@ func date(s string) msgkit.Date {
 
 func TestCheckGiven(t *testing.T) {
 	eur, chf := cur(t, "EUR"), cur(t, "CHF")
-	g := func(net, gross, total string) Given { return Given{AmountNoVat: d(net), AmountVat: d(gross), Total: d(total)} }
+	g := func(net, gross, total string) Given {
+		return Given{AmountNoVat: d(net), AmountVat: d(gross), Total: d(total)}
+	}
 	for _, tc := range []struct {
 		name   string
 		given  Given
