@@ -5,8 +5,9 @@
 // shopspring/decimal throughout; nothing passes through a float, and no
 // division is made without its precision.
 //
-// So far the package holds these rules; the invoice records, their store,
-// files, balances, finance documents and status changes build on them.
+// So far the package holds these rules and the invoice record with its
+// create, update, delete and status-change rules; the store, files,
+// balances and finance documents build on them.
 //
 // # Rounding
 //
@@ -57,6 +58,30 @@
 // documents say, and is the one case where the due date may equal the
 // delivery date: a due date that the request gives or counts must fall
 // after the delivery date.
+//
+// # Invoices
+//
+// Create, Update and Delete apply the documents' rules to an Invoice and
+// return the record to store (see each for the list). Where the documents
+// are silent: status may be draft or approved on create (supplier
+// invoices approved by default, others draft), and an update may move a
+// draft to approved, nothing else (the other moves are not shown); items
+// sent with an update replace the invoice's items; vatPercent is accepted
+// on create as the rate of items that give none, and an update's
+// vatPercent applies to the items it sends without a rate; a change of
+// vatInPrice without items converts the stored prices between net and
+// gross at their rates (4 decimals), so the invoice bills the same;
+// classification and payment are create-only, and an update that sends
+// other values is refused naming them; the business partner does not
+// change. A payment marked fullyPaid closes the invoice (totalPaid =
+// total); an approved invoice is otherwise open and a draft none.
+//
+// A deleted invoice is not found (INVOICE_NOTFOUND) by updates, deletes
+// and status changes. SetSyncStatus takes the sync statuses none, waiting,
+// syncing, done, error, misc, invalid and exported for one invoice, and
+// all but done and invalid in a change of many; a value that is no sync
+// status is UNKNOWN_STATUS, one this change may not set INVALID_VALUE.
+// SetDeliveryStatus takes none, waiting, sending, sent, error and misc.
 //
 // # JSON
 //
