@@ -6,6 +6,8 @@ import (
 	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/auth"
 	"github.com/msgkit/msgkit/auth/authtest"
+	"github.com/msgkit/msgkit/finance"
+	"github.com/msgkit/msgkit/finance/financetest"
 	"github.com/msgkit/msgkit/sms/smstest"
 )
 
@@ -15,4 +17,8 @@ func TestAuthStore(t *testing.T) {
 
 func TestSMSStore(t *testing.T) {
 	smstest.RunStoreTests(t, func(t *testing.T) smstest.Store { return memstore.New().SMS() })
+}
+
+func TestFinanceStore(t *testing.T) {
+	financetest.RunStoreTests(t, func(t *testing.T) finance.Store { return memstore.New().Finance() })
 }

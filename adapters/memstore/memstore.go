@@ -2,7 +2,7 @@
 // the embedded default, safe for concurrent use, lost when the process
 // ends. It behaves as pgstore does; the domains' contract suites check that.
 //
-// A DB holds one store per domain (DB.Auth, DB.SMS), each with its own
+// A DB holds one store per domain (DB.Auth, DB.SMS, DB.Finance), each with its own
 // lock, so domains never contend with each other and no domain's methods
 // are visible on another's. Each domain's records live in small generic
 // tables (lookup, NotFound, Conflict, copies in and out) under the
@@ -20,8 +20,9 @@ import "time"
 
 // DB is the in-memory database: one store per domain.
 type DB struct {
-	auth *AuthStore
-	sms  *SMSStore
+	auth    *AuthStore
+	sms     *SMSStore
+	finance *FinanceStore
 }
 
 // Options configure a DB; zero values choose the defaults.
@@ -59,7 +60,7 @@ func NewWith(o Options) *DB {
 	if o.KeepFinishedFor <= 0 {
 		o.KeepFinishedFor = DefaultKeepFinishedFor
 	}
-	return &DB{auth: newAuthStore(), sms: newSMSStore(o)}
+	return &DB{auth: newAuthStore(), sms: newSMSStore(o), finance: newFinanceStore()}
 }
 
 // Auth is the store of API clients, users, tokens and API keys.
@@ -67,3 +68,6 @@ func (db *DB) Auth() *AuthStore { return db.auth }
 
 // SMS is the store of bulk SMS accounts, messages and delivery reports.
 func (db *DB) SMS() *SMSStore { return db.sms }
+
+// Finance is the store of invoices and business partners.
+func (db *DB) Finance() *FinanceStore { return db.finance }

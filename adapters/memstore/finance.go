@@ -1,0 +1,115 @@
+package memstore
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/finance"
+)
+
+// FinanceStore keeps invoices and business partners.
+type FinanceStore struct {
+	mu       sync.RWMutex
+	partners *table[int64, finance.Partner]
+	invoices *table[finance.InvoiceID, finance.Invoice]
+	lastID   finance.InvoiceID
+}
+
+var _ finance.Store = (*FinanceStore)(nil)
+
+func newFinanceStore() *FinanceStore {
+	s := &FinanceStore{}
+	s.partners = newTable[int64, finance.Partner](&s.mu, "partner",
+		func(id int64) string { return "business partner " + strconv.FormatInt(id, 10) }, nil, nil)
+	s.invoices = newTable(&s.mu, "invoice",
+		func(id finance.InvoiceID) string { return "invoice " + strconv.FormatInt(int64(id), 10) }, copyInvoice, copyInvoice)
+	return s
+}
+
+// copyInvoice copies what an Invoice shares by reference: items, payment,
+// source record and the sync document.
+func copyInvoice(inv finance.Invoice) finance.Invoice {
+	inv.Items = slices.Clone(inv.Items)
+	if inv.Payment != nil {
+		p := *inv.Payment
+		inv.Payment = &p
+	}
+	if inv.SourceRecord != nil {
+		r := *inv.SourceRecord
+		inv.SourceRecord = &r
+	}
+	inv.DocumentSync = slices.Clone(inv.DocumentSync)
+	return inv
+}
+
+// PutPartner creates or replaces a partner.
+func (s *FinanceStore) PutPartner(_ context.Context, p finance.Partner) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.partners.rows[p.ID] = p
+	return nil
+}
+
+// Partner returns a partner.
+func (s *FinanceStore) Partner(_ context.Context, id int64) (finance.Partner, error) {
+	return s.partners.get(id)
+}
+
+// CreateInvoice stores inv under the next id.
+func (s *FinanceStore) CreateInvoice(_ context.Context, inv finance.Invoice) (finance.Invoice, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lastID++
+	inv.ID = s.lastID
+	if err := s.invoices.insertLocked(inv.ID, inv); err != nil {
+		return finance.Invoice{}, err
+	}
+	return copyInvoice(inv), nil
+}
+
+// Invoice returns an invoice.
+func (s *FinanceStore) Invoice(_ context.Context, id finance.InvoiceID) (finance.Invoice, error) {
+	return s.invoices.get(id)
+}
+
+// UpdateInvoice runs change under the domain's lock.
+func (s *FinanceStore) UpdateInvoice(_ context.Context, id finance.InvoiceID, change func(finance.Invoice) (finance.Invoice, error)) (finance.Invoice, error) {
+	var out finance.Invoice
+	err := s.invoices.update(id, func(stored *finance.Invoice) error {
+		next, err := change(copyInvoice(*stored))
+		if err != nil {
+			return err
+		}
+		next.ID = id
+		*stored = copyInvoice(next)
+		out = copyInvoice(next)
+		return nil
+	})
+	return out, err
+}
+
+// ListInvoices lists the invoices that are not deleted, in scope, with
+// msgkit.Apply over finance.InvoiceValue.
+func (s *FinanceStore) ListInvoices(_ context.Context, q msgkit.ListQuery, scope finance.Scope) (msgkit.Page[finance.Invoice], error) {
+	s.mu.RLock()
+	rows := make([]finance.Invoice, 0, len(s.invoices.rows))
+	for _, inv := range s.invoices.rows {
+		if inv.Status != finance.Deleted && scope.Sees(inv.Customer.ID) {
+			rows = append(rows, inv)
+		}
+	}
+	s.mu.RUnlock()
+	slices.SortFunc(rows, func(a, b finance.Invoice) int { return cmp.Compare(a.ID, b.ID) }) // the store order
+	page, err := msgkit.Apply(rows, q, finance.InvoiceValue)
+	if err != nil {
+		return page, err
+	}
+	for i, inv := range page.Items {
+		page.Items[i] = copyInvoice(inv)
+	}
+	return page, nil
+}

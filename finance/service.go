@@ -1,0 +1,159 @@
+package finance
+
+import (
+	"context"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/msgkit/msgkit"
+)
+
+// Options configure a Service.
+type Options struct {
+	Clock    msgkit.Clock   // time.Now when nil
+	Location *time.Location // the zone of "today" for default dates; UTC when nil
+	Logger   *slog.Logger
+}
+
+// Service runs the invoice operations over a Store: each reads what it
+// needs, applies the rules of this package and stores the result in one
+// atomic step.
+type Service struct {
+	store Store
+	now   msgkit.Clock
+	loc   *time.Location
+	log   *slog.Logger
+}
+
+// NewService returns a Service over store.
+func NewService(store Store, o Options) *Service {
+	if o.Clock == nil {
+		o.Clock = time.Now
+	}
+	if o.Location == nil {
+		o.Location = time.UTC
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Service{store: store, now: o.Clock, loc: o.Location, log: o.Logger}
+}
+
+func (s *Service) clock() (msgkit.Date, time.Time) {
+	now := s.now().UTC()
+	return msgkit.DateOf(now.In(s.loc)), now
+}
+
+// notFound is the error of an invoice that is unknown, deleted or out of
+// the caller's scope: all three look alike, so no caller learns that
+// another's invoice exists.
+func notFound(id InvoiceID) error {
+	return msgkit.Errorf(msgkit.NotFound, CodeInvoiceNotFound, "invoice %d not found", id)
+}
+
+// Create creates an invoice of class for a partner in scope.
+func (s *Service) Create(ctx context.Context, scope Scope, class Class, in Input) (Invoice, error) {
+	var partner Partner
+	if in.CustID != nil {
+		if !scope.Sees(*in.CustID) {
+			return Invoice{}, msgkit.Invalidf(CodeInvalidInvoice, "custID", "business partner %d not found", *in.CustID)
+		}
+		p, err := s.store.Partner(ctx, *in.CustID)
+		if err != nil {
+			if msgkit.KindOf(err) == msgkit.NotFound {
+				return Invoice{}, msgkit.Invalidf(CodeInvalidInvoice, "custID", "business partner %d not found", *in.CustID)
+			}
+			return Invoice{}, err
+		}
+		partner = p
+	}
+	today, now := s.clock()
+	inv, err := Create(in, class, partner, today, now)
+	if err != nil {
+		return Invoice{}, err
+	}
+	return s.store.CreateInvoice(ctx, inv)
+}
+
+// Get returns an invoice in scope that is not deleted.
+func (s *Service) Get(ctx context.Context, scope Scope, id InvoiceID) (Invoice, error) {
+	inv, err := s.store.Invoice(ctx, id)
+	switch {
+	case msgkit.KindOf(err) == msgkit.NotFound:
+		return Invoice{}, notFound(id)
+	case err != nil:
+		return Invoice{}, err
+	case inv.Status == Deleted || !scope.Sees(inv.Customer.ID):
+		return Invoice{}, notFound(id)
+	}
+	return inv, nil
+}
+
+// change runs rule on an invoice in scope, atomically.
+func (s *Service) change(ctx context.Context, scope Scope, id InvoiceID, rule func(Invoice) (Invoice, error)) (Invoice, error) {
+	inv, err := s.store.UpdateInvoice(ctx, id, func(stored Invoice) (Invoice, error) {
+		if stored.Status == Deleted || !scope.Sees(stored.Customer.ID) {
+			return stored, notFound(id)
+		}
+		return rule(stored)
+	})
+	if msgkit.KindOf(err) == msgkit.NotFound {
+		return Invoice{}, notFound(id)
+	}
+	return inv, err
+}
+
+// Update applies an update request (see Update).
+func (s *Service) Update(ctx context.Context, scope Scope, id InvoiceID, in Input) (Invoice, error) {
+	today, now := s.clock()
+	return s.change(ctx, scope, id, func(stored Invoice) (Invoice, error) { return Update(stored, in, today, now) })
+}
+
+// Delete deletes an invoice logically (see Delete).
+func (s *Service) Delete(ctx context.Context, scope Scope, id InvoiceID) error {
+	_, now := s.clock()
+	_, err := s.change(ctx, scope, id, func(stored Invoice) (Invoice, error) { return Delete(stored, now) })
+	return err
+}
+
+// SetSyncStatus changes one invoice's sync status.
+func (s *Service) SetSyncStatus(ctx context.Context, scope Scope, id InvoiceID, c SyncChange) (Invoice, error) {
+	_, now := s.clock()
+	return s.change(ctx, scope, id, func(stored Invoice) (Invoice, error) { return SetSyncStatus(stored, c, false, now) })
+}
+
+// SyncResult is the outcome for one invoice of a change of many: OK, or
+// the error.
+type SyncResult struct {
+	ID       string
+	OpStatus string // "OK" or "ERROR"
+	Err      error
+}
+
+// SetSyncStatusMany changes the sync status of each invoice, one by one:
+// one that fails does not stop the others, and each gets its result.
+func (s *Service) SetSyncStatusMany(ctx context.Context, scope Scope, ids []InvoiceID, c SyncChange) []SyncResult {
+	_, now := s.clock()
+	out := make([]SyncResult, 0, len(ids))
+	for _, id := range ids {
+		_, err := s.change(ctx, scope, id, func(stored Invoice) (Invoice, error) { return SetSyncStatus(stored, c, true, now) })
+		r := SyncResult{ID: strconv.FormatInt(int64(id), 10), OpStatus: "OK", Err: err}
+		if err != nil {
+			r.OpStatus = "ERROR"
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// SetDeliveryStatus changes an invoice's docs delivery status.
+func (s *Service) SetDeliveryStatus(ctx context.Context, scope Scope, id InvoiceID, status string) (Invoice, error) {
+	_, now := s.clock()
+	return s.change(ctx, scope, id, func(stored Invoice) (Invoice, error) { return SetDeliveryStatus(stored, status, now) })
+}
+
+// List lists the invoices in scope (see Store.ListInvoices).
+func (s *Service) List(ctx context.Context, scope Scope, q msgkit.ListQuery) (msgkit.Page[Invoice], error) {
+	return s.store.ListInvoices(ctx, q, scope)
+}
