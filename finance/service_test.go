@@ -1,0 +1,127 @@
+package finance_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/adapters/memstore"
+	"github.com/msgkit/msgkit/finance"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+func newService(t *testing.T) (*finance.Service, finance.Store) {
+	t.Helper()
+	store := memstore.New().Finance()
+	for _, p := range []finance.Partner{{ID: 7, Name: "ACME", City: "Bern"}, {ID: 8, Name: "Globex"}} {
+		if err := store.PutPartner(t.Context(), p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clock := func() time.Time { return time.Date(2025, 1, 31, 23, 30, 0, 0, time.UTC) }
+	// In Tokyo it is already 1 February: default dates follow the zone.
+	return finance.NewService(store, finance.Options{Clock: clock, Location: time.FixedZone("JST", 9*3600)}), store
+}
+
+func supplier(cust int64) finance.Input {
+	d := func(s string) *decimal.Decimal { return ptr(decimal.RequireFromString(s)) }
+	day := func(s string) *msgkit.Date { v, _ := msgkit.ParseDate(s); return &v }
+	return finance.Input{CustID: ptr(cust), Currency: ptr(978), InvType: ptr(int64(3)), InvDate: day("2025-01-20"),
+		InvDueDate: day("2025-02-20"), SupplierInvNumber: ptr("S-1"), AmountNoVat: d("100.00"), AmountVat: d("120.00"), Total: d("120.00")}
+}
+
+func TestServiceLifecycle(t *testing.T) {
+	svc, _ := newService(t)
+	ctx := t.Context()
+	all := finance.Scope{All: true}
+	acmeOnly := finance.Scope{Partners: []int64{7}}
+	inv, err := svc.Create(ctx, all, finance.SupplierInvoice, supplier(7))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inv.ID == 0 || inv.Customer.Name != "ACME" || inv.DeliveryDate.String() != "2025-02-01" {
+		t.Fatalf("created %+v", inv)
+	}
+	if _, err := svc.Create(ctx, all, finance.SupplierInvoice, supplier(99)); msgkit.KindOf(err) != msgkit.Invalid {
+		t.Errorf("an unknown partner: %v", err)
+	}
+	if _, err := svc.Create(ctx, acmeOnly, finance.SupplierInvoice, supplier(8)); msgkit.KindOf(err) != msgkit.Invalid {
+		t.Errorf("another's partner: %v", err)
+	}
+	other, err := svc.Create(ctx, all, finance.SupplierInvoice, supplier(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another scope's invoice looks like no invoice.
+	if _, err := svc.Get(ctx, acmeOnly, other.ID); msgkit.CodeOf(err) != finance.CodeInvoiceNotFound {
+		t.Errorf("Get out of scope: %v", err)
+	}
+	if _, err := svc.Update(ctx, acmeOnly, other.ID, finance.Input{Comment: ptr("x")}); msgkit.CodeOf(err) != finance.CodeInvoiceNotFound {
+		t.Errorf("Update out of scope: %v", err)
+	}
+	up, err := svc.Update(ctx, acmeOnly, inv.ID, finance.Input{Comment: ptr("checked"), InvDueDate: ptr(msgkit.Date{Year: 2025, Month: 3, Day: 1})})
+	if err != nil || up.Comment != "checked" {
+		t.Fatalf("update: %+v, %v", up, err)
+	}
+	page, err := svc.List(ctx, all, msgkit.ListQuery{})
+	if err != nil || page.Total != 2 {
+		t.Fatalf("list: %d, %v", page.Total, err)
+	}
+	if err := svc.Delete(ctx, all, other.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Get(ctx, all, other.ID); msgkit.CodeOf(err) != finance.CodeInvoiceNotFound {
+		t.Errorf("Get deleted: %v", err)
+	}
+	if page, _ := svc.List(ctx, all, msgkit.ListQuery{}); page.Total != 1 {
+		t.Errorf("the deleted invoice is listed: %d", page.Total)
+	}
+	// A change of many: each invoice its own result.
+	res := svc.SetSyncStatusMany(ctx, all, []finance.InvoiceID{inv.ID, other.ID, 999}, finance.SyncChange{Status: "exported"})
+	if len(res) != 3 || res[0].OpStatus != "OK" || res[1].OpStatus != "ERROR" || msgkit.CodeOf(res[2].Err) != finance.CodeInvoiceNotFound {
+		t.Errorf("many: %+v", res)
+	}
+	if got, _ := svc.Get(ctx, all, inv.ID); got.SyncStatus != finance.SyncExported {
+		t.Errorf("sync status %s", got.SyncStatus)
+	}
+	if _, err := svc.SetSyncStatus(ctx, all, inv.ID, finance.SyncChange{Status: "bogus"}); msgkit.CodeOf(err) != finance.CodeUnknownStatus {
+		t.Errorf("unknown sync: %v", err)
+	}
+	if got, err := svc.SetDeliveryStatus(ctx, all, inv.ID, "sent"); err != nil || got.DocsDeliveryStatus != finance.DeliverySent {
+		t.Errorf("delivery: %v", err)
+	}
+	var e *msgkit.Error
+	if _, err := svc.SetDeliveryStatus(ctx, all, inv.ID, "lost"); !errors.As(err, &e) || e.Code != finance.CodeInvalidValue {
+		t.Errorf("delivery lost: %v", err)
+	}
+}
+
+// The listing spec reads the documents' filters: equality and operator
+// forms, numbers compared as numbers.
+func TestInvoiceSpec(t *testing.T) {
+	svc, _ := newService(t)
+	ctx := t.Context()
+	for _, total := range []string{"120.00", "80.00"} {
+		in := supplier(7)
+		in.AmountVat, in.Total = ptr(decimal.RequireFromString(total)), ptr(decimal.RequireFromString(total))
+		in.AmountNoVat = ptr(decimal.RequireFromString(total).Sub(decimal.RequireFromString("10")))
+		if _, err := svc.Create(ctx, finance.Scope{All: true}, finance.SupplierInvoice, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q, err := msgkit.ParseListQuery(map[string][]string{"gt(total)": {"100"}, "paymentStatus": {"open"}, "sort": {"-total"}, "q": {"ignored"}}, finance.InvoiceSpec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := svc.List(ctx, finance.Scope{All: true}, q)
+	if err != nil || page.Total != 1 || !page.Items[0].Total.Equal(decimal.RequireFromString("120")) {
+		t.Fatalf("gt(total)=100: %+v, %v", page, err)
+	}
+	if _, err := msgkit.ParseListQuery(map[string][]string{"shoeSize": {"42"}}, finance.InvoiceSpec()); msgkit.KindOf(err) != msgkit.Invalid {
+		t.Errorf("an unknown attribute: %v", err)
+	}
+}
