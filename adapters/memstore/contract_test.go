@@ -22,3 +22,7 @@ func TestSMSStore(t *testing.T) {
 func TestFinanceStore(t *testing.T) {
 	financetest.RunStoreTests(t, func(t *testing.T) finance.Store { return memstore.New().Finance() })
 }
+
+func TestFinanceBalances(t *testing.T) {
+	financetest.RunBalanceStoreTests(t, func(t *testing.T) financetest.BalanceStore { return memstore.New().Finance() })
+}

@@ -15,7 +15,7 @@ import (
 type FinanceStore struct {
 	mu       sync.RWMutex
 	partners *table[int64, finance.Partner]
-	invoices *table[finance.InvoiceID, finance.Invoice]
+	invoices *table[finance.InvoiceID, *finance.Invoice] // pointers, so sums read them in place
 	lastID   finance.InvoiceID
 }
 
@@ -26,8 +26,14 @@ func newFinanceStore() *FinanceStore {
 	s.partners = newTable[int64, finance.Partner](&s.mu, "partner",
 		func(id int64) string { return "business partner " + strconv.FormatInt(id, 10) }, nil, nil)
 	s.invoices = newTable(&s.mu, "invoice",
-		func(id finance.InvoiceID) string { return "invoice " + strconv.FormatInt(int64(id), 10) }, copyInvoice, copyInvoice)
+		func(id finance.InvoiceID) string { return "invoice " + strconv.FormatInt(int64(id), 10) }, cloneInvoice, cloneInvoice)
 	return s
+}
+
+// cloneInvoice is a copy of *inv in a record of its own.
+func cloneInvoice(inv *finance.Invoice) *finance.Invoice {
+	c := copyInvoice(*inv)
+	return &c
 }
 
 // copyInvoice copies what an Invoice shares by reference: items, payment,
@@ -65,7 +71,7 @@ func (s *FinanceStore) CreateInvoice(_ context.Context, inv finance.Invoice) (fi
 	defer s.mu.Unlock()
 	s.lastID++
 	inv.ID = s.lastID
-	if err := s.invoices.insertLocked(inv.ID, inv); err != nil {
+	if err := s.invoices.insertLocked(inv.ID, &inv); err != nil {
 		return finance.Invoice{}, err
 	}
 	return copyInvoice(inv), nil
@@ -73,19 +79,23 @@ func (s *FinanceStore) CreateInvoice(_ context.Context, inv finance.Invoice) (fi
 
 // Invoice returns an invoice.
 func (s *FinanceStore) Invoice(_ context.Context, id finance.InvoiceID) (finance.Invoice, error) {
-	return s.invoices.get(id)
+	inv, err := s.invoices.get(id)
+	if err != nil {
+		return finance.Invoice{}, err
+	}
+	return *inv, nil
 }
 
 // UpdateInvoice runs change under the domain's lock.
 func (s *FinanceStore) UpdateInvoice(_ context.Context, id finance.InvoiceID, change func(finance.Invoice) (finance.Invoice, error)) (finance.Invoice, error) {
 	var out finance.Invoice
-	err := s.invoices.update(id, func(stored *finance.Invoice) error {
-		next, err := change(copyInvoice(*stored))
+	err := s.invoices.update(id, func(stored **finance.Invoice) error {
+		next, err := change(copyInvoice(**stored))
 		if err != nil {
 			return err
 		}
 		next.ID = id
-		*stored = copyInvoice(next)
+		*stored = cloneInvoice(&next)
 		out = copyInvoice(next)
 		return nil
 	})
@@ -99,7 +109,7 @@ func (s *FinanceStore) ListInvoices(_ context.Context, q msgkit.ListQuery, scope
 	rows := make([]finance.Invoice, 0, len(s.invoices.rows))
 	for _, inv := range s.invoices.rows {
 		if inv.Status != finance.Deleted && scope.Sees(inv.Customer.ID) {
-			rows = append(rows, inv)
+			rows = append(rows, *inv)
 		}
 	}
 	s.mu.RUnlock()
@@ -112,4 +122,30 @@ func (s *FinanceStore) ListInvoices(_ context.Context, q msgkit.ListQuery, scope
 		page.Items[i] = copyInvoice(inv)
 	}
 	return page, nil
+}
+
+var _ finance.BalanceStore = (*FinanceStore)(nil)
+
+// Balances sums the invoices in scope (finance.Balances) and lists the
+// result with msgkit.Apply.
+func (s *FinanceStore) Balances(_ context.Context, scope finance.Scope, o finance.BalanceOptions, q msgkit.ListQuery) (msgkit.Page[finance.Balance], error) {
+	if err := finance.CheckGroup(o.Group); err != nil {
+		return msgkit.Page[finance.Balance]{}, err
+	}
+	if err := finance.CheckBalanceQuery(q, o.Group); err != nil {
+		return msgkit.Page[finance.Balance]{}, err
+	}
+	s.mu.RLock()
+	bs, err := finance.BalancesOf(func(yield func(*finance.Invoice) bool) {
+		for _, inv := range s.invoices.rows {
+			if scope.Sees(inv.Customer.ID) && !yield(inv) {
+				return
+			}
+		}
+	}, o)
+	s.mu.RUnlock()
+	if err != nil {
+		return msgkit.Page[finance.Balance]{}, err
+	}
+	return msgkit.Apply(bs, q, finance.BalanceValue)
 }

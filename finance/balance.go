@@ -1,0 +1,389 @@
+package finance
+
+import (
+	"cmp"
+	"context"
+	"iter"
+	"slices"
+	"strings"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/msgkit/msgkit"
+)
+
+// Side is which documents a balance sums: those of customers or those of
+// suppliers.
+type Side uint8
+
+// The sides.
+const (
+	Customers Side = iota
+	Suppliers
+)
+
+// Side tells whose documents a class holds.
+func (c Class) Side() Side {
+	if c == SupplierInvoice || c == SupplierCrDbNote {
+		return Suppliers
+	}
+	return Customers
+}
+
+// InBalance reports whether a document of status s counts in balances:
+// issued documents do (approved, archived, imported); drafts, rejected,
+// canceled and deleted ones do not.
+func InBalance(s Status) bool { return s == Approved || s == Archived || s == Imported }
+
+// Fixed ids of the codes, for the grouping attributes that name them by
+// id: 1, 2, … in the order of the documents' lists.
+var (
+	domainIDs     = map[Domain]int64{Bulk: 1, BulkMNP: 2}
+	classIDs      = map[Class]int64{CustomerInvoice: 1, SupplierInvoice: 2, NettingInvoice: 3, ControlInvoice: 4, CreditDebitNote: 5, SupplierCrDbNote: 6}
+	dataSourceIDs = map[DataSource]int64{Prepaid: 1, Postpaid: 2, FinanceSource: 3, SupplierInvoiceSource: 4, PostpaidSupplierInvoice: 5, PostpaidControl: 6}
+)
+
+// groupAttrs are the grouping attributes a balance may be asked for, and
+// the key each takes from an invoice. The documents' others
+// (docClassDomain, docClassArea, documentTypeName,
+// documentTypeSelfBilling, documentTypeDtsSelectorId) are not kept.
+var groupAttrs = map[string]func(*Invoice) msgkit.Value{
+	"domainId":                        func(i *Invoice) msgkit.Value { return idValue(domainIDs[i.Domain]) },
+	"domainCodeName":                  func(i *Invoice) msgkit.Value { return str(string(i.Domain)) },
+	"docClassId":                      func(i *Invoice) msgkit.Value { return idValue(classIDs[i.Class]) },
+	"docClassCodeName":                func(i *Invoice) msgkit.Value { return str(string(i.Class)) },
+	"dataSourceId":                    func(i *Invoice) msgkit.Value { return idValue(dataSourceIDs[i.DataSource]) },
+	"dataSourceCodeName":              func(i *Invoice) msgkit.Value { return str(string(i.DataSource)) },
+	"documentTypeId":                  func(i *Invoice) msgkit.Value { return idValue(i.InvType) },
+	"documentTypeDtsSelectorCodeName": func(i *Invoice) msgkit.Value { return str(i.Selector) },
+}
+
+func idValue(id int64) msgkit.Value {
+	if id == 0 {
+		return msgkit.Null()
+	}
+	return msgkit.IntValue(id)
+}
+
+// GroupAttrNames are the grouping attributes, sorted.
+func GroupAttrNames() []string {
+	names := make([]string, 0, len(groupAttrs))
+	for n := range groupAttrs {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Aging splits unpaid amounts by how long past their due date they are on
+// the balance's asOf date: not yet due (Current), 1-30, 31-60, 61-90,
+// 91-120 and more than 120 days. Every day falls in exactly one bucket.
+type Aging struct {
+	Current, Days1To30, Days31To60, Days61To90, Days91To120, Over120 decimal.Decimal
+}
+
+// add puts amount into the bucket of a document due on due, seen on asOf.
+func (a *Aging) add(due, asOf msgkit.Date, amount decimal.Decimal) {
+	b := [...]*decimal.Decimal{&a.Current, &a.Days1To30, &a.Days31To60, &a.Days61To90, &a.Days91To120, &a.Over120}[agingBucket(due, asOf)]
+	*b = b.Add(amount)
+}
+
+// Sum is the total of the buckets.
+func (a Aging) Sum() decimal.Decimal {
+	return a.Current.Add(a.Days1To30).Add(a.Days31To60).Add(a.Days61To90).Add(a.Days91To120).Add(a.Over120)
+}
+
+// daysBetween is to - from in days.
+func daysBetween(from, to msgkit.Date) int {
+	return int(to.In(nil).Sub(from.In(nil)).Hours() / 24)
+}
+
+// Balance is what one partner owes or is owed in one currency (and one
+// group, when grouping was asked for): sums over its documents.
+type Balance struct {
+	Partner     Partner // as its most recent document names it
+	Currency    Currency
+	OwnerID     int64
+	Group       map[string]msgkit.Value // the requested grouping attributes
+	AmountNoVat decimal.Decimal
+	AmountVat   decimal.Decimal
+	Vat         decimal.Decimal
+	Rounding    decimal.Decimal
+	Total       decimal.Decimal
+	TotalPaid   decimal.Decimal
+	TotalUnpaid decimal.Decimal
+	Aging       *Aging // with an asOf date
+	Documents   int
+}
+
+// BalanceOptions say what to sum.
+type BalanceOptions struct {
+	Side  Side
+	Group []string     // grouping attributes, beyond partner and currency
+	AsOf  *msgkit.Date // the day of the aging buckets; none without it
+}
+
+// CheckGroup refuses grouping attributes this package does not know,
+// naming the parameter group.
+func CheckGroup(group []string) error {
+	for _, g := range group {
+		if _, ok := groupAttrs[g]; !ok {
+			return msgkit.Invalidf(CodeInvalidInvoice, "group", "unknown grouping attribute %q; one of %s", g, strings.Join(GroupAttrNames(), ", "))
+		}
+	}
+	return nil
+}
+
+// Balances sums invs into balances: one per partner, currency and group,
+// over the documents of the side that count (InBalance), never mixing
+// currencies. The result is ordered by partner, currency and group.
+func Balances(invs []Invoice, o BalanceOptions) ([]Balance, error) {
+	return BalancesOf(func(yield func(*Invoice) bool) {
+		for i := range invs {
+			if !yield(&invs[i]) {
+				return
+			}
+		}
+	}, o)
+}
+
+// balanceKey is what a balance is one of: partner, currency and the
+// grouping attributes asked for (the others zero).
+type balanceKey struct {
+	partner    int64
+	currency   int
+	domain     Domain
+	class      Class
+	dataSource DataSource
+	invType    int64
+	selector   string
+}
+
+// keyOf is inv's balance key under group.
+func keyOf(inv *Invoice, group []string) balanceKey {
+	k := balanceKey{partner: inv.Customer.ID, currency: inv.Currency.Numeric}
+	for _, g := range group {
+		switch g {
+		case "domainId", "domainCodeName":
+			k.domain = inv.Domain
+		case "docClassId", "docClassCodeName":
+			k.class = inv.Class
+		case "dataSourceId", "dataSourceCodeName":
+			k.dataSource = inv.DataSource
+		case "documentTypeId":
+			k.invType = inv.InvType
+		case "documentTypeDtsSelectorCodeName":
+			k.selector = inv.Selector
+		}
+	}
+	return k
+}
+
+// tally is a balance being summed: its amounts in sums.
+type tally struct {
+	b      Balance
+	latest InvoiceID
+	sums   [7]sum // amountNoVat, amountVat, vat, rounding, total, totalPaid, totalUnpaid
+	aging  [6]sum
+}
+
+// BalancesOf is Balances over a sequence of invoices, which it reads and
+// does not keep: a store can hand out its records without copying them.
+func BalancesOf(invs iter.Seq[*Invoice], o BalanceOptions) ([]Balance, error) {
+	if err := CheckGroup(o.Group); err != nil {
+		return nil, err
+	}
+	byKey := map[balanceKey]*tally{}
+	for inv := range invs {
+		if inv.Class.Side() != o.Side || !InBalance(inv.Status) {
+			continue
+		}
+		k := keyOf(inv, o.Group)
+		t := byKey[k]
+		if t == nil {
+			t = &tally{b: Balance{Currency: inv.Currency}}
+			if len(o.Group) > 0 {
+				t.b.Group = make(map[string]msgkit.Value, len(o.Group))
+				for _, g := range o.Group {
+					t.b.Group[g] = groupAttrs[g](inv)
+				}
+			}
+			byKey[k] = t
+		}
+		if inv.ID >= t.latest {
+			t.latest, t.b.Partner, t.b.OwnerID = inv.ID, inv.Customer, inv.OwnerID
+		}
+		for i, a := range [7]*decimal.Decimal{&inv.AmountNoVat, &inv.AmountVat, &inv.Vat, &inv.Rounding, &inv.Total, &inv.TotalPaid, &inv.TotalUnpaid} {
+			t.sums[i].add(*a)
+		}
+		t.b.Documents++
+		if o.AsOf != nil {
+			t.aging[agingBucket(inv.InvDueDate, *o.AsOf)].add(inv.TotalUnpaid)
+		}
+	}
+	keys := make([]balanceKey, 0, len(byKey))
+	for k := range byKey {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b balanceKey) int {
+		return cmp.Or(cmp.Compare(a.partner, b.partner), cmp.Compare(a.currency, b.currency),
+			strings.Compare(string(a.domain), string(b.domain)), strings.Compare(string(a.class), string(b.class)),
+			strings.Compare(string(a.dataSource), string(b.dataSource)), cmp.Compare(a.invType, b.invType), strings.Compare(a.selector, b.selector))
+	})
+	out := make([]Balance, 0, len(byKey))
+	for _, k := range keys {
+		t := byKey[k]
+		b := t.b
+		b.AmountNoVat, b.AmountVat, b.Vat, b.Rounding = t.sums[0].value(), t.sums[1].value(), t.sums[2].value(), t.sums[3].value()
+		b.Total, b.TotalPaid, b.TotalUnpaid = t.sums[4].value(), t.sums[5].value(), t.sums[6].value()
+		if o.AsOf != nil {
+			b.Aging = &Aging{Current: t.aging[0].value(), Days1To30: t.aging[1].value(), Days31To60: t.aging[2].value(),
+				Days61To90: t.aging[3].value(), Days91To120: t.aging[4].value(), Over120: t.aging[5].value()}
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// sumScale is the scale of sum's fast path: amounts of up to 4 decimals
+// add as int64s, with no allocation.
+const sumScale = 4
+
+var pow10 = [...]int64{1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000}
+
+// sum adds decimals exactly: as int64 units of 10^-4 while they fit, as
+// decimals beyond. Its value has as many decimals as the input with most
+// (as decimal.Add and PostgreSQL's sum of numeric give).
+type sum struct {
+	units  int64
+	places int32
+	slow   decimal.Decimal
+}
+
+func (s *sum) add(d decimal.Decimal) {
+	exp := d.Exponent()
+	s.places = max(s.places, -exp)
+	if exp >= -sumScale && exp+sumScale < int32(len(pow10)) && d.NumDigits() <= 9 {
+		u := d.CoefficientInt64() * pow10[exp+sumScale] // at most 10^18: no overflow
+		if n := s.units + u; (u >= 0) == (n >= s.units) {
+			s.units = n
+			return
+		}
+	}
+	s.slow = s.slow.Add(d)
+}
+
+func (s *sum) value() decimal.Decimal {
+	v := decimal.New(s.units, -sumScale)
+	if !s.slow.IsZero() {
+		v = v.Add(s.slow)
+	}
+	return v.Round(s.places)
+}
+
+// agingBucket is the index of the Aging bucket of a document due on due,
+// seen on asOf: 0 not yet due, then 1-30, 31-60, 61-90, 91-120, over 120
+// days late.
+func agingBucket(due, asOf msgkit.Date) int {
+	switch late := daysBetween(due, asOf); {
+	case late <= 0:
+		return 0
+	case late <= 30:
+		return 1
+	case late <= 60:
+		return 2
+	case late <= 90:
+		return 3
+	case late <= 120:
+		return 4
+	}
+	return 5
+}
+
+// balanceAttrs are the filter and sort attributes of balance records: the
+// record's fields, amounts spelled as the documents spell them
+// (amountNovat), and the grouping attributes.
+var balanceAttrs = map[string]struct {
+	typ msgkit.AttrType
+	get func(*Balance) msgkit.Value
+}{
+	"bizPartnerId":        {msgkit.AttrNumber, func(b *Balance) msgkit.Value { return num(b.Partner.ID) }},
+	"bizPartnerName":      {msgkit.AttrString, func(b *Balance) msgkit.Value { return str(b.Partner.Name) }},
+	"bizPartnerBriefName": {msgkit.AttrString, func(b *Balance) msgkit.Value { return str(b.Partner.ShortName) }},
+	"bizPartnerType":      {msgkit.AttrString, func(b *Balance) msgkit.Value { return str(b.Partner.Type) }},
+	"currency":            {msgkit.AttrNumber, func(b *Balance) msgkit.Value { return num(int64(b.Currency.Numeric)) }},
+	"currencyCode":        {msgkit.AttrString, func(b *Balance) msgkit.Value { return str(b.Currency.Code) }},
+	"ownerId":             {msgkit.AttrNumber, func(b *Balance) msgkit.Value { return num(b.OwnerID) }},
+	"amountNovat":         {msgkit.AttrNumber, func(b *Balance) msgkit.Value { return amount(b.AmountNoVat) }},
+	"amountVat":           {msgkit.AttrNumber, func(b *Balance) msgkit.Value { return amount(b.AmountVat) }},
+	"vat":                 {msgkit.AttrNumber, func(b *Balance) msgkit.Value { return amount(b.Vat) }},
+	"rounding":            {msgkit.AttrNumber, func(b *Balance) msgkit.Value { return amount(b.Rounding) }},
+	"total":               {msgkit.AttrNumber, func(b *Balance) msgkit.Value { return amount(b.Total) }},
+	"totalUnpaid":         {msgkit.AttrNumber, func(b *Balance) msgkit.Value { return amount(b.TotalUnpaid) }},
+	"totalPaid":           {msgkit.AttrNumber, func(b *Balance) msgkit.Value { return amount(b.TotalPaid) }},
+}
+
+// noEquality are the amounts the documents say equality does not apply
+// to; eq and in on them are refused.
+var noEquality = []string{"amountNovat", "amountVat", "total", "totalUnpaid", "totalPaid"}
+
+// BalanceSpec is the listing spec of balances, grouping attributes
+// included; see CheckBalanceQuery for what it cannot say.
+func BalanceSpec() msgkit.ListSpec {
+	spec := msgkit.ListSpec{Filter: map[string]msgkit.AttrType{}, MaxPageSize: 100, Ignore: []string{"group", "asOf"}}
+	for name, a := range balanceAttrs {
+		spec.Filter[name] = a.typ
+		spec.Sort = append(spec.Sort, name)
+	}
+	for name := range groupAttrs {
+		t := msgkit.AttrString
+		if strings.HasSuffix(name, "Id") {
+			t = msgkit.AttrNumber
+		}
+		spec.Filter[name] = t
+		spec.Sort = append(spec.Sort, name)
+	}
+	return spec
+}
+
+// CheckBalanceQuery refuses equality (eq, in) on the amounts, and filters
+// or sorts on grouping attributes that group does not ask for.
+func CheckBalanceQuery(q msgkit.ListQuery, group []string) error {
+	for _, f := range q.Filters {
+		if slices.Contains(noEquality, f.Attr) && (f.Op == msgkit.OpEq || f.Op == msgkit.OpIn) {
+			return msgkit.Invalidf(msgkit.CodeInvalidQuery, f.Attr, "%s does not take equality (eq, in): compare it with lt, lte, gt, gte or between", f.Attr)
+		}
+		if _, grouping := groupAttrs[f.Attr]; grouping && !slices.Contains(group, f.Attr) {
+			return msgkit.Invalidf(msgkit.CodeInvalidQuery, f.Attr, "%s filters only balances grouped by it: add it to group", f.Attr)
+		}
+	}
+	for _, k := range q.Sort {
+		if _, grouping := groupAttrs[k.Attr]; grouping && !slices.Contains(group, k.Attr) {
+			return msgkit.Invalidf(msgkit.CodeInvalidQuery, "sort", "%s sorts only balances grouped by it: add it to group", k.Attr)
+		}
+	}
+	return nil
+}
+
+// BalanceValue reads attribute attr of b for a listing.
+func BalanceValue(b Balance, attr string) (msgkit.Value, bool) {
+	if a, ok := balanceAttrs[attr]; ok {
+		return a.get(&b), true
+	}
+	if _, ok := groupAttrs[attr]; ok {
+		if v, ok := b.Group[attr]; ok {
+			return v, true
+		}
+		return msgkit.Null(), true
+	}
+	return msgkit.Value{}, false
+}
+
+// BalanceStore sums balances; the memory store computes them from its
+// invoices, the PostgreSQL store in SQL, both as Balances does.
+type BalanceStore interface {
+	// Balances lists the balances of the partners in scope (see
+	// Balances), filtered, sorted and paged by q over BalanceSpec (store
+	// order: partner, currency, group).
+	Balances(ctx context.Context, scope Scope, o BalanceOptions, q msgkit.ListQuery) (msgkit.Page[Balance], error)
+}
