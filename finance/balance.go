@@ -84,7 +84,7 @@ type Aging struct {
 
 // add puts amount into the bucket of a document due on due, seen on asOf.
 func (a *Aging) add(due, asOf msgkit.Date, amount decimal.Decimal) {
-	b := [...]*decimal.Decimal{&a.Current, &a.Days1To30, &a.Days31To60, &a.Days61To90, &a.Days91To120, &a.Over120}[agingBucket(due, asOf)]
+	b := [...]*decimal.Decimal{&a.Current, &a.Days1To30, &a.Days31To60, &a.Days61To90, &a.Days91To120, &a.Over120}[agingBucket(int64(daysBetween(due, asOf)))]
 	*b = b.Add(amount)
 }
 
@@ -147,78 +147,161 @@ func Balances(invs []Invoice, o BalanceOptions) ([]Balance, error) {
 	}, o)
 }
 
+// BalancesOf is Balances over a sequence of invoices, which it reads and
+// does not keep.
+func BalancesOf(invs iter.Seq[*Invoice], o BalanceOptions) ([]Balance, error) {
+	return SumEntries(func(yield func(*LedgerEntry) bool) {
+		for inv := range invs {
+			e := LedgerEntryOf(inv)
+			if !yield(&e) {
+				return
+			}
+		}
+	}, o)
+}
+
+// LedgerEntry is an invoice as balances read it, small and without pointers to
+// follow for the common case, so that a store can keep one per invoice
+// and sum a million of them in one pass over memory (SumEntries). It
+// refers to its invoice for what it does not copy; the invoice must not
+// change while the entry is in use.
+type LedgerEntry struct {
+	inv        *Invoice
+	partner    int64
+	invType    int64
+	due        int64 // the due date, days since 1970-01-01
+	currency   int32
+	side       Side
+	counted    bool
+	exact      bool // every amount is in units below
+	domain     int8
+	class      int8
+	dataSource int8
+	partPay    bool
+	units      [7]int64 // amountNoVat, amountVat, vat, rounding, total, totalPaid, totalUnpaid in 10^-4
+	places     [7]int8  // their decimals
+}
+
+// LedgerEntryOf is inv's entry; it keeps a reference to inv.
+func LedgerEntryOf(inv *Invoice) LedgerEntry {
+	e := LedgerEntry{inv: inv, partner: inv.Customer.ID, invType: inv.InvType, currency: int32(inv.Currency.Numeric),
+		side: inv.Class.Side(), counted: InBalance(inv.Status), domain: int8(domainIDs[inv.Domain]), class: int8(classIDs[inv.Class]),
+		dataSource: int8(dataSourceIDs[inv.DataSource]), partPay: inv.Selector == PartPayment, exact: true}
+	if !inv.InvDueDate.IsZero() {
+		e.due = inv.InvDueDate.In(nil).Unix() / 86400
+	}
+	for i, a := range inv.amounts() {
+		u, places, ok := fixed(*a)
+		e.units[i], e.places[i] = u, int8(places)
+		e.exact = e.exact && ok
+	}
+	return e
+}
+
+// Partner is the entry's business partner.
+func (e *LedgerEntry) Partner() int64 { return e.partner }
+
+// amounts are the summed amounts of inv, in LedgerEntry's order.
+func (inv *Invoice) amounts() [7]*decimal.Decimal {
+	return [7]*decimal.Decimal{&inv.AmountNoVat, &inv.AmountVat, &inv.Vat, &inv.Rounding, &inv.Total, &inv.TotalPaid, &inv.TotalUnpaid}
+}
+
+// fixed is d in units of 10^-4 and its decimals, when it has at most 4
+// decimals and at most 9 digits, which keeps any sum of them far from
+// overflowing an int64 by the time overflow is checked.
+func fixed(d decimal.Decimal) (units int64, places int32, ok bool) {
+	exp := d.Exponent()
+	if exp < -sumScale || exp+sumScale >= int32(len(pow10)) || d.NumDigits() > 9 {
+		return 0, 0, false
+	}
+	return d.CoefficientInt64() * pow10[exp+sumScale], max(-exp, 0), true
+}
+
 // balanceKey is what a balance is one of: partner, currency and the
 // grouping attributes asked for (the others zero).
 type balanceKey struct {
 	partner    int64
-	currency   int
-	domain     Domain
-	class      Class
-	dataSource DataSource
 	invType    int64
-	selector   string
+	currency   int32
+	domain     int8
+	class      int8
+	dataSource int8
+	partPay    bool
 }
 
-// keyOf is inv's balance key under group.
-func keyOf(inv *Invoice, group []string) balanceKey {
-	k := balanceKey{partner: inv.Customer.ID, currency: inv.Currency.Numeric}
+// keyOf is e's balance key under group.
+func keyOf(e *LedgerEntry, group []string) balanceKey {
+	k := balanceKey{partner: e.partner, currency: e.currency}
 	for _, g := range group {
 		switch g {
 		case "domainId", "domainCodeName":
-			k.domain = inv.Domain
+			k.domain = e.domain
 		case "docClassId", "docClassCodeName":
-			k.class = inv.Class
+			k.class = e.class
 		case "dataSourceId", "dataSourceCodeName":
-			k.dataSource = inv.DataSource
+			k.dataSource = e.dataSource
 		case "documentTypeId":
-			k.invType = inv.InvType
+			k.invType = e.invType
 		case "documentTypeDtsSelectorCodeName":
-			k.selector = inv.Selector
+			k.partPay = e.partPay
 		}
 	}
 	return k
 }
 
-// tally is a balance being summed: its amounts in sums.
+// tally is a balance being summed.
 type tally struct {
-	b      Balance
-	latest InvoiceID
-	sums   [7]sum // amountNoVat, amountVat, vat, rounding, total, totalPaid, totalUnpaid
-	aging  [6]sum
+	first, latest *Invoice
+	documents     int
+	sums          [7]sum
+	aging         [6]sum
 }
 
-// BalancesOf is Balances over a sequence of invoices, which it reads and
-// does not keep: a store can hand out its records without copying them.
-func BalancesOf(invs iter.Seq[*Invoice], o BalanceOptions) ([]Balance, error) {
+// SumEntries is Balances over ledger entries (see LedgerEntry).
+func SumEntries(entries iter.Seq[*LedgerEntry], o BalanceOptions) ([]Balance, error) {
 	if err := CheckGroup(o.Group); err != nil {
 		return nil, err
 	}
+	var asOf int64
+	if o.AsOf != nil {
+		asOf = o.AsOf.In(nil).Unix() / 86400
+	}
 	byKey := map[balanceKey]*tally{}
-	for inv := range invs {
-		if inv.Class.Side() != o.Side || !InBalance(inv.Status) {
+	var last *tally
+	var lastKey balanceKey
+	for e := range entries {
+		if e.side != o.Side || !e.counted {
 			continue
 		}
-		k := keyOf(inv, o.Group)
-		t := byKey[k]
-		if t == nil {
-			t = &tally{b: Balance{Currency: inv.Currency}}
-			if len(o.Group) > 0 {
-				t.b.Group = make(map[string]msgkit.Value, len(o.Group))
-				for _, g := range o.Group {
-					t.b.Group[g] = groupAttrs[g](inv)
-				}
+		k := keyOf(e, o.Group)
+		t := last
+		if t == nil || k != lastKey {
+			if t = byKey[k]; t == nil {
+				t = &tally{first: e.inv}
+				byKey[k] = t
 			}
-			byKey[k] = t
+			last, lastKey = t, k
 		}
-		if inv.ID >= t.latest {
-			t.latest, t.b.Partner, t.b.OwnerID = inv.ID, inv.Customer, inv.OwnerID
+		if t.latest == nil || e.inv.ID >= t.latest.ID {
+			t.latest = e.inv
 		}
-		for i, a := range [7]*decimal.Decimal{&inv.AmountNoVat, &inv.AmountVat, &inv.Vat, &inv.Rounding, &inv.Total, &inv.TotalPaid, &inv.TotalUnpaid} {
-			t.sums[i].add(*a)
+		t.documents++
+		if e.exact {
+			for i := range t.sums {
+				t.sums[i].addUnits(e.units[i], int32(e.places[i]))
+			}
+		} else {
+			for i, a := range e.inv.amounts() {
+				t.sums[i].add(*a)
+			}
 		}
-		t.b.Documents++
 		if o.AsOf != nil {
-			t.aging[agingBucket(inv.InvDueDate, *o.AsOf)].add(inv.TotalUnpaid)
+			b := agingBucket(asOf - e.due)
+			if e.exact {
+				t.aging[b].addUnits(e.units[6], int32(e.places[6]))
+			} else {
+				t.aging[b].add(e.inv.TotalUnpaid)
+			}
 		}
 	}
 	keys := make([]balanceKey, 0, len(byKey))
@@ -226,14 +309,20 @@ func BalancesOf(invs iter.Seq[*Invoice], o BalanceOptions) ([]Balance, error) {
 		keys = append(keys, k)
 	}
 	slices.SortFunc(keys, func(a, b balanceKey) int {
-		return cmp.Or(cmp.Compare(a.partner, b.partner), cmp.Compare(a.currency, b.currency),
-			strings.Compare(string(a.domain), string(b.domain)), strings.Compare(string(a.class), string(b.class)),
-			strings.Compare(string(a.dataSource), string(b.dataSource)), cmp.Compare(a.invType, b.invType), strings.Compare(a.selector, b.selector))
+		return cmp.Or(cmp.Compare(a.partner, b.partner), cmp.Compare(a.currency, b.currency), cmp.Compare(a.domain, b.domain),
+			cmp.Compare(a.class, b.class), cmp.Compare(a.dataSource, b.dataSource), cmp.Compare(a.invType, b.invType),
+			cmp.Compare(boolInt(a.partPay), boolInt(b.partPay)))
 	})
 	out := make([]Balance, 0, len(byKey))
 	for _, k := range keys {
 		t := byKey[k]
-		b := t.b
+		b := Balance{Partner: t.latest.Customer, OwnerID: t.latest.OwnerID, Currency: t.first.Currency, Documents: t.documents}
+		if len(o.Group) > 0 {
+			b.Group = make(map[string]msgkit.Value, len(o.Group))
+			for _, g := range o.Group {
+				b.Group[g] = groupAttrs[g](t.first)
+			}
+		}
 		b.AmountNoVat, b.AmountVat, b.Vat, b.Rounding = t.sums[0].value(), t.sums[1].value(), t.sums[2].value(), t.sums[3].value()
 		b.Total, b.TotalPaid, b.TotalUnpaid = t.sums[4].value(), t.sums[5].value(), t.sums[6].value()
 		if o.AsOf != nil {
@@ -243,6 +332,13 @@ func BalancesOf(invs iter.Seq[*Invoice], o BalanceOptions) ([]Balance, error) {
 		out = append(out, b)
 	}
 	return out, nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // sumScale is the scale of sum's fast path: amounts of up to 4 decimals
@@ -261,16 +357,22 @@ type sum struct {
 }
 
 func (s *sum) add(d decimal.Decimal) {
-	exp := d.Exponent()
-	s.places = max(s.places, -exp)
-	if exp >= -sumScale && exp+sumScale < int32(len(pow10)) && d.NumDigits() <= 9 {
-		u := d.CoefficientInt64() * pow10[exp+sumScale] // at most 10^18: no overflow
-		if n := s.units + u; (u >= 0) == (n >= s.units) {
-			s.units = n
-			return
-		}
+	if u, places, ok := fixed(d); ok {
+		s.addUnits(u, places)
+		return
 	}
+	s.places = max(s.places, -d.Exponent())
 	s.slow = s.slow.Add(d)
+}
+
+// addUnits adds u units of 10^-4 of an amount with places decimals.
+func (s *sum) addUnits(u int64, places int32) {
+	s.places = max(s.places, places)
+	if n := s.units + u; (u >= 0) == (n >= s.units) {
+		s.units = n
+		return
+	}
+	s.slow = s.slow.Add(decimal.New(u, -sumScale))
 }
 
 func (s *sum) value() decimal.Decimal {
@@ -281,11 +383,11 @@ func (s *sum) value() decimal.Decimal {
 	return v.Round(s.places)
 }
 
-// agingBucket is the index of the Aging bucket of a document due on due,
-// seen on asOf: 0 not yet due, then 1-30, 31-60, 61-90, 91-120, over 120
-// days late.
-func agingBucket(due, asOf msgkit.Date) int {
-	switch late := daysBetween(due, asOf); {
+// agingBucket is the index of the Aging bucket of an amount late days
+// past its due date: 0 not yet due, then 1-30, 31-60, 61-90, 91-120, over
+// 120 days late.
+func agingBucket(late int64) int {
+	switch {
 	case late <= 0:
 		return 0
 	case late <= 30:

@@ -15,8 +15,12 @@ import (
 type FinanceStore struct {
 	mu       sync.RWMutex
 	partners *table[int64, finance.Partner]
-	invoices *table[finance.InvoiceID, *finance.Invoice] // pointers, so sums read them in place
-	lastID   finance.InvoiceID
+	invoices *table[finance.InvoiceID, *finance.Invoice]
+	// ledger holds invoice id-1's balance entry, so that balances sum
+	// compact entries in one pass over memory, not a million scattered
+	// records and their decimals.
+	ledger []finance.LedgerEntry
+	lastID finance.InvoiceID
 }
 
 var _ finance.Store = (*FinanceStore)(nil)
@@ -74,6 +78,7 @@ func (s *FinanceStore) CreateInvoice(_ context.Context, inv finance.Invoice) (fi
 	if err := s.invoices.insertLocked(inv.ID, &inv); err != nil {
 		return finance.Invoice{}, err
 	}
+	s.ledger = append(s.ledger, finance.LedgerEntryOf(s.invoices.rows[inv.ID]))
 	return copyInvoice(inv), nil
 }
 
@@ -96,6 +101,7 @@ func (s *FinanceStore) UpdateInvoice(_ context.Context, id finance.InvoiceID, ch
 		}
 		next.ID = id
 		*stored = cloneInvoice(&next)
+		s.ledger[id-1] = finance.LedgerEntryOf(*stored)
 		out = copyInvoice(next)
 		return nil
 	})
@@ -136,9 +142,9 @@ func (s *FinanceStore) Balances(_ context.Context, scope finance.Scope, o financ
 		return msgkit.Page[finance.Balance]{}, err
 	}
 	s.mu.RLock()
-	bs, err := finance.BalancesOf(func(yield func(*finance.Invoice) bool) {
-		for _, inv := range s.invoices.rows {
-			if scope.Sees(inv.Customer.ID) && !yield(inv) {
+	bs, err := finance.SumEntries(func(yield func(*finance.LedgerEntry) bool) {
+		for i := range s.ledger {
+			if e := &s.ledger[i]; scope.Sees(e.Partner()) && !yield(e) {
 				return
 			}
 		}
