@@ -83,6 +83,36 @@
 // status is UNKNOWN_STATUS, one this change may not set INVALID_VALUE.
 // SetDeliveryStatus takes none, waiting, sending, sent, error and misc.
 //
+// # Default configuration
+//
+// DefaultConfig picks, from operator data (SeedConfigs to start with),
+// the invoice type and template for a domain, data source and class, a
+// collection code (default none), a selector and a co-owner (0: the
+// operator's own), all of which must match. The template is the one in
+// the asked language (default en); without one, the English template,
+// else the first by language code, and templateLang says which. Supplier
+// invoices have no template.
+//
+// # Balances and sheets
+//
+// Balances sum, per partner and currency (never mixing currencies) and
+// the grouping attributes asked for, the documents that count: approved,
+// archived and imported ones (drafts, rejected, canceled and deleted
+// documents do not). Customers' balances sum the customer classes,
+// suppliers' the supplier invoices and notes. The grouping attributes are
+// domainId/domainCodeName, docClassId/docClassCodeName,
+// dataSourceId/dataSourceCodeName (ids 1, 2, … in the documents' order of
+// the codes), documentTypeId and documentTypeDtsSelectorCodeName; the
+// documents' other grouping attributes are not kept, and are refused.
+// With asOf, unpaid totals are also split into aging buckets by due date
+// (not yet due, 1-30, 31-60, 61-90, 91-120 and more than 120 days late).
+// A balance names its partner as its most recent document does. Amounts
+// are exact sums, with as many decimals as the document with most.
+// Filters and sorts use the record's fields, amounts spelled amountNovat
+// as the documents do, and equality (eq, in) is refused on amounts.
+// Sheets list a partner's counted documents of one side by document date
+// (startDate..endDate, both included) then id, descending with dir=desc.
+//
 // # JSON
 //
 // Amount writes an amount as a JSON number with exactly its currency's

@@ -3,6 +3,7 @@ package finance
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"strconv"
 	"time"
 
@@ -14,16 +15,20 @@ type Options struct {
 	Clock    msgkit.Clock   // time.Now when nil
 	Location *time.Location // the zone of "today" for default dates; UTC when nil
 	Logger   *slog.Logger
+	// Configs are the default invoice configurations; SeedConfigs when
+	// nil.
+	Configs []InvoiceConfig
 }
 
 // Service runs the invoice operations over a Store: each reads what it
 // needs, applies the rules of this package and stores the result in one
 // atomic step.
 type Service struct {
-	store Store
-	now   msgkit.Clock
-	loc   *time.Location
-	log   *slog.Logger
+	store   Store
+	configs []InvoiceConfig
+	now     msgkit.Clock
+	loc     *time.Location
+	log     *slog.Logger
 }
 
 // NewService returns a Service over store.
@@ -37,7 +42,10 @@ func NewService(store Store, o Options) *Service {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Service{store: store, now: o.Clock, loc: o.Location, log: o.Logger}
+	if o.Configs == nil {
+		o.Configs = SeedConfigs()
+	}
+	return &Service{store: store, configs: slices.Clone(o.Configs), now: o.Clock, loc: o.Location, log: o.Logger}
 }
 
 func (s *Service) clock() (msgkit.Date, time.Time) {
@@ -156,4 +164,9 @@ func (s *Service) SetDeliveryStatus(ctx context.Context, scope Scope, id Invoice
 // List lists the invoices in scope (see Store.ListInvoices).
 func (s *Service) List(ctx context.Context, scope Scope, q msgkit.ListQuery) (msgkit.Page[Invoice], error) {
 	return s.store.ListInvoices(ctx, q, scope)
+}
+
+// DefaultConfig answers a default configuration query (see DefaultConfig).
+func (s *Service) DefaultConfig(q ConfigQuery) (InvoiceConfig, error) {
+	return DefaultConfig(s.configs, q)
 }

@@ -1,0 +1,126 @@
+package finance
+
+import (
+	"cmp"
+	"context"
+	"slices"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/msgkit/msgkit"
+)
+
+// SheetRow is one document of a partner's balance sheet.
+type SheetRow struct {
+	Partner       Partner
+	Currency      Currency
+	OwnerID       int64
+	DocumentID    InvoiceID
+	DocumentUUID  string
+	Number        string
+	Date          msgkit.Date // documentDate: invDate
+	DueDate       msgkit.Date
+	IssuingDate   msgkit.Date // invoicingDate
+	VatPercent    decimal.Decimal
+	PaymentStatus PaymentStatus
+	AmountNoVat   decimal.Decimal
+	AmountVat     decimal.Decimal
+	Vat           decimal.Decimal
+	Rounding      decimal.Decimal
+	Total         decimal.Decimal
+	TotalPaid     decimal.Decimal
+	TotalUnpaid   decimal.Decimal
+}
+
+// SheetOptions select a balance sheet: a partner's documents of one
+// side that count in balances, documentDate within Start..End (each
+// optional, both included), ordered by document date then id, descending
+// with Desc.
+type SheetOptions struct {
+	Side       Side
+	Partner    int64
+	Start, End *msgkit.Date
+	Desc       bool
+}
+
+// SheetRowOf is inv as a sheet row.
+func SheetRowOf(inv *Invoice) SheetRow {
+	return SheetRow{Partner: inv.Customer, Currency: inv.Currency, OwnerID: inv.OwnerID, DocumentID: inv.ID, DocumentUUID: inv.UID,
+		Number: inv.InvNumberFix, Date: inv.InvDate, DueDate: inv.InvDueDate, IssuingDate: inv.InvoicingDate, VatPercent: inv.VatPercent,
+		PaymentStatus: inv.PaymentStatus, AmountNoVat: inv.AmountNoVat, AmountVat: inv.AmountVat, Vat: inv.Vat, Rounding: inv.Rounding,
+		Total: inv.Total, TotalPaid: inv.TotalPaid, TotalUnpaid: inv.TotalUnpaid}
+}
+
+// InSheet reports whether inv belongs to the sheet o selects.
+func (o SheetOptions) InSheet(inv *Invoice) bool {
+	return inv.Customer.ID == o.Partner && inv.Class.Side() == o.Side && InBalance(inv.Status) &&
+		(o.Start == nil || !inv.InvDate.Before(*o.Start)) && (o.End == nil || !inv.InvDate.After(*o.End))
+}
+
+// SortSheet orders rows as o says.
+func (o SheetOptions) SortSheet(rows []SheetRow) {
+	slices.SortFunc(rows, func(a, b SheetRow) int {
+		c := cmp.Or(a.Date.Compare(b.Date), cmp.Compare(a.DocumentID, b.DocumentID))
+		if o.Desc {
+			return -c
+		}
+		return c
+	})
+}
+
+// sheetAttrs are the filter and sort attributes of sheet rows: the
+// balance record's, and the document's own.
+var sheetAttrs = map[string]struct {
+	typ msgkit.AttrType
+	get func(*SheetRow) msgkit.Value
+}{
+	"bizPartnerId":        {msgkit.AttrNumber, func(r *SheetRow) msgkit.Value { return num(r.Partner.ID) }},
+	"bizPartnerName":      {msgkit.AttrString, func(r *SheetRow) msgkit.Value { return str(r.Partner.Name) }},
+	"bizPartnerBriefName": {msgkit.AttrString, func(r *SheetRow) msgkit.Value { return str(r.Partner.ShortName) }},
+	"currency":            {msgkit.AttrNumber, func(r *SheetRow) msgkit.Value { return num(int64(r.Currency.Numeric)) }},
+	"currencyCode":        {msgkit.AttrString, func(r *SheetRow) msgkit.Value { return str(r.Currency.Code) }},
+	"ownerId":             {msgkit.AttrNumber, func(r *SheetRow) msgkit.Value { return num(r.OwnerID) }},
+	"documentId":          {msgkit.AttrNumber, func(r *SheetRow) msgkit.Value { return num(int64(r.DocumentID)) }},
+	"documentUuId":        {msgkit.AttrString, func(r *SheetRow) msgkit.Value { return str(r.DocumentUUID) }},
+	"documentNumber":      {msgkit.AttrString, func(r *SheetRow) msgkit.Value { return str(r.Number) }},
+	"documentDate":        {msgkit.AttrDate, func(r *SheetRow) msgkit.Value { return dateV(r.Date) }},
+	"documentDueDate":     {msgkit.AttrDate, func(r *SheetRow) msgkit.Value { return dateV(r.DueDate) }},
+	"documentIssuingDate": {msgkit.AttrDate, func(r *SheetRow) msgkit.Value { return dateV(r.IssuingDate) }},
+	"vatPercent":          {msgkit.AttrNumber, func(r *SheetRow) msgkit.Value { return amount(r.VatPercent) }},
+	"paymentStatus":       {msgkit.AttrString, func(r *SheetRow) msgkit.Value { return str(string(r.PaymentStatus)) }},
+	"amountNovat":         {msgkit.AttrNumber, func(r *SheetRow) msgkit.Value { return amount(r.AmountNoVat) }},
+	"amountVat":           {msgkit.AttrNumber, func(r *SheetRow) msgkit.Value { return amount(r.AmountVat) }},
+	"vat":                 {msgkit.AttrNumber, func(r *SheetRow) msgkit.Value { return amount(r.Vat) }},
+	"rounding":            {msgkit.AttrNumber, func(r *SheetRow) msgkit.Value { return amount(r.Rounding) }},
+	"total":               {msgkit.AttrNumber, func(r *SheetRow) msgkit.Value { return amount(r.Total) }},
+	"totalUnpaid":         {msgkit.AttrNumber, func(r *SheetRow) msgkit.Value { return amount(r.TotalUnpaid) }},
+	"totalPaid":           {msgkit.AttrNumber, func(r *SheetRow) msgkit.Value { return amount(r.TotalPaid) }},
+}
+
+// SheetSpec is the listing spec of balance sheets; CheckBalanceQuery's
+// rule on amounts applies to it too.
+func SheetSpec() msgkit.ListSpec {
+	spec := msgkit.ListSpec{Filter: map[string]msgkit.AttrType{}, MaxPageSize: 100, Ignore: []string{"startDate", "endDate", "dir"}}
+	for name, a := range sheetAttrs {
+		spec.Filter[name] = a.typ
+		spec.Sort = append(spec.Sort, name)
+	}
+	return spec
+}
+
+// SheetValue reads attribute attr of r for a listing.
+func SheetValue(r SheetRow, attr string) (msgkit.Value, bool) {
+	a, ok := sheetAttrs[attr]
+	if !ok {
+		return msgkit.Value{}, false
+	}
+	return a.get(&r), true
+}
+
+// SheetStore lists balance sheets.
+type SheetStore interface {
+	// Sheet lists the rows o selects, if o.Partner is in scope (else
+	// none), in o's order, then filtered, sorted and paged by q over
+	// SheetSpec.
+	Sheet(ctx context.Context, scope Scope, o SheetOptions, q msgkit.ListQuery) (msgkit.Page[SheetRow], error)
+}
