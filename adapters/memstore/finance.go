@@ -155,3 +155,24 @@ func (s *FinanceStore) Balances(_ context.Context, scope finance.Scope, o financ
 	}
 	return msgkit.Apply(bs, q, finance.BalanceValue)
 }
+
+var _ finance.SheetStore = (*FinanceStore)(nil)
+
+// Sheet lists a partner's balance sheet.
+func (s *FinanceStore) Sheet(_ context.Context, scope finance.Scope, o finance.SheetOptions, q msgkit.ListQuery) (msgkit.Page[finance.SheetRow], error) {
+	if err := finance.CheckBalanceQuery(q, nil); err != nil {
+		return msgkit.Page[finance.SheetRow]{}, err
+	}
+	var rows []finance.SheetRow
+	if scope.Sees(o.Partner) {
+		s.mu.RLock()
+		for _, inv := range s.invoices.rows {
+			if o.InSheet(inv) {
+				rows = append(rows, finance.SheetRowOf(inv))
+			}
+		}
+		s.mu.RUnlock()
+	}
+	o.SortSheet(rows)
+	return msgkit.Apply(rows, q, finance.SheetValue)
+}

@@ -274,6 +274,47 @@
 // segmentation selects with plan_cache_mode force_custom_plan, as a
 // generic plan sees neither a LIKE prefix nor the anniversary ranges.
 //
+// # Finance
+//
+// DB.Finance is the store of business partners and invoices
+// (finance.Store; 0008_finance.sql). An invoice is one row of
+// finance_invoices, a column per field: the id from an identity column, so
+// ids ascend; amounts numeric without a fixed scale, written and read as
+// decimal text (0.0450 stays 0.0450; numeric has no positive exponent, so
+// 1E+3 comes back as 1000); civil dates as date, NULL for the zero Date;
+// the currency as its ISO 4217 numeric code (0: none), read back through
+// finance.CurrencyByNumeric, an unknown code being a storage error.
+// insert_dt and status_dt hold Go's zero instant when unset, as the
+// statusDt attribute is never null; sync_status_dt and delivery_dt are
+// NULL then. Items are a jsonb array with decimals as JSON strings, as they
+// are only read and written with their invoice (a child table would cost a
+// second statement per read and rewriting every line per update); the
+// payment is a jsonb object, the source record two ids, and the sync
+// document bytea, byte for byte (json would refuse bytes that are not
+// JSON, which memstore keeps). Nil and empty item lists both round-trip.
+// Text PostgreSQL cannot hold, dates that do not exist and currencies not
+// in finance.Currencies are Invalid, every such field named.
+//
+// UpdateInvoice locks the row (SELECT … FOR UPDATE), runs the change and
+// writes the row in one transaction; the change's error is returned as it
+// is, and the id never changes.
+//
+// ListInvoices runs through the listing engine over every attribute of
+// finance.InvoiceSpec. The scope is SQL (every partner, or cust_id among
+// the caller's), and so is leaving out deleted invoices. The attributes'
+// text columns hold NULL for "" (finance reads an empty attribute as
+// null) and are COLLATE "C", so each attribute is a plain column an index
+// can serve. The total counts every matching row (count(*) OVER ()), so
+// the listing selects the page's ids only, which an index-only scan
+// answers, and the page's invoices are then read by id, both in one
+// read-only REPEATABLE READ transaction. The indexes: status with the
+// invoice date (payment status included), the invoice date (status
+// included), the partner as numeric (the listing binds numbers as
+// numeric, which a bigint index cannot serve) and the total. On a million
+// invoices, status eq approved AND paymentStatus in (open, on-hold) by
+// -invDate, page 1 of 10 (255,000 match), takes about 130 ms, nearly all
+// of it counting the matches.
+//
 // # Values
 //
 // timestamptz keeps microseconds, so every time is truncated to the

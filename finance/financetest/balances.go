@@ -9,10 +9,11 @@ import (
 	"github.com/msgkit/msgkit/finance"
 )
 
-// BalanceStore is a finance store that sums balances.
+// BalanceStore is a finance store that sums balances and lists sheets.
 type BalanceStore interface {
 	finance.Store
 	finance.BalanceStore
+	finance.SheetStore
 }
 
 // RunBalanceStoreTests checks a store's balances against finance.Balances
@@ -48,6 +49,7 @@ func RunBalanceStoreTests(t *testing.T, newStore func(t *testing.T) BalanceStore
 			inv.Currency, _ = finance.CurrencyByCode(r.currency)
 			inv.Total, inv.AmountVat, inv.AmountNoVat, inv.Vat, inv.Rounding = d(r.total), d(r.total), d(r.total), d("0.00"), d("0.00")
 			inv.TotalPaid, inv.TotalUnpaid, inv.InvDueDate = d(r.paid), d(r.total).Sub(d(r.paid)), day(r.due)
+			inv.InvDate = day(r.due).AddDays(-30)
 			inv.Customer.Name = "partner " + string(rune('A'+i))
 			got, err := s.CreateInvoice(ctx, inv)
 			if err != nil {
@@ -55,6 +57,7 @@ func RunBalanceStoreTests(t *testing.T, newStore func(t *testing.T) BalanceStore
 			}
 			invs = append(invs, got)
 		}
+		testSheets(t, s, invs)
 		asOf := day("2026-11-22")
 		sortTotal := msgkit.ListQuery{Sort: []msgkit.SortKey{{Attr: "total", Desc: true}}}
 		gt, _ := msgkit.NumberValue("8")
@@ -95,4 +98,46 @@ func RunBalanceStoreTests(t *testing.T, newStore func(t *testing.T) BalanceStore
 			}
 		}
 	})
+}
+
+// testSheets checks a store's sheets against the rows finance selects
+// from the same invoices.
+func testSheets(t *testing.T, s BalanceStore, invs []finance.Invoice) {
+	t.Helper()
+	start, end := day("2026-08-01"), day("2026-10-31")
+	gt, _ := msgkit.NumberValue("0")
+	for _, tc := range []struct {
+		name  string
+		scope finance.Scope
+		o     finance.SheetOptions
+		q     msgkit.ListQuery
+	}{
+		{"all of a partner", finance.Scope{All: true}, finance.SheetOptions{Side: finance.Customers, Partner: 1}, msgkit.ListQuery{}},
+		{"descending", finance.Scope{All: true}, finance.SheetOptions{Side: finance.Customers, Partner: 1, Desc: true}, msgkit.ListQuery{}},
+		{"dates", finance.Scope{All: true}, finance.SheetOptions{Side: finance.Customers, Partner: 1, Start: &start, End: &end}, msgkit.ListQuery{}},
+		{"out of scope", finance.Scope{Partners: []int64{2}}, finance.SheetOptions{Side: finance.Customers, Partner: 1}, msgkit.ListQuery{}},
+		{"suppliers", finance.Scope{All: true}, finance.SheetOptions{Side: finance.Suppliers, Partner: 2}, msgkit.ListQuery{}},
+		{"filtered and paged", finance.Scope{All: true}, finance.SheetOptions{Side: finance.Customers, Partner: 1},
+			msgkit.ListQuery{PageNumber: 1, PageSize: 2, Filters: []msgkit.Filter{{Attr: "total", Op: msgkit.OpGt, Values: []msgkit.Value{gt}}},
+				Sort: []msgkit.SortKey{{Attr: "total"}}}},
+	} {
+		var rows []finance.SheetRow
+		for i := range invs {
+			if tc.scope.Sees(tc.o.Partner) && tc.o.InSheet(&invs[i]) {
+				rows = append(rows, finance.SheetRowOf(&invs[i]))
+			}
+		}
+		tc.o.SortSheet(rows)
+		want, err := msgkit.Apply(rows, tc.q, finance.SheetValue)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Sheet(t.Context(), tc.scope, tc.o, tc.q)
+		if err != nil {
+			t.Fatalf("sheet %s: %v", tc.name, err)
+		}
+		if diff := cmp.Diff(want, got, same); diff != "" {
+			t.Errorf("sheet %s (-want +got):\n%s", tc.name, diff)
+		}
+	}
 }
