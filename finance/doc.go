@@ -5,9 +5,10 @@
 // shopspring/decimal throughout; nothing passes through a float, and no
 // division is made without its precision.
 //
-// So far the package holds these rules and the invoice record with its
-// create, update, delete and status-change rules; the store, files,
-// balances and finance documents build on them.
+// So far the package holds these rules, the invoice record with its
+// create, update, delete and status-change rules, the Service and Store,
+// balances and sheets, default configurations and the file pipeline; the
+// finance documents export and the HTTP API build on them.
 //
 // # Rounding
 //
@@ -112,6 +113,42 @@
 // as the documents do, and equality (eq, in) is refused on amounts.
 // Sheets list a partner's counted documents of one side by document date
 // (startDate..endDate, both included) then id, descending with dir=desc.
+//
+// # Files
+//
+// An invoice file (the multipart field supplierInvoice) is .pdf, .doc,
+// .docx, .xls, .xlsx, .jpg, .jpeg or .png, in any case, and at most
+// MaxFileSize bytes: 10 MB read as 10 × 2^20 = 10,485,760. Receive streams
+// it into a BlobStore; it never holds a whole file in memory, and it
+// stops reading at byte MaxFileSize+1. It refuses (Invalid, invalid_file,
+// naming supplierInvoice) an empty file and content that is not what its
+// extension says:
+//   - .pdf begins with %PDF-; .jpg and .jpeg with FF D8 FF; .png with the
+//     PNG signature;
+//   - .docx and .xlsx are ZIP files whose central directory lists
+//     word/document.xml or xl/workbook.xml (part names in any case). The
+//     directory is read from the last 128 KiB, kept as the file streams
+//     by: no second read, no temporary file. A directory larger than that
+//     (over about 1,500 entries; Office writes a few dozen) is refused;
+//   - .doc and .xls are OLE2 compound files holding, at the root,
+//     WordDocument (Word) or Workbook or Book (Excel 97-2003, 5/95). Word
+//     and Excel are told apart, and other compound files (installers,
+//     Outlook messages, PowerPoint) are refused. A stream of an embedded
+//     object is not at the root, so a Word file with an Excel chart is a
+//     Word file. The FAT and the directory are read back from the store in
+//     file order (at most three passes). RTF or HTML saved as .doc or
+//     .xls is refused.
+//
+// The signature is checked before anything is stored. A file refused
+// after storing is deleted; a failed Put stores nothing (the BlobStore
+// contract). The record keeps the client's base name (filename, without
+// the path some browsers send); storage uses a cleaned name (fsFilename):
+// control and invisible formatting characters and <>:"/\|?* become _,
+// leading and trailing dots and spaces go, Windows device names get a _
+// before them, the extension is in lower case, and the whole fits in 255
+// bytes. Blob keys are the caller's (CheckBlobKey): lower-case ASCII
+// letters, digits, - _ . and / between segments. adapters/blobfs keeps
+// blobs in a directory, adapters/pgstore in PostgreSQL.
 //
 // # JSON
 //
