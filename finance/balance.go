@@ -35,13 +35,35 @@ func (c Class) Side() Side {
 // canceled and deleted ones do not.
 func InBalance(s Status) bool { return s == Approved || s == Archived || s == Imported }
 
-// Fixed ids of the codes, for the grouping attributes that name them by
-// id: 1, 2, … in the order of the documents' lists.
+// Domains are the domains in the order of their ids: a code's id, for
+// the grouping attributes that name codes by id, is its place in the
+// documents' list, from 1. Classes and DataSources likewise.
+func Domains() []Domain { return []Domain{Bulk, BulkMNP} }
+
+// Classes are the document classes in the order of their ids.
+func Classes() []Class {
+	return []Class{CustomerInvoice, SupplierInvoice, NettingInvoice, ControlInvoice, CreditDebitNote, SupplierCrDbNote}
+}
+
+// DataSources are the data sources in the order of their ids.
+func DataSources() []DataSource {
+	return []DataSource{Prepaid, Postpaid, FinanceSource, SupplierInvoiceSource, PostpaidSupplierInvoice, PostpaidControl}
+}
+
+// The ids of the codes (read-only lookup tables).
 var (
-	domainIDs     = map[Domain]int64{Bulk: 1, BulkMNP: 2}
-	classIDs      = map[Class]int64{CustomerInvoice: 1, SupplierInvoice: 2, NettingInvoice: 3, ControlInvoice: 4, CreditDebitNote: 5, SupplierCrDbNote: 6}
-	dataSourceIDs = map[DataSource]int64{Prepaid: 1, Postpaid: 2, FinanceSource: 3, SupplierInvoiceSource: 4, PostpaidSupplierInvoice: 5, PostpaidControl: 6}
+	domainIDs     = idsOf(Domains())
+	classIDs      = idsOf(Classes())
+	dataSourceIDs = idsOf(DataSources())
 )
+
+func idsOf[T comparable](codes []T) map[T]int64 {
+	ids := make(map[T]int64, len(codes))
+	for i, c := range codes {
+		ids[c] = int64(i + 1)
+	}
+	return ids
+}
 
 // groupAttrs are the grouping attributes a balance may be asked for, and
 // the key each takes from an invoice. The documents' others
