@@ -1,15 +1,19 @@
 package finance_test
 
 import (
+	"bytes"
 	"errors"
+	"io"
 	"testing"
 	"time"
 
 	"github.com/shopspring/decimal"
 
 	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/adapters/blobfs"
 	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/finance"
+	"github.com/msgkit/msgkit/finance/financetest"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -123,5 +127,53 @@ func TestInvoiceSpec(t *testing.T) {
 	}
 	if _, err := msgkit.ParseListQuery(map[string][]string{"shoeSize": {"42"}}, finance.InvoiceSpec()); msgkit.KindOf(err) != msgkit.Invalid {
 		t.Errorf("an unknown attribute: %v", err)
+	}
+}
+
+// An upload stores the bytes and the record; a refused file leaves
+// neither; another scope's invoice takes no file.
+func TestServiceUpload(t *testing.T) {
+	svc, store := newService(t)
+	ctx := t.Context()
+	files := store.(finance.FileStore)
+	blobs, err := blobfs.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = blobs.Close() })
+	all := finance.Scope{All: true}
+	inv, err := svc.Create(ctx, all, finance.SupplierInvoice, supplier(7))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := svc.Upload(ctx, all, blobs, files, inv.ID, `C:\scans\Rechnung.PDF`, bytes.NewReader(financetest.SampleFile(".pdf", 2000)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.ID == 0 || rec.Filename != "Rechnung.PDF" || rec.StoredName != "Rechnung.pdf" || rec.Size != 2000 || rec.Status != "available" ||
+		rec.FileTypeCode != finance.SupplierInvoiceFileTypeCode {
+		t.Fatalf("record %+v", rec)
+	}
+	r, err := blobs.Open(ctx, rec.BlobKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(r)
+	_ = r.Close()
+	if !bytes.Equal(got, financetest.SampleFile(".pdf", 2000)) {
+		t.Errorf("the stored blob differs")
+	}
+	if _, err := svc.Upload(ctx, all, blobs, files, inv.ID, "x.pdf", bytes.NewReader(financetest.SampleFile(".png", 100))); msgkit.CodeOf(err) != finance.CodeInvalidFile {
+		t.Errorf("a PNG named .pdf: %v", err)
+	}
+	if _, err := svc.Upload(ctx, finance.Scope{Partners: []int64{8}}, blobs, files, inv.ID, "x.pdf", bytes.NewReader(financetest.SampleFile(".pdf", 10))); msgkit.CodeOf(err) != finance.CodeInvoiceNotFound {
+		t.Errorf("another's invoice: %v", err)
+	}
+	list, err := svc.Files(ctx, all, files, inv.ID)
+	if err != nil || len(list) != 1 || list[0].ID != rec.ID {
+		t.Errorf("Files = %+v, %v; want the one stored", list, err)
+	}
+	if list, _ := svc.Files(ctx, all, files, inv.ID+100); list != nil {
+		t.Errorf("files of an unknown invoice: %v", list)
 	}
 }

@@ -26,3 +26,7 @@ func TestFinanceStore(t *testing.T) {
 func TestFinanceBalances(t *testing.T) {
 	financetest.RunBalanceStoreTests(t, func(t *testing.T) financetest.BalanceStore { return memstore.New().Finance() })
 }
+
+func TestFinanceFiles(t *testing.T) {
+	financetest.RunFileStoreTests(t, func(t *testing.T) finance.FileStore { return memstore.New().Finance() })
+}

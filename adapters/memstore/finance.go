@@ -21,6 +21,9 @@ type FinanceStore struct {
 	// records and their decimals.
 	ledger []finance.LedgerEntry
 	lastID finance.InvoiceID
+
+	files      []finance.FileRecord // in id order
+	lastFileID finance.FileID
 }
 
 var _ finance.Store = (*FinanceStore)(nil)
@@ -175,4 +178,29 @@ func (s *FinanceStore) Sheet(_ context.Context, scope finance.Scope, o finance.S
 	}
 	o.SortSheet(rows)
 	return msgkit.Apply(rows, q, finance.SheetValue)
+}
+
+var _ finance.FileStore = (*FinanceStore)(nil)
+
+// AddFile stores a file record under the next id.
+func (s *FinanceStore) AddFile(_ context.Context, rec finance.FileRecord) (finance.FileRecord, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lastFileID++
+	rec.ID = s.lastFileID
+	s.files = append(s.files, rec)
+	return rec, nil
+}
+
+// Files lists an invoice's file records by id.
+func (s *FinanceStore) Files(_ context.Context, invoice finance.InvoiceID) ([]finance.FileRecord, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []finance.FileRecord
+	for _, f := range s.files {
+		if f.InvoiceID == invoice {
+			out = append(out, f)
+		}
+	}
+	return out, nil
 }
