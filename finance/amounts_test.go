@@ -322,3 +322,25 @@ func TestAmountJSON(t *testing.T) {
 		t.Errorf("EUR 1.5 writes %s, want 1.50", got)
 	}
 }
+
+// An amount read from JSON is the number written, exactly: what it
+// accepts writes back to the same value, and nothing panics.
+func FuzzAmountJSON(f *testing.F) {
+	for _, s := range []string{"1.50", "-0.0450", "12", "1e2", "1E-3", `"1"`, "null", "0.1e20", "-0"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var a Amount
+		if err := json.Unmarshal(b, &a); err != nil {
+			return
+		}
+		out, err := json.Marshal(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var again Amount
+		if err := json.Unmarshal(out, &again); err != nil || !again.Value.Equal(a.Value) {
+			t.Fatalf("%s wrote %s, read back %v, %v", b, out, again.Value, err)
+		}
+	})
+}
