@@ -183,19 +183,8 @@ func Create(in Input, class Class, partner Partner, today msgkit.Date, now time.
 	if supplier && in.SupplierInvNumber != nil {
 		inv.InvNumberFix = *in.SupplierInvNumber
 	}
-	var dates Dates
-	if in.InvDate != nil {
-		dates.Inv = *in.InvDate
-	}
-	if in.DeliveryDate != nil {
-		dates.Delivery = *in.DeliveryDate
-	}
-	if in.InvDueDate != nil {
-		dates.Due = *in.InvDueDate
-	}
-	dates.DueDays = in.InvDueDateDays
 	if !supplier || in.InvDueDate != nil { // a supplier's missing due date is reported above
-		if d, err := ResolveDates(dates, today, true); err != nil {
+		if d, err := ResolveDates(in.dates(Dates{}), today, true); err != nil {
 			v.merge(err)
 		} else {
 			inv.InvDate, inv.DeliveryDate, inv.InvDueDate = d.Inv, d.Delivery, d.Due
@@ -428,4 +417,19 @@ func (inv *Invoice) settlePayment() {
 	default:
 		inv.PaymentStatus = PaymentNone
 	}
+}
+
+// dates are base with the dates the request gives.
+func (in Input) dates(base Dates) Dates {
+	if in.InvDate != nil {
+		base.Inv = *in.InvDate
+	}
+	if in.DeliveryDate != nil {
+		base.Delivery = *in.DeliveryDate
+	}
+	if in.InvDueDate != nil {
+		base.Due = *in.InvDueDate
+	}
+	base.DueDays = in.InvDueDateDays
+	return base
 }

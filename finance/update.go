@@ -88,18 +88,7 @@ func Update(stored Invoice, in Input, today msgkit.Date, now time.Time) (Invoice
 	if in.Items != nil {
 		inv.Items = items(in.Items, inv.VatPercent)
 	}
-	dates := Dates{Inv: stored.InvDate, Delivery: stored.DeliveryDate}
-	if in.InvDate != nil {
-		dates.Inv = *in.InvDate
-	}
-	if in.DeliveryDate != nil {
-		dates.Delivery = *in.DeliveryDate
-	}
-	if in.InvDueDate != nil {
-		dates.Due = *in.InvDueDate
-	}
-	dates.DueDays = in.InvDueDateDays
-	if d, err := ResolveDates(dates, today, false); err != nil {
+	if d, err := ResolveDates(in.dates(Dates{Inv: stored.InvDate, Delivery: stored.DeliveryDate}), today, false); err != nil {
 		v.merge(err)
 	} else {
 		inv.InvDate, inv.DeliveryDate, inv.InvDueDate = d.Inv, d.Delivery, d.Due

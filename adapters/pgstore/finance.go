@@ -171,15 +171,24 @@ func (s *FinanceStore) ListInvoices(ctx context.Context, q msgkit.ListQuery, sco
 		}
 		table, scopeArgs = &invoicesOwn, []any{partners}
 	}
-	var page msgkit.Page[finance.Invoice]
+	return listInvoicePage(ctx, s.pool, table, q, scopeArgs, "invoice listing", func(inv *finance.Invoice) finance.Invoice { return *inv })
+}
+
+// listInvoicePage lists invoice ids through the engine (table, q, args),
+// then reads those invoices by id and turns each into a T, both in one
+// read-only REPEATABLE READ transaction, so the second step finds every
+// row the first listed.
+func listInvoicePage[T any](ctx context.Context, pool *pgxpool.Pool, table *listTable, q msgkit.ListQuery, args []any,
+	what string, row func(*finance.Invoice) T) (msgkit.Page[T], error) {
+	var page msgkit.Page[T]
 	opts := pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
-	err := pgx.BeginTxFunc(ctx, s.pool, opts, func(tx pgx.Tx) error {
-		ids, err := listPage(ctx, tx, table, q, pgx.RowTo[int64], scopeArgs...)
+	err := pgx.BeginTxFunc(ctx, pool, opts, func(tx pgx.Tx) error {
+		ids, err := listPage(ctx, tx, table, q, pgx.RowTo[int64], args...)
 		if err != nil {
 			return err
 		}
 		page.Total = ids.Total
-		page.Items = make([]finance.Invoice, 0, len(ids.Items))
+		page.Items = make([]T, 0, len(ids.Items))
 		if len(ids.Items) == 0 {
 			return nil
 		}
@@ -193,18 +202,18 @@ func (s *FinanceStore) ListInvoices(ctx context.Context, q msgkit.ListQuery, sco
 			if err != nil {
 				return err
 			}
-			page.Items = append(page.Items, inv)
+			page.Items = append(page.Items, row(&inv))
 		}
 		if err := rows.Err(); err != nil {
 			return err
 		}
 		if len(page.Items) != len(ids.Items) { // one snapshot: the rows listed are there
-			return storageError(fmt.Errorf("listed %d invoices, read %d", len(ids.Items), len(page.Items)), "invoice listing")
+			return storageError(fmt.Errorf("listed %d invoices, read %d", len(ids.Items), len(page.Items)), what)
 		}
 		return nil
 	})
 	if err != nil {
-		return msgkit.Page[finance.Invoice]{}, readError(err, "listing", "listing")
+		return msgkit.Page[T]{}, readError(err, "listing", "listing")
 	}
 	return page, nil
 }

@@ -445,40 +445,5 @@ func (s *FinanceStore) Sheet(ctx context.Context, scope finance.Scope, o finance
 	if err != nil {
 		return msgkit.Page[finance.SheetRow]{}, err
 	}
-	var page msgkit.Page[finance.SheetRow]
-	opts := pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
-	err = pgx.BeginTxFunc(ctx, s.pool, opts, func(tx pgx.Tx) error {
-		ids, err := listPage(ctx, tx, table, q, pgx.RowTo[int64], args...)
-		if err != nil {
-			return err
-		}
-		page.Total = ids.Total
-		page.Items = make([]finance.SheetRow, 0, len(ids.Items))
-		if len(ids.Items) == 0 {
-			return nil
-		}
-		rows, err := tx.Query(ctx, invoicePageSQL, ids.Items)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			inv, err := scanInvoice(rows)
-			if err != nil {
-				return err
-			}
-			page.Items = append(page.Items, finance.SheetRowOf(&inv))
-		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		if len(page.Items) != len(ids.Items) { // one snapshot: the rows listed are there
-			return storageError(fmt.Errorf("listed %d invoices, read %d", len(ids.Items), len(page.Items)), "sheet")
-		}
-		return nil
-	})
-	if err != nil {
-		return msgkit.Page[finance.SheetRow]{}, readError(err, "listing", "listing")
-	}
-	return page, nil
+	return listInvoicePage(ctx, s.pool, table, q, args, "sheet", finance.SheetRowOf)
 }
