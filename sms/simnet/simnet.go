@@ -2,7 +2,6 @@ package simnet
 
 import (
 	"cmp"
-	"container/heap"
 	"context"
 	"fmt"
 	"log/slog"
@@ -472,7 +471,7 @@ func (n *Network) RunDue(ctx context.Context, sink sms.StatusSink, now time.Time
 		}
 		batch, evs = batch[:0], evs[:0]
 		n.mu.Lock()
-		for len(batch) < size && len(n.q) > 0 && !n.q[0].due.After(now) {
+		for len(batch) < size && len(n.q) > 0 && !n.q.peek().due.After(now) {
 			popped := n.q.pop()
 			batch, evs = append(batch, *popped), append(evs, popped.ev)
 			n.free = append(n.free, popped)
@@ -525,14 +524,14 @@ func (n *Network) RunDue(ctx context.Context, sink sms.StatusSink, now time.Time
 func (n *Network) requeue(it item, due time.Time) {
 	it.due = due
 	moved := false
-	for _, q := range n.q {
-		if q.ev.MsgID == it.ev.MsgID && q.ev.PartNum == it.ev.PartNum && q.due.Before(due) {
+	for _, s := range n.q {
+		if q := s.it; q.ev.MsgID == it.ev.MsgID && q.ev.PartNum == it.ev.PartNum && q.due.Before(due) {
 			q.setDue(due)
 			moved = true
 		}
 	}
 	if moved {
-		heap.Init(&n.q)
+		n.q.reorder()
 	}
 	n.push(it)
 }
@@ -558,7 +557,7 @@ func (n *Network) NextDue() (time.Time, bool) {
 	if len(n.q) == 0 {
 		return time.Time{}, false
 	}
-	return n.q[0].due, true
+	return n.q.peek().due, true
 }
 
 // Pending is the number of queued events.
@@ -602,19 +601,27 @@ type item struct {
 
 func (it *item) setDue(due time.Time) { it.due, it.dueNs = due, due.UnixNano() }
 
+// runBatch is the most events RunDue hands a StatusBatchSink at once.
+const runBatch = 256
+
 // queue is a min-heap of items by (due, msgId, partNum, step, seq): a total
-// order that does not depend on the order of Send calls. It holds
-// pointers, so that sifting moves a word rather than an item; tens of
-// thousands of events are queued under load.
-type queue []*item
+// order that does not depend on the order of Send calls. Each slot holds
+// the item's due time beside a pointer to it, so that sifting compares
+// without following the pointer (the items are scattered in memory, and
+// tens of thousands are queued under load) and moves two words rather
+// than an item; the sifts are written out, with no interface calls.
+type queue []slot
 
-func (q queue) Len() int { return len(q) }
+type slot struct {
+	dueNs int64
+	it    *item
+}
 
-func (q queue) Less(i, j int) bool {
-	a, b := q[i], q[j]
-	if a.dueNs != b.dueNs {
-		return a.dueNs < b.dueNs
+func (q queue) less(i, j int) bool {
+	if q[i].dueNs != q[j].dueNs {
+		return q[i].dueNs < q[j].dueNs
 	}
+	a, b := q[i].it, q[j].it
 	if a.ev.MsgID != b.ev.MsgID {
 		return a.ev.MsgID < b.ev.MsgID
 	}
@@ -627,37 +634,62 @@ func (q queue) Less(i, j int) bool {
 	return a.seq < b.seq
 }
 
-func (q queue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-
-// runBatch is the most events RunDue hands a StatusBatchSink at once.
-const runBatch = 256
-
-// push and pop are heap.Push and heap.Pop without the interface value of
-// heap.Interface.
 func (q *queue) push(it *item) {
-	*q = append(*q, it)
-	heap.Fix(q, len(*q)-1)
+	*q = append(*q, slot{dueNs: it.dueNs, it: it})
+	q.up(len(*q) - 1)
 }
 
 func (q *queue) pop() *item {
-	last := len(*q) - 1
-	q.Swap(0, last)
-	it := (*q)[last]
-	(*q)[last] = nil
-	*q = (*q)[:last]
+	h := *q
+	last := len(h) - 1
+	h[0], h[last] = h[last], h[0]
+	it := h[last].it
+	h[last] = slot{}
+	*q = h[:last]
 	if last > 0 {
-		heap.Fix(q, 0)
+		q.down(0)
 	}
 	return it
 }
 
-// Push and Pop complete heap.Interface; the code above uses push and pop.
-func (q *queue) Push(x any) { *q = append(*q, x.(*item)) }
+// peek is the earliest item; the queue must not be empty.
+func (q queue) peek() *item { return q[0].it }
 
-func (q *queue) Pop() any {
-	old := *q
-	it := old[len(old)-1]
-	old[len(old)-1] = nil
-	*q = old[:len(old)-1]
-	return it
+func (q queue) up(j int) {
+	for j > 0 {
+		i := (j - 1) / 2
+		if !q.less(j, i) {
+			return
+		}
+		q[i], q[j] = q[j], q[i]
+		j = i
+	}
+}
+
+func (q queue) down(i int) {
+	n := len(q)
+	for {
+		j := 2*i + 1
+		if j >= n {
+			return
+		}
+		if k := j + 1; k < n && q.less(k, j) {
+			j = k
+		}
+		if !q.less(j, i) {
+			return
+		}
+		q[i], q[j] = q[j], q[i]
+		i = j
+	}
+}
+
+// reorder restores the heap after items' due times changed in place.
+func (q queue) reorder() {
+	for i := range q {
+		q[i].dueNs = q[i].it.dueNs
+	}
+	for i := len(q)/2 - 1; i >= 0; i-- {
+		q.down(i)
+	}
 }
