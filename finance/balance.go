@@ -123,19 +123,13 @@ func daysBetween(from, to msgkit.Date) int {
 // Balance is what one partner owes or is owed in one currency (and one
 // group, when grouping was asked for): sums over its documents.
 type Balance struct {
-	Partner     Partner // as its most recent document names it
-	Currency    Currency
-	OwnerID     int64
-	Group       map[string]msgkit.Value // the requested grouping attributes
-	AmountNoVat decimal.Decimal
-	AmountVat   decimal.Decimal
-	Vat         decimal.Decimal
-	Rounding    decimal.Decimal
-	Total       decimal.Decimal
-	TotalPaid   decimal.Decimal
-	TotalUnpaid decimal.Decimal
-	Aging       *Aging // with an asOf date
-	Documents   int
+	Partner   Partner // as its most recent document names it
+	Currency  Currency
+	OwnerID   int64
+	Group     map[string]msgkit.Value // the requested grouping attributes
+	Amounts                           // sums over the documents
+	Aging     *Aging                  // with an asOf date
+	Documents int
 }
 
 // BalanceOptions say what to sum.
@@ -212,7 +206,7 @@ func LedgerEntryOf(inv *Invoice) LedgerEntry {
 	if !inv.InvDueDate.IsZero() {
 		e.due = inv.InvDueDate.In(nil).Unix() / 86400
 	}
-	for i, a := range inv.amounts() {
+	for i, a := range inv.Amounts.list() {
 		u, places, ok := fixed(*a)
 		e.units[i], e.places[i] = u, int8(places)
 		e.exact = e.exact && ok
@@ -222,11 +216,6 @@ func LedgerEntryOf(inv *Invoice) LedgerEntry {
 
 // Partner is the entry's business partner.
 func (e *LedgerEntry) Partner() int64 { return e.partner }
-
-// amounts are the summed amounts of inv, in LedgerEntry's order.
-func (inv *Invoice) amounts() [7]*decimal.Decimal {
-	return [7]*decimal.Decimal{&inv.AmountNoVat, &inv.AmountVat, &inv.Vat, &inv.Rounding, &inv.Total, &inv.TotalPaid, &inv.TotalUnpaid}
-}
 
 // fixed is d in units of 10^-4 and its decimals, when it has at most 4
 // decimals and at most 9 digits, which keeps any sum of them far from
@@ -313,7 +302,7 @@ func SumEntries(entries iter.Seq[*LedgerEntry], o BalanceOptions) ([]Balance, er
 				t.sums[i].addUnits(e.units[i], int32(e.places[i]))
 			}
 		} else {
-			for i, a := range e.inv.amounts() {
+			for i, a := range e.inv.Amounts.list() {
 				t.sums[i].add(*a)
 			}
 		}
@@ -345,8 +334,9 @@ func SumEntries(entries iter.Seq[*LedgerEntry], o BalanceOptions) ([]Balance, er
 				b.Group[g] = groupAttrs[g](t.first)
 			}
 		}
-		b.AmountNoVat, b.AmountVat, b.Vat, b.Rounding = t.sums[0].value(), t.sums[1].value(), t.sums[2].value(), t.sums[3].value()
-		b.Total, b.TotalPaid, b.TotalUnpaid = t.sums[4].value(), t.sums[5].value(), t.sums[6].value()
+		for i, a := range b.Amounts.list() {
+			*a = t.sums[i].value()
+		}
 		if o.AsOf != nil {
 			b.Aging = &Aging{Current: t.aging[0].value(), Days1To30: t.aging[1].value(), Days31To60: t.aging[2].value(),
 				Days61To90: t.aging[3].value(), Days91To120: t.aging[4].value(), Over120: t.aging[5].value()}
@@ -438,13 +428,36 @@ var balanceAttrs = map[string]struct {
 	"currency":            {msgkit.AttrNumber, func(b *Balance) msgkit.Value { return num(int64(b.Currency.Numeric)) }},
 	"currencyCode":        {msgkit.AttrString, func(b *Balance) msgkit.Value { return str(b.Currency.Code) }},
 	"ownerId":             {msgkit.AttrNumber, func(b *Balance) msgkit.Value { return num(b.OwnerID) }},
-	"amountNovat":         {msgkit.AttrNumber, func(b *Balance) msgkit.Value { return amount(b.AmountNoVat) }},
-	"amountVat":           {msgkit.AttrNumber, func(b *Balance) msgkit.Value { return amount(b.AmountVat) }},
-	"vat":                 {msgkit.AttrNumber, func(b *Balance) msgkit.Value { return amount(b.Vat) }},
-	"rounding":            {msgkit.AttrNumber, func(b *Balance) msgkit.Value { return amount(b.Rounding) }},
-	"total":               {msgkit.AttrNumber, func(b *Balance) msgkit.Value { return amount(b.Total) }},
-	"totalUnpaid":         {msgkit.AttrNumber, func(b *Balance) msgkit.Value { return amount(b.TotalUnpaid) }},
-	"totalPaid":           {msgkit.AttrNumber, func(b *Balance) msgkit.Value { return amount(b.TotalPaid) }},
+}
+
+// amountAttrs are the amounts as balance and sheet listings name them
+// (amountNovat as the documents spell it); numbers.
+var amountAttrs = map[string]func(*Amounts) decimal.Decimal{
+	"amountNovat": func(a *Amounts) decimal.Decimal { return a.AmountNoVat },
+	"amountVat":   func(a *Amounts) decimal.Decimal { return a.AmountVat },
+	"vat":         func(a *Amounts) decimal.Decimal { return a.Vat },
+	"rounding":    func(a *Amounts) decimal.Decimal { return a.Rounding },
+	"total":       func(a *Amounts) decimal.Decimal { return a.Total },
+	"totalUnpaid": func(a *Amounts) decimal.Decimal { return a.TotalUnpaid },
+	"totalPaid":   func(a *Amounts) decimal.Decimal { return a.TotalPaid },
+}
+
+// withAmounts adds the amount attributes to a listing spec.
+func withAmounts(spec msgkit.ListSpec) msgkit.ListSpec {
+	for name := range amountAttrs {
+		spec.Filter[name] = msgkit.AttrNumber
+		spec.Sort = append(spec.Sort, name)
+	}
+	return spec
+}
+
+// amountValue reads amount attribute attr of a.
+func amountValue(a *Amounts, attr string) (msgkit.Value, bool) {
+	get, ok := amountAttrs[attr]
+	if !ok {
+		return msgkit.Value{}, false
+	}
+	return amount(get(a)), true
 }
 
 // noEquality are the amounts the documents say equality does not apply
@@ -467,7 +480,7 @@ func BalanceSpec() msgkit.ListSpec {
 		spec.Filter[name] = t
 		spec.Sort = append(spec.Sort, name)
 	}
-	return spec
+	return withAmounts(spec)
 }
 
 // CheckBalanceQuery refuses equality (eq, in) on the amounts, and filters
@@ -493,6 +506,9 @@ func CheckBalanceQuery(q msgkit.ListQuery, group []string) error {
 func BalanceValue(b Balance, attr string) (msgkit.Value, bool) {
 	if a, ok := balanceAttrs[attr]; ok {
 		return a.get(&b), true
+	}
+	if v, ok := amountValue(&b.Amounts, attr); ok {
+		return v, true
 	}
 	if _, ok := groupAttrs[attr]; ok {
 		if v, ok := b.Group[attr]; ok {

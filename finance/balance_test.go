@@ -15,7 +15,7 @@ func issued(id InvoiceID, class Class, partner int64, currency string, due strin
 	c, _ := CurrencyByCode(currency)
 	t := d(total)
 	return Invoice{ID: id, Class: class, Status: Approved, Customer: Partner{ID: partner, Name: "p"}, Currency: c,
-		InvDueDate: date(due), AmountNoVat: t, AmountVat: t, Total: t, TotalPaid: d(paid), TotalUnpaid: t.Sub(d(paid)),
+		InvDueDate: date(due), Amounts: Amounts{AmountNoVat: t, AmountVat: t, Total: t, TotalPaid: d(paid), TotalUnpaid: t.Sub(d(paid))},
 		Domain: Bulk, DataSource: Postpaid, InvType: 3}
 }
 

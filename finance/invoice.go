@@ -156,6 +156,24 @@ type SourceRecord struct {
 	CreditRecordID  int64
 }
 
+// Amounts are the amounts an invoice, a balance and a sheet row report:
+// net, gross and their difference (Vat), the total payable and its
+// difference from gross (Rounding), and what is paid and unpaid of it.
+type Amounts struct {
+	AmountNoVat decimal.Decimal
+	AmountVat   decimal.Decimal
+	Vat         decimal.Decimal
+	Rounding    decimal.Decimal
+	Total       decimal.Decimal
+	TotalPaid   decimal.Decimal
+	TotalUnpaid decimal.Decimal
+}
+
+// list is a's amounts in a fixed order, for code that treats them alike.
+func (a *Amounts) list() [7]*decimal.Decimal {
+	return [7]*decimal.Decimal{&a.AmountNoVat, &a.AmountVat, &a.Vat, &a.Rounding, &a.Total, &a.TotalPaid, &a.TotalUnpaid}
+}
+
 // Invoice is a finance document: an invoice, a note or a statement.
 type Invoice struct {
 	ID         InvoiceID
@@ -192,13 +210,7 @@ type Invoice struct {
 	VatPercent decimal.Decimal // for items added without their own rate
 	CashRound  bool            // total rounded to the currency's cash step
 
-	AmountNoVat decimal.Decimal
-	AmountVat   decimal.Decimal
-	Vat         decimal.Decimal
-	Rounding    decimal.Decimal
-	Total       decimal.Decimal
-	TotalPaid   decimal.Decimal
-	TotalUnpaid decimal.Decimal
+	Amounts
 
 	Status             Status
 	PaymentStatus      PaymentStatus

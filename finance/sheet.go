@@ -23,13 +23,7 @@ type SheetRow struct {
 	IssuingDate   msgkit.Date // invoicingDate
 	VatPercent    decimal.Decimal
 	PaymentStatus PaymentStatus
-	AmountNoVat   decimal.Decimal
-	AmountVat     decimal.Decimal
-	Vat           decimal.Decimal
-	Rounding      decimal.Decimal
-	Total         decimal.Decimal
-	TotalPaid     decimal.Decimal
-	TotalUnpaid   decimal.Decimal
+	Amounts
 }
 
 // SheetOptions select a balance sheet: a partner's documents of one
@@ -47,8 +41,7 @@ type SheetOptions struct {
 func SheetRowOf(inv *Invoice) SheetRow {
 	return SheetRow{Partner: inv.Customer, Currency: inv.Currency, OwnerID: inv.OwnerID, DocumentID: inv.ID, DocumentUUID: inv.UID,
 		Number: inv.InvNumberFix, Date: inv.InvDate, DueDate: inv.InvDueDate, IssuingDate: inv.InvoicingDate, VatPercent: inv.VatPercent,
-		PaymentStatus: inv.PaymentStatus, AmountNoVat: inv.AmountNoVat, AmountVat: inv.AmountVat, Vat: inv.Vat, Rounding: inv.Rounding,
-		Total: inv.Total, TotalPaid: inv.TotalPaid, TotalUnpaid: inv.TotalUnpaid}
+		PaymentStatus: inv.PaymentStatus, Amounts: inv.Amounts}
 }
 
 // InSheet reports whether inv belongs to the sheet o selects.
@@ -68,8 +61,8 @@ func (o SheetOptions) SortSheet(rows []SheetRow) {
 	})
 }
 
-// sheetAttrs are the filter and sort attributes of sheet rows: the
-// balance record's, and the document's own.
+// sheetAttrs are the filter and sort attributes of sheet rows besides the
+// amounts: the balance record's, and the document's own.
 var sheetAttrs = map[string]struct {
 	typ msgkit.AttrType
 	get func(*SheetRow) msgkit.Value
@@ -88,13 +81,6 @@ var sheetAttrs = map[string]struct {
 	"documentIssuingDate": {msgkit.AttrDate, func(r *SheetRow) msgkit.Value { return dateV(r.IssuingDate) }},
 	"vatPercent":          {msgkit.AttrNumber, func(r *SheetRow) msgkit.Value { return amount(r.VatPercent) }},
 	"paymentStatus":       {msgkit.AttrString, func(r *SheetRow) msgkit.Value { return str(string(r.PaymentStatus)) }},
-	"amountNovat":         {msgkit.AttrNumber, func(r *SheetRow) msgkit.Value { return amount(r.AmountNoVat) }},
-	"amountVat":           {msgkit.AttrNumber, func(r *SheetRow) msgkit.Value { return amount(r.AmountVat) }},
-	"vat":                 {msgkit.AttrNumber, func(r *SheetRow) msgkit.Value { return amount(r.Vat) }},
-	"rounding":            {msgkit.AttrNumber, func(r *SheetRow) msgkit.Value { return amount(r.Rounding) }},
-	"total":               {msgkit.AttrNumber, func(r *SheetRow) msgkit.Value { return amount(r.Total) }},
-	"totalUnpaid":         {msgkit.AttrNumber, func(r *SheetRow) msgkit.Value { return amount(r.TotalUnpaid) }},
-	"totalPaid":           {msgkit.AttrNumber, func(r *SheetRow) msgkit.Value { return amount(r.TotalPaid) }},
 }
 
 // SheetSpec is the listing spec of balance sheets; CheckBalanceQuery's
@@ -105,16 +91,15 @@ func SheetSpec() msgkit.ListSpec {
 		spec.Filter[name] = a.typ
 		spec.Sort = append(spec.Sort, name)
 	}
-	return spec
+	return withAmounts(spec)
 }
 
 // SheetValue reads attribute attr of r for a listing.
 func SheetValue(r SheetRow, attr string) (msgkit.Value, bool) {
-	a, ok := sheetAttrs[attr]
-	if !ok {
-		return msgkit.Value{}, false
+	if a, ok := sheetAttrs[attr]; ok {
+		return a.get(&r), true
 	}
-	return a.get(&r), true
+	return amountValue(&r.Amounts, attr)
 }
 
 // SheetStore lists balance sheets.

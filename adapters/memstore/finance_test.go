@@ -23,7 +23,7 @@ func BenchmarkFinanceBalances(b *testing.B) {
 	for i := range 1_000_000 {
 		total := decimal.New(int64(100+i%997*13), -2)
 		inv := finance.Invoice{Class: finance.CustomerInvoice, Status: finance.Approved, Customer: finance.Partner{ID: int64(i % 1000), Name: "p"},
-			Currency: eur, Domain: finance.Bulk, DataSource: sources[i%3], AmountNoVat: total, AmountVat: total, Total: total, TotalUnpaid: total,
+			Currency: eur, Domain: finance.Bulk, DataSource: sources[i%3], Amounts: finance.Amounts{AmountNoVat: total, AmountVat: total, Total: total, TotalUnpaid: total},
 			InvDueDate: msgkit.Date{Year: 2026, Month: 1 + msgkitMonth(i), Day: 1}}
 		if i%7 == 0 {
 			inv.Currency, inv.Domain = chf, finance.BulkMNP
