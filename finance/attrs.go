@@ -1,14 +1,38 @@
 package finance
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/msgkit/msgkit"
 )
 
-// invoiceAttr is one attribute of the invoice listing: its type and how to
-// read it from an Invoice.
-type invoiceAttr struct {
+// attr is one attribute of a listing of records T: its type and how to
+// read it from a record.
+type attr[T any] struct {
 	typ msgkit.AttrType
-	get func(*Invoice) msgkit.Value
+	get func(*T) msgkit.Value
+}
+
+// attrs are a listing's attributes by name.
+type attrs[T any] map[string]attr[T]
+
+// addTo adds the attributes to spec, each filterable and sortable.
+func (as attrs[T]) addTo(spec msgkit.ListSpec) msgkit.ListSpec {
+	for name, a := range as {
+		spec.Filter[name] = a.typ
+		spec.Sort = append(spec.Sort, name)
+	}
+	return spec
+}
+
+// value reads attribute name of r.
+func (as attrs[T]) value(r *T, name string) (msgkit.Value, bool) {
+	a, ok := as[name]
+	if !ok {
+		return msgkit.Value{}, false
+	}
+	return a.get(r), true
 }
 
 func str(s string) msgkit.Value {
@@ -36,7 +60,7 @@ func amount(a interface{ String() string }) msgkit.Value {
 // sorts that the record holds. The rest (disputeStatus, externalRefId,
 // invoicingDatePolicy, processingStatus, overDueDate and the netting and
 // collection-lead details) are not kept and are not accepted.
-var invoiceAttrs = map[string]invoiceAttr{
+var invoiceAttrs = attrs[Invoice]{
 	"id":                  {msgkit.AttrNumber, func(i *Invoice) msgkit.Value { return num(int64(i.ID)) }},
 	"custID":              {msgkit.AttrNumber, func(i *Invoice) msgkit.Value { return num(i.Customer.ID) }},
 	"custName":            {msgkit.AttrString, func(i *Invoice) msgkit.Value { return str(i.Customer.Name) }},
@@ -89,30 +113,16 @@ var invoiceAttrs = map[string]invoiceAttr{
 // be filtered (equality, or operator form) and sorted; page size default
 // 10, at most 100.
 func InvoiceSpec() msgkit.ListSpec {
-	spec := msgkit.ListSpec{Filter: map[string]msgkit.AttrType{}, MaxPageSize: 100, Ignore: []string{"q", "showAccountManager"}}
-	for name, a := range invoiceAttrs {
-		spec.Filter[name] = a.typ
-		spec.Sort = append(spec.Sort, name)
-	}
-	return spec
+	return invoiceAttrs.addTo(msgkit.ListSpec{Filter: map[string]msgkit.AttrType{}, MaxPageSize: 100, Ignore: []string{"q", "showAccountManager"}})
 }
 
 // InvoiceValue reads attribute attr of inv for a listing, as msgkit.Apply
 // wants (memory stores list with it; the PostgreSQL store maps the same
 // names to columns).
 func InvoiceValue(inv Invoice, attr string) (msgkit.Value, bool) {
-	a, ok := invoiceAttrs[attr]
-	if !ok {
-		return msgkit.Value{}, false
-	}
-	return a.get(&inv), true
+	return invoiceAttrs.value(&inv, attr)
 }
 
-// InvoiceAttrNames are the attributes of the listing, for the stores.
-func InvoiceAttrNames() []string {
-	names := make([]string, 0, len(invoiceAttrs))
-	for n := range invoiceAttrs {
-		names = append(names, n)
-	}
-	return names
-}
+// InvoiceAttrNames are the attributes of the listing, sorted, for the
+// stores.
+func InvoiceAttrNames() []string { return slices.Sorted(maps.Keys(invoiceAttrs)) }

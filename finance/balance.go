@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"iter"
+	"maps"
 	"slices"
 	"strings"
 
@@ -88,14 +89,7 @@ func idValue(id int64) msgkit.Value {
 }
 
 // GroupAttrNames are the grouping attributes, sorted.
-func GroupAttrNames() []string {
-	names := make([]string, 0, len(groupAttrs))
-	for n := range groupAttrs {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
+func GroupAttrNames() []string { return slices.Sorted(maps.Keys(groupAttrs)) }
 
 // Aging splits unpaid amounts by how long past their due date they are on
 // the balance's asOf date: not yet due (Current), 1-30, 31-60, 61-90,
@@ -240,22 +234,46 @@ type balanceKey struct {
 	partPay    bool
 }
 
-// keyOf is e's balance key under group.
-func keyOf(e *LedgerEntry, group []string) balanceKey {
-	k := balanceKey{partner: e.partner, currency: e.currency}
+// groupMask says which of a balance key's parts the grouping asks for.
+type groupMask struct{ domain, class, dataSource, invType, partPay bool }
+
+// maskOf reads group (checked by CheckGroup) once per sum.
+func maskOf(group []string) groupMask {
+	var m groupMask
 	for _, g := range group {
 		switch g {
 		case "domainId", "domainCodeName":
-			k.domain = e.domain
+			m.domain = true
 		case "docClassId", "docClassCodeName":
-			k.class = e.class
+			m.class = true
 		case "dataSourceId", "dataSourceCodeName":
-			k.dataSource = e.dataSource
+			m.dataSource = true
 		case "documentTypeId":
-			k.invType = e.invType
+			m.invType = true
 		case "documentTypeDtsSelectorCodeName":
-			k.partPay = e.partPay
+			m.partPay = true
 		}
+	}
+	return m
+}
+
+// keyOf is e's balance key under m.
+func keyOf(e *LedgerEntry, m groupMask) balanceKey {
+	k := balanceKey{partner: e.partner, currency: e.currency}
+	if m.domain {
+		k.domain = e.domain
+	}
+	if m.class {
+		k.class = e.class
+	}
+	if m.dataSource {
+		k.dataSource = e.dataSource
+	}
+	if m.invType {
+		k.invType = e.invType
+	}
+	if m.partPay {
+		k.partPay = e.partPay
 	}
 	return k
 }
@@ -277,6 +295,7 @@ func SumEntries(entries iter.Seq[*LedgerEntry], o BalanceOptions) ([]Balance, er
 	if o.AsOf != nil {
 		asOf = o.AsOf.In(nil).Unix() / 86400
 	}
+	mask := maskOf(o.Group)
 	byKey := map[balanceKey]*tally{}
 	var last *tally
 	var lastKey balanceKey
@@ -284,7 +303,7 @@ func SumEntries(entries iter.Seq[*LedgerEntry], o BalanceOptions) ([]Balance, er
 		if e.side != o.Side || !e.counted {
 			continue
 		}
-		k := keyOf(e, o.Group)
+		k := keyOf(e, mask)
 		t := last
 		if t == nil || k != lastKey {
 			if t = byKey[k]; t == nil {
@@ -417,10 +436,7 @@ func agingBucket(late int64) int {
 // balanceAttrs are the filter and sort attributes of balance records: the
 // record's fields, amounts spelled as the documents spell them
 // (amountNovat), and the grouping attributes.
-var balanceAttrs = map[string]struct {
-	typ msgkit.AttrType
-	get func(*Balance) msgkit.Value
-}{
+var balanceAttrs = attrs[Balance]{
 	"bizPartnerId":        {msgkit.AttrNumber, func(b *Balance) msgkit.Value { return num(b.Partner.ID) }},
 	"bizPartnerName":      {msgkit.AttrString, func(b *Balance) msgkit.Value { return str(b.Partner.Name) }},
 	"bizPartnerBriefName": {msgkit.AttrString, func(b *Balance) msgkit.Value { return str(b.Partner.ShortName) }},
@@ -467,11 +483,7 @@ var noEquality = []string{"amountNovat", "amountVat", "total", "totalUnpaid", "t
 // BalanceSpec is the listing spec of balances, grouping attributes
 // included; see CheckBalanceQuery for what it cannot say.
 func BalanceSpec() msgkit.ListSpec {
-	spec := msgkit.ListSpec{Filter: map[string]msgkit.AttrType{}, MaxPageSize: 100, Ignore: []string{"group", "asOf"}}
-	for name, a := range balanceAttrs {
-		spec.Filter[name] = a.typ
-		spec.Sort = append(spec.Sort, name)
-	}
+	spec := balanceAttrs.addTo(msgkit.ListSpec{Filter: map[string]msgkit.AttrType{}, MaxPageSize: 100, Ignore: []string{"group", "asOf"}})
 	for name := range groupAttrs {
 		t := msgkit.AttrString
 		if strings.HasSuffix(name, "Id") {
@@ -504,8 +516,8 @@ func CheckBalanceQuery(q msgkit.ListQuery, group []string) error {
 
 // BalanceValue reads attribute attr of b for a listing.
 func BalanceValue(b Balance, attr string) (msgkit.Value, bool) {
-	if a, ok := balanceAttrs[attr]; ok {
-		return a.get(&b), true
+	if v, ok := balanceAttrs.value(&b, attr); ok {
+		return v, true
 	}
 	if v, ok := amountValue(&b.Amounts, attr); ok {
 		return v, true

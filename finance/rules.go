@@ -1,6 +1,8 @@
 package finance
 
 import (
+	"slices"
+	"strconv"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -134,7 +136,7 @@ func Create(in Input, class Class, partner Partner, today msgkit.Date, now time.
 	var v invalid
 	inv := Invoice{Class: class, Customer: partner, Status: Draft, PaymentStatus: PaymentNone,
 		SyncStatus: SyncNone, DocsDeliveryStatus: DeliveryNone, CollectionMode: "none", InsertDt: now, StatusDt: now}
-	if !knownClass(class) {
+	if !slices.Contains(Classes(), class) {
 		v.add("classCodeName", "unknown document class %q", class)
 	}
 	if in.Class != nil && Class(*in.Class) != class {
@@ -202,14 +204,6 @@ func Create(in Input, class Class, partner Partner, today msgkit.Date, now time.
 	}
 	inv.settlePayment()
 	return inv, v.err()
-}
-
-func knownClass(c Class) bool {
-	switch c {
-	case CustomerInvoice, SupplierInvoice, NettingInvoice, ControlInvoice, CreditDebitNote, SupplierCrDbNote:
-		return true
-	}
-	return false
 }
 
 // applyCommon copies the fields a create and an update treat alike.
@@ -305,7 +299,7 @@ func applyCommon(inv *Invoice, in Input, v *invalid) {
 }
 
 func itemField(i int, name string) string {
-	return "items[" + decimal.NewFromInt(int64(i)).String() + "]." + name
+	return "items[" + strconv.Itoa(i) + "]." + name
 }
 
 func knownDelivery(s DeliveryStatus) bool {
@@ -319,16 +313,16 @@ func knownDelivery(s DeliveryStatus) bool {
 // classify sets the data source, domain and selector of a create.
 func classify(inv *Invoice, in Input, v *invalid) {
 	if in.DataSource != nil {
-		switch ds := DataSource(*in.DataSource); ds {
-		case Prepaid, Postpaid, FinanceSource, SupplierInvoiceSource, PostpaidSupplierInvoice, PostpaidControl:
+		switch ds := DataSource(*in.DataSource); {
+		case slices.Contains(DataSources(), ds):
 			inv.DataSource = ds
 		default:
 			v.add("dataSourceCodeName", "unknown data source %q", *in.DataSource)
 		}
 	}
 	if in.Domain != nil {
-		switch d := Domain(*in.Domain); d {
-		case Bulk, BulkMNP:
+		switch d := Domain(*in.Domain); {
+		case slices.Contains(Domains(), d):
 			inv.Domain = d
 		default:
 			v.add("domainCodeName", "unknown domain %q", *in.Domain)

@@ -63,10 +63,7 @@ func (o SheetOptions) SortSheet(rows []SheetRow) {
 
 // sheetAttrs are the filter and sort attributes of sheet rows besides the
 // amounts: the balance record's, and the document's own.
-var sheetAttrs = map[string]struct {
-	typ msgkit.AttrType
-	get func(*SheetRow) msgkit.Value
-}{
+var sheetAttrs = attrs[SheetRow]{
 	"bizPartnerId":        {msgkit.AttrNumber, func(r *SheetRow) msgkit.Value { return num(r.Partner.ID) }},
 	"bizPartnerName":      {msgkit.AttrString, func(r *SheetRow) msgkit.Value { return str(r.Partner.Name) }},
 	"bizPartnerBriefName": {msgkit.AttrString, func(r *SheetRow) msgkit.Value { return str(r.Partner.ShortName) }},
@@ -86,18 +83,13 @@ var sheetAttrs = map[string]struct {
 // SheetSpec is the listing spec of balance sheets; CheckBalanceQuery's
 // rule on amounts applies to it too.
 func SheetSpec() msgkit.ListSpec {
-	spec := msgkit.ListSpec{Filter: map[string]msgkit.AttrType{}, MaxPageSize: 100, Ignore: []string{"startDate", "endDate", "dir"}}
-	for name, a := range sheetAttrs {
-		spec.Filter[name] = a.typ
-		spec.Sort = append(spec.Sort, name)
-	}
-	return withAmounts(spec)
+	return withAmounts(sheetAttrs.addTo(msgkit.ListSpec{Filter: map[string]msgkit.AttrType{}, MaxPageSize: 100, Ignore: []string{"startDate", "endDate", "dir"}}))
 }
 
 // SheetValue reads attribute attr of r for a listing.
 func SheetValue(r SheetRow, attr string) (msgkit.Value, bool) {
-	if a, ok := sheetAttrs[attr]; ok {
-		return a.get(&r), true
+	if v, ok := sheetAttrs.value(&r, attr); ok {
+		return v, true
 	}
 	return amountValue(&r.Amounts, attr)
 }

@@ -2,6 +2,7 @@ package finance
 
 import (
 	"encoding/json"
+	"slices"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -167,9 +168,9 @@ func SetSyncStatus(stored Invoice, c SyncChange, many bool, now time.Time) (Invo
 		allowed = bulkSync
 	}
 	switch {
-	case !contains(syncStatuses, s):
+	case !slices.Contains(syncStatuses, s):
 		return stored, msgkit.Invalidf(CodeUnknownStatus, "status", "unknown sync status %q", c.Status)
-	case !contains(allowed, s):
+	case !slices.Contains(allowed, s):
 		return stored, msgkit.Invalidf(CodeInvalidValue, "status", "a change of many invoices sets none, waiting, syncing, error, misc or exported, not %q", c.Status)
 	}
 	stored.SyncStatus, stored.SyncStatusDt = s, now
@@ -191,13 +192,4 @@ func SetDeliveryStatus(stored Invoice, status string, now time.Time) (Invoice, e
 	}
 	stored.DocsDeliveryStatus, stored.DeliveryDt = s, now
 	return stored, nil
-}
-
-func contains[T comparable](list []T, v T) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
