@@ -207,7 +207,8 @@ func (g *Gateway) Submit(ctx context.Context, sub Submission) (Accepted, error) 
 	if err != nil {
 		return Accepted{}, err
 	}
-	split, err := splitContent(m.Type, sub)
+	var room [8]Part // the parts of most messages, on the stack
+	split, err := splitContent(room[:0], m.Type, sub)
 	if err != nil {
 		return Accepted{}, err
 	}
@@ -394,8 +395,9 @@ func parseDLR(mask *int64, rawURL string) (DLRMask, string, error) {
 }
 
 // splitContent turns a submission's content of type typ (already
-// checked) into parts, with a fresh concatenation reference.
-func splitContent(typ string, sub Submission) (Message, error) {
+// checked) into parts, with a fresh concatenation reference; the parts of
+// a text are written into parts (see SplitTextInto).
+func splitContent(parts []Part, typ string, sub Submission) (Message, error) {
 	var ref [1]byte
 	rand.Read(ref[:])
 	if typ == TypeWSI {
@@ -414,5 +416,5 @@ func splitContent(typ string, sub Submission) (Message, error) {
 		// coding and store.
 		return Message{}, CodeBadContentFormat.FieldErrorf("text", "text holds a NUL character (U+0000)")
 	}
-	return SplitText(sub.Text, dcs, ref[0])
+	return SplitTextInto(parts, sub.Text, dcs, ref[0])
 }

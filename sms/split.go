@@ -149,7 +149,7 @@ type cut struct {
 	end, units int32
 }
 
-// scanUCS checks that text is valid UTF-8 and packs its UTF-16 units
+// scanUCSWords checks that text is valid UTF-8 and packs its UTF-16 units
 // greedily into parts of UCSPart units, never splitting a surrogate pair,
 // in one pass over the text. It notes the end of every part but the last
 // in cuts, as far as cuts has room, and does not stop past MaxParts, so
@@ -162,7 +162,7 @@ type cut struct {
 // lead byte asks for, and lead bytes must not start an overlong form, a
 // surrogate or a value past U+10FFFF. Only a word where a part ends is
 // walked byte by byte.
-func scanUCS(text string, cuts []cut) (walk, bool) {
+func scanUCSWords(text string, cuts []cut) (walk, bool) {
 	if len(text) < 8 {
 		return scanShortUCS(text)
 	}
@@ -202,7 +202,7 @@ func badSecond(lead, next byte) uint64 {
 	return uint64(int(r.span)-int(next-r.lo)) >> 63
 }
 
-// ucsScan is the state of scanUCS between words. Masks of bytes have a bit
+// ucsScan is the state of scanUCSWords between words. Masks of bytes have a bit
 // at the top bit of each byte.
 type ucsScan struct {
 	want   uint64 // continuation bytes the leads of the last word ask of the next
@@ -356,6 +356,16 @@ func packParts(n int, doubles []int32, capacity int) (parts int, overflown bool)
 // character outside GSM 03.38 with DCSGSM, 115 when more than 255 parts are
 // needed.
 func SplitText(text string, dcs DCS, ref uint8) (Message, error) {
+	return SplitTextInto(nil, text, dcs, ref)
+}
+
+// SplitTextInto is SplitText writing the parts into parts[:0], which it
+// grows only when the text needs more than cap(parts): the returned
+// Message's Parts then share parts' array. A caller that turns the parts
+// into records of its own at once splits without allocating, with parts on
+// its stack or reused from one text to the next; SplitText's one allocation
+// costs more than the rest of a UCS-2 split.
+func SplitTextInto(parts []Part, text string, dcs DCS, ref uint8) (Message, error) {
 	if dcs == DCSGSM && strings.Contains(text, "ç") {
 		// Established gateways send ç as Ç (0x09) when GSM was asked for, and
 		// the phone shows what was sent.
@@ -366,7 +376,10 @@ func SplitText(text string, dcs DCS, ref uint8) (Message, error) {
 	if err != nil {
 		return Message{}, err
 	}
-	m := Message{DCS: n.DCS, Parts: make([]Part, n.Parts)}
+	if cap(parts) < n.Parts {
+		parts = make([]Part, n.Parts)
+	}
+	m := Message{DCS: n.DCS, Parts: parts[:n.Parts]}
 	if n.Parts == 1 {
 		m.Parts[0] = Part{Text: text, Units: n.Units}
 		return m, nil

@@ -2,6 +2,7 @@ package sms
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf16"
@@ -332,6 +333,37 @@ func TestSplitLaws(t *testing.T) {
 	})
 }
 
+// SplitTextInto splits as SplitText does, into the slice it is given while
+// that has room, and then allocates nothing.
+func TestSplitTextInto(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		text := anyText().Draw(t, "text")
+		dcs := rapid.SampledFrom([]DCS{DCSAuto, DCSGSM, DCSUCS}).Draw(t, "dcs")
+		buf := make([]Part, rapid.IntRange(0, 10).Draw(t, "room"))
+		want, werr := SplitText(text, dcs, 9)
+		got, err := SplitTextInto(buf, text, dcs, 9)
+		if !reflect.DeepEqual(err, werr) || !reflect.DeepEqual(got, want) {
+			t.Fatalf("SplitTextInto = %+v, %v; SplitText %+v, %v", got, err, want, werr)
+		}
+		if err == nil && len(got.Parts) <= cap(buf) && &got.Parts[0] != &buf[:1][0] {
+			t.Fatalf("%d parts fit a slice of %d, but were put elsewhere", len(got.Parts), cap(buf))
+		}
+	})
+	for _, bt := range benchTexts() {
+		var parts []Part
+		allocs := testing.AllocsPerRun(100, func() {
+			m, err := SplitTextInto(parts, bt.text, DCSAuto, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			parts = m.Parts
+		})
+		if allocs != 0 {
+			t.Errorf("%s: SplitTextInto reusing its parts allocates %v times", bt.name, allocs)
+		}
+	}
+}
+
 func TestAutoNeverPicksUCSForGSMText(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		text := gsmText().Filter(func(s string) bool { return s != "" }).Draw(t, "text")
@@ -403,6 +435,23 @@ func BenchmarkSplitText(b *testing.B) {
 				if _, err := SplitText(bt.text, DCSAuto, 1); err != nil {
 					b.Fatal(err)
 				}
+			}
+		})
+	}
+}
+
+func BenchmarkSplitTextInto(b *testing.B) {
+	for _, bt := range benchTexts() {
+		b.Run(bt.name, func(b *testing.B) {
+			b.SetBytes(int64(len(bt.text)))
+			b.ReportAllocs()
+			var parts []Part
+			for b.Loop() {
+				m, err := SplitTextInto(parts, bt.text, DCSAuto, 1)
+				if err != nil {
+					b.Fatal(err)
+				}
+				parts = m.Parts
 			}
 		})
 	}

@@ -11,10 +11,14 @@
 // It runs `npm ci` when node_modules is missing, then, each round, bench.js
 // (split-sms 0.1.7, pinned by package-lock.json) and the Go benchmarks, and
 // prints the median ns/op of both and node's time over Go's, for counting
-// (split-sms's split with {summary: true}) and splitting. Without node and
-// npm it prints the Go figures only. Where split-sms splits a text otherwise
-// than msgkit it says so: split-sms ignores the escape character and keeps no
-// UTF-8 to check, so such differences are details of the rules, not errors.
+// (split-sms's split with {summary: true}) and splitting: "split" is
+// sms.SplitText, which allocates the parts on every call, "into" is
+// sms.SplitTextInto reusing one slice of parts from call to call, as the
+// gateway splits (its parts on the stack); both against split-sms's split.
+// Without node and npm it prints the Go figures only. Where split-sms splits
+// a text otherwise than msgkit it says so: split-sms ignores the escape
+// character and keeps no UTF-8 to check, so such differences are details of
+// the rules, not errors.
 package main
 
 import (
@@ -67,7 +71,7 @@ type nodePart struct {
 
 // times holds one text's ns/op per round, for the median.
 type times struct {
-	goCount, goSplit, nodeCount, nodeSplit []float64
+	goCount, goSplit, goInto, nodeCount, nodeSplit []float64
 }
 
 func run(args []string, out io.Writer) error {
@@ -107,6 +111,12 @@ func run(args []string, out io.Writer) error {
 		for i, t := range texts {
 			all[i].goCount = append(all[i].goCount, goNs(func() error { _, err := sms.CountText(t.Text, sms.DCSAuto); return err }))
 			all[i].goSplit = append(all[i].goSplit, goNs(func() error { _, err := sms.SplitText(t.Text, sms.DCSAuto, 1); return err }))
+			var parts []sms.Part
+			all[i].goInto = append(all[i].goInto, goNs(func() error {
+				m, err := sms.SplitTextInto(parts, t.Text, sms.DCSAuto, 1)
+				parts = m.Parts
+				return err
+			}))
 		}
 	}
 	if useNode {
@@ -219,7 +229,11 @@ func writeTable(out io.Writer, texts []text, all []times) {
 		for _, op := range []struct {
 			name     string
 			goNs, js []float64
-		}{{"count", all[i].goCount, all[i].nodeCount}, {"split", all[i].goSplit, all[i].nodeSplit}} {
+		}{
+			{"count", all[i].goCount, all[i].nodeCount},
+			{"split", all[i].goSplit, all[i].nodeSplit},
+			{"into", all[i].goInto, all[i].nodeSplit},
+		} {
 			g, n := median(op.goNs), median(op.js)
 			node, ratio := "-", "-"
 			if n > 0 && g > 0 {

@@ -60,13 +60,14 @@ func TestMedian(t *testing.T) {
 func TestWriteTable(t *testing.T) {
 	var b bytes.Buffer
 	writeTable(&b, []text{{Name: "UCS500"}}, []times{{
-		goCount: []float64{400, 500, 600}, goSplit: []float64{700},
+		goCount: []float64{400, 500, 600}, goSplit: []float64{700}, goInto: []float64{500},
 		nodeCount: []float64{1500, 1400, 1600},
 	}})
 	want := "" +
 		"text         op     Go ns/op node ns/op  node/Go\n" +
 		"UCS500       count       500       1500    3.00x\n" +
-		"UCS500       split       700          -        -\n"
+		"UCS500       split       700          -        -\n" +
+		"UCS500       into        500          -        -\n"
 	if diff := cmp.Diff(want, b.String()); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}

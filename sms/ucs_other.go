@@ -1,0 +1,8 @@
+//go:build !amd64 || purego
+
+package sms
+
+// scanUCS is scanUCSWords where no assembly scanner exists.
+func scanUCS(text string, cuts []cut) (walk, bool) {
+	return scanUCSWords(text, cuts)
+}
