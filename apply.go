@@ -102,8 +102,12 @@ type applier[T any] struct {
 	get Getter[T]
 }
 
-// match reports whether it satisfies every filter of the query.
+// match reports whether it satisfies every filter of the query, and the
+// search.
 func (a *applier[T]) match(it T) (bool, error) {
+	if ok, err := a.found(it); !ok || err != nil {
+		return false, err
+	}
 	for _, f := range a.q.Filters {
 		v, ok := a.get(it, f.Attr)
 		if !ok {
@@ -132,4 +136,19 @@ func checkQuery(q ListQuery) error {
 		}
 	}
 	return nil
+}
+
+// found reports whether it matches the search: one of its filters.
+func (a *applier[T]) found(it T) (bool, error) {
+	fs := a.q.Search.Filters()
+	for _, f := range fs {
+		v, ok := a.get(it, f.Attr)
+		if !ok {
+			return false, unknownAttr(f.Attr)
+		}
+		if f.Match(v) {
+			return true, nil
+		}
+	}
+	return len(fs) == 0, nil
 }

@@ -36,6 +36,7 @@ const (
 	ParamPageSize   = "page_size"
 	ParamPaging     = "paging" // page_num,page_size in one parameter
 	ParamSort       = "sort"
+	ParamSearch     = "q" // a listing's text search, where its spec has Search
 )
 
 // ListSpec is what one listing endpoint allows: the attributes that may be
@@ -54,6 +55,10 @@ type ListSpec struct {
 	// DefaultPageSize is the page_size when none is given; 0 means
 	// DefaultPageSize (10).
 	DefaultPageSize int
+	// Search lists the string attributes that q searches: a listing keeps
+	// the items where any of them contains q's text, case-insensitively.
+	// Without it q is no parameter of the listing (unless ignored).
+	Search []string
 	// Ignore lists query parameters (exact names, such as q, owner, token,
 	// language) that the endpoint handles itself. They are skipped before
 	// anything else, even when they are reserved names or filterable
@@ -74,6 +79,11 @@ func (s ListSpec) pageSizes() (def, maxSize int, err error) {
 		return 0, 0, Errorf(Internal, CodeInvalidListSpec,
 			"list spec: default page size %d must be between 1 and the maximum %d", def, maxSize)
 	}
+	for _, a := range s.Search {
+		if s.Filter[a] != AttrString {
+			return 0, 0, Errorf(Internal, CodeInvalidListSpec, "list spec: searched attribute %q is no string attribute of Filter", a)
+		}
+	}
 	return def, maxSize, nil
 }
 
@@ -86,6 +96,28 @@ type ListQuery struct {
 	PageSize   int
 	Sort       []SortKey
 	Filters    []Filter
+	Search     Search
+}
+
+// Search is q: the items where any of Attrs (string attributes) contains
+// Text, case-insensitively, as the contains operator compares. An empty
+// Text searches nothing.
+type Search struct {
+	Text  string
+	Attrs []string
+}
+
+// Filters are the contains filters of the search, one per attribute: an
+// item matches the search when it matches any of them. None without Text.
+func (s Search) Filters() []Filter {
+	if s.Text == "" {
+		return nil
+	}
+	fs := make([]Filter, len(s.Attrs))
+	for i, a := range s.Attrs {
+		fs[i] = Filter{Op: OpContains, Attr: a, Values: []Value{StringValue(s.Text)}}
+	}
+	return fs
 }
 
 // SortKey is one attribute of the sort order; Desc is the `-` prefix.
@@ -158,6 +190,14 @@ func ParseListQuery(v url.Values, spec ListSpec) (ListQuery, error) {
 		case ParamSort:
 			if raw, ok := p.single(key, vals); ok {
 				q.Sort = p.sort(key, raw)
+			}
+		case ParamSearch:
+			if len(spec.Search) == 0 {
+				p.add(key, "this listing has no text search", "")
+				break
+			}
+			if raw, ok := p.single(key, vals); ok && raw != "" {
+				q.Search = Search{Text: raw, Attrs: slices.Clone(spec.Search)}
 			}
 		default:
 			if len(vals) > 1 {

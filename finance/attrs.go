@@ -111,9 +111,12 @@ var invoiceAttrs = attrs[Invoice]{
 
 // InvoiceSpec is the listing spec of invoices: every attribute above may
 // be filtered (equality, or operator form) and sorted; page size default
-// 10, at most 100.
+// 10, at most 100. q searches custName, customerShortName, invUid and
+// status (the documents' other searched fields, ownerBpName,
+// ownerBpBriefName and ownerId, are not kept or not text).
 func InvoiceSpec() msgkit.ListSpec {
-	return invoiceAttrs.addTo(msgkit.ListSpec{Filter: map[string]msgkit.AttrType{}, MaxPageSize: 100, Ignore: []string{"q", "showAccountManager"}})
+	return invoiceAttrs.addTo(msgkit.ListSpec{Filter: map[string]msgkit.AttrType{}, MaxPageSize: 100,
+		Search: []string{"custName", "customerShortName", "invUid", "status"}, Ignore: []string{"showAccountManager"}})
 }
 
 // InvoiceValue reads attribute attr of inv for a listing, as msgkit.Apply

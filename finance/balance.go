@@ -58,6 +58,16 @@ var (
 	dataSourceIDs = idsOf(DataSources())
 )
 
+// DomainID, ClassID and DataSourceID are the ids of the codes (1, 2, …
+// in the order of Domains, Classes and DataSources); 0 for an unknown code.
+func DomainID(d Domain) int64 { return domainIDs[d] }
+
+// ClassID: see DomainID.
+func ClassID(c Class) int64 { return classIDs[c] }
+
+// DataSourceID: see DomainID.
+func DataSourceID(s DataSource) int64 { return dataSourceIDs[s] }
+
 func idsOf[T comparable](codes []T) map[T]int64 {
 	ids := make(map[T]int64, len(codes))
 	for i, c := range codes {
@@ -100,7 +110,7 @@ type Aging struct {
 
 // add puts amount into the bucket of a document due on due, seen on asOf.
 func (a *Aging) add(due, asOf msgkit.Date, amount decimal.Decimal) {
-	b := [...]*decimal.Decimal{&a.Current, &a.Days1To30, &a.Days31To60, &a.Days61To90, &a.Days91To120, &a.Over120}[agingBucket(int64(daysBetween(due, asOf)))]
+	b := [...]*decimal.Decimal{&a.Current, &a.Days1To30, &a.Days31To60, &a.Days61To90, &a.Days91To120, &a.Over120}[agingBucket(int64(DaysBetween(due, asOf)))]
 	*b = b.Add(amount)
 }
 
@@ -109,8 +119,8 @@ func (a Aging) Sum() decimal.Decimal {
 	return a.Current.Add(a.Days1To30).Add(a.Days31To60).Add(a.Days61To90).Add(a.Days91To120).Add(a.Over120)
 }
 
-// daysBetween is to - from in days.
-func daysBetween(from, to msgkit.Date) int {
+// DaysBetween is to - from in days.
+func DaysBetween(from, to msgkit.Date) int {
 	return int(to.In(nil).Sub(from.In(nil)).Hours() / 24)
 }
 

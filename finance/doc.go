@@ -5,10 +5,12 @@
 // shopspring/decimal throughout; nothing passes through a float, and no
 // division is made without its precision.
 //
-// So far the package holds these rules, the invoice record with its
-// create, update, delete and status-change rules, the Service and Store,
-// balances and sheets, default configurations and the file pipeline; the
-// finance documents export and the HTTP API build on them.
+// The package holds these rules, the invoice record with its create,
+// update, delete and status-change rules, the Service and its stores,
+// balances and sheets, default configurations, the file pipeline, the
+// finance documents export, and the tenants of business partners that the
+// -own privileges see (PartnerTenants, Scope). adapters/httpapi/financeapi
+// serves it over HTTP.
 //
 // # Rounding
 //
@@ -154,4 +156,71 @@
 //
 // Amount writes an amount as a JSON number with exactly its currency's
 // decimals (1.50, not 1.5 nor "1.50") and reads one exactly.
+//
+// # Finance documents
+//
+// The export (the documents' 2.6 and 4.4) shows each invoice that is not
+// deleted, of the partners in scope, as a Document, made by DocumentOf
+// from the invoice and the operator data an ExportStore keeps (billing
+// accounts, which account each billing and credit record belongs to,
+// traffic reports, partners' export data, invoice types, domestic
+// rates). Where the documents are silent:
+//   - documentNumber is invNumberFix; its last run of ASCII digits is
+//     documentNumberNum (leading zeros dropped; null when there are no
+//     digits or more than 18 significant ones) and documentNumberMask is
+//     the number with those digits replaced by # (INV-2026/000123:
+//     INV-2026/###### and 123). documentUuid is invUid, note the
+//     comment, documentDate invDate, dueDate invDueDate, periodStart and
+//     periodEnd invPeriodStart and invPeriodEnd;
+//   - documentTypeName and selfBilling (yes or no; no for a type the
+//     store does not know) come from the invoice type (PutDocumentType,
+//     as InvoiceConfig names types); ownerBpName and ownerBpBriefName
+//     from the stored partner whose id is ownerId; bizPartnerExternalRefId
+//     and the partner's customAttributes from PutPartnerExport; the rest
+//     of bizPartner is the invoice's partner data;
+//   - documentClassDomain is customer or supplier (Class.Side);
+//     documentClassArea is invoice, note, netting or control;
+//     domainId and dataSourceId are the codes' ids (1, 2, … as balances
+//     number them), null for other codes;
+//   - the domestic amounts exist when the document has a domestic rate
+//     (PutDomestic): net, gross and total converted and rounded to the
+//     domestic currency as ToDomestic does, from the invoice's current
+//     amounts; without one, every domestic attribute is null;
+//   - paymentStatusDate is 00:00 UTC of the payment date recorded with
+//     the invoice, null without one: no time of other payment status
+//     changes is kept. disputeStatus is not kept: it filters and sorts
+//     as null;
+//   - dataSource follows 2.6 (RecordKindOf): a billing record for
+//     POSTPAID without a selector and POSTPAID-CONTROL, a credit record
+//     for POSTPAID with PART-PAYMENT and PREPAID, with the invoice's
+//     source record of that kind (none: null), and billingTotalBalance
+//     the record's billing account without connections (null when the
+//     record's account is not known). Billing and credit records number
+//     apart;
+//   - items have no id of their own: an item's id is its ordNum (1, 2, …),
+//     unique within its document. Its dataSourceId is its own, else the
+//     document's; its selector the document's. Its dataSource is the
+//     record its dataSourceForeignKey names, when the key is a record id
+//     (a positive integer in canonical decimal) and its data source names
+//     a kind of record by the rule above; billingAccount shows the
+//     smsConnections of a BULK document, the mnpConnections of a BULK-MNP
+//     one, and none in another domain; a POSTPAID-CONTROL document's
+//     connections, the supplier's, show only id and name (and instanceId
+//     for MNP);
+//   - embed=trafficReports embeds the document's rows (PutTrafficReports,
+//     in the order put) into customer invoices of POSTPAID and control
+//     invoices of POSTPAID-CONTROL, an empty list when there are none;
+//     other documents never carry them. Any other embed is Invalid,
+//     naming embed; an empty embed embeds nothing;
+//   - custom attributes' values are a JSON string or a JSON object, kept
+//     byte for byte; anything else is refused (invalid_export_data). Lists
+//     of a document (items, custom attributes, the connections of its
+//     domain) are empty, never null;
+//   - q searches, case-insensitively as the contains operator,
+//     bizPartnerBriefName, bizPartnerExternalRefId, bizPartnerName,
+//     bizPartnerVatNumber, documentNumber, documentUuid,
+//     ownerBpBriefName, ownerBpName and status;
+//   - every attribute of 4.4 filters with every operator its type takes
+//     and sorts (then by id); page_size defaults to 10 and above 50 is
+//     refused, not cut.
 package finance

@@ -53,6 +53,11 @@ func (s *Service) clock() (msgkit.Date, time.Time) {
 	return msgkit.DateOf(now.In(s.loc)), now
 }
 
+// CodeClassNotManaged is the code of a create of a class the caller's
+// privileges do not manage (Forbidden). Changes to an existing document
+// of such a class are not found instead, as documents out of scope are.
+const CodeClassNotManaged = "class_not_managed"
+
 // notFound is the error of an invoice that is unknown, deleted or out of
 // the caller's scope: all three look alike, so no caller learns that
 // another's invoice exists.
@@ -62,6 +67,9 @@ func notFound(id InvoiceID) error {
 
 // Create creates an invoice of class for a partner in scope.
 func (s *Service) Create(ctx context.Context, scope Scope, class Class, in Input) (Invoice, error) {
+	if len(scope.Classes) > 0 && !slices.Contains(scope.Classes, class) {
+		return Invoice{}, msgkit.Errorf(msgkit.Forbidden, CodeClassNotManaged, "the caller's privileges do not manage %s documents", class)
+	}
 	var partner Partner
 	if in.CustID != nil {
 		if !scope.Sees(*in.CustID) {
@@ -92,7 +100,7 @@ func (s *Service) Get(ctx context.Context, scope Scope, id InvoiceID) (Invoice, 
 		return Invoice{}, notFound(id)
 	case err != nil:
 		return Invoice{}, err
-	case inv.Status == Deleted || !scope.Sees(inv.Customer.ID):
+	case inv.Status == Deleted || !scope.Covers(&inv):
 		return Invoice{}, notFound(id)
 	}
 	return inv, nil
@@ -101,7 +109,7 @@ func (s *Service) Get(ctx context.Context, scope Scope, id InvoiceID) (Invoice, 
 // change runs rule on an invoice in scope, atomically.
 func (s *Service) change(ctx context.Context, scope Scope, id InvoiceID, rule func(Invoice) (Invoice, error)) (Invoice, error) {
 	inv, err := s.store.UpdateInvoice(ctx, id, func(stored Invoice) (Invoice, error) {
-		if stored.Status == Deleted || !scope.Sees(stored.Customer.ID) {
+		if stored.Status == Deleted || !scope.Covers(&stored) {
 			return stored, notFound(id)
 		}
 		return rule(stored)

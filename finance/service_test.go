@@ -105,7 +105,7 @@ func TestServiceLifecycle(t *testing.T) {
 }
 
 // The listing spec reads the documents' filters: equality and operator
-// forms, numbers compared as numbers.
+// forms, numbers compared as numbers, and q searching names.
 func TestInvoiceSpec(t *testing.T) {
 	svc, _ := newService(t)
 	ctx := t.Context()
@@ -117,7 +117,7 @@ func TestInvoiceSpec(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	q, err := msgkit.ParseListQuery(map[string][]string{"gt(total)": {"100"}, "paymentStatus": {"open"}, "sort": {"-total"}, "q": {"ignored"}}, finance.InvoiceSpec())
+	q, err := msgkit.ParseListQuery(map[string][]string{"gt(total)": {"100"}, "paymentStatus": {"open"}, "sort": {"-total"}, "q": {"acm"}}, finance.InvoiceSpec())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,5 +175,35 @@ func TestServiceUpload(t *testing.T) {
 	}
 	if list, _ := svc.Files(ctx, all, files, inv.ID+100); list != nil {
 		t.Errorf("files of an unknown invoice: %v", list)
+	}
+}
+
+// A scope of some classes (a class-specific manage privilege) creates and
+// changes documents of those classes only; another class's document is
+// not found by its changes, as one out of scope is.
+func TestServiceScopeClasses(t *testing.T) {
+	svc, _ := newService(t)
+	ctx := t.Context()
+	inv, err := svc.Create(ctx, finance.Scope{All: true}, finance.SupplierInvoice, supplier(7))
+	if err != nil {
+		t.Fatal(err)
+	}
+	netting := finance.Scope{All: true, Classes: []finance.Class{finance.NettingInvoice}}
+	if _, err := svc.Create(ctx, netting, finance.SupplierInvoice, supplier(7)); msgkit.KindOf(err) != msgkit.Forbidden || msgkit.CodeOf(err) != finance.CodeClassNotManaged {
+		t.Errorf("create of another class: %v", err)
+	}
+	if err := svc.Delete(ctx, netting, inv.ID); msgkit.CodeOf(err) != finance.CodeInvoiceNotFound {
+		t.Errorf("delete of another class: %v", err)
+	}
+	if _, err := svc.SetDeliveryStatus(ctx, netting, inv.ID, "sent"); msgkit.CodeOf(err) != finance.CodeInvoiceNotFound {
+		t.Errorf("status change of another class: %v", err)
+	}
+	suppliers := finance.Scope{All: true, Classes: []finance.Class{finance.SupplierInvoice, finance.SupplierCrDbNote}}
+	if _, err := svc.SetDeliveryStatus(ctx, suppliers, inv.ID, "sent"); err != nil {
+		t.Errorf("status change of its class: %v", err)
+	}
+	// The classes do not narrow reading.
+	if _, err := svc.Get(ctx, finance.Scope{All: true}, inv.ID); err != nil {
+		t.Error(err)
 	}
 }

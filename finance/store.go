@@ -2,6 +2,7 @@ package finance
 
 import (
 	"context"
+	"slices"
 
 	"github.com/msgkit/msgkit"
 )
@@ -29,22 +30,43 @@ type Store interface {
 	ListInvoices(ctx context.Context, q msgkit.ListQuery, scope Scope) (msgkit.Page[Invoice], error)
 }
 
-// Scope is what a caller may see: every partner's documents, or only
-// those of the partners it owns (the -own privileges).
+// Scope is what a caller may see and change: every partner's documents,
+// or only those of the partners its tenants are (the -own privileges);
+// and, for changes, every class or only Classes (the class-specific
+// manage privileges). Listings and balances read All and Partners only.
 type Scope struct {
 	All      bool
 	Partners []int64
+	Classes  []Class // changes only; none: every class
 }
 
 // Sees reports whether scope covers partner.
 func (s Scope) Sees(partner int64) bool {
-	if s.All {
-		return true
+	return s.All || slices.Contains(s.Partners, partner)
+}
+
+// Covers reports whether scope covers inv: its partner and its class.
+func (s Scope) Covers(inv *Invoice) bool {
+	return s.Sees(inv.Customer.ID) && (len(s.Classes) == 0 || slices.Contains(s.Classes, inv.Class))
+}
+
+// PartnerTenants links business partners to the tenants (serviceUuid)
+// whose messaging accounts they are, so that a caller with an -own
+// privilege sees the documents of its tenants' partners and no others.
+type PartnerTenants interface {
+	// SetPartnerTenant links partner to svc, replacing any link it had;
+	// an empty svc unlinks it.
+	SetPartnerTenant(ctx context.Context, partner int64, svc msgkit.ServiceUUID) error
+	// PartnersOf lists the partners linked to any of services, ascending.
+	PartnersOf(ctx context.Context, services []msgkit.ServiceUUID) ([]int64, error)
+}
+
+// OwnScope is the scope of a caller with an -own privilege acting for
+// services: the partners linked to them.
+func OwnScope(ctx context.Context, t PartnerTenants, services []msgkit.ServiceUUID) (Scope, error) {
+	ids, err := t.PartnersOf(ctx, services)
+	if err != nil {
+		return Scope{}, err
 	}
-	for _, p := range s.Partners {
-		if p == partner {
-			return true
-		}
-	}
-	return false
+	return Scope{Partners: ids}, nil
 }

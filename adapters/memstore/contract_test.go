@@ -29,4 +29,5 @@ func TestFinanceBalances(t *testing.T) {
 
 func TestFinanceFiles(t *testing.T) {
 	financetest.RunFileStoreTests(t, func(t *testing.T) finance.FileStore { return memstore.New().Finance() })
+	financetest.RunPartnerTenantTests(t, func(t *testing.T) finance.PartnerTenants { return memstore.New().Finance() })
 }

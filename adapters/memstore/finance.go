@@ -24,6 +24,10 @@ type FinanceStore struct {
 
 	files      []finance.FileRecord // in id order
 	lastFileID finance.FileID
+
+	tenants map[int64]msgkit.ServiceUUID // partner -> tenant (finance.PartnerTenants)
+
+	export exportData // the operator data of the documents export (finance_documents.go)
 }
 
 var _ finance.Store = (*FinanceStore)(nil)

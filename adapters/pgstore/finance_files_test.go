@@ -10,4 +10,5 @@ import (
 func TestFinanceFileStore(t *testing.T) {
 	t.Parallel()
 	financetest.RunFileStoreTests(t, func(t *testing.T) finance.FileStore { return newTestDB(t).Finance() })
+	financetest.RunPartnerTenantTests(t, func(t *testing.T) finance.PartnerTenants { return newTestDB(t).Finance() })
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"slices"
 	"sort"
@@ -354,6 +355,14 @@ func TestFinanceListingMatchesMemstore(t *testing.T) {
 				})
 			}
 		}
+	}
+	// q, over the searched attributes, with the filters.
+	for _, text := range []string{"a", "AC", "draft", "%", "zz"} {
+		q, err := msgkit.ParseListQuery(url.Values{"q": {text}, "sort": {"-id"}}, finance.InvoiceSpec())
+		if err != nil {
+			t.Fatal(err)
+		}
+		queries = append(queries, q)
 	}
 	scopes := []finance.Scope{{All: true}, {Partners: []int64{2, 4}}, {}}
 	for _, q := range queries {

@@ -177,6 +177,24 @@ func (t *listTable) statement(lq msgkit.ListQuery, scopeArgs []any) (listStmt, e
 			return listStmt{}, err
 		}
 	}
+	if fs := lq.Search.Filters(); len(fs) > 0 {
+		b.sql.WriteString(" AND (")
+		for i, f := range fs {
+			a, ok := t.Attrs[f.Attr]
+			if !ok {
+				return listStmt{}, unknownListAttr(f.Attr)
+			}
+			if i > 0 {
+				b.sql.WriteString(" OR ")
+			}
+			b.sql.WriteByte('(')
+			if err := b.filter(f, a); err != nil {
+				return listStmt{}, err
+			}
+			b.sql.WriteByte(')')
+		}
+		b.sql.WriteByte(')')
+	}
 	where := b.sql.String()
 	countArgs := len(b.args)
 

@@ -88,6 +88,7 @@ func propSpec() msgkit.ListSpec {
 			"s": msgkit.AttrString, "n": msgkit.AttrNumber, "d": msgkit.AttrDate, "t": msgkit.AttrDateTime, "b": msgkit.AttrBool,
 		},
 		Sort:        []string{"s", "n", "d", "t", "b"},
+		Search:      []string{"s"},
 		MaxPageSize: 20,
 	}
 }
@@ -378,6 +379,9 @@ func (p propValues) queryGen(rows []propRow) *rapid.Generator[url.Values] {
 			if _, err := msgkit.ParseListQuery(url.Values{key: {raw}}, spec); err == nil {
 				v[key] = append(v[key], raw)
 			}
+		}
+		if rapid.IntRange(0, 3).Draw(t, "search") == 0 {
+			v.Set(msgkit.ParamSearch, p.valueText(t, rows, "s"))
 		}
 		if n := rapid.IntRange(0, len(attrs)).Draw(t, "sort keys"); n > 0 || rapid.Bool().Draw(t, "empty sort") {
 			keys := rapid.Permutation(attrs).Draw(t, "sort")[:n]

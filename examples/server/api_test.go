@@ -7,8 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/msgkit/msgkit/adapters/blobfs"
 	"github.com/msgkit/msgkit/adapters/httpapi"
 	"github.com/msgkit/msgkit/adapters/httpapi/httpapitest"
+	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/auth"
 )
 
@@ -16,7 +18,12 @@ import (
 // fixture's auth service.
 func restAPI(t *testing.T) http.Handler {
 	f := httpapitest.NewFixture(t)
-	return platform{opts: f.Opts, families: restFamilies(f.Auth, f.Opts)}.apiHandler()
+	fin, err := blobfs.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := stores{finance: memstore.New().Finance(), blobs: fin}
+	return platform{opts: f.Opts, families: restFamilies(f.Auth, f.Opts, st, nil)}.apiHandler()
 }
 
 // apiHandler mounts each family at its prefixes: a request without

@@ -86,6 +86,7 @@ type config struct {
 	wrap                    func(http.Handler) http.Handler // tests watch requests enter the handlers
 	dlr                     egress.Policy                   // where delivery reports may go
 	mem                     memstore.Options                // the memory store's retention
+	filesDir                string                          // invoice files; "": PostgreSQL, or a temporary directory
 }
 
 func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
@@ -107,6 +108,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.store, "store", env("store", "memory"), "store: memory or postgres")
 	fs.StringVar(&c.pgDSN, "pg", env("pg", ""), "PostgreSQL DSN for -store postgres")
 	fs.StringVar(&c.pgSchema, "pg-schema", env("pg-schema", ""), "PostgreSQL schema to keep msgkit's tables in (default: the DSN's search_path)")
+	fs.StringVar(&c.filesDir, "files-dir", env("files-dir", ""), "directory to keep uploaded invoice files in (default: in PostgreSQL with -store postgres, a temporary directory removed at exit with -store memory)")
 	fs.StringVar(&c.bootstrap, "bootstrap", env("bootstrap", ""), "JSON file of clients, users, API keys and bulk SMS accounts to create (see examples/server/bootstrap.example.json)")
 	var allow, forbid string
 	fs.StringVar(&allow, "dlr-allow", env("dlr-allow", "auto"), "address ranges delivery reports may go to although loopback, private or otherwise special: auto (loopback with -demo, none otherwise), none, or comma-separated ranges such as 127.0.0.0/8,::1/128")

@@ -30,6 +30,7 @@ func TestOpenAPIDocuments(t *testing.T) {
 	want := map[string][]string{
 		"bulksms": {"http://" + l.SMSHTTP, "https://" + l.SMSHTTPS},
 		"oauth":   {"http://" + l.API},
+		"finance": {"http://" + l.API},
 		"health":  {"http://" + l.API, "http://" + l.SMSHTTP, "https://" + l.SMSHTTPS},
 	}
 	contracts := map[string]*httpapitest.Contract{}

@@ -8,13 +8,16 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"sync"
 	"time"
 
+	"github.com/msgkit/msgkit/adapters/blobfs"
 	"github.com/msgkit/msgkit/adapters/httpapi"
 	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/adapters/pgstore"
 	"github.com/msgkit/msgkit/auth"
+	"github.com/msgkit/msgkit/finance"
 	"github.com/msgkit/msgkit/sms"
 )
 
@@ -27,11 +30,13 @@ type listeners struct {
 // stores are the domains' stores of the server: memstore's, or pgstore's
 // over one PostgreSQL database.
 type stores struct {
-	auth   auth.Store
-	sms    smsStore
-	pinger httpapi.Pinger // nil: always ready
-	close  func()
-	empty  bool // nothing from an earlier start: always in memory; on PostgreSQL, tables made now
+	auth    auth.Store
+	sms     smsStore
+	finance financeStore
+	blobs   finance.BlobStore // invoice files
+	pinger  httpapi.Pinger    // nil: always ready
+	close   func()
+	empty   bool // nothing from an earlier start: always in memory; on PostgreSQL, tables made now
 }
 
 func openStores(ctx context.Context, cfg config, logger *slog.Logger) (stores, error) {
@@ -40,10 +45,33 @@ func openStores(ctx context.Context, cfg config, logger *slog.Logger) (stores, e
 		if err != nil {
 			return stores{}, fmt.Errorf("opening PostgreSQL: %w", err)
 		}
-		return stores{auth: pg.Auth(), sms: pg.SMS(), pinger: pg, close: pg.Close, empty: pg.Fresh()}, nil
+		st := stores{auth: pg.Auth(), sms: pg.SMS(), finance: pg.Finance(), blobs: pg.Blobs(), pinger: pg, close: pg.Close, empty: pg.Fresh()}
+		if cfg.filesDir != "" {
+			if st.blobs, err = blobfs.New(cfg.filesDir); err != nil {
+				pg.Close()
+				return stores{}, fmt.Errorf("opening -files-dir: %w", err)
+			}
+		}
+		return st, nil
 	}
 	mem := memstore.NewWith(cfg.mem)
-	return stores{auth: mem.Auth(), sms: mem.SMS(), close: func() {}, empty: true}, nil
+	st := stores{auth: mem.Auth(), sms: mem.SMS(), finance: mem.Finance(), close: func() {}, empty: true}
+	dir := cfg.filesDir
+	if dir == "" {
+		// Files live as long as the process, as the memory store's data do.
+		tmp, err := os.MkdirTemp("", "msgkit-files-")
+		if err != nil {
+			return stores{}, fmt.Errorf("a directory for invoice files: %w", err)
+		}
+		dir, st.close = tmp, func() { os.RemoveAll(tmp) }
+	}
+	blobs, err := blobfs.New(dir)
+	if err != nil {
+		st.close()
+		return stores{}, fmt.Errorf("opening the invoice files' directory: %w", err)
+	}
+	st.blobs = blobs
+	return st, nil
 }
 
 // demoKept says where the demo's credentials live.
@@ -65,7 +93,7 @@ func newPlatform(st stores, cfg config, logger *slog.Logger) platform {
 		Poster:     httpapi.ReportPosterOptions{Policy: cfg.dlr},
 		AcceptOnly: !cfg.smsSend,
 	})
-	families := append(restFamilies(svc, opts), bulk.family())
+	families := append(restFamilies(svc, opts, st, logger), bulk.family())
 	if cfg.demo {
 		families = append(families, demoReports(logger))
 	}
@@ -73,8 +101,8 @@ func newPlatform(st stores, cfg config, logger *slog.Logger) platform {
 }
 
 // restFamilies are the families of the REST listener.
-func restFamilies(svc *auth.Service, opts httpapi.Options) []family {
-	return []family{authFamily(svc, opts), cdsFamily(opts), financeFamily(opts), routingFamily(opts), testSystemFamily(opts)}
+func restFamilies(svc *auth.Service, opts httpapi.Options, st stores, logger *slog.Logger) []family {
+	return []family{authFamily(svc, opts), cdsFamily(opts), financeFamily(opts, st.finance, st.blobs, logger), routingFamily(opts), testSystemFamily(opts)}
 }
 
 // run builds the platform from cfg and serves until ctx ends, then shuts

@@ -161,6 +161,14 @@ func TestReadmeSequence(t *testing.T) {
 				t.Fatalf("other tenant: %d %s", resp.StatusCode, body)
 			}
 
+			// The printed finance call: the demo's customer owes two invoices
+			// of which one is approved: 1200 × 0.045 + 25.00 = 79.00 net,
+			// 94.80 with 20 % VAT.
+			resp, body = call(t, http.MethodGet, base+"/finance/sit/v1/balances/biz-partners/customers", tok.AccessToken, nil, "")
+			if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"bizPartnerId":1001`) || !strings.Contains(string(body), `"total":94.80`) {
+				t.Errorf("finance balances: %d %s", resp.StatusCode, body)
+			}
+
 			for _, path := range []string{"/healthz", "/readyz"} {
 				if resp, body := call(t, http.MethodGet, base+path, "", nil, ""); resp.StatusCode != http.StatusOK {
 					t.Errorf("%s: %d %s", path, resp.StatusCode, body)

@@ -1,39 +1,98 @@
 // Package financeapi serves the finance API (invoices and their items,
 // the default invoice configuration, balances and their sheets, finance
 // documents, status changes and files) under /finance/sit/v1/ and the
-// invoice file upload of the Invoice Docs domain under /invoice-docs/v2/.
-// Every route is in the one table of routes.go; Handler serves it through
-// the HTTP kit (httpapi.FamilyHandler).
+// invoice file upload of the Invoice Docs domain under /invoice-docs/v2/,
+// over the finance package (Backend). Every route is in the one table of
+// routes.go; Handler serves it through the HTTP kit
+// (httpapi.FamilyHandler), and OpenAPI returns the family's document, which
+// the handler tests hold every exchange to.
 //
 // Every route needs "Authorization: Bearer <token>" and one of the
 // privileges of the finance interface: list, get, files, finance documents
 // and the default invoice configuration need finance-invoices.view or
 // finance-invoices-own.view; create, update, delete, upload and status
-// changes one of the four manage privileges; balances finance-balance-view
-// or finance-balance-own-view. Restricting the "own" privileges to the
-// caller's records is the finance domain's work. Errors have the finance
+// changes one of the four manage privileges; balances and sheets
+// finance-balance-view or finance-balance-own-view. Errors have the finance
 // body {"Code": <int32>, "Message"}.
-//
-// The finance domain is not released yet: every route answers, once
-// authentication and privileges have been enforced, 501 with a message
-// naming the operation and saying that it arrives in a later release.
 //
 // Choices where the interface is silent:
 //
+//   - What "own" covers: a business partner may be linked to the tenant
+//     (serviceUuid) whose messaging account it is (finance.PartnerTenants).
+//     A caller holding only finance-invoices-own.view or
+//     finance-balance-own-view sees the documents, balances and sheets of
+//     the partners linked to its tenants, and nothing of others: another
+//     partner's invoice is not found (404 INVOICE_NOTFOUND), as an unknown
+//     one is, and its sheet is empty.
+//   - What the manage privileges change: finance-invoices.manage every
+//     class; finance-cust-invoices.manage customer invoices, control
+//     invoices and credit/debit notes; finance-supplier-invoices.manage
+//     supplier invoices and supplier credit/debit notes;
+//     finance-netting-invoices.manage netting statements. Creating another
+//     class is 403; changing a document of another class is 404, as for a
+//     document out of scope.
 //   - Code is an integer: the error's code when that parses as a decimal
-//     int32, else the HTTP status (400, 404, 501, ...). A textual code such
-//     as INVOICE_NOTFOUND is therefore not shown in Code; the finance
-//     handlers say it in Message. Field problems are folded into Message
-//     as "message; name: problem; ...".
+//     int32, else the HTTP status (400, 404, 501, ...). The interface's
+//     named errors (INVOICE_NOTFOUND, UNKNOWN_STATUS, INVALID_VALUE) and
+//     CONFIG_NOTFOUND begin Message ("INVOICE_NOTFOUND: invoice 7 not
+//     found"). Field problems are folded into Message as "message; name:
+//     problem; ...".
 //   - Paths the interface does not show: get, update and delete at
 //     /finance/sit/v1/invoices/{invoiceid}; finance documents at GET
 //     /finance-documents; status changes PUT /invoices/{invoiceid}/sync-status,
-//     PUT /invoices-list/{invoicesList}/sync-status (comma-separated ids; a
-//     path of its own because ServeMux cannot tell it from a single id) and
-//     PUT /invoices/{invoiceid}/docs-delivery-status; invoice files GET
-//     /invoices/{invoiceid}/files; upload POST
+//     PUT /invoices-list/{invoicesList}/sync-status (comma-separated ids, at
+//     most 1,000; a path of its own because ServeMux cannot tell it from a
+//     single id) and PUT /invoices/{invoiceid}/docs-delivery-status; invoice
+//     files GET /invoices/{invoiceid}/files; upload POST
 //     /invoice-docs/v2/invoices/{invoiceId}/files. They are marked "chosen"
 //     in routes.go.
-//   - An upload may hold the interface's 10 MB file plus 64 KiB of
-//     multipart envelope; the other routes take httpapi.DefaultMaxBodyBytes.
+//   - Create takes the class from classCodeName, or from the body's
+//     finDocClassCodeName when the query has none; both given must agree.
+//     Classification may be sent as codes or ids (dataSourceId, domainId,
+//     finDocClassId, dtsSelectorId: 1, 2, … in the order of
+//     finance.DataSources, Domains and Classes; the one selector,
+//     PART-PAYMENT, is 1). Body members are matched without regard to case
+//     (templateID and templateId both work), and members that are not
+//     fields of the body (an invoice's read-only fields sent back) are
+//     ignored. Update answers the invoice; delete answers 200 without a
+//     body.
+//   - Invoice fields the platform does not keep (account managers,
+//     disputes, netting and collection-lead details, domestic-currency
+//     amounts, owner names, billing balance, SMS count) are written as null,
+//     never left out; accountManagerId and accountManagerName appear (as
+//     null) only with showAccountManager=yes. overDueDate is the days an
+//     open invoice is past its due date, today; selfBilling is "no",
+//     syncMode "disabled", processingStatus "none". invNumber is
+//     invNumberFix.
+//   - Listings answer {"data": [...], "meta": {"pagination": {total,
+//     count, perPage, currentPage, totalPages}}}. Invoices take up to 100 a
+//     page and q searches custName, customerShortName, invUid and status;
+//     balances and sheets take the record fields as filters and sorts (see
+//     finance.BalanceSpec, SheetSpec), balances also group (comma-separated)
+//     and asOf (a date: the answer adds aging buckets of the unpaid totals:
+//     current, days1To30, days31To60, days61To90, days91To120, over120).
+//     An unknown query parameter is 400 naming it. A file listing is one
+//     page with every file.
+//   - Amounts are JSON numbers with the currency's decimals (1.50); a
+//     balance written with more decimals than its currency has sums a
+//     document that has them.
+//   - Upload: the body is multipart/form-data with the file in the field
+//     supplierInvoice; another form, a missing field or a field without a
+//     filename is 400; a file the checks refuse (type other than its
+//     extension says, an extension not accepted, empty, over 10 MB) is the
+//     interface's 405 "validation exception"; a body over the route's limit
+//     (the 10 MB file plus 64 KiB of multipart envelope) is 413. The other
+//     routes take httpapi.DefaultMaxBodyBytes.
+//   - The finance documents export takes the listing parameters of
+//     finance.DocumentSpec (every operator of the listing engine on the 65
+//     attributes of the interface, at most 50 a page), q over the text
+//     attributes of finance.DocumentSearchAttrs and embed=trafficReports;
+//     a document's classification codes are null when its invoice was made
+//     without them. A store left out of Backend (Balances, Sheets, Files and
+//     Blobs, Documents) makes its routes answer 501.
+//   - A change of sync status of many invoices answers 200 with a result
+//     per id in order: opStatus OK, or ERROR with {Code, Message} as the
+//     single change would have answered it (404 INVOICE_NOTFOUND, 400
+//     UNKNOWN_STATUS or INVALID_VALUE: such a change may not set done or
+//     invalid). A failure of the store fails the whole request (500).
 package financeapi

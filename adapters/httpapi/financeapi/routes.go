@@ -5,6 +5,7 @@ import (
 
 	"github.com/msgkit/msgkit/adapters/httpapi"
 	"github.com/msgkit/msgkit/auth"
+	"github.com/msgkit/msgkit/finance"
 )
 
 // The prefixes of the family's paths, where a platform's ServeMux mounts
@@ -16,13 +17,29 @@ const (
 )
 
 // Handler serves the finance API under /finance/sit/v1/ and the invoice
-// file upload under /invoice-docs/v2/: a bearer token and, per route, the
-// finance interface's privileges; errors in the finance body. It panics
-// when opts.Auth is nil.
-func Handler(opts httpapi.Options) http.Handler { return httpapi.FamilyHandler(opts, spec()) }
+// file upload under /invoice-docs/v2/ from b: a bearer token and, per
+// route, the finance interface's privileges; errors in the finance body.
+// It panics when opts.Auth or b.Service is nil.
+func Handler(opts httpapi.Options, b Backend) http.Handler {
+	if b.Service == nil {
+		panic("financeapi: Handler needs a finance.Service")
+	}
+	return httpapi.FamilyHandler(opts, spec(&api{b: b}))
+}
 
-func spec() httpapi.FamilySpec {
-	return httpapi.FamilySpec{Family: httpapi.Finance, Auth: httpapi.AuthBearer, Routes: routes()}
+func spec(a *api) httpapi.FamilySpec {
+	return httpapi.FamilySpec{Family: httpapi.Finance, Auth: httpapi.AuthBearer, Routes: routes(a)}
+}
+
+// served is h, or nil (the route answers 501) when a store it needs is
+// missing: a nil store interface is a nil any.
+func served(h http.HandlerFunc, needs ...any) http.Handler {
+	for _, n := range needs {
+		if n == nil {
+			return nil
+		}
+	}
+	return h
 }
 
 // uploadMaxBody is the finance interface's 10 MB file limit, plus room for
@@ -31,7 +48,7 @@ const uploadMaxBody = 10<<20 + 64<<10
 
 // routes are the operations of the finance interface. Where it shows no
 // method or path, the choice is marked "chosen".
-func routes() []httpapi.Route {
+func routes(a *api) []httpapi.Route {
 	const f = BasePath
 	view := []auth.Privilege{auth.PrivFinanceInvoicesView, auth.PrivFinanceInvoicesOwnView}
 	manage := []auth.Privilege{
@@ -41,25 +58,26 @@ func routes() []httpapi.Route {
 	balance := []auth.Privilege{auth.PrivFinanceBalanceView, auth.PrivFinanceBalanceOwnView}
 	return []httpapi.Route{
 		// invoices
-		{Method: http.MethodGet, Path: f + "invoices", Privileges: view},
-		{Method: http.MethodPost, Path: f + "invoices", Privileges: manage},
-		{Method: http.MethodGet, Path: f + "invoices/{invoiceid}", Privileges: view},      // chosen
-		{Method: http.MethodPut, Path: f + "invoices/{invoiceid}", Privileges: manage},    // chosen
-		{Method: http.MethodDelete, Path: f + "invoices/{invoiceid}", Privileges: manage}, // chosen
-		{Method: http.MethodGet, Path: f + "default-invoice-config", Privileges: view},
+		{Method: http.MethodGet, Path: f + "invoices", Privileges: view, Handler: serve(a.listInvoices)},
+		{Method: http.MethodPost, Path: f + "invoices", Privileges: manage, Handler: serve(a.createInvoice)},
+		{Method: http.MethodGet, Path: f + "invoices/{invoiceid}", Privileges: view, Handler: serve(a.getInvoice)},         // chosen
+		{Method: http.MethodPut, Path: f + "invoices/{invoiceid}", Privileges: manage, Handler: serve(a.updateInvoice)},    // chosen
+		{Method: http.MethodDelete, Path: f + "invoices/{invoiceid}", Privileges: manage, Handler: serve(a.deleteInvoice)}, // chosen
+		{Method: http.MethodGet, Path: f + "default-invoice-config", Privileges: view, Handler: serve(a.defaultConfig)},
 		// file upload (Invoice Docs domain)
-		{Method: http.MethodPost, Path: UploadBasePath + "invoices/{invoiceId}/files", Privileges: manage, MaxBody: uploadMaxBody}, // chosen
+		{Method: http.MethodPost, Path: UploadBasePath + "invoices/{invoiceId}/files", Privileges: manage, MaxBody: uploadMaxBody,
+			Handler: served(serve(a.upload), a.b.Files, a.b.Blobs)}, // chosen
 		// balances
-		{Method: http.MethodGet, Path: f + "balances/biz-partners/customers", Privileges: balance},
-		{Method: http.MethodGet, Path: f + "balances/biz-partners/suppliers", Privileges: balance},
-		{Method: http.MethodGet, Path: f + "balances/biz-partners/customers/{bizPartnerId}/sheets", Privileges: balance},
-		{Method: http.MethodGet, Path: f + "balances/biz-partners/suppliers/{bizPartnerId}/sheets", Privileges: balance},
+		{Method: http.MethodGet, Path: f + "balances/biz-partners/customers", Privileges: balance, Handler: served(a.balances(finance.Customers), a.b.Balances)},
+		{Method: http.MethodGet, Path: f + "balances/biz-partners/suppliers", Privileges: balance, Handler: served(a.balances(finance.Suppliers), a.b.Balances)},
+		{Method: http.MethodGet, Path: f + "balances/biz-partners/customers/{bizPartnerId}/sheets", Privileges: balance, Handler: served(a.sheet(finance.Customers), a.b.Sheets)},
+		{Method: http.MethodGet, Path: f + "balances/biz-partners/suppliers/{bizPartnerId}/sheets", Privileges: balance, Handler: served(a.sheet(finance.Suppliers), a.b.Sheets)},
 		// finance documents export
-		{Method: http.MethodGet, Path: f + "finance-documents", Privileges: view}, // chosen
+		{Method: http.MethodGet, Path: f + "finance-documents", Privileges: view, Handler: served(serve(a.documents), a.b.Documents)}, // chosen
 		// status changes and files
-		{Method: http.MethodPut, Path: f + "invoices/{invoiceid}/sync-status", Privileges: manage},          // chosen
-		{Method: http.MethodPut, Path: f + "invoices-list/{invoicesList}/sync-status", Privileges: manage},  // chosen
-		{Method: http.MethodPut, Path: f + "invoices/{invoiceid}/docs-delivery-status", Privileges: manage}, // chosen
-		{Method: http.MethodGet, Path: f + "invoices/{invoiceid}/files", Privileges: view},                  // chosen
+		{Method: http.MethodPut, Path: f + "invoices/{invoiceid}/sync-status", Privileges: manage, Handler: serve(a.setSyncStatus)},              // chosen
+		{Method: http.MethodPut, Path: f + "invoices-list/{invoicesList}/sync-status", Privileges: manage, Handler: serve(a.setSyncStatusMany)},  // chosen
+		{Method: http.MethodPut, Path: f + "invoices/{invoiceid}/docs-delivery-status", Privileges: manage, Handler: serve(a.setDeliveryStatus)}, // chosen
+		{Method: http.MethodGet, Path: f + "invoices/{invoiceid}/files", Privileges: view, Handler: served(serve(a.listFiles), a.b.Files)},       // chosen
 	}
 }
