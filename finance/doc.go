@@ -159,7 +159,7 @@
 //
 // # Finance documents
 //
-// The export (the documents' 2.6 and 4.4) shows each invoice that is not
+// The export shows each invoice that is not
 // deleted, of the partners in scope, as a Document, made by DocumentOf
 // from the invoice and the operator data an ExportStore keeps (billing
 // accounts, which account each billing and credit record belongs to,
@@ -190,7 +190,7 @@
 //     the invoice, null without one: no time of other payment status
 //     changes is kept. disputeStatus is not kept: it filters and sorts
 //     as null;
-//   - dataSource follows 2.6 (RecordKindOf): a billing record for
+//   - dataSource follows the data source rules (RecordKindOf): a billing record for
 //     POSTPAID without a selector and POSTPAID-CONTROL, a credit record
 //     for POSTPAID with PART-PAYMENT and PREPAID, with the invoice's
 //     source record of that kind (none: null), and billingTotalBalance
@@ -220,7 +220,7 @@
 //     bizPartnerBriefName, bizPartnerExternalRefId, bizPartnerName,
 //     bizPartnerVatNumber, documentNumber, documentUuid,
 //     ownerBpBriefName, ownerBpName and status;
-//   - every attribute of 4.4 filters with every operator its type takes
+//   - every attribute of the export's listing filters with every operator its type takes
 //     and sorts (then by id); page_size defaults to 10 and above 50 is
 //     refused, not cut.
 package finance

@@ -18,7 +18,7 @@ import (
 )
 
 // Document is an invoice as the finance documents export shows it to an
-// external finance system (the documents' 2.6): the invoice's own data,
+// external finance system: the invoice's own data,
 // renamed, with what the operator's billing data adds (see DocumentOf).
 // It has no JSON tags: the HTTP layer maps it to the wire.
 type Document struct {
@@ -243,7 +243,7 @@ type SourceRef struct {
 }
 
 // RecordKindOf is the kind of record a document of data source ds and
-// selector names (2.6): a billing record for POSTPAID without a selector
+// selector names: a billing record for POSTPAID without a selector
 // and for POSTPAID-CONTROL, a credit record for POSTPAID with
 // PART-PAYMENT and for PREPAID, and none otherwise.
 func RecordKindOf(ds DataSource, selector string) RecordKind {
@@ -712,8 +712,8 @@ func domestic(d *Document, get func(*Domestic) decimal.Decimal) msgkit.Value {
 	return amount(get(d.Domestic))
 }
 
-// documentAttrs are the filter and sort attributes of the documents'
-// 4.4, every one of them. disputeStatus is not kept, and is always null.
+// documentAttrs are the filter and sort attributes of the export, every
+// one the interface names. disputeStatus is not kept, and is always null.
 var documentAttrs = attrs[Document]{
 	"amountNoVat":             {msgkit.AttrNumber, func(d *Document) msgkit.Value { return amount(d.AmountNoVat) }},
 	"amountVat":               {msgkit.AttrNumber, func(d *Document) msgkit.Value { return amount(d.AmountVat) }},
@@ -808,7 +808,7 @@ var documentSearch = []string{"bizPartnerBriefName", "bizPartnerExternalRefId", 
 	"documentNumber", "documentUuid", "ownerBpBriefName", "ownerBpName", "status"}
 
 // DocumentSpec is the listing spec of finance documents: every attribute
-// of the documents' 4.4, filtered and sorted; page size default 10, at
+// of the export, filtered and sorted; page size default 10, at
 // most 50; q searches DocumentSearchAttrs; embed is read by
 // ParseDocumentQuery.
 func DocumentSpec() msgkit.ListSpec {

@@ -153,7 +153,7 @@ func TestDocumentOf(t *testing.T) {
 	}
 }
 
-// TestDocumentSource holds DocumentOf to the data source rules of 2.6 for
+// TestDocumentSource holds DocumentOf to the data source rules for
 // every data source and selector, with and without a source record.
 func TestDocumentSource(t *testing.T) {
 	acct := exportAccount(t)
@@ -310,7 +310,7 @@ func cmpOr(s, def string) string {
 	return s
 }
 
-// documentAttrNames are the documents' filter and sort attributes of 4.4,
+// documentAttrNames are the documents' filter and sort attributes of the export,
 // as the documents list them (65 names).
 var documentAttrNames = strings.Split("amountNoVat, amountVat, bizPartnerAddress, bizPartnerAttn, bizPartnerBriefName, bizPartnerCity, "+
 	"bizPartnerCountry, bizPartnerExternalRefId, bizPartnerId, bizPartnerName, bizPartnerPost, bizPartnerType, bizPartnerVatNumber, "+
@@ -328,7 +328,7 @@ func TestDocumentSpec(t *testing.T) {
 		t.Fatalf("%d names", len(documentAttrNames))
 	}
 	if diff := cmp.Diff(documentAttrNames, spec.Sort); diff != "" {
-		t.Fatalf("sort attributes (-4.4 +spec):\n%s", diff)
+		t.Fatalf("sort attributes (-documents +spec):\n%s", diff)
 	}
 	if diff := cmp.Diff(documentAttrNames, slices.Sorted(func(yield func(string) bool) {
 		for name := range spec.Filter {
@@ -337,7 +337,7 @@ func TestDocumentSpec(t *testing.T) {
 			}
 		}
 	})); diff != "" {
-		t.Fatalf("filter attributes (-4.4 +spec):\n%s", diff)
+		t.Fatalf("filter attributes (-documents +spec):\n%s", diff)
 	}
 	if spec.MaxPageSize != 50 || spec.DefaultPageSize != 10 {
 		t.Fatalf("page sizes %d, %d", spec.DefaultPageSize, spec.MaxPageSize)

@@ -308,7 +308,7 @@ func testDocumentFields(t *testing.T, s DocumentStore) {
 }
 
 // testDocumentSourceRules stores an invoice of every data source and
-// selector with both records and wants dataSource by the rules of 2.6.
+// selector with both records and wants dataSource by the data source rules (RecordKindOf).
 func testDocumentSourceRules(t *testing.T, s DocumentStore) {
 	m := NewExportModel()
 	m.Account(t, s, account(1, 1))

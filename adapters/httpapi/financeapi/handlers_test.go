@@ -464,7 +464,7 @@ func TestInvoiceJSONRoundTrip(t *testing.T) {
 
 // The finance documents export: the invoice with its partner's export
 // data, its billing record's account and connections, traffic reports when
-// embedded, the 4.4 filters, and at most 50 a page.
+// embedded, the export's filters, and at most 50 a page.
 func TestDocuments(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
