@@ -268,7 +268,7 @@ func errorBody(fam Family, status int, e *msgkit.Error) any {
 // repeated when its message already contains it, and the error's message is
 // left out when it is one of the fields' messages.
 func flatMessage(e *msgkit.Error) string {
-	if len(e.Fields) == 0 {
+	if len(e.Fields) == 0 || saysAll(e) {
 		return e.Message
 	}
 	parts := make([]string, 0, len(e.Fields)+1)
@@ -289,6 +289,18 @@ func flatMessage(e *msgkit.Error) string {
 		}
 	}
 	return strings.Join(parts, "; ")
+}
+
+// saysAll reports whether e's message already names each field with its
+// problem ("invalid list query: fields: cannot filter by ..."), so that
+// folding the fields in would say everything twice.
+func saysAll(e *msgkit.Error) bool {
+	for _, f := range e.Fields {
+		if !strings.Contains(e.Message, f.Name) || !strings.Contains(e.Message, f.Message) {
+			return false
+		}
+	}
+	return true
 }
 
 // RFC 6749 section 5.2 codes, and two of section 4.1.2.1 used for

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -127,4 +128,24 @@ func TestErrorBodyRules(t *testing.T) {
 			t.Fatalf("a 400 was logged as an error: %s", logs.String())
 		}
 	})
+}
+
+// The flat bodies (finance, routing, test system, OAuth) fold field
+// problems into the message, once: a message that already names every
+// field with its problem, as a listing's does, is kept as it is.
+func TestFlatMessageSaysFieldsOnce(t *testing.T) {
+	_, err := msgkit.ParseListQuery(url.Values{"fields": {"x"}}, msgkit.ListSpec{Filter: map[string]msgkit.AttrType{"a": msgkit.AttrString}})
+	e, ok := errors.AsType[*msgkit.Error](err)
+	if !ok || len(e.Fields) != 1 {
+		t.Fatalf("ParseListQuery: %v", err)
+	}
+	m := httpapitest.WantError(t, httpapitest.Render(httpapi.Finance, e), httpapi.Finance, 400, "")
+	if got := m["Message"].(string); got != e.Message || strings.Count(got, e.Fields[0].Message) != 1 {
+		t.Errorf("Message = %q", got)
+	}
+	folded := msgkit.New(msgkit.Invalid, "c", "bad input").WithField("custID", "is required", "")
+	m = httpapitest.WantError(t, httpapitest.Render(httpapi.Routing, folded), httpapi.Routing, 400, "c")
+	if got := m["Message"].(string); got != "bad input; custID: is required" {
+		t.Errorf("Message = %q", got)
+	}
 }
