@@ -56,7 +56,7 @@ type Contact struct {
 	// MobileRaw and BMobileRaw are the numbers as the client wrote them,
 	// kept beside their E.164 form.
 	MobileRaw, BMobileRaw string
-	Birthday              msgkit.Date // zero: none
+	Birthday              msgkit.Date    // zero: none
 	Custom                map[int]string // column_n -> value
 
 	OptStatus        OptStatus
