@@ -49,6 +49,9 @@ func Apply[T any](items []T, q ListQuery, get Getter[T]) (Page[T], error) {
 		return Page[T]{Items: out, Total: total}, nil
 	}
 
+	if size > 0 && offset <= topKLimit-size {
+		return a.topK(items, offset+size)
+	}
 	// Keep the positions of the matching items and their sort values, one
 	// row of len(q.Sort) values per match, then sort the rows.
 	nk := len(q.Sort)
@@ -151,4 +154,108 @@ func (a *applier[T]) found(it T) (bool, error) {
 		}
 	}
 	return len(fs) == 0, nil
+}
+
+// topKLimit bounds the pages Apply selects with a heap: up to this many
+// items before the page's end it keeps only those, and does not sort every
+// match (page 1 of a million matches compares each once with the heap's
+// worst instead of sorting them all).
+const topKLimit = 10_000
+
+// ranked is a match kept for the page: its position and its sort values.
+type ranked struct {
+	pos  int
+	keys []Value
+}
+
+// before is the sort order of Apply: the keys by q.Sort, then the input
+// order.
+func (a *applier[T]) before(x, y *ranked) bool {
+	for j, k := range a.q.Sort {
+		c := x.keys[j].Compare(y.keys[j])
+		if k.Desc {
+			c = -c
+		}
+		if c != 0 {
+			return c < 0
+		}
+	}
+	return x.pos < y.pos
+}
+
+// topK is Apply for a sorted page ending at item end (the first end
+// items in order, of which the page is the tail): a heap of the end best
+// matches, the worst at its root.
+func (a *applier[T]) topK(items []T, end int) (Page[T], error) {
+	nk := len(a.q.Sort)
+	heap := make([]ranked, 0, min(end, 64))
+	scratch := ranked{keys: make([]Value, nk)}
+	total := 0
+	for i, it := range items {
+		ok, err := a.match(it)
+		if err != nil {
+			return Page[T]{}, err
+		}
+		if !ok {
+			continue
+		}
+		total++
+		scratch.pos = i
+		for j, k := range a.q.Sort {
+			v, known := a.get(it, k.Attr)
+			if !known {
+				return Page[T]{}, unknownAttr(k.Attr)
+			}
+			scratch.keys[j] = v
+		}
+		switch {
+		case len(heap) < end:
+			heap = append(heap, ranked{pos: i, keys: slices.Clone(scratch.keys)})
+			a.siftUp(heap, len(heap)-1)
+		case a.before(&scratch, &heap[0]):
+			copy(heap[0].keys, scratch.keys)
+			heap[0].pos = i
+			a.siftDown(heap, 0)
+		}
+	}
+	slices.SortFunc(heap, func(x, y ranked) int {
+		if a.before(&x, &y) {
+			return -1
+		}
+		return 1
+	})
+	out := []T{}
+	for p := end - a.q.PageSize; p < len(heap); p++ {
+		out = append(out, items[heap[p].pos])
+	}
+	return Page[T]{Items: out, Total: total}, nil
+}
+
+// siftUp and siftDown keep h a heap whose root comes last in the order.
+func (a *applier[T]) siftUp(h []ranked, i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !a.before(&h[p], &h[i]) {
+			return
+		}
+		h[p], h[i] = h[i], h[p]
+		i = p
+	}
+}
+
+func (a *applier[T]) siftDown(h []ranked, i int) {
+	for {
+		worst, l, r := i, 2*i+1, 2*i+2
+		if l < len(h) && a.before(&h[worst], &h[l]) {
+			worst = l
+		}
+		if r < len(h) && a.before(&h[worst], &h[r]) {
+			worst = r
+		}
+		if worst == i {
+			return
+		}
+		h[i], h[worst] = h[worst], h[i]
+		i = worst
+	}
 }

@@ -47,7 +47,8 @@ const ChannelTelegram = "telegram"
 // query reads them directly (Contact is a segmentation.Record).
 type Contact struct {
 	UUID     string
-	ListUUID string // the list the contact belongs to
+	ListUUID string       // the list the contact belongs to
+	Member   MemberStatus // its status in that list: subscribed unless unsubscribed
 	Created  time.Time
 	Updated  time.Time
 	Deleted  time.Time // soft delete (gdpr=no); zero: in use

@@ -58,8 +58,11 @@ func (p *problems) err() error {
 // the body has none). c is changed only when there is no problem.
 func Fill(c *Contact, in Input, listRequired bool) error {
 	var p problems
-	next := Contact{UUID: c.UUID, ListUUID: c.ListUUID, Created: c.Created, Updated: c.Updated, Deleted: c.Deleted,
+	next := Contact{UUID: c.UUID, ListUUID: c.ListUUID, Member: c.Member, Created: c.Created, Updated: c.Updated, Deleted: c.Deleted,
 		OptStatusWebpush: c.OptStatusWebpush, Options: c.Options}
+	if next.Member == "" {
+		next.Member = Subscribed
+	}
 	switch {
 	case in.ListUUID != nil:
 		if u, ok := canonicalUUID(*in.ListUUID); ok {

@@ -20,9 +20,10 @@ import "time"
 
 // DB is the in-memory database: one store per domain.
 type DB struct {
-	auth    *AuthStore
-	sms     *SMSStore
-	finance *FinanceStore
+	auth     *AuthStore
+	sms      *SMSStore
+	finance  *FinanceStore
+	contacts *ContactsStore
 }
 
 // Options configure a DB; zero values choose the defaults.
@@ -60,7 +61,7 @@ func NewWith(o Options) *DB {
 	if o.KeepFinishedFor <= 0 {
 		o.KeepFinishedFor = DefaultKeepFinishedFor
 	}
-	return &DB{auth: newAuthStore(), sms: newSMSStore(o), finance: newFinanceStore()}
+	return &DB{auth: newAuthStore(), sms: newSMSStore(o), finance: newFinanceStore(), contacts: newContactsStore()}
 }
 
 // Auth is the store of API clients, users, tokens and API keys.
@@ -71,3 +72,6 @@ func (db *DB) SMS() *SMSStore { return db.sms }
 
 // Finance is the store of invoices and business partners.
 func (db *DB) Finance() *FinanceStore { return db.finance }
+
+// Contacts is the customer data store.
+func (db *DB) Contacts() *ContactsStore { return db.contacts }

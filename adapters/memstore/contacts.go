@@ -1,0 +1,265 @@
+package memstore
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/contacts"
+)
+
+// ContactsStore keeps every tenant's customer data, each tenant's apart.
+type ContactsStore struct {
+	mu      sync.RWMutex
+	tenants map[msgkit.ServiceUUID]*tenantContacts
+}
+
+// tenantContacts is one tenant's data. order holds its contacts in store
+// order (created, then uuid) once sorted; dirty says it needs sorting.
+type tenantContacts struct {
+	lists    map[string]*contacts.List
+	contacts map[string]*contacts.Contact
+	order    []*contacts.Contact
+	dirty    bool
+}
+
+var _ contacts.Store = (*ContactsStore)(nil)
+
+func newContactsStore() *ContactsStore {
+	return &ContactsStore{tenants: map[msgkit.ServiceUUID]*tenantContacts{}}
+}
+
+// tenant is svc's data, made when create says so; nil otherwise.
+func (s *ContactsStore) tenant(svc msgkit.ServiceUUID, create bool) *tenantContacts {
+	t := s.tenants[svc]
+	if t == nil && create {
+		t = &tenantContacts{lists: map[string]*contacts.List{}, contacts: map[string]*contacts.Contact{}}
+		s.tenants[svc] = t
+	}
+	return t
+}
+
+func listNotFound(uuid string) error {
+	return msgkit.Errorf(msgkit.NotFound, "list_not_found", "list %s not found", uuid)
+}
+
+func contactNotFound(uuid string) error {
+	return msgkit.Errorf(msgkit.NotFound, "contact_not_found", "contact %s not found", uuid)
+}
+
+// liveList is the tenant's list in use, or nil.
+func (t *tenantContacts) liveList(uuid string) *contacts.List {
+	if t == nil {
+		return nil
+	}
+	if l := t.lists[uuid]; l != nil && l.Deleted.IsZero() {
+		return l
+	}
+	return nil
+}
+
+// counted is l with its counts.
+func (t *tenantContacts) counted(l contacts.List) contacts.List {
+	l.Subscribed, l.Unsubscribed, l.ContactsCount = 0, 0, 0
+	for _, c := range t.contacts {
+		if c.ListUUID != l.UUID || !c.Deleted.IsZero() {
+			continue
+		}
+		l.ContactsCount++
+		if c.Member == contacts.Unsubscribed {
+			l.Unsubscribed++
+		} else {
+			l.Subscribed++
+		}
+	}
+	return l
+}
+
+// CreateList stores a list.
+func (s *ContactsStore) CreateList(_ context.Context, svc msgkit.ServiceUUID, l contacts.List) (contacts.List, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.tenant(svc, true)
+	if _, ok := t.lists[l.UUID]; ok {
+		return contacts.List{}, msgkit.Errorf(msgkit.Conflict, "list_exists", "list %s exists", l.UUID)
+	}
+	l.Subscribed, l.Unsubscribed, l.ContactsCount = 0, 0, 0
+	t.lists[l.UUID] = &l
+	return l, nil
+}
+
+// List returns a list in use with its counts.
+func (s *ContactsStore) List(_ context.Context, svc msgkit.ServiceUUID, uuid string) (contacts.List, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	t := s.tenant(svc, false)
+	l := t.liveList(uuid)
+	if l == nil {
+		return contacts.List{}, listNotFound(uuid)
+	}
+	return t.counted(*l), nil
+}
+
+// UpdateList changes a list in use.
+func (s *ContactsStore) UpdateList(_ context.Context, svc msgkit.ServiceUUID, uuid string, change func(contacts.List) (contacts.List, error)) (contacts.List, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.tenant(svc, false)
+	l := t.liveList(uuid)
+	if l == nil {
+		return contacts.List{}, listNotFound(uuid)
+	}
+	next, err := change(t.counted(*l))
+	if err != nil {
+		return contacts.List{}, err
+	}
+	l.Name, l.Status, l.Updated = next.Name, next.Status, next.Updated
+	return t.counted(*l), nil
+}
+
+// DeleteList deletes a list softly.
+func (s *ContactsStore) DeleteList(_ context.Context, svc msgkit.ServiceUUID, uuid string, at time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l := s.tenant(svc, false).liveList(uuid)
+	if l == nil {
+		return listNotFound(uuid)
+	}
+	l.Deleted = at
+	return nil
+}
+
+// Lists lists the tenant's lists.
+func (s *ContactsStore) Lists(_ context.Context, svc msgkit.ServiceUUID, q msgkit.ListQuery, showDeleted bool) (msgkit.Page[contacts.List], error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	t := s.tenant(svc, false)
+	var ls []contacts.List
+	if t != nil {
+		for _, l := range t.lists {
+			if showDeleted || l.Deleted.IsZero() {
+				ls = append(ls, t.counted(*l))
+			}
+		}
+	}
+	slices.SortFunc(ls, func(a, b contacts.List) int { return cmp.Or(a.Created.Compare(b.Created), cmp.Compare(a.UUID, b.UUID)) })
+	return msgkit.Apply(ls, q, contacts.ListValue)
+}
+
+func invalidList(uuid string) error {
+	return msgkit.Invalidf("invalid_contact", "list_uuid", "list %s is not a list of this service in use", uuid)
+}
+
+// CreateContact stores a contact of a list in use.
+func (s *ContactsStore) CreateContact(_ context.Context, svc msgkit.ServiceUUID, c contacts.Contact) (contacts.Contact, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.tenant(svc, false)
+	if t.liveList(c.ListUUID) == nil {
+		return contacts.Contact{}, invalidList(c.ListUUID)
+	}
+	if _, ok := t.contacts[c.UUID]; ok {
+		return contacts.Contact{}, msgkit.Errorf(msgkit.Conflict, "contact_exists", "contact %s exists", c.UUID)
+	}
+	stored := c.Clone()
+	t.contacts[c.UUID] = &stored
+	t.order = append(t.order, &stored)
+	t.dirty = true
+	return stored.Clone(), nil
+}
+
+// Contact returns a contact.
+func (s *ContactsStore) Contact(_ context.Context, svc msgkit.ServiceUUID, uuid string, withDeleted bool) (contacts.Contact, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	t := s.tenant(svc, false)
+	if t == nil {
+		return contacts.Contact{}, contactNotFound(uuid)
+	}
+	c := t.contacts[uuid]
+	if c == nil || (!withDeleted && !c.Deleted.IsZero()) {
+		return contacts.Contact{}, contactNotFound(uuid)
+	}
+	return c.Clone(), nil
+}
+
+// UpdateContact changes a contact in use.
+func (s *ContactsStore) UpdateContact(_ context.Context, svc msgkit.ServiceUUID, uuid string, change func(contacts.Contact) (contacts.Contact, error)) (contacts.Contact, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.tenant(svc, false)
+	if t == nil || t.contacts[uuid] == nil || !t.contacts[uuid].Deleted.IsZero() {
+		return contacts.Contact{}, contactNotFound(uuid)
+	}
+	c := t.contacts[uuid]
+	next, err := change(c.Clone())
+	if err != nil {
+		return contacts.Contact{}, err
+	}
+	if next.ListUUID != c.ListUUID && t.liveList(next.ListUUID) == nil {
+		return contacts.Contact{}, invalidList(next.ListUUID)
+	}
+	next = next.Clone()
+	next.UUID, next.Created, next.Deleted = c.UUID, c.Created, c.Deleted
+	*c = next // in place: order keeps pointing at it; created is unchanged
+	return c.Clone(), nil
+}
+
+// DeleteContact deletes a contact softly, or erases it.
+func (s *ContactsStore) DeleteContact(_ context.Context, svc msgkit.ServiceUUID, uuid string, erase bool, at time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.tenant(svc, false)
+	if t == nil || t.contacts[uuid] == nil {
+		return contactNotFound(uuid)
+	}
+	c := t.contacts[uuid]
+	if !erase {
+		if !c.Deleted.IsZero() {
+			return contactNotFound(uuid)
+		}
+		c.Deleted = at
+		return nil
+	}
+	delete(t.contacts, uuid)
+	t.order = slices.DeleteFunc(t.order, func(o *contacts.Contact) bool { return o == c })
+	*c = contacts.Contact{} // nothing of the person stays reachable
+	return nil
+}
+
+// Contacts lists the contacts q selects.
+func (s *ContactsStore) Contacts(_ context.Context, svc msgkit.ServiceUUID, q contacts.ContactQuery) (msgkit.Page[contacts.Contact], error) {
+	s.mu.Lock() // sorting the order may write
+	defer s.mu.Unlock()
+	t := s.tenant(svc, false)
+	if t == nil {
+		return msgkit.Page[contacts.Contact]{Items: []contacts.Contact{}}, nil
+	}
+	if t.dirty {
+		slices.SortFunc(t.order, func(a, b *contacts.Contact) int {
+			return cmp.Or(a.Created.Compare(b.Created), cmp.Compare(a.UUID, b.UUID))
+		})
+		t.dirty = false
+	}
+	m := q.Matcher()
+	var kept []*contacts.Contact
+	for _, c := range t.order {
+		if q.Selects(c, m) {
+			kept = append(kept, c)
+		}
+	}
+	page, err := msgkit.Apply(kept, q.List, contacts.ContactValue)
+	if err != nil {
+		return msgkit.Page[contacts.Contact]{}, err
+	}
+	out := msgkit.Page[contacts.Contact]{Total: page.Total, Items: []contacts.Contact{}}
+	if !q.CountOnly {
+		for _, c := range page.Items {
+			out.Items = append(out.Items, c.Clone())
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,120 @@
+package contacts
+
+import (
+	"slices"
+
+	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/segmentation"
+)
+
+// contactAttrs are the attributes the contact listing filters and sorts
+// by through the listing engine, and how a contact gives each.
+var contactAttrs = map[string]struct {
+	typ msgkit.AttrType
+	get func(*Contact) msgkit.Value
+}{
+	"uuid":               {msgkit.AttrString, func(c *Contact) msgkit.Value { return msgkit.StringValue(c.UUID) }},
+	"list_uuid":          {msgkit.AttrString, func(c *Contact) msgkit.Value { return msgkit.StringValue(c.ListUUID) }},
+	"member_status":      {msgkit.AttrString, func(c *Contact) msgkit.Value { return msgkit.StringValue(string(c.Member)) }},
+	"opt_status":         {msgkit.AttrString, func(c *Contact) msgkit.Value { return textValue(string(c.OptStatus)) }},
+	"opt_status_webpush": {msgkit.AttrString, func(c *Contact) msgkit.Value { return textValue(string(c.OptStatusWebpush)) }},
+	"gender":             {msgkit.AttrString, func(c *Contact) msgkit.Value { return textValue(c.Value(segmentation.Gender)) }},
+	"mobile":             {msgkit.AttrString, func(c *Contact) msgkit.Value { return textValue(c.Value(segmentation.Mobile)) }},
+	"email":              {msgkit.AttrString, func(c *Contact) msgkit.Value { return textValue(c.Value(segmentation.Email)) }},
+	"first_name":         {msgkit.AttrString, func(c *Contact) msgkit.Value { return textValue(c.Value(segmentation.FirstName)) }},
+	"last_name":          {msgkit.AttrString, func(c *Contact) msgkit.Value { return textValue(c.Value(segmentation.LastName)) }},
+	"birthday": {msgkit.AttrDate, func(c *Contact) msgkit.Value {
+		if c.Birthday.IsZero() {
+			return msgkit.Null()
+		}
+		return msgkit.DateValue(c.Birthday)
+	}},
+	"created_dt": {msgkit.AttrDateTime, func(c *Contact) msgkit.Value { return msgkit.TimeValue(c.Created) }},
+	"updated_dt": {msgkit.AttrDateTime, func(c *Contact) msgkit.Value { return msgkit.TimeValue(c.Updated) }},
+}
+
+// textValue is s, null when empty: a contact without a value has none.
+func textValue(s string) msgkit.Value {
+	if s == "" {
+		return msgkit.Null()
+	}
+	return msgkit.StringValue(s)
+}
+
+// ContactSpec is the listing spec of contacts: the sort attributes of the
+// interface (birthday, created_dt, first_name, gender, last_name, mobile,
+// updated_dt) and the attributes the contact filters compare.
+func ContactSpec() msgkit.ListSpec {
+	spec := msgkit.ListSpec{Filter: map[string]msgkit.AttrType{}, MaxPageSize: 100,
+		Sort: []string{"birthday", "created_dt", "first_name", "gender", "last_name", "mobile", "updated_dt"}}
+	for name, a := range contactAttrs {
+		spec.Filter[name] = a.typ
+	}
+	return spec
+}
+
+// ContactValue reads attribute attr of c for a listing (msgkit.Apply over
+// pointers: a contact is too big to copy for every attribute read).
+func ContactValue(c *Contact, attr string) (msgkit.Value, bool) {
+	a, ok := contactAttrs[attr]
+	if !ok {
+		return msgkit.Value{}, false
+	}
+	return a.get(c), true
+}
+
+// Selects reports whether c is one q selects beyond q.List (which the
+// listing engine applies): lists, uuids, required fields, the
+// segmentation query and deletion. A memory store filters with it; the
+// PostgreSQL store says the same in SQL.
+func (q *ContactQuery) Selects(c *Contact, m *segmentation.Matcher) bool {
+	if !c.Deleted.IsZero() && !q.ShowDeleted {
+		return false
+	}
+	if len(q.ListUUIDs) > 0 && !slices.Contains(q.ListUUIDs, c.ListUUID) {
+		return false
+	}
+	if len(q.UUIDs) > 0 && !slices.Contains(q.UUIDs, c.UUID) {
+		return false
+	}
+	for _, f := range q.Required {
+		if !c.Has(f) {
+			return false
+		}
+	}
+	return m == nil || m.Match(c)
+}
+
+// Matcher is q's segmentation query compiled for q.Today; nil without one.
+func (q *ContactQuery) Matcher() *segmentation.Matcher {
+	if q.Segment == nil {
+		return nil
+	}
+	return segmentation.Compile(q.Segment, q.Today)
+}
+
+// ListSpec is the listing spec of lists: by name, status and the times.
+func ListSpec() msgkit.ListSpec {
+	return msgkit.ListSpec{
+		Filter: map[string]msgkit.AttrType{"uuid": msgkit.AttrString, "name": msgkit.AttrString, "list_status": msgkit.AttrString,
+			"created_dt": msgkit.AttrDateTime, "updated_dt": msgkit.AttrDateTime},
+		Sort: []string{"name", "created_dt", "updated_dt"}, Search: []string{"name"}, MaxPageSize: 100,
+	}
+}
+
+// ListValue reads attribute attr of l for a listing.
+func ListValue(l List, attr string) (msgkit.Value, bool) {
+	switch attr {
+	case "uuid":
+		return msgkit.StringValue(l.UUID), true
+	case "name":
+		return msgkit.StringValue(l.Name), true
+	case "list_status":
+		return msgkit.StringValue(l.Status), true
+	case "created_dt":
+		return msgkit.TimeValue(l.Created), true
+	case "updated_dt":
+		return msgkit.TimeValue(l.Updated), true
+	}
+	return msgkit.Value{}, false
+}
