@@ -107,6 +107,16 @@ func (c *Contact) setValue(f segmentation.Field, v string) {
 	}
 }
 
+// Restore sets a standard text field or custom column to a value Fill
+// stored before, without checking it again: for stores reading a contact
+// back (a mobile number would cost its parse on every read). Birthday
+// is set through the Birthday field.
+func (c *Contact) Restore(f segmentation.Field, v string) {
+	if f != segmentation.Birthday {
+		c.setValue(f, v)
+	}
+}
+
 // Text is Value for segmentation (segmentation.Record): mobile numbers in
 // E.164, genders lower case, as Build stores them.
 func (c *Contact) Text(f segmentation.Field) string {
