@@ -177,7 +177,7 @@ var contactAttrs = map[string]listAttr{
 
 // contactTable is the contacts listing; Scope is set per call.
 func contactTable(scope, sel string) *listTable {
-	return &listTable{From: "contacts", Select: sel, Scope: scope, Attrs: contactAttrs, Order: "contacts.created, contacts.uuid"}
+	return &listTable{From: "contacts", Select: sel, Scope: scope, Attrs: contactAttrs, Order: "contacts.created, contacts.uuid", CountApart: true}
 }
 
 // listSelect reads a list with its counts over its contacts in use.

@@ -116,6 +116,11 @@ CREATE INDEX contacts_sort_updated ON contacts (service_uuid, updated);
 -- A list's counts: an index-only scan of its contacts in use.
 CREATE INDEX contacts_list_counts ON contacts (service_uuid, list_uuid, member) WHERE deleted IS NULL;
 
+-- The totals of listings filtered by the opt statuses and gender (counted
+-- apart from the page, listTable.CountApart): index-only scans.
+CREATE INDEX contacts_filter_gender ON contacts (service_uuid, gender) WHERE deleted IS NULL;
+CREATE INDEX contacts_filter_opt ON contacts (service_uuid, opt_status) WHERE deleted IS NULL;
+
 -- Segmentation (segmentationIndexes over contactSegIndexed; a test keeps
 -- these lines equal to what it writes).
 CREATE INDEX IF NOT EXISTS "contacts_seg_email" ON "contacts" ((contacts.email_fold) COLLATE "C");
