@@ -56,6 +56,16 @@ func ContactSpec() msgkit.ListSpec {
 // ContactValue reads attribute attr of c for a listing (msgkit.Apply over
 // pointers: a contact is too big to copy for every attribute read).
 func ContactValue(c *Contact, attr string) (msgkit.Value, bool) {
+	// The common ones without the map: a listing reads one or two
+	// attributes of every contact.
+	switch attr {
+	case "gender":
+		return textValue(c.values[segmentation.Gender]), true
+	case "last_name":
+		return textValue(c.values[segmentation.LastName]), true
+	case "first_name":
+		return textValue(c.values[segmentation.FirstName]), true
+	}
 	a, ok := contactAttrs[attr]
 	if !ok {
 		return msgkit.Value{}, false
