@@ -65,12 +65,9 @@ func Apply[T any](items []T, q ListQuery, get Getter[T]) (Page[T], error) {
 		if !ok {
 			continue
 		}
-		for _, k := range q.Sort {
-			v, known := get(it, k.Attr)
-			if !known {
-				return Page[T]{}, unknownAttr(k.Attr)
-			}
-			keys = append(keys, v)
+		keys = slices.Grow(keys, nk)[:len(keys)+nk]
+		if err := a.sortKeys(it, keys[len(keys)-nk:]); err != nil {
+			return Page[T]{}, err
 		}
 		pos = append(pos, i)
 	}
@@ -201,12 +198,8 @@ func (a *applier[T]) topK(items []T, end int) (Page[T], error) {
 		}
 		total++
 		scratch.pos = i
-		for j, k := range a.q.Sort {
-			v, known := a.get(it, k.Attr)
-			if !known {
-				return Page[T]{}, unknownAttr(k.Attr)
-			}
-			scratch.keys[j] = v
+		if err := a.sortKeys(it, scratch.keys); err != nil {
+			return Page[T]{}, err
 		}
 		switch {
 		case len(heap) < end:
@@ -258,4 +251,16 @@ func (a *applier[T]) siftDown(h []ranked, i int) {
 		h[i], h[worst] = h[worst], h[i]
 		i = worst
 	}
+}
+
+// sortKeys writes it's values of the sort attributes into dst.
+func (a *applier[T]) sortKeys(it T, dst []Value) error {
+	for j, k := range a.q.Sort {
+		v, known := a.get(it, k.Attr)
+		if !known {
+			return unknownAttr(k.Attr)
+		}
+		dst[j] = v
+	}
+	return nil
 }
