@@ -4,8 +4,23 @@
 // field definitions, segmentation sets and groups, subscriptions,
 // touchpoints, interests and the batch import.
 //
-// So far it holds the contact record and the rules of a contact body;
-// the stores, the listing and the HTTP family build on it.
+// So far it holds the contact record, the rules of a contact body, lists,
+// the Store with its listing query and ParseContactQuery, which reads the
+// list-contacts parameters; the HTTP family builds on it.
+//
+// # Listing contacts
+//
+// ParseContactQuery reads fields (lists, channels, show_deleted,
+// count_only), list_uuids and uuids, member_status, opt_status,
+// opt_status_webpush, gender, mobile (read as Fill reads it, so
+// %2B386… and 00386… find the same contact), email, first_name,
+// last_name, age, query, required, and the listing engine's paging, sort
+// (birthday, created_dt, first_name, gender, last_name, mobile,
+// updated_dt) and operator filters (gt(updated_dt)=…). age N selects the
+// contacts born after today minus N+1 years and on or before today minus
+// N years (29 February counts on 28 February in common years). The
+// parameters that filter by subscriptions, interests, touchpoints, groups
+// and channels are refused by name until those records are kept.
 //
 // # Contacts
 //

@@ -1,0 +1,133 @@
+package contacts_test
+
+import (
+	"net/url"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/contacts"
+	"github.com/msgkit/msgkit/segmentation"
+)
+
+var today = msgkit.Date{Year: 2026, Month: 3, Day: 1}
+
+func parseQuery(t *testing.T, raw string) (contacts.ContactQuery, contacts.Embed) {
+	t.Helper()
+	v, err := url.ParseQuery(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, embed, err := contacts.ParseContactQuery(v, today)
+	if err != nil {
+		t.Fatalf("ParseContactQuery(%s): %v", raw, err)
+	}
+	return q, embed
+}
+
+func filter(op msgkit.Op, attr string, vals ...msgkit.Value) msgkit.Filter {
+	return msgkit.Filter{Op: op, Attr: attr, Values: vals}
+}
+
+func str(s string) msgkit.Value { return msgkit.StringValue(s) }
+
+// Every parameter of the list-contacts table the platform keeps reads into
+// the query: filters as the listing engine compares them, normalised.
+func TestParseContactQuery(t *testing.T) {
+	q, embed := parseQuery(t, "fields=lists,channels&fields=show_deleted,count_only&list_uuids=5F0C6B0E-7D5E-4F4B-9E39-1D9F3C1F6A11,"+list+
+		"&uuids="+list+"&member_status=unsubscribed&opt_status=in&opt_status_webpush=out&gender=Female&mobile=%2B386%2040%20123%20456"+
+		"&email=a@b.si&first_name=Ana&last_name=Novak&required=mobile,email&required=mobile&sort=-updated_dt&page_size=5&page_number=2"+
+		"&gt(updated_dt)=2026-01-01T00:00:00Z")
+	if !embed.Lists || !embed.Channels || !q.ShowDeleted || !q.CountOnly {
+		t.Errorf("fields: %+v %+v", embed, q)
+	}
+	if !slices.Equal(q.ListUUIDs, []string{list, list}) || !slices.Equal(q.UUIDs, []string{list}) {
+		t.Errorf("uuids: %v %v", q.ListUUIDs, q.UUIDs)
+	}
+	if !slices.Equal(q.Required, []segmentation.Field{segmentation.Mobile, segmentation.Email}) {
+		t.Errorf("required: %v", q.Required)
+	}
+	if q.List.PageSize != 5 || q.List.PageNumber != 2 || !cmp.Equal(q.List.Sort, []msgkit.SortKey{{Attr: "updated_dt", Desc: true}}) {
+		t.Errorf("paging and sort: %+v", q.List)
+	}
+	want := map[string]msgkit.Filter{
+		"member_status": filter(msgkit.OpEq, "member_status", str("unsubscribed")), "opt_status": filter(msgkit.OpEq, "opt_status", str("in")),
+		"opt_status_webpush": filter(msgkit.OpEq, "opt_status_webpush", str("out")), "gender": filter(msgkit.OpEq, "gender", str("female")),
+		"mobile": filter(msgkit.OpEq, "mobile", str("+38640123456")), "email": filter(msgkit.OpEq, "email", str("a@b.si")),
+		"first_name": filter(msgkit.OpEq, "first_name", str("Ana")), "last_name": filter(msgkit.OpEq, "last_name", str("Novak")),
+	}
+	got := map[string]msgkit.Filter{}
+	for _, f := range q.List.Filters {
+		if f.Attr != "updated_dt" {
+			got[f.Attr] = f
+		} else if f.Op != msgkit.OpGt {
+			t.Errorf("updated_dt filter %+v", f)
+		}
+	}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(msgkit.Value{})); diff != "" {
+		t.Errorf("filters (-want +got):\n%s", diff)
+	}
+}
+
+// age is whole years on today: born after today minus age+1 years, on or
+// before today minus age years.
+func TestParseContactQueryAge(t *testing.T) {
+	for _, tt := range []struct {
+		today  msgkit.Date
+		age    string
+		lo, hi string
+	}{
+		{today, "30", "1995-03-02", "1996-03-01"},
+		{msgkit.Date{Year: 2028, Month: 2, Day: 29}, "1", "2026-03-01", "2027-02-28"},
+		{today, "0", "2025-03-02", "2026-03-01"},
+	} {
+		q, _, err := contacts.ParseContactQuery(url.Values{"age": {tt.age}}, tt.today)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := q.List.Filters[0]
+		if f.Op != msgkit.OpBetween || f.Values[0].Date().String() != tt.lo || f.Values[1].Date().String() != tt.hi {
+			t.Errorf("age %s on %s: %+v, want %s..%s", tt.age, tt.today, f, tt.lo, tt.hi)
+		}
+	}
+}
+
+// Every bad parameter is named at once.
+func TestParseContactQueryProblems(t *testing.T) {
+	v, _ := url.ParseQuery("fields=lists,totals&list_uuids=x&member_status=in&opt_status=yes&gender=x&mobile=040123456&age=-1" +
+		"&query={}&required=phone&subscription_uuids=" + list + "&shoe_size=42&page_size=500&email=a&email=b")
+	_, _, err := contacts.ParseContactQuery(v, today)
+	e, ok := err.(*msgkit.Error)
+	if !ok || e.Kind != msgkit.Invalid || e.Code != msgkit.CodeInvalidQuery {
+		t.Fatalf("error %v", err)
+	}
+	var names []string
+	for _, f := range e.Fields {
+		names = append(names, f.Name)
+	}
+	slices.Sort(names)
+	want := []string{"age", "email", "fields", "gender", "list_uuids", "member_status", "mobile", "opt_status", "page_size", "query", "required", "shoe_size", "subscription_uuids"}
+	if !slices.Equal(names, want) {
+		t.Errorf("problems with %v, want %v", names, want)
+	}
+}
+
+func FuzzParseContactQuery(f *testing.F) {
+	for _, s := range []string{"gender=male&sort=-mobile", "age=7&mobile=%2B38640123456", "query=%7B%7D", "fields=count_only&gt(updated_dt)=2026-01-01T00:00:00Z"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		v, err := url.ParseQuery(raw)
+		if err != nil {
+			return
+		}
+		_, _, err = contacts.ParseContactQuery(v, today)
+		if err != nil {
+			if e, ok := err.(*msgkit.Error); !ok || e.Kind != msgkit.Invalid || len(e.Fields) == 0 {
+				t.Fatalf("ParseContactQuery(%q): %v", raw, err)
+			}
+		}
+	})
+}
