@@ -64,9 +64,21 @@ func (t *tenantContacts) liveList(uuid string) *contacts.List {
 
 // counted is l with its counts.
 func (t *tenantContacts) counted(l contacts.List) contacts.List {
-	l.Subscribed, l.Unsubscribed, l.ContactsCount = 0, 0, 0
+	return t.countAll(map[string]*contacts.List{l.UUID: &l})[l.UUID]
+}
+
+// countAll counts the contacts in use of every list of lists in one pass
+// over the tenant's contacts, and returns the lists with their counts.
+func (t *tenantContacts) countAll(lists map[string]*contacts.List) map[string]contacts.List {
+	out := make(map[string]contacts.List, len(lists))
+	for id, l := range lists {
+		c := *l
+		c.Subscribed, c.Unsubscribed, c.ContactsCount = 0, 0, 0
+		out[id] = c
+	}
 	for _, c := range t.contacts {
-		if c.ListUUID != l.UUID || !c.Deleted.IsZero() {
+		l, ok := out[c.ListUUID]
+		if !ok || !c.Deleted.IsZero() {
 			continue
 		}
 		l.ContactsCount++
@@ -75,8 +87,9 @@ func (t *tenantContacts) counted(l contacts.List) contacts.List {
 		} else {
 			l.Subscribed++
 		}
+		out[c.ListUUID] = l
 	}
-	return l
+	return out
 }
 
 // CreateList stores a list.
@@ -140,10 +153,14 @@ func (s *ContactsStore) Lists(_ context.Context, svc msgkit.ServiceUUID, q msgki
 	t := s.tenant(svc, false)
 	var ls []contacts.List
 	if t != nil {
-		for _, l := range t.lists {
+		shown := map[string]*contacts.List{}
+		for id, l := range t.lists {
 			if showDeleted || l.Deleted.IsZero() {
-				ls = append(ls, t.counted(*l))
+				shown[id] = l
 			}
+		}
+		for _, l := range t.countAll(shown) {
+			ls = append(ls, l)
 		}
 	}
 	slices.SortFunc(ls, func(a, b contacts.List) int { return cmp.Or(a.Created.Compare(b.Created), cmp.Compare(a.UUID, b.UUID)) })

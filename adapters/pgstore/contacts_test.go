@@ -197,14 +197,9 @@ func TestContactSegmentationMatchesMatcher(t *testing.T) {
 // by uuid or by any value, in any table of the schema; before the erase
 // the same search finds each.
 func TestContactEraseLeavesNothing(t *testing.T) {
-	db := newTestDB(t)
-	s := db.Contacts()
+	db, s, list := newContactsWithList(t)
 	ctx := context.Background()
 	const svc msgkit.ServiceUUID = contactstest.TenantA
-	list := contactstest.ListUUID(1)
-	if _, err := s.CreateList(ctx, svc, contacts.List{UUID: list, Name: "L"}); err != nil {
-		t.Fatal(err)
-	}
 	gone := contactstest.NewContact(t, 1, list, map[string]string{"first_name": "Erasmina", "email": "erasmina@forget.me",
 		"mobile": "+4915112345678", "column_7": "Eras-secret", "birthday": "1990-02-28"})
 	gone.Options = map[string]contacts.MemberStatus{segOptA: contacts.Subscribed}
@@ -308,14 +303,9 @@ func TestContactUpdatesSerialise(t *testing.T) {
 // its rows (the engine's second statement, unprepared too), and its SQL
 // can use the segmentation indexes of the migration.
 func TestContactSegmentListing(t *testing.T) {
-	db := newTestDB(t)
-	s := db.Contacts()
+	db, s, list := newContactsWithList(t)
 	ctx := context.Background()
 	const svc msgkit.ServiceUUID = contactstest.TenantA
-	list := contactstest.ListUUID(1)
-	if _, err := s.CreateList(ctx, svc, contacts.List{UUID: list, Name: "L"}); err != nil {
-		t.Fatal(err)
-	}
 	for i, email := range []string{"Ana@Example.com", "ana@example.COM", "bo@example.com", "ANA@example.com"} {
 		if _, err := s.CreateContact(ctx, svc, contactstest.NewContact(t, i+1, list, map[string]string{"email": email})); err != nil {
 			t.Fatal(err)
@@ -425,4 +415,17 @@ func BenchmarkContactsPostgres(b *testing.B) {
 	}
 	slices.Sort(times)
 	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "median-ms")
+}
+
+// newContactsWithList is a fresh contacts store with one list of
+// contactstest.TenantA.
+func newContactsWithList(t *testing.T) (*DB, *ContactsStore, string) {
+	t.Helper()
+	db := newTestDB(t)
+	s := db.Contacts()
+	list := contactstest.ListUUID(1)
+	if _, err := s.CreateList(context.Background(), contactstest.TenantA, contacts.List{UUID: list, Name: "L"}); err != nil {
+		t.Fatal(err)
+	}
+	return db, s, list
 }

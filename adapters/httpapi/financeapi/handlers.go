@@ -116,10 +116,25 @@ func (a *api) today() msgkit.Date {
 
 func (a *api) invoice(inv finance.Invoice) invoiceJSON { return invoiceOf(inv, a.today()) }
 
-// invoiceID reads the path parameter name as an invoice id.
-func invoiceID(r *http.Request, name string) (finance.InvoiceID, error) {
+// invoiceAt reads the invoice id of the path ({invoiceid}, or
+// {invoiceId} on the upload) of an operation that takes no query
+// parameters.
+func invoiceAt(r *http.Request) (finance.InvoiceID, error) {
+	name := "invoiceid"
+	if r.PathValue(name) == "" {
+		name = "invoiceId"
+	}
 	n, err := pathInt(r, name)
+	if err == nil {
+		err = onlyParams(r.URL.Query())
+	}
 	return finance.InvoiceID(n), err
+}
+
+// answer writes inv, the invoice an operation leaves.
+func (a *api) answer(w http.ResponseWriter, inv finance.Invoice) error {
+	httpapi.WriteJSON(w, http.StatusOK, a.invoice(inv))
+	return nil
 }
 
 func pathInt(r *http.Request, name string) (int64, error) {
@@ -224,8 +239,7 @@ func (a *api) createInvoice(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpapi.WriteJSON(w, http.StatusOK, a.invoice(inv))
-	return nil
+	return a.answer(w, inv)
 }
 
 func classList() string {
@@ -237,10 +251,7 @@ func classList() string {
 }
 
 func (a *api) getInvoice(w http.ResponseWriter, r *http.Request) error {
-	id, err := invoiceID(r, "invoiceid")
-	if err == nil {
-		err = onlyParams(r.URL.Query())
-	}
+	id, err := invoiceAt(r)
 	if err != nil {
 		return err
 	}
@@ -252,15 +263,11 @@ func (a *api) getInvoice(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpapi.WriteJSON(w, http.StatusOK, a.invoice(inv))
-	return nil
+	return a.answer(w, inv)
 }
 
 func (a *api) updateInvoice(w http.ResponseWriter, r *http.Request) error {
-	id, err := invoiceID(r, "invoiceid")
-	if err == nil {
-		err = onlyParams(r.URL.Query())
-	}
+	id, err := invoiceAt(r)
 	if err != nil {
 		return err
 	}
@@ -272,15 +279,11 @@ func (a *api) updateInvoice(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpapi.WriteJSON(w, http.StatusOK, a.invoice(inv))
-	return nil
+	return a.answer(w, inv)
 }
 
 func (a *api) deleteInvoice(w http.ResponseWriter, r *http.Request) error {
-	id, err := invoiceID(r, "invoiceid")
-	if err == nil {
-		err = onlyParams(r.URL.Query())
-	}
+	id, err := invoiceAt(r)
 	if err == nil {
 		err = a.b.Service.Delete(r.Context(), manageScope(r), id)
 	}
@@ -349,10 +352,7 @@ func readSync(w http.ResponseWriter, r *http.Request) (finance.SyncChange, error
 }
 
 func (a *api) setSyncStatus(w http.ResponseWriter, r *http.Request) error {
-	id, err := invoiceID(r, "invoiceid")
-	if err == nil {
-		err = onlyParams(r.URL.Query())
-	}
+	id, err := invoiceAt(r)
 	if err != nil {
 		return err
 	}
@@ -364,8 +364,7 @@ func (a *api) setSyncStatus(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpapi.WriteJSON(w, http.StatusOK, a.invoice(inv))
-	return nil
+	return a.answer(w, inv)
 }
 
 // maxListIDs bounds a change of many invoices.
@@ -425,10 +424,7 @@ func (a *api) setSyncStatusMany(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *api) setDeliveryStatus(w http.ResponseWriter, r *http.Request) error {
-	id, err := invoiceID(r, "invoiceid")
-	if err == nil {
-		err = onlyParams(r.URL.Query())
-	}
+	id, err := invoiceAt(r)
 	if err != nil {
 		return err
 	}
@@ -445,8 +441,7 @@ func (a *api) setDeliveryStatus(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpapi.WriteJSON(w, http.StatusOK, a.invoice(inv))
-	return nil
+	return a.answer(w, inv)
 }
 
 // uploadField is the multipart field of the invoice file.
@@ -457,10 +452,7 @@ const uploadField = "supplierInvoice"
 const validationStatus = http.StatusMethodNotAllowed
 
 func (a *api) upload(w http.ResponseWriter, r *http.Request) error {
-	id, err := invoiceID(r, "invoiceId")
-	if err == nil {
-		err = onlyParams(r.URL.Query())
-	}
+	id, err := invoiceAt(r)
 	if err != nil {
 		return err
 	}
@@ -507,10 +499,7 @@ func tooLarge(mb *http.MaxBytesError) error {
 }
 
 func (a *api) listFiles(w http.ResponseWriter, r *http.Request) error {
-	id, err := invoiceID(r, "invoiceid")
-	if err == nil {
-		err = onlyParams(r.URL.Query())
-	}
+	id, err := invoiceAt(r)
 	if err != nil {
 		return err
 	}
