@@ -67,6 +67,10 @@ type Contact struct {
 	// Options are the contact's subscription option memberships, by
 	// option UUID (lower case).
 	Options map[string]MemberStatus
+	// Touchpoints and Interests are the contact's touchpoint and interest
+	// memberships, by touchpoint or interest UUID (lower case).
+	Touchpoints map[string]MemberStatus
+	Interests   map[string]MemberStatus
 }
 
 // numText bounds the standard text fields' indices: every standard
@@ -165,6 +169,8 @@ func (c *Contact) Clone() Contact {
 	d := *c
 	d.Custom = maps.Clone(c.Custom)
 	d.Options = maps.Clone(c.Options)
+	d.Touchpoints = maps.Clone(c.Touchpoints)
+	d.Interests = maps.Clone(c.Interests)
 	d.Telegram.Data = slices.Clone(c.Telegram.Data)
 	return d
 }

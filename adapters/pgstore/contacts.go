@@ -81,7 +81,7 @@ var contactFixedCols = []struct{ name, typ string }{
 	{"custom", "jsonb"}, {"custom_fold", "jsonb"},
 	{"opt_status", "text"}, {"opt_status_webpush", "text"},
 	{"telegram_identifier", "text"}, {"telegram_opt_status", "text"}, {"telegram_data", "bytea"},
-	{"options", "jsonb"},
+	{"options", "jsonb"}, {"touchpoints", "jsonb"}, {"interests", "jsonb"},
 }
 
 // contactWriteCols and contactWriteVals are the written columns and their
@@ -109,7 +109,8 @@ var contactSelect = func() string {
 	cols := []string{"contacts.uuid", "contacts.list_uuid", "contacts.member", "contacts.created", "contacts.updated",
 		"contacts.deleted", "contacts.mobile_raw", "contacts.b_mobile_raw", "contacts.birthday", "contacts.custom",
 		"contacts.opt_status", "contacts.opt_status_webpush", "contacts.telegram_identifier",
-		"contacts.telegram_opt_status", "contacts.telegram_data", "contacts.options"}
+		"contacts.telegram_opt_status", "contacts.telegram_data", "contacts.options",
+		"contacts.touchpoints", "contacts.interests"}
 	for _, c := range contactColumns {
 		cols = append(cols, "contacts."+c.name)
 	}
@@ -411,20 +412,17 @@ func contactArgs(svc msgkit.ServiceUUID, c *contacts.Contact) ([]any, error) {
 			return nil, storageError(err, "contact custom fields")
 		}
 	}
-	var options []byte
-	if c.Options != nil {
-		for o, m := range c.Options {
-			if err := check("subscription_options", o); err != nil {
-				return nil, err
-			}
-			if err := check("subscription_options", string(m)); err != nil {
-				return nil, err
-			}
-		}
-		var err error
-		if options, err = json.Marshal(c.Options); err != nil {
-			return nil, storageError(err, "contact memberships")
-		}
+	options, err := membershipsArg("subscription_options", c.Options, check)
+	if err != nil {
+		return nil, err
+	}
+	touchpoints, err := membershipsArg("touchpoints", c.Touchpoints, check)
+	if err != nil {
+		return nil, err
+	}
+	interests, err := membershipsArg("interests", c.Interests, check)
+	if err != nil {
+		return nil, err
 	}
 	var birthday any
 	if !c.Birthday.IsZero() {
@@ -437,7 +435,7 @@ func contactArgs(svc msgkit.ServiceUUID, c *contacts.Contact) ([]any, error) {
 	args := []any{string(svc), c.UUID, c.ListUUID, string(c.Member), dbTime(c.Created), dbTime(c.Updated), dbTimeOrNil(c.Deleted),
 		textOrNil(c.MobileRaw), textOrNil(c.BMobileRaw), birthday, custom, customFold,
 		textOrNil(c.OptStatus), textOrNil(c.OptStatusWebpush), textOrNil(c.Telegram.Identifier), textOrNil(c.Telegram.OptStatus),
-		tgData, options}
+		tgData, options, touchpoints, interests}
 	for _, col := range contactColumns {
 		v := c.Value(col.field)
 		if err := check(col.name, v); err != nil {
@@ -471,10 +469,11 @@ func scanContact(row pgx.CollectableRow) (contacts.Contact, error) {
 		optStatus, optWebpush           *string
 		tgIdent, tgOpt                  *string
 		custom, tgData, options, member []byte
+		touchpoints, interests          []byte
 	)
 	values := make([]*string, len(contactColumns))
 	dest := []any{&c.UUID, &c.ListUUID, &member, &created, &updated, &deleted, &mobileRaw, &bMobileRaw, &birthday, &custom,
-		&optStatus, &optWebpush, &tgIdent, &tgOpt, &tgData, &options}
+		&optStatus, &optWebpush, &tgIdent, &tgOpt, &tgData, &options, &touchpoints, &interests}
 	for i := range values {
 		dest = append(dest, &values[i])
 	}
@@ -500,12 +499,18 @@ func scanContact(row pgx.CollectableRow) (contacts.Contact, error) {
 			c.Custom = map[int]string{}
 		}
 	}
-	if options != nil {
-		if err := json.Unmarshal(options, &c.Options); err != nil {
+	for _, m := range []struct {
+		raw []byte
+		to  *map[string]contacts.MemberStatus
+	}{{options, &c.Options}, {touchpoints, &c.Touchpoints}, {interests, &c.Interests}} {
+		if m.raw == nil {
+			continue
+		}
+		if err := json.Unmarshal(m.raw, m.to); err != nil {
 			return contacts.Contact{}, storageError(err, "contact ", c.UUID)
 		}
-		if c.Options == nil {
-			c.Options = map[string]contacts.MemberStatus{}
+		if *m.to == nil {
+			*m.to = map[string]contacts.MemberStatus{}
 		}
 	}
 	c.OptStatus, c.OptStatusWebpush = contacts.OptStatus(stringOf(optStatus)), contacts.OptStatus(stringOf(optWebpush))
@@ -726,4 +731,25 @@ func (s *ContactsStore) Contacts(ctx context.Context, svc msgkit.ServiceUUID, q 
 		return msgkit.Page[contacts.Contact]{}, err
 	}
 	return page, nil
+}
+
+// membershipsArg is the jsonb parameter of a contact's memberships (nil
+// for none), each key and status checked as text the store can keep.
+func membershipsArg(what string, ms map[string]contacts.MemberStatus, check func(string, string) error) ([]byte, error) {
+	if ms == nil {
+		return nil, nil
+	}
+	for k, m := range ms {
+		if err := check(what, k); err != nil {
+			return nil, err
+		}
+		if err := check(what, string(m)); err != nil {
+			return nil, err
+		}
+	}
+	b, err := json.Marshal(ms)
+	if err != nil {
+		return nil, storageError(err, "contact memberships")
+	}
+	return b, nil
 }

@@ -148,6 +148,8 @@ func testRoundTrip(t *testing.T, s contacts.Store) {
 	c.OptStatus, c.OptStatusWebpush, c.Member = contacts.OptIn, contacts.OptOut, contacts.Unsubscribed
 	c.Telegram = contacts.Channel{Identifier: "@ana", OptStatus: contacts.OptIn, Data: []byte(`{"chat_id":42}`)}
 	c.Options = map[string]contacts.MemberStatus{"3f2b1c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d": contacts.Subscribed, "4f2b1c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d": contacts.Unsubscribed}
+	c.Touchpoints = map[string]contacts.MemberStatus{"5f2b1c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d": contacts.Subscribed}
+	c.Interests = map[string]contacts.MemberStatus{"6f2b1c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d": contacts.Unsubscribed}
 	created := mustContact(t, s, TenantA, c)
 	got, err := s.Contact(ctx, TenantA, c.UUID, false)
 	if err != nil {
