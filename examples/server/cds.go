@@ -1,13 +1,53 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"net/http"
+	"time"
 
+	"github.com/google/uuid"
+
+	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/adapters/httpapi"
 	"github.com/msgkit/msgkit/adapters/httpapi/cdsapi"
+	"github.com/msgkit/msgkit/contacts"
 )
 
-// cdsFamily is customer data storage and campaigns under /news/v1/.
-func cdsFamily(opts httpapi.Options) family {
-	return family{name: "cds", api: map[string]http.Handler{cdsapi.BasePath: cdsapi.Handler(opts)}}
+// cdsFamily is customer data storage and campaigns under /news/v1/; its
+// demo is a list of the demo tenant with three contacts.
+func cdsFamily(opts httpapi.Options, st contacts.Store) family {
+	f := family{name: "cds", api: map[string]http.Handler{cdsapi.BasePath: cdsapi.Handler(opts, cdsapi.Backend{Contacts: st})},
+		docs: []apiDoc{{"cds", cdsapi.OpenAPI(), restServers}}}
+	if st != nil {
+		f.demo = func(ctx context.Context, d *demoCredentials) error { return cdsDemo(ctx, st, d.Service) }
+	}
+	return f
+}
+
+// cdsDemo makes the list "Newsletter" with three contacts, two opted in
+// to SMS.
+func cdsDemo(ctx context.Context, st contacts.Store, tenant msgkit.ServiceUUID) error {
+	now := time.Now().UTC()
+	l := contacts.List{UUID: uuid.NewString(), Name: "Newsletter", Status: contacts.ListActive, Created: now, Updated: now}
+	if _, err := st.CreateList(ctx, tenant, l); err != nil {
+		return fmt.Errorf("demo list: %w", err)
+	}
+	for i, p := range []struct{ first, last, mobile, email, opt string }{
+		{"Ana", "Novak", "+38640123456", "ana@example.com", "in"},
+		{"Marko", "Horvat", "+38641234567", "marko@example.com", "in"},
+		{"Eva", "Kranjc", "+38631345678", "eva@example.com", "out"},
+	} {
+		at := now.Add(time.Duration(i) * time.Millisecond)
+		c := contacts.Contact{UUID: uuid.NewString(), Created: at, Updated: at}
+		in := contacts.Input{ListUUID: &l.UUID, OptStatus: &p.opt,
+			Values: map[string]*string{"first_name": &p.first, "last_name": &p.last, "mobile": &p.mobile, "email": &p.email}}
+		if err := contacts.Fill(&c, in, true); err != nil {
+			return fmt.Errorf("demo contact: %w", err)
+		}
+		if _, err := st.CreateContact(ctx, tenant, c); err != nil {
+			return fmt.Errorf("demo contact: %w", err)
+		}
+	}
+	return nil
 }

@@ -41,7 +41,7 @@ Try:
   TOKEN=$(curl -s %[1]s/oauth2/access-token -d grant_type=client_credentials -d client_id=%[3]s -d client_secret=%[4]s | sed 's/.*"access_token":"\([^"]*\)".*/\1/')
   curl -s %[1]s/oauth2/token-info -H "Authorization: Bearer $TOKEN"
   curl -s %[1]s/finance/sit/v1/balances/biz-partners/customers -H "Authorization: Bearer $TOKEN"
-  curl -s %[1]s/news/v1/services/00000000-0000-4000-8000-000000000000/cds/contacts -H "Authorization: Bearer $TOKEN"
+  curl -s '%[1]s/news/v1/services/%[2]s/cds/contacts?fields=lists&sort=first_name' -H "Authorization: Bearer $TOKEN"
   curl -s %[8]s/bulk/sendsms -d '{"type":"text","auth":{"username":"%[9]s","password":"%[10]s"},"sender":"Demo","receiver":"38640123456","dcs":"GSM","text":"Hello from msgkit","dlrMask":19,"dlrUrl":"%[8]s%[11]s"}'
   (its delivery report comes back to this server, which logs it: the demo lets reports go to
    loopback, -dlr-allow auto; without -demo, loopback and private addresses are refused)

@@ -31,6 +31,7 @@ func TestOpenAPIDocuments(t *testing.T) {
 		"bulksms": {"http://" + l.SMSHTTP, "https://" + l.SMSHTTPS},
 		"oauth":   {"http://" + l.API},
 		"finance": {"http://" + l.API},
+		"cds":     {"http://" + l.API},
 		"health":  {"http://" + l.API, "http://" + l.SMSHTTP, "https://" + l.SMSHTTPS},
 	}
 	contracts := map[string]*httpapitest.Contract{}
@@ -80,6 +81,14 @@ func TestOpenAPIDocuments(t *testing.T) {
 	oauth := &http.Client{Transport: contracts["oauth"].Transport(t, nil)}
 	if resp, err := oauth.Get(base + "/oauth2/token-info"); err != nil || resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("token-info without a token: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+
+	// The demo tenant's contacts, as the CDS document says.
+	cds := &http.Client{Transport: contracts["cds"].Transport(t, nil)}
+	if resp, err := cds.Get(base + "/news/v1/services/00000000-0000-4000-8000-000000000000/cds/contacts"); err != nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("CDS contacts without a token: %v %v", resp, err)
 	} else {
 		resp.Body.Close()
 	}

@@ -161,6 +161,16 @@ func TestReadmeSequence(t *testing.T) {
 				t.Fatalf("other tenant: %d %s", resp.StatusCode, body)
 			}
 
+			// The printed CDS call: the demo tenant's contacts, with their list.
+			cds := regexp.MustCompile(`curl -s '(\S+/cds/contacts\S*)'`).FindStringSubmatch(out.String())
+			if cds == nil {
+				t.Fatalf("no CDS call printed:\n%s", out)
+			}
+			resp, body = call(t, http.MethodGet, cds[1], tok.AccessToken, nil, "")
+			if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"first_name":"Ana"`) || !strings.Contains(string(body), `"name":"Newsletter"`) {
+				t.Errorf("CDS contacts: %d %s", resp.StatusCode, body)
+			}
+
 			// The printed finance call: the demo's customer owes two invoices
 			// of which one is approved: 1200 × 0.045 + 25.00 = 79.00 net,
 			// 94.80 with 20 % VAT.

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"strings"
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/adapters/httpapi"
@@ -31,14 +32,19 @@ func ExampleHandler() {
 		panic(err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle(cdsapi.BasePath, cdsapi.Handler(httpapi.Options{Auth: svc}))
+	mux.Handle(cdsapi.BasePath, cdsapi.Handler(httpapi.Options{Auth: svc}, cdsapi.Backend{Contacts: memstore.New().Contacts()}))
 
-	// The token opens the tenant's CDS routes, which arrive in a later release.
-	r := httptest.NewRequest("GET", cdsapi.BasePath+"services/"+tenant+"/cds/contacts", nil)
-	r.Header.Set("Authorization", "Bearer "+tok.AccessToken)
-	w := httptest.NewRecorder()
-	mux.ServeHTTP(w, r)
-	fmt.Print(w.Code, " ", w.Body)
+	// The token opens the tenant's CDS routes: a list, then its listing.
+	call := func(method, path, body string) {
+		r := httptest.NewRequest(method, cdsapi.BasePath+"services/"+tenant+path, strings.NewReader(body))
+		r.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+		w := httptest.NewRecorder()
+		mux.ServeHTTP(w, r)
+		fmt.Println(w.Code, strings.Contains(w.Body.String(), `"name":"Newsletter"`))
+	}
+	call("POST", "/cds/lists", `{"name":"Newsletter"}`)
+	call("GET", "/cds/lists", "")
 	// Output:
-	// 501 {"code":"not_implemented","message":"GET /news/v1/services/{serviceUuid}/cds/contacts is not implemented yet: the resource arrives in a later release of msgkit","description":"Not Implemented","items":[]}
+	// 201 true
+	// 200 true
 }

@@ -3,6 +3,7 @@ package cdsapi
 import (
 	"net/http"
 
+	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/adapters/httpapi"
 	"github.com/msgkit/msgkit/auth"
 )
@@ -12,13 +13,26 @@ import (
 const BasePath = "/news/v1/"
 
 // Handler serves the customer data storage and campaign API under
-// /news/v1/services/{serviceUuid}/: a bearer token, a principal acting for
-// {serviceUuid} and the privilege news on every route; errors in the CDS
-// body. It panics when opts.Auth is nil.
-func Handler(opts httpapi.Options) http.Handler { return httpapi.FamilyHandler(opts, spec()) }
+// /news/v1/services/{serviceUuid}/ from b: a bearer token, a principal
+// acting for {serviceUuid} and the privilege news on every route; errors
+// in the CDS body. It panics when opts.Auth is nil.
+func Handler(opts httpapi.Options, b Backend) http.Handler {
+	return httpapi.FamilyHandler(opts, spec(&api{b: b}))
+}
 
-func spec() httpapi.FamilySpec {
-	return httpapi.FamilySpec{Family: httpapi.CDS, Auth: httpapi.AuthBearer, Tenant: true, Routes: routes()}
+func spec(a *api) httpapi.FamilySpec {
+	return httpapi.FamilySpec{Family: httpapi.CDS, Auth: httpapi.AuthBearer, Tenant: true, Routes: routes(a)}
+}
+
+// served is h, or nil (the route answers 501) when a store it needs is
+// missing: a nil store interface is a nil any.
+func served(h func(http.ResponseWriter, *http.Request, msgkit.ServiceUUID) error, needs ...any) http.Handler {
+	for _, n := range needs {
+		if n == nil {
+			return nil
+		}
+	}
+	return serve(h)
 }
 
 // importMaxBody limits an import body (an array of contacts); the CDS
@@ -26,12 +40,25 @@ func spec() httpapi.FamilySpec {
 const importMaxBody = 16 << 20
 
 // routes are the operations of the CDS interface, by resource.
-func routes() []httpapi.Route {
+func routes(a *api) []httpapi.Route {
 	const s = BasePath + "services/{serviceUuid}"
 	news := []auth.Privilege{auth.PrivNews}
+	handlers := map[string]http.Handler{
+		"GET /cds/contacts":                served(a.listContacts, a.b.Contacts),
+		"POST /cds/contacts":               served(a.createContact, a.b.Contacts),
+		"GET /cds/contacts/{contactId}":    served(a.getContact, a.b.Contacts),
+		"PUT /cds/contacts/{contactId}":    served(a.replaceContact, a.b.Contacts),
+		"PATCH /cds/contacts/{contactId}":  served(a.patchContact, a.b.Contacts),
+		"DELETE /cds/contacts/{contactId}": served(a.deleteContact, a.b.Contacts),
+		"GET /cds/lists":                   served(a.listLists, a.b.Contacts),
+		"POST /cds/lists":                  served(a.createList, a.b.Contacts),
+		"GET /cds/lists/{listId}":          served(a.getList, a.b.Contacts),
+		"PUT /cds/lists/{listId}":          served(a.updateList, a.b.Contacts),
+		"DELETE /cds/lists/{listId}":       served(a.deleteList, a.b.Contacts),
+	}
 	var rs []httpapi.Route
 	add := func(method, path string) {
-		rs = append(rs, httpapi.Route{Method: method, Path: s + path, Privileges: news})
+		rs = append(rs, httpapi.Route{Method: method, Path: s + path, Privileges: news, Handler: handlers[method+" "+path]})
 	}
 	crud := func(coll, item string, methods ...string) {
 		add(http.MethodGet, coll)

@@ -13,11 +13,11 @@ import (
 )
 
 func TestRoutes(t *testing.T) {
-	httpapitest.CheckRoutes(t, spec(), BasePath+"services/{serviceUuid}/")
+	httpapitest.CheckRoutes(t, spec(&api{}), BasePath+"services/{serviceUuid}/")
 	// Contacts 7, lists 5, fields 6, segmentation 10, subscriptions 12,
 	// groups 5, group lists 4, group segmentation 4, touchpoints 7,
 	// interests 7, campaigns 6.
-	if n := len(routes()); n != 73 {
+	if n := len(routes(&api{})); n != 73 {
 		t.Errorf("%d routes, want 73", n)
 	}
 }
@@ -32,7 +32,7 @@ func TestAnswers(t *testing.T) {
 	noNews := f.Token(t, httpapitest.Newsless) // tenant A, finance-balance-view only
 	tenantA := BasePath + "services/" + string(httpapitest.TenantA)
 	tooLarge := `"` + strings.Repeat("x", int(httpapi.DefaultMaxBodyBytes)) + `"`
-	httpapitest.CheckAnswers(t, Handler(f.Opts), httpapi.CDS, []httpapitest.AnswerCase{
+	httpapitest.CheckAnswers(t, Handler(f.Opts, Backend{}), httpapi.CDS, []httpapitest.AnswerCase{
 		{Name: "without token", Method: "GET", Path: listsPath(httpapitest.TenantA),
 			Status: 401, Code: httpapi.CodeMissingCredentials, Golden: "401_missing_credentials"},
 		{Name: "unknown token", Method: "GET", Path: listsPath(httpapitest.TenantA), Token: "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
@@ -64,7 +64,7 @@ func TestAnswers(t *testing.T) {
 func TestHandlerMountedAlone(t *testing.T) {
 	f := httpapitest.NewFixture(t)
 	mux := http.NewServeMux()
-	mux.Handle(BasePath, Handler(f.Opts))
+	mux.Handle(BasePath, Handler(f.Opts, Backend{}))
 	w := httpapitest.Serve(mux, httpapitest.Bearer(httptest.NewRequest("GET", listsPath(httpapitest.TenantB), nil), f.Token(t, httpapitest.ClientID)))
 	httpapitest.WantError(t, w, httpapi.CDS, 403, httpapi.CodeForbiddenService)
 }

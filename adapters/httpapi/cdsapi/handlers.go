@@ -1,0 +1,429 @@
+package cdsapi
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/adapters/httpapi"
+	"github.com/msgkit/msgkit/contacts"
+)
+
+// Backend is what the CDS API serves from. A store left nil answers its
+// routes 501.
+type Backend struct {
+	// Contacts keeps the lists and contacts.
+	Contacts contacts.Store
+	// Clock stamps created and updated times and dates the age filter;
+	// time.Now when nil.
+	Clock msgkit.Clock
+	// NewUUID makes the UUIDs of created records; a random (version 4)
+	// UUID when nil.
+	NewUUID func() string
+}
+
+type api struct {
+	b Backend
+}
+
+func (a *api) now() time.Time {
+	if a.b.Clock != nil {
+		return a.b.Clock().UTC()
+	}
+	return time.Now().UTC()
+}
+
+func (a *api) newUUID() string {
+	if a.b.NewUUID != nil {
+		return a.b.NewUUID()
+	}
+	return uuid.NewString()
+}
+
+// serve adapts a handler that returns its failure: the error is answered
+// in the CDS body.
+func serve(h func(w http.ResponseWriter, r *http.Request, svc msgkit.ServiceUUID) error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		svc, _ := httpapi.ServiceFrom(r.Context()) // the tenant check ran
+		if err := h(w, r, svc); err != nil {
+			httpapi.WriteError(w, r, httpapi.CDS, err)
+		}
+	}
+}
+
+// validation turns the rule violations of a PUT or PATCH body (Invalid
+// errors from the domain, not malformed JSON) into the interface's 405
+// "validation exception".
+func validation(err error) error {
+	e, ok := errors.AsType[*msgkit.Error](err)
+	if !ok || e.Kind != msgkit.Invalid || e.Code == httpapi.CodeInvalidJSON {
+		return err
+	}
+	return &httpapi.StatusError{Status: http.StatusMethodNotAllowed, Err: err}
+}
+
+// readObject decodes a body that must be a JSON object.
+func readObject(w http.ResponseWriter, r *http.Request) (map[string]json.RawMessage, error) {
+	var body map[string]json.RawMessage
+	if err := httpapi.DecodeJSON(w, r, &body, httpapi.DecodeOptions{}); err != nil {
+		return nil, err
+	}
+	if body == nil {
+		return nil, msgkit.Invalidf(httpapi.CodeInvalidJSON, "body", "the body must be a JSON object")
+	}
+	return body, nil
+}
+
+// onlyParams refuses query parameters other than names.
+func onlyParams(v url.Values, names ...string) error {
+	for _, key := range slices.Sorted(func(yield func(string) bool) {
+		for k := range v {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		if !slices.Contains(names, key) {
+			if len(names) == 0 {
+				return msgkit.Invalidf(msgkit.CodeInvalidQuery, key, "unknown query parameter %q; this operation takes none", key)
+			}
+			return msgkit.Invalidf(msgkit.CodeInvalidQuery, key, "unknown query parameter %q; this operation takes %s", key, strings.Join(names, ", "))
+		}
+	}
+	return nil
+}
+
+// pathUUID reads a UUID path segment; a malformed one is NotFound, as no
+// record has it.
+func pathUUID(r *http.Request, name, what string) (string, error) {
+	raw := r.PathValue(name)
+	u, err := uuid.Parse(raw)
+	if err != nil || len(raw) != 36 {
+		return "", msgkit.Errorf(msgkit.NotFound, what+"_not_found", "%s %q not found", strings.ReplaceAll(what, "_", " "), raw)
+	}
+	return u.String(), nil
+}
+
+// fieldsParam reads the fields parameter (comma separated, or repeated)
+// and refuses values outside allowed.
+func fieldsParam(v url.Values, allowed ...string) (map[string]bool, error) {
+	out := map[string]bool{}
+	for _, raw := range v["fields"] {
+		for f := range strings.SplitSeq(raw, ",") {
+			if f = strings.TrimSpace(f); f == "" {
+				continue
+			}
+			if !slices.Contains(allowed, f) {
+				return nil, msgkit.Invalidf(msgkit.CodeInvalidQuery, "fields", "fields takes %s, not %q", strings.Join(allowed, ", "), f)
+			}
+			out[f] = true
+		}
+	}
+	return out, nil
+}
+
+func sortFields(fs []msgkit.FieldError) {
+	slices.SortStableFunc(fs, func(a, b msgkit.FieldError) int { return cmp.Compare(a.Name, b.Name) })
+}
+
+// --- lists
+
+func (a *api) listLists(w http.ResponseWriter, r *http.Request, svc msgkit.ServiceUUID) error {
+	v := r.URL.Query()
+	fields, err := fieldsParam(v, "totals", "status", "show_deleted", "contacts_count")
+	if err != nil {
+		return err
+	}
+	spec := contacts.ListSpec()
+	spec.Ignore = append(spec.Ignore, "fields")
+	q, err := msgkit.ParseListQuery(v, spec)
+	if err != nil {
+		return err
+	}
+	page, err := a.b.Contacts.Lists(r.Context(), svc, q, fields["show_deleted"])
+	if err != nil {
+		return err
+	}
+	return httpapi.WriteJSON(w, http.StatusOK, envelopeOf(r, page, q, listOf))
+}
+
+func (a *api) createList(w http.ResponseWriter, r *http.Request, svc msgkit.ServiceUUID) error {
+	if err := onlyParams(r.URL.Query()); err != nil {
+		return err
+	}
+	body, err := readObject(w, r)
+	if err != nil {
+		return err
+	}
+	in, err := listInput(body)
+	if err != nil {
+		return err
+	}
+	now := a.now()
+	l := contacts.List{UUID: a.newUUID(), Created: now, Updated: now}
+	if err := contacts.FillList(&l, in); err != nil {
+		return err
+	}
+	l, err = a.b.Contacts.CreateList(r.Context(), svc, l)
+	if err != nil {
+		return err
+	}
+	return httpapi.WriteJSON(w, http.StatusCreated, listOf(l))
+}
+
+func (a *api) getList(w http.ResponseWriter, r *http.Request, svc msgkit.ServiceUUID) error {
+	id, err := pathUUID(r, "listId", "list")
+	if err == nil {
+		err = onlyParams(r.URL.Query())
+	}
+	if err != nil {
+		return err
+	}
+	l, err := a.b.Contacts.List(r.Context(), svc, id)
+	if err != nil {
+		return err
+	}
+	return httpapi.WriteJSON(w, http.StatusOK, listOf(l))
+}
+
+func (a *api) updateList(w http.ResponseWriter, r *http.Request, svc msgkit.ServiceUUID) error {
+	id, err := pathUUID(r, "listId", "list")
+	if err == nil {
+		err = onlyParams(r.URL.Query())
+	}
+	if err != nil {
+		return err
+	}
+	body, err := readObject(w, r)
+	if err != nil {
+		return err
+	}
+	in, err := listInput(body)
+	if err != nil {
+		return err
+	}
+	now := a.now()
+	l, err := a.b.Contacts.UpdateList(r.Context(), svc, id, func(l contacts.List) (contacts.List, error) {
+		if err := contacts.FillList(&l, in); err != nil {
+			return l, validation(err)
+		}
+		l.Updated = now
+		return l, nil
+	})
+	if err != nil {
+		return err
+	}
+	return httpapi.WriteJSON(w, http.StatusOK, listOf(l))
+}
+
+func (a *api) deleteList(w http.ResponseWriter, r *http.Request, svc msgkit.ServiceUUID) error {
+	id, err := pathUUID(r, "listId", "list")
+	if err == nil {
+		err = onlyParams(r.URL.Query())
+	}
+	if err != nil {
+		return err
+	}
+	if err := a.b.Contacts.DeleteList(r.Context(), svc, id, a.now()); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// --- contacts
+
+// listRefs are the names of the lists of cs, for fields=lists.
+func (a *api) listRefs(r *http.Request, svc msgkit.ServiceUUID, cs ...contacts.Contact) (map[string]listRef, error) {
+	refs := map[string]listRef{}
+	for _, c := range cs {
+		if _, ok := refs[c.ListUUID]; ok {
+			continue
+		}
+		l, err := a.b.Contacts.List(r.Context(), svc, c.ListUUID)
+		switch {
+		case msgkit.KindOf(err) == msgkit.NotFound:
+			refs[c.ListUUID] = listRef{UUID: c.ListUUID} // a deleted list: no name
+		case err != nil:
+			return nil, err
+		default:
+			refs[c.ListUUID] = listRef{UUID: l.UUID, Name: l.Name}
+		}
+	}
+	return refs, nil
+}
+
+func (a *api) listContacts(w http.ResponseWriter, r *http.Request, svc msgkit.ServiceUUID) error {
+	q, embed, err := contacts.ParseContactQuery(r.URL.Query(), msgkit.DateOf(a.now()))
+	if err != nil {
+		return err
+	}
+	page, err := a.b.Contacts.Contacts(r.Context(), svc, q)
+	if err != nil {
+		return err
+	}
+	var refs map[string]listRef
+	if embed.Lists {
+		if refs, err = a.listRefs(r, svc, page.Items...); err != nil {
+			return err
+		}
+	}
+	if q.CountOnly {
+		page.Items = nil
+	}
+	return httpapi.WriteJSON(w, http.StatusOK, envelopeOf(r, page, q.List, func(c contacts.Contact) map[string]any {
+		return contactJSON(&c, refs)
+	}))
+}
+
+// answerContact writes c with the lists embedded when asked.
+func (a *api) answerContact(w http.ResponseWriter, r *http.Request, svc msgkit.ServiceUUID, status int, c contacts.Contact, lists bool) error {
+	var refs map[string]listRef
+	if lists {
+		var err error
+		if refs, err = a.listRefs(r, svc, c); err != nil {
+			return err
+		}
+	}
+	return httpapi.WriteJSON(w, status, contactJSON(&c, refs))
+}
+
+func (a *api) createContact(w http.ResponseWriter, r *http.Request, svc msgkit.ServiceUUID) error {
+	if err := onlyParams(r.URL.Query()); err != nil {
+		return err
+	}
+	body, err := readObject(w, r)
+	if err != nil {
+		return err
+	}
+	in, err := contactInput(body)
+	if err != nil {
+		return err
+	}
+	now := a.now()
+	c := contacts.Contact{UUID: a.newUUID(), Created: now, Updated: now}
+	if err := contacts.Fill(&c, in, true); err != nil {
+		return err
+	}
+	if c, err = a.b.Contacts.CreateContact(r.Context(), svc, c); err != nil {
+		return err
+	}
+	return a.answerContact(w, r, svc, http.StatusCreated, c, false)
+}
+
+// contactAt reads the contact id of the path and the fields of a get.
+func contactAt(r *http.Request, fields ...string) (string, map[string]bool, error) {
+	id, err := pathUUID(r, "contactId", "contact")
+	if err != nil {
+		return "", nil, err
+	}
+	names := []string{}
+	if len(fields) > 0 {
+		names = append(names, "fields")
+	}
+	if err := onlyParams(r.URL.Query(), names...); err != nil {
+		return "", nil, err
+	}
+	f, err := fieldsParam(r.URL.Query(), fields...)
+	return id, f, err
+}
+
+func (a *api) getContact(w http.ResponseWriter, r *http.Request, svc msgkit.ServiceUUID) error {
+	id, fields, err := contactAt(r, "lists", "channels", "show_deleted")
+	if err != nil {
+		return err
+	}
+	c, err := a.b.Contacts.Contact(r.Context(), svc, id, fields["show_deleted"])
+	if err != nil {
+		return err
+	}
+	return a.answerContact(w, r, svc, http.StatusOK, c, fields["lists"])
+}
+
+func (a *api) replaceContact(w http.ResponseWriter, r *http.Request, svc msgkit.ServiceUUID) error {
+	id, _, err := contactAt(r)
+	if err != nil {
+		return err
+	}
+	body, err := readObject(w, r)
+	if err != nil {
+		return err
+	}
+	in, err := contactInput(body)
+	if err != nil {
+		return err
+	}
+	now := a.now()
+	c, err := a.b.Contacts.UpdateContact(r.Context(), svc, id, func(c contacts.Contact) (contacts.Contact, error) {
+		if err := contacts.Fill(&c, in, false); err != nil {
+			return c, validation(err)
+		}
+		c.Updated = now
+		return c, nil
+	})
+	if err != nil {
+		return validation(err) // the store's list rule is a validation too
+	}
+	return a.answerContact(w, r, svc, http.StatusOK, c, false)
+}
+
+func (a *api) patchContact(w http.ResponseWriter, r *http.Request, svc msgkit.ServiceUUID) error {
+	id, _, err := contactAt(r)
+	if err != nil {
+		return err
+	}
+	body, err := readObject(w, r)
+	if err != nil {
+		return err
+	}
+	in, err := patchInput(body)
+	if err != nil {
+		return err
+	}
+	now := a.now()
+	c, err := a.b.Contacts.UpdateContact(r.Context(), svc, id, func(c contacts.Contact) (contacts.Contact, error) {
+		if err := contacts.ApplyPatch(&c, in); err != nil {
+			return c, validation(err)
+		}
+		c.Updated = now
+		return c, nil
+	})
+	if err != nil {
+		return err
+	}
+	return a.answerContact(w, r, svc, http.StatusOK, c, false)
+}
+
+func (a *api) deleteContact(w http.ResponseWriter, r *http.Request, svc msgkit.ServiceUUID) error {
+	id, err := pathUUID(r, "contactId", "contact")
+	if err != nil {
+		return err
+	}
+	v := r.URL.Query()
+	if err := onlyParams(v, "gdpr"); err != nil {
+		return err
+	}
+	erase := false
+	switch g := v["gdpr"]; {
+	case len(g) > 1:
+		return msgkit.Invalidf(msgkit.CodeInvalidQuery, "gdpr", "gdpr is given more than once")
+	case len(g) == 0 || g[0] == "no":
+	case g[0] == "yes":
+		erase = true
+	default:
+		return msgkit.Invalidf(msgkit.CodeInvalidQuery, "gdpr", "gdpr is yes or no, not %q", g[0])
+	}
+	if err := a.b.Contacts.DeleteContact(r.Context(), svc, id, erase, a.now()); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
