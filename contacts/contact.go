@@ -40,7 +40,10 @@ type Channel struct {
 }
 
 // The channels a contact may carry.
-const ChannelTelegram = "telegram"
+const (
+	ChannelTelegram = "telegram"
+	ChannelWhatsApp = "whatsapp"
+)
 
 // Contact is one person or business in a tenant's customer data. Its
 // text fields are held by segmentation.Field, so that a segmentation
@@ -60,9 +63,10 @@ type Contact struct {
 	Birthday              msgkit.Date    // zero: none
 	Custom                map[int]string // column_n -> value
 
-	OptStatus        OptStatus
-	OptStatusWebpush OptStatus
-	Telegram         Channel // Name is ChannelTelegram when the contact has one
+	OptStatus         OptStatus
+	OptStatusWebpush  OptStatus
+	OptStatusWhatsApp OptStatus // set by import (insert_opt_channels, update_opt_channels)
+	Telegram          Channel   // Name is ChannelTelegram when the contact has one
 
 	// Options are the contact's subscription option memberships, by
 	// option UUID (lower case).
@@ -153,15 +157,20 @@ func (c *Contact) Membership(option string) segmentation.Membership {
 var _ segmentation.Record = (*Contact)(nil)
 
 // Channels are the contact's channels as responses list them: Telegram
-// when it has one.
+// when it has one, then WhatsApp when it has a WhatsApp opt status (its
+// identifier is the mobile number).
 func (c *Contact) Channels() []Channel {
-	if c.Telegram.Identifier == "" && c.Telegram.OptStatus == "" && len(c.Telegram.Data) == 0 {
-		return []Channel{}
+	out := []Channel{}
+	if c.Telegram.Identifier != "" || c.Telegram.OptStatus != "" || len(c.Telegram.Data) > 0 {
+		t := c.Telegram
+		t.Name = ChannelTelegram
+		t.Data = slices.Clone(t.Data)
+		out = append(out, t)
 	}
-	t := c.Telegram
-	t.Name = ChannelTelegram
-	t.Data = slices.Clone(t.Data)
-	return []Channel{t}
+	if c.OptStatusWhatsApp != "" {
+		out = append(out, Channel{Name: ChannelWhatsApp, Identifier: c.Value(segmentation.Mobile), OptStatus: c.OptStatusWhatsApp})
+	}
+	return out
 }
 
 // Clone is a copy of c sharing nothing with it.

@@ -18,9 +18,43 @@
 // (birthday, created_dt, first_name, gender, last_name, mobile,
 // updated_dt) and operator filters (gt(updated_dt)=…). age N selects the
 // contacts born after today minus N+1 years and on or before today minus
-// N years (29 February counts on 28 February in common years). The
-// parameters that filter by subscriptions, interests, touchpoints, groups
-// and channels are refused by name until those records are kept.
+// N years (29 February counts on 28 February in common years).
+//
+// The membership, group and channel filters, where the interface is
+// silent:
+//   - list_uuids, uuids, subscription_uuids, touchpoint_uuids and
+//     interest_uuids are comma-separated UUIDs, also repeated (their
+//     values joined), each kept once, lower case; a value that is no UUID
+//     is refused by name, and none at all (list_uuids=) is no filter.
+//   - subscription_uuids select the members of any option of any of the
+//     subscriptions, with subscription_status (subscribed or
+//     unsubscribed) when given; subscription_status without
+//     subscription_uuids is refused. A contact keeps option memberships
+//     only, and only the catalog knows a subscription's options: the
+//     query carries SubscriptionUUIDs as given, the caller resolves them
+//     (ResolveSubscriptions) into Options, and a store refuses a query
+//     left unresolved (Invalid, code unresolved_query, naming the
+//     parameter). A subscription without options selects no contact.
+//   - touchpoint_uuids and interest_uuids select the members of any of
+//     them, of either status: subscription_status names subscriptions
+//     and member_status the contact's list, so neither applies to them.
+//   - group_uuid is resolved the same way (ResolveGroup) into the group's
+//     lists and its segmentation query; a contact of the group is in one
+//     of those lists (a group without lists has none) and matches that
+//     query. Both hold beside list_uuids and query.
+//   - channel_name is telegram, whatsapp, facebook or instagram (lower
+//     case); channel_identifier and channel_opt_status (in or out) apply
+//     to the same channel: a contact matches when one of its channels
+//     (those fields=channels lists) holds every one given. Contacts keep
+//     Telegram and WhatsApp channels only, so facebook and instagram
+//     select no contact rather than being refused, as the interface
+//     names them. A WhatsApp channel's identifier is the mobile number in
+//     E.164 (%2B386…), compared as given.
+//   - webpush_subscription is refused by name: contacts keep no webpush
+//     subscription, only opt_status_webpush.
+//   - fields=lists and fields=channels are Embed flags for the HTTP layer
+//     (the contact's list as {uuid, name}; Contact.Channels);
+//     show_deleted and count_only are ContactQuery's.
 //
 // # Contacts
 //
@@ -53,4 +87,144 @@
 //   - Field names outside the standard fields and column_n are refused,
 //     as are subscription_options_in and _out (memberships are not
 //     fields of a body).
+//
+// # The catalog
+//
+// Custom field definitions, segmentation sets and groups, subscriptions
+// and their options, groups, group lists, group segmentation, touchpoints
+// and interests share one record type, Record, told apart by its
+// RecordKind, and one store contract, CatalogStore. FillRecord applies a
+// create or replace body (RecordInput) for a kind and names every problem
+// at once (code invalid_<kind>), in the order of the kind's fields, then
+// any field the kind does not have. Records are listed over
+// RecordSpec(kind) in store order created then uuid; the deleted only
+// with show_deleted. Where the interface is silent:
+//   - Shapes: group, touchpoint and interest are {uuid, name,
+//     description, status, created_dt, updated_dt}; group list {uuid,
+//     group_uuid, list_uuid, created_dt, updated_dt}; group segmentation
+//     {uuid, group_uuid, data, created_dt, updated_dt}; segmentation sets
+//     and groups carry created_dt and updated_dt beside uuid, name, data.
+//   - name and display_name are required text (Fill's text rules, at most
+//     255 characters); description is optional, at most 1000 characters.
+//     status (subscriptions, options, groups, touchpoints, interests) is
+//     active or inactive, any case, active when not sent. Statuses change
+//     only by a replace; a status changes nothing else.
+//   - data (segmentation sets and groups, group segmentation) is required
+//     and must be a segmentation query segmentation.Parse takes; its
+//     reason is given under field data. It is kept as sent.
+//   - A custom field: field_type is one of date, email, number, phone,
+//     select, text, url (any case; text when not sent); config a JSON
+//     object (kept compact, at most 16 KiB); a select field's config
+//     holds "options", a non-empty array of distinct non-empty strings.
+//     mandatory and identifier are yes or no (no when not sent);
+//     order_num an integer from 0 to 1 000 000 000 (0 when not sent; a
+//     JSON number or a string holding one). field_name is column_N: the
+//     store gives a new field the lowest N from 1 to 100 that no custom
+//     field of the tenant has, deleted or not; a client may choose a free
+//     one (a taken one, or none left, is Conflict naming field_name). A
+//     replace keeps the column (another field_name is Invalid). Deleting
+//     a custom field is soft and its column is never given again, as
+//     contacts keep their values in it.
+//   - An option's subscription_uuid must name a subscription of the
+//     tenant in use (Invalid naming subscription_uuid, on create and on
+//     replace). A subscription with options in use cannot be deleted
+//     (Conflict, code subscription_in_use): delete its options first.
+//   - A group list's group and list, and a group segmentation's group,
+//     must be the tenant's and in use (Invalid naming group_uuid or
+//     list_uuid); a group names a list once (Conflict naming list_uuid).
+//     Group lists and group segmentation have no delete: the interface
+//     gives them none. Deleting a group leaves them stored, unused.
+//   - A group selects (GroupTarget) the contacts of its lists in use,
+//     narrowed by every one of its group segmentation queries.
+//   - The standard field definitions (StandardFields) are in form order,
+//     in English, none mandatory, mobile and email identifiers; gender is
+//     a select of male and female, birthday a date, e-mail fields email,
+//     phone fields phone, the rest text.
+//
+// # Members
+//
+// Subscription (option), touchpoint and interest memberships are kept on
+// the contact (Options, Touchpoints, Interests, by lower-case uuid).
+// SetMember sets one, with the contact's updated time, atomically; the
+// contact and the option, touchpoint or interest must be the tenant's and
+// in use (Invalid naming contact_uuid or option_uuid, touchpoint_uuid,
+// interest_uuid, code invalid_member). A member record is {contact_uuid,
+// option_uuid | touchpoint_uuid | interest_uuid, status, updated_dt},
+// status subscribed or unsubscribed, updated_dt the contact's updated
+// time (a membership keeps no time of its own). Members lists those of
+// contacts in use, in the contacts' store order then by target uuid;
+// a membership of a deleted option, touchpoint or interest stays on the
+// contact and is listed, as the contact still carries it.
+//
+// # Import
+//
+// An import (POST /cds/imports) runs in three steps the HTTP handler
+// chains: ParseImportQuery reads the parameters, ReadImport reads the
+// body (a JSON array of contact objects) into ImportItems, and an
+// ImportStore applies the ImportBatch (items, options, the time and a
+// UUID source) atomically, returning the ImportResult. Both stores plan
+// the batch with ImportBatch.Plan over the list's matching contacts, so
+// the semantics are one. Where the interface is silent:
+//   - Parameters: list_uuid is required; the UUID lists take comma
+//     separated values and repeated parameters; resolve_duplicate
+//     defaults to update, identifier to mobile, insert_opt_channels and
+//     update_opt_channels to sms (values sms and whatsapp, any case). An
+//     unknown parameter is a problem. identifier is a standard text or
+//     phone field (mobile, b_mobile, email, first_name, phone, …; not
+//     gender or birthday) or column_N; whether column_N is declared an
+//     identifier is the caller's check against the custom field
+//     definitions (ImportOptions.IdentifierColumn).
+//   - Items are read as create bodies: the system fields (uuid,
+//     created_dt, updated_dt, deleted_dt, channels, member_status, lists,
+//     opt_status_webpush) and list_uuid are ignored, the list being the
+//     import's. An item that is not an object, has a member of the wrong
+//     type or fails Fill is invalid: counted in invalid and listed in
+//     errors with the item as sent and its problems, in body order. When
+//     every failing field is in unset_invalid_fields, those fields are
+//     taken as given null and the item goes on. A body that is not one
+//     JSON array is refused whole (Invalid, code invalid_import). Items
+//     are read in parallel, one goroutine per core, keeping their order.
+//   - Matching: a contact belongs to exactly one list, so an item
+//     matches among the target list's contacts in use only (deleted
+//     contacts and other lists' contacts are never matched). Values
+//     compare as segmentation compares them: phone numbers in E.164
+//     (+386 40 … and 0038640… match), text case- and accent-folded
+//     (Ann@X.com matches ann@x.com). When several contacts of the list
+//     share the value, the first in store order (created, then uuid) is
+//     matched. An item without a value for the identifier matches
+//     nothing: it is created (skipped under delete).
+//   - Items apply in body order, so duplicates in one body resolve
+//     deterministically: a later item matches the contact an earlier item
+//     created (under update it updates it and counts updated; under skip
+//     it is skipped), and matches nothing after an earlier item deleted
+//     the contact.
+//   - Modes, for an item matching a contact: update — every field the
+//     item gives replaces the contact's (null clears it), the others are
+//     kept, the item's opt_status (when given) goes to
+//     update_opt_channels, and the contact joins option_uuids,
+//     touchpoint_uuids and interest_uuids (subscribed), keeping its other
+//     memberships: updated. skip — untouched: skipped. subscribe and
+//     unsubscribe — the contact's status in the list and in each of
+//     update_option_uuids is set: subscribed or unsubscribed (the item's
+//     fields are not applied). delete — soft deleted: deleted. optin and
+//     optout — the opt status of update_opt_channels is set in or out:
+//     optedin or optedout.
+//   - An item matching nothing is created (under delete: skipped),
+//     subscribed to the list and to option_uuids, touchpoint_uuids and
+//     interest_uuids; its opt_status goes to insert_opt_channels (under
+//     optin and optout those channels are set in or out whatever the
+//     item says), and channels not named keep no opt status.
+//   - Every item counts in exactly one counter; changed contacts take the
+//     import's time as updated_dt, created ones as created_dt too.
+//   - WhatsApp: a contact's WhatsApp opt status (OptStatusWhatsApp) is
+//     set by import only; its channel is listed in channels, with the
+//     mobile number as identifier, when it has one.
+//   - The list must be one of the tenant's lists in use, else the import
+//     is Invalid naming list_uuid and nothing is read or written. An
+//     import is whole or nothing: memstore plans under its lock and then
+//     applies changes that cannot fail; pgstore runs one transaction
+//     (the list's row locked, so imports into one list take turns),
+//     reading the matching contacts in one query, staging the written
+//     rows with COPY and writing them with one INSERT and one UPDATE.
+//     The size of an import is not limited here (the handler may).
 package contacts

@@ -75,9 +75,10 @@ func ContactValue(c *Contact, attr string) (msgkit.Value, bool) {
 
 // Selects reports whether c is one q selects beyond q.List (which the
 // listing engine applies): lists, uuids, required fields, the
-// segmentation query and deletion. A memory store filters with it; the
+// segmentation query, memberships, group, channel and deletion, with m
+// from q.Matcher. q must be Resolved. A memory store filters with it; the
 // PostgreSQL store says the same in SQL.
-func (q *ContactQuery) Selects(c *Contact, m *segmentation.Matcher) bool {
+func (q *ContactQuery) Selects(c *Contact, m Matchers) bool {
 	if !c.Deleted.IsZero() && !q.ShowDeleted {
 		return false
 	}
@@ -92,15 +93,40 @@ func (q *ContactQuery) Selects(c *Contact, m *segmentation.Matcher) bool {
 			return false
 		}
 	}
-	return m == nil || m.Match(c)
+	if q.Options != nil && !q.Options.Selects(c.Options) ||
+		q.Touchpoints != nil && !q.Touchpoints.Selects(c.Touchpoints) ||
+		q.Interests != nil && !q.Interests.Selects(c.Interests) {
+		return false
+	}
+	if !q.Channel.IsZero() && !q.Channel.Selects(c) {
+		return false
+	}
+	if q.Group != nil {
+		if !slices.Contains(q.Group.ListUUIDs, c.ListUUID) {
+			return false
+		}
+		for _, g := range m.Group {
+			if !g.Match(c) {
+				return false
+			}
+		}
+	}
+	return m.Segment == nil || m.Segment.Match(c)
 }
 
-// Matcher is q's segmentation query compiled for q.Today; nil without one.
-func (q *ContactQuery) Matcher() *segmentation.Matcher {
-	if q.Segment == nil {
-		return nil
+// Matcher is q's segmentation queries compiled for q.Today (its own and
+// its group's); each nil without one.
+func (q *ContactQuery) Matcher() Matchers {
+	var m Matchers
+	if q.Segment != nil {
+		m.Segment = segmentation.Compile(q.Segment, q.Today)
 	}
-	return segmentation.Compile(q.Segment, q.Today)
+	if q.Group != nil {
+		for _, s := range q.Group.Segments {
+			m.Group = append(m.Group, segmentation.Compile(s, q.Today))
+		}
+	}
+	return m
 }
 
 // ListSpec is the listing spec of lists: by name, status and the times.

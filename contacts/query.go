@@ -20,24 +20,29 @@ const (
 	ParamRequired = "required"
 )
 
-// Later parameters of the list-contacts table: they filter by memberships
-// and channels that are not kept yet, and are refused by name rather than
-// ignored.
-var notYet = []string{"subscription_uuids", "subscription_status", "interest_uuids", "touchpoint_uuids", "group_uuid",
-	"channel_name", "channel_identifier", "channel_opt_status", "webpush_subscription"}
+// repeatable are the parameters that may be given more than once, their
+// values joined: the lists of values.
+var repeatable = []string{ParamRequired, ParamFields, "list_uuids", "uuids", "subscription_uuids", "touchpoint_uuids", "interest_uuids"}
 
 // requirable are the fields the required parameter takes.
 var requirable = []segmentation.Field{segmentation.Mobile, segmentation.Email, segmentation.Birthday, segmentation.FirstName, segmentation.LastName}
 
 // ParseContactQuery reads the query parameters of a contact listing:
-// fields (lists, channels, show_deleted, count_only), list_uuids and
-// uuids (comma-separated UUIDs), member_status, opt_status,
-// opt_status_webpush, gender, mobile (any form E164 reads), email,
-// first_name, last_name, age (whole years on today), query (a
-// segmentation query), required (comma-separated: mobile, email,
-// birthday, first_name, last_name), and the listing engine's paging, sort
-// and filters over ContactSpec. Every problem is named at once (an
+// fields (lists, channels, show_deleted, count_only), list_uuids, uuids,
+// subscription_uuids, touchpoint_uuids and interest_uuids
+// (comma-separated UUIDs, also repeated), member_status,
+// subscription_status, opt_status, opt_status_webpush, gender, mobile (any
+// form E164 reads), email, first_name, last_name, age (whole years on
+// today), query (a segmentation query), group_uuid, channel_name,
+// channel_identifier, channel_opt_status, required (comma-separated:
+// mobile, email, birthday, first_name, last_name), and the listing
+// engine's paging, sort and filters over ContactSpec. webpush_subscription
+// is refused: contacts keep none. Every problem is named at once (an
 // Invalid error with code msgkit.CodeInvalidQuery).
+//
+// subscription_uuids and group_uuid are kept as given
+// (SubscriptionUUIDs, GroupUUID): the caller resolves them with
+// ResolveSubscriptions and ResolveGroup before calling a store.
 func ParseContactQuery(v url.Values, today msgkit.Date) (ContactQuery, Embed, error) {
 	q := ContactQuery{Today: today}
 	var embed Embed
@@ -49,7 +54,7 @@ func ParseContactQuery(v url.Values, today msgkit.Date) (ContactQuery, Embed, er
 		if len(vals) == 0 {
 			continue
 		}
-		if len(vals) > 1 && key != ParamRequired && key != ParamFields {
+		if len(vals) > 1 && !slices.Contains(repeatable, key) {
 			p.add(key, key+" is given more than once")
 			continue
 		}
@@ -70,13 +75,60 @@ func ParseContactQuery(v url.Values, today msgkit.Date) (ContactQuery, Embed, er
 					p.add(key, "fields takes lists, channels, show_deleted and count_only, not "+strconv.Quote(f))
 				}
 			}
-		case "list_uuids", "uuids":
-			ids := uuidList(key, raw, &p)
-			if key == "uuids" {
-				q.UUIDs = ids
-			} else {
-				q.ListUUIDs = ids
+		case "list_uuids", "uuids", "subscription_uuids", "touchpoint_uuids", "interest_uuids":
+			ids, ok := uuidList(key, vals, &p)
+			if !ok || len(ids) == 0 {
+				continue
 			}
+			switch key {
+			case "uuids":
+				q.UUIDs = ids
+			case "list_uuids":
+				q.ListUUIDs = ids
+			case "subscription_uuids":
+				q.SubscriptionUUIDs = ids
+			case "touchpoint_uuids":
+				q.Touchpoints = &MembershipFilter{UUIDs: ids}
+			case "interest_uuids":
+				q.Interests = &MembershipFilter{UUIDs: ids}
+			}
+		case "subscription_status":
+			if raw != string(Subscribed) && raw != string(Unsubscribed) {
+				p.add(key, "subscription_status is subscribed or unsubscribed")
+				continue
+			}
+			if len(splitList(v["subscription_uuids"])) == 0 {
+				p.add(key, "subscription_status is the status in the subscriptions of subscription_uuids, which are not given")
+				continue
+			}
+			q.SubscriptionStatus = MemberStatus(raw)
+		case "group_uuid":
+			u, ok := canonicalUUID(raw)
+			if !ok {
+				p.add(key, "group_uuid is a UUID")
+				continue
+			}
+			q.GroupUUID = u
+		case "channel_name":
+			if !slices.Contains(channelNames, raw) {
+				p.add(key, "channel_name is telegram, whatsapp, facebook or instagram, not "+quoteName(raw))
+				continue
+			}
+			q.Channel.Name = raw
+		case "channel_identifier":
+			if raw == "" {
+				p.add(key, "channel_identifier is empty")
+				continue
+			}
+			q.Channel.Identifier = raw
+		case "channel_opt_status":
+			if raw != string(OptIn) && raw != string(OptOut) {
+				p.add(key, "channel_opt_status is in or out")
+				continue
+			}
+			q.Channel.OptStatus = OptStatus(raw)
+		case "webpush_subscription":
+			p.add(key, "contacts keep no webpush subscription, only their webpush opt status: filter by opt_status_webpush")
 		case "member_status":
 			if raw != string(Subscribed) && raw != string(Unsubscribed) {
 				p.add(key, "member_status is subscribed or unsubscribed")
@@ -135,10 +187,6 @@ func ParseContactQuery(v url.Values, today msgkit.Date) (ContactQuery, Embed, er
 				}
 			}
 		default:
-			if slices.Contains(notYet, key) {
-				p.add(key, key+" filters by memberships or channels this platform does not keep yet")
-				continue
-			}
 			engine[key] = vals // paging, sort, and the operator forms
 		}
 	}
@@ -184,18 +232,24 @@ func splitList(vals []string) []string {
 	return out
 }
 
-// uuidList reads comma-separated UUIDs, canonical (lower case).
-func uuidList(key, raw string, p *problems) []string {
+// uuidList reads comma-separated UUIDs, also given as repeated
+// parameters, canonical (lower case), each once; false (a problem added)
+// when one is not a UUID. None given (list_uuids=) is no filter.
+func uuidList(key string, vals []string, p *problems) ([]string, bool) {
 	var ids []string
-	for _, s := range splitList([]string{raw}) {
+	seen := map[string]bool{}
+	for _, s := range splitList(vals) {
 		u, ok := canonicalUUID(s)
 		if !ok {
 			p.add(key, key+" holds "+quoteName(s)+", which is not a UUID")
-			return nil
+			return nil, false
 		}
-		ids = append(ids, u)
+		if !seen[u] {
+			seen[u] = true
+			ids = append(ids, u)
+		}
 	}
-	return ids
+	return ids, true
 }
 
 // yearsBefore is d n years earlier; 29 February becomes 28 February in a

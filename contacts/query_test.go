@@ -3,6 +3,7 @@ package contacts_test
 import (
 	"net/url"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -43,7 +44,7 @@ func TestParseContactQuery(t *testing.T) {
 	if !embed.Lists || !embed.Channels || !q.ShowDeleted || !q.CountOnly {
 		t.Errorf("fields: %+v %+v", embed, q)
 	}
-	if !slices.Equal(q.ListUUIDs, []string{list, list}) || !slices.Equal(q.UUIDs, []string{list}) {
+	if !slices.Equal(q.ListUUIDs, []string{list}) || !slices.Equal(q.UUIDs, []string{list}) {
 		t.Errorf("uuids: %v %v", q.ListUUIDs, q.UUIDs)
 	}
 	if !slices.Equal(q.Required, []segmentation.Field{segmentation.Mobile, segmentation.Email}) {
@@ -97,7 +98,7 @@ func TestParseContactQueryAge(t *testing.T) {
 // Every bad parameter is named at once.
 func TestParseContactQueryProblems(t *testing.T) {
 	v, _ := url.ParseQuery("fields=lists,totals&list_uuids=x&member_status=in&opt_status=yes&gender=x&mobile=040123456&age=-1" +
-		"&query={}&required=phone&subscription_uuids=" + list + "&shoe_size=42&page_size=500&email=a&email=b")
+		"&query={}&required=phone&subscription_uuids=" + list + ",nope&shoe_size=42&page_size=500&email=a&email=b")
 	_, _, err := contacts.ParseContactQuery(v, today)
 	e, ok := err.(*msgkit.Error)
 	if !ok || e.Kind != msgkit.Invalid || e.Code != msgkit.CodeInvalidQuery {
@@ -115,7 +116,9 @@ func TestParseContactQueryProblems(t *testing.T) {
 }
 
 func FuzzParseContactQuery(f *testing.F) {
-	for _, s := range []string{"gender=male&sort=-mobile", "age=7&mobile=%2B38640123456", "query=%7B%7D", "fields=count_only&gt(updated_dt)=2026-01-01T00:00:00Z"} {
+	for _, s := range []string{"gender=male&sort=-mobile", "age=7&mobile=%2B38640123456", "query=%7B%7D", "fields=count_only&gt(updated_dt)=2026-01-01T00:00:00Z",
+		"subscription_uuids=0a0a0a0a-0000-4000-8000-000000000001&subscription_status=subscribed", "channel_name=telegram&channel_opt_status=in",
+		"touchpoint_uuids=0a0a0a0a-0000-4000-8000-000000000001,x&group_uuid=1"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
@@ -130,4 +133,98 @@ func FuzzParseContactQuery(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The membership, group and channel parameters read into the query; the
+// uuid lists are canonical, each once, comma-separated or repeated.
+func TestParseContactQueryFilters(t *testing.T) {
+	const (
+		sub1 = "0a0a0a0a-0000-4000-8000-000000000001"
+		sub2 = "0a0a0a0a-0000-4000-8000-000000000002"
+		tp   = "0b0b0b0b-0000-4000-8000-000000000001"
+		in1  = "0c0c0c0c-0000-4000-8000-000000000001"
+		grp  = "0d0d0d0d-0000-4000-8000-000000000001"
+	)
+	for _, tt := range []struct {
+		raw  string
+		want contacts.ContactQuery
+	}{
+		{"subscription_uuids=" + sub1 + "," + strings.ToUpper(sub2) + "&subscription_uuids=" + sub1 + "&subscription_status=unsubscribed",
+			contacts.ContactQuery{SubscriptionUUIDs: []string{sub1, sub2}, SubscriptionStatus: contacts.Unsubscribed}},
+		{"touchpoint_uuids=" + tp + "&interest_uuids=" + in1 + "&interest_uuids=" + tp,
+			contacts.ContactQuery{Touchpoints: &contacts.MembershipFilter{UUIDs: []string{tp}}, Interests: &contacts.MembershipFilter{UUIDs: []string{in1, tp}}}},
+		{"touchpoint_uuids=&list_uuids=", contacts.ContactQuery{}},
+		{"group_uuid=" + strings.ToUpper(grp), contacts.ContactQuery{GroupUUID: grp}},
+		{"channel_name=telegram&channel_identifier=%20@ana%20&channel_opt_status=out",
+			contacts.ContactQuery{Channel: contacts.ChannelFilter{Name: "telegram", Identifier: "@ana", OptStatus: contacts.OptOut}}},
+		{"channel_name=instagram", contacts.ContactQuery{Channel: contacts.ChannelFilter{Name: "instagram"}}},
+		{"channel_name=whatsapp&channel_identifier=%2B38640123456", contacts.ContactQuery{Channel: contacts.ChannelFilter{Name: "whatsapp", Identifier: "+38640123456"}}},
+		{"channel_opt_status=in", contacts.ContactQuery{Channel: contacts.ChannelFilter{OptStatus: contacts.OptIn}}},
+	} {
+		q, _ := parseQuery(t, tt.raw)
+		tt.want.Today, tt.want.List = today, q.List
+		if diff := cmp.Diff(tt.want, q, cmp.AllowUnexported(msgkit.Value{})); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.raw, diff)
+		}
+	}
+}
+
+// Every bad value of the filter parameters is named, each by its
+// parameter, with what it takes.
+func TestParseContactQueryFilterProblems(t *testing.T) {
+	const sub = "0a0a0a0a-0000-4000-8000-000000000001"
+	for _, tt := range []struct{ raw, param, says string }{
+		{"subscription_uuids=" + sub + ",x", "subscription_uuids", `"x", which is not a UUID`},
+		{"touchpoint_uuids=12", "touchpoint_uuids", `"12", which is not a UUID`},
+		{"interest_uuids=" + sub + "&interest_uuids=%7B", "interest_uuids", `"{", which is not a UUID`},
+		{"subscription_uuids=" + sub + "&subscription_status=in", "subscription_status", "subscribed or unsubscribed"},
+		{"subscription_status=subscribed", "subscription_status", "subscription_uuids, which are not given"},
+		{"subscription_uuids=%20,&subscription_status=subscribed", "subscription_status", "subscription_uuids, which are not given"},
+		{"subscription_uuids=" + sub + "&subscription_status=subscribed&subscription_status=unsubscribed", "subscription_status", "more than once"},
+		{"group_uuid=g1", "group_uuid", "a UUID"},
+		{"group_uuid=" + sub + "&group_uuid=" + sub, "group_uuid", "more than once"},
+		{"channel_name=viber", "channel_name", `telegram, whatsapp, facebook or instagram, not "viber"`},
+		{"channel_name=Telegram", "channel_name", `not "Telegram"`},
+		{"channel_identifier=%20", "channel_identifier", "empty"},
+		{"channel_opt_status=yes", "channel_opt_status", "in or out"},
+		{"webpush_subscription=abc", "webpush_subscription", "no webpush subscription"},
+		{"fields=webpush", "fields", `not "webpush"`},
+	} {
+		v, err := url.ParseQuery(tt.raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = contacts.ParseContactQuery(v, today)
+		e, ok := err.(*msgkit.Error)
+		if !ok || e.Kind != msgkit.Invalid || len(e.Fields) != 1 || e.Fields[0].Name != tt.param || !strings.Contains(e.Fields[0].Message, tt.says) {
+			t.Errorf("%s: %v %+v, want %s saying %q", tt.raw, err, e, tt.param, tt.says)
+		}
+	}
+}
+
+// Resolving replaces what a store cannot know by what it can, and a
+// query left unresolved is refused by name.
+func TestContactQueryResolve(t *testing.T) {
+	const sub, opt = "0a0a0a0a-0000-4000-8000-000000000001", "0e0e0e0e-0000-4000-8000-000000000001"
+	q, _ := parseQuery(t, "subscription_uuids="+sub+"&subscription_status=subscribed&group_uuid="+sub)
+	for _, want := range []string{"subscription_uuids", "group_uuid"} {
+		e, ok := q.Resolved().(*msgkit.Error)
+		if !ok || e.Kind != msgkit.Invalid || e.Code != contacts.CodeUnresolvedQuery || e.Fields[0].Name != want {
+			t.Fatalf("Resolved: %v, want %s named", e, want)
+		}
+		if want == "subscription_uuids" {
+			q.ResolveSubscriptions([]string{opt})
+		} else {
+			q.ResolveGroup([]string{list}, nil)
+		}
+	}
+	if err := q.Resolved(); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(&contacts.MembershipFilter{UUIDs: []string{opt}, Status: contacts.Subscribed}, q.Options); diff != "" {
+		t.Errorf("options (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(&contacts.GroupFilter{ListUUIDs: []string{list}}, q.Group); diff != "" {
+		t.Errorf("group (-want +got):\n%s", diff)
+	}
 }

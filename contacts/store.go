@@ -33,6 +33,25 @@ type ContactQuery struct {
 	Today       msgkit.Date          // the day ann_in_days counts from
 	ShowDeleted bool                 // soft-deleted contacts too
 	CountOnly   bool                 // the total only, no page
+
+	// Memberships: each nil when not filtered by. Options are subscription
+	// options; the parameters name subscriptions (SubscriptionUUIDs), which
+	// the caller resolves into Options with ResolveSubscriptions before
+	// calling a store, since only the catalog knows a subscription's
+	// options. A store refuses a query with SubscriptionUUIDs left
+	// (Resolved).
+	SubscriptionUUIDs  []string          // subscription_uuids, to resolve
+	SubscriptionStatus MemberStatus      // subscription_status, applied on resolving
+	Options            *MembershipFilter // subscription options
+	Touchpoints        *MembershipFilter // touchpoints, either status
+	Interests          *MembershipFilter // interests, either status
+	// Group: GroupUUID is group_uuid, which the caller resolves into
+	// Group (the group's lists and segmentation) with ResolveGroup; a
+	// store refuses it unresolved. Group holds beside ListUUIDs and
+	// Segment.
+	GroupUUID string
+	Group     *GroupFilter
+	Channel   ChannelFilter // channel_name, channel_identifier, channel_opt_status
 }
 
 // Store keeps the customer data of every tenant, each apart: a call for

@@ -25,6 +25,7 @@ type tenantContacts struct {
 	contacts map[string]*contacts.Contact
 	order    []*contacts.Contact
 	dirty    bool
+	records  map[recordKey]*contacts.Record // the catalog (contacts_catalog.go)
 }
 
 var _ contacts.Store = (*ContactsStore)(nil)
@@ -250,6 +251,9 @@ func (s *ContactsStore) DeleteContact(_ context.Context, svc msgkit.ServiceUUID,
 
 // Contacts lists the contacts q selects.
 func (s *ContactsStore) Contacts(_ context.Context, svc msgkit.ServiceUUID, q contacts.ContactQuery) (msgkit.Page[contacts.Contact], error) {
+	if err := q.Resolved(); err != nil {
+		return msgkit.Page[contacts.Contact]{}, err
+	}
 	s.mu.Lock() // sorting the order may write
 	defer s.mu.Unlock()
 	t := s.tenant(svc, false)

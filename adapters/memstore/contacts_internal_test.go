@@ -31,6 +31,9 @@ func TestListContactsInParts(t *testing.T) {
 		if i%11 == 0 {
 			c.Deleted = time.Unix(1, 0)
 		}
+		if i%5 < 2 {
+			c.Options = map[string]contacts.MemberStatus{"o": []contacts.MemberStatus{contacts.Subscribed, contacts.Unsubscribed}[i%5]}
+		}
 		order = append(order, &c)
 	}
 	rapid.Check(t, func(t *rapid.T) {
@@ -48,6 +51,9 @@ func TestListContactsInParts(t *testing.T) {
 			t.Fatal(err)
 		}
 		q := contacts.ContactQuery{List: lq, ShowDeleted: rapid.Bool().Draw(t, "deleted")}
+		if rapid.Bool().Draw(t, "option") {
+			q.Options = &contacts.MembershipFilter{UUIDs: []string{"o"}, Status: rapid.SampledFrom([]contacts.MemberStatus{"", contacts.Subscribed}).Draw(t, "status")}
+		}
 		want, err := selectPage(order, q, q.List)
 		if err != nil {
 			t.Fatal(err)

@@ -79,7 +79,7 @@ var contactFixedCols = []struct{ name, typ string }{
 	{"created", "timestamptz"}, {"updated", "timestamptz"}, {"deleted", "timestamptz"},
 	{"mobile_raw", "text"}, {"b_mobile_raw", "text"}, {"birthday", "date"},
 	{"custom", "jsonb"}, {"custom_fold", "jsonb"},
-	{"opt_status", "text"}, {"opt_status_webpush", "text"},
+	{"opt_status", "text"}, {"opt_status_webpush", "text"}, {"opt_status_whatsapp", "text"},
 	{"telegram_identifier", "text"}, {"telegram_opt_status", "text"}, {"telegram_data", "bytea"},
 	{"options", "jsonb"}, {"touchpoints", "jsonb"}, {"interests", "jsonb"},
 }
@@ -108,7 +108,7 @@ var contactWriteCols, contactWriteVals = func() (string, string) {
 var contactSelect = func() string {
 	cols := []string{"contacts.uuid", "contacts.list_uuid", "contacts.member", "contacts.created", "contacts.updated",
 		"contacts.deleted", "contacts.mobile_raw", "contacts.b_mobile_raw", "contacts.birthday", "contacts.custom",
-		"contacts.opt_status", "contacts.opt_status_webpush", "contacts.telegram_identifier",
+		"contacts.opt_status", "contacts.opt_status_webpush", "contacts.opt_status_whatsapp", "contacts.telegram_identifier",
 		"contacts.telegram_opt_status", "contacts.telegram_data", "contacts.options",
 		"contacts.touchpoints", "contacts.interests"}
 	for _, c := range contactColumns {
@@ -389,7 +389,7 @@ func contactArgs(svc msgkit.ServiceUUID, c *contacts.Contact) ([]any, error) {
 	check := func(field, v string) error { return invalidText("contact", field, v) }
 	for _, kv := range [][2]string{{"serviceUuid", string(svc)}, {"uuid", c.UUID}, {"list_uuid", c.ListUUID},
 		{"member_status", string(c.Member)}, {"mobile", c.MobileRaw}, {"b_mobile", c.BMobileRaw},
-		{"opt_status", string(c.OptStatus)}, {"opt_status_webpush", string(c.OptStatusWebpush)},
+		{"opt_status", string(c.OptStatus)}, {"opt_status_webpush", string(c.OptStatusWebpush)}, {"opt_status_whatsapp", string(c.OptStatusWhatsApp)},
 		{"channel_telegram_identifier", c.Telegram.Identifier}, {"channel_telegram_opt_status", string(c.Telegram.OptStatus)}} {
 		if err := check(kv[0], kv[1]); err != nil {
 			return nil, err
@@ -434,7 +434,7 @@ func contactArgs(svc msgkit.ServiceUUID, c *contacts.Contact) ([]any, error) {
 	}
 	args := []any{string(svc), c.UUID, c.ListUUID, string(c.Member), dbTime(c.Created), dbTime(c.Updated), dbTimeOrNil(c.Deleted),
 		textOrNil(c.MobileRaw), textOrNil(c.BMobileRaw), birthday, custom, customFold,
-		textOrNil(c.OptStatus), textOrNil(c.OptStatusWebpush), textOrNil(c.Telegram.Identifier), textOrNil(c.Telegram.OptStatus),
+		textOrNil(c.OptStatus), textOrNil(c.OptStatusWebpush), textOrNil(c.OptStatusWhatsApp), textOrNil(c.Telegram.Identifier), textOrNil(c.Telegram.OptStatus),
 		tgData, options, touchpoints, interests}
 	for _, col := range contactColumns {
 		v := c.Value(col.field)
@@ -466,14 +466,14 @@ func scanContact(row pgx.CollectableRow) (contacts.Contact, error) {
 		created, updated                time.Time
 		deleted, birthday               *time.Time
 		mobileRaw, bMobileRaw           *string
-		optStatus, optWebpush           *string
+		optStatus, optWebpush, optWA    *string
 		tgIdent, tgOpt                  *string
 		custom, tgData, options, member []byte
 		touchpoints, interests          []byte
 	)
 	values := make([]*string, len(contactColumns))
 	dest := []any{&c.UUID, &c.ListUUID, &member, &created, &updated, &deleted, &mobileRaw, &bMobileRaw, &birthday, &custom,
-		&optStatus, &optWebpush, &tgIdent, &tgOpt, &tgData, &options, &touchpoints, &interests}
+		&optStatus, &optWebpush, &optWA, &tgIdent, &tgOpt, &tgData, &options, &touchpoints, &interests}
 	for i := range values {
 		dest = append(dest, &values[i])
 	}
@@ -514,6 +514,7 @@ func scanContact(row pgx.CollectableRow) (contacts.Contact, error) {
 		}
 	}
 	c.OptStatus, c.OptStatusWebpush = contacts.OptStatus(stringOf(optStatus)), contacts.OptStatus(stringOf(optWebpush))
+	c.OptStatusWhatsApp = contacts.OptStatus(stringOf(optWA))
 	c.Telegram = contacts.Channel{Identifier: stringOf(tgIdent), OptStatus: contacts.OptStatus(stringOf(tgOpt))}
 	if tgData != nil {
 		c.Telegram.Data = tgData
@@ -682,12 +683,16 @@ func requiredSQL(f segmentation.Field) string {
 }
 
 // Contacts lists the contacts q selects, all in SQL: the tenant, lists,
-// uuids, required fields, deletion and the compiled segmentation query
-// are the listing's scope, its filters, sort and page the engine's.
+// uuids, required fields, deletion, the compiled segmentation query and
+// the membership, channel and group filters (contactFilterScope) are the
+// listing's scope, its filters, sort and page the engine's.
 // CountOnly reads one row for the count. With a segmentation query the
 // statements run unprepared (customPlans).
 func (s *ContactsStore) Contacts(ctx context.Context, svc msgkit.ServiceUUID, q contacts.ContactQuery) (msgkit.Page[contacts.Contact], error) {
 	empty := msgkit.Page[contacts.Contact]{Items: []contacts.Contact{}}
+	if err := q.Resolved(); err != nil {
+		return msgkit.Page[contacts.Contact]{}, err
+	}
 	if !storable(string(svc)) {
 		return empty, nil
 	}
@@ -706,7 +711,15 @@ func (s *ContactsStore) Contacts(ctx context.Context, svc msgkit.ServiceUUID, q 
 	for _, f := range q.Required {
 		scope = append(scope, requiredSQL(f))
 	}
+	filters, custom, err := contactFilterScope(&q, &args, bind)
+	if err != nil {
+		return msgkit.Page[contacts.Contact]{}, err
+	}
+	scope = append(scope, filters...)
 	var db listQuerier = s.pool
+	if custom {
+		db = customPlans{s.pool}
+	}
 	if q.Segment != nil {
 		where, err := compileSegmentation(q.Segment, contactSegSchema, q.Today, &args)
 		if err != nil {

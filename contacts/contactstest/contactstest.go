@@ -40,6 +40,8 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) contacts.Store) {
 		{"delete and erase", testDelete},
 		{"list counts", testCounts},
 		{"listing", testListing},
+		{"listing filters", testFilters},
+		{"listing filters law", testFiltersLaw},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -147,6 +149,7 @@ func testRoundTrip(t *testing.T, s contacts.Store) {
 	c := NewContact(t, 1, ListUUID(1), values)
 	c.OptStatus, c.OptStatusWebpush, c.Member = contacts.OptIn, contacts.OptOut, contacts.Unsubscribed
 	c.Telegram = contacts.Channel{Identifier: "@ana", OptStatus: contacts.OptIn, Data: []byte(`{"chat_id":42}`)}
+	c.OptStatusWhatsApp = contacts.OptOut
 	c.Options = map[string]contacts.MemberStatus{"3f2b1c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d": contacts.Subscribed, "4f2b1c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d": contacts.Unsubscribed}
 	c.Touchpoints = map[string]contacts.MemberStatus{"5f2b1c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d": contacts.Subscribed}
 	c.Interests = map[string]contacts.MemberStatus{"6f2b1c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d": contacts.Unsubscribed}

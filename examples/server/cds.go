@@ -14,10 +14,23 @@ import (
 	"github.com/msgkit/msgkit/contacts"
 )
 
+// contactsStore is what the CDS family runs on: lists and contacts, the
+// catalog and the memberships in one, as memstore's and pgstore's contacts
+// stores are.
+type contactsStore interface {
+	contacts.Store
+	contacts.CatalogStore
+	contacts.ImportStore
+}
+
 // cdsFamily is customer data storage and campaigns under /news/v1/; its
 // demo is a list of the demo tenant with three contacts.
-func cdsFamily(opts httpapi.Options, st contacts.Store) family {
-	f := family{name: "cds", api: map[string]http.Handler{cdsapi.BasePath: cdsapi.Handler(opts, cdsapi.Backend{Contacts: st})},
+func cdsFamily(opts httpapi.Options, st contactsStore) family {
+	var b cdsapi.Backend
+	if st != nil {
+		b = cdsapi.Backend{Contacts: st, Catalog: st, Imports: st}
+	}
+	f := family{name: "cds", api: map[string]http.Handler{cdsapi.BasePath: cdsapi.Handler(opts, b)},
 		docs: []apiDoc{{"cds", cdsapi.OpenAPI(), restServers}}}
 	if st != nil {
 		f.demo = func(ctx context.Context, d *demoCredentials) error { return cdsDemo(ctx, st, d.Service) }
@@ -27,7 +40,7 @@ func cdsFamily(opts httpapi.Options, st contacts.Store) family {
 
 // cdsDemo makes the list "Newsletter" with three contacts, two opted in
 // to SMS.
-func cdsDemo(ctx context.Context, st contacts.Store, tenant msgkit.ServiceUUID) error {
+func cdsDemo(ctx context.Context, st contactsStore, tenant msgkit.ServiceUUID) error {
 	now := time.Now().UTC()
 	l := contacts.List{UUID: uuid.NewString(), Name: "Newsletter", Status: contacts.ListActive, Created: now, Updated: now}
 	if _, err := st.CreateList(ctx, tenant, l); err != nil {

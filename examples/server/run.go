@@ -17,7 +17,6 @@ import (
 	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/adapters/pgstore"
 	"github.com/msgkit/msgkit/auth"
-	"github.com/msgkit/msgkit/contacts"
 	"github.com/msgkit/msgkit/finance"
 	"github.com/msgkit/msgkit/sms"
 )
@@ -34,7 +33,7 @@ type stores struct {
 	auth     auth.Store
 	sms      smsStore
 	finance  financeStore
-	contacts contacts.Store
+	contacts contactsStore
 	blobs    finance.BlobStore // invoice files
 	pinger   httpapi.Pinger    // nil: always ready
 	close    func()

@@ -14,10 +14,11 @@
 // {"code","message","description","items":[{"name","message","description"}]}.
 //
 // Contacts (list, create, get, replace, status change, delete with gdpr)
-// and lists (list, create, get, update, delete) are served from
-// Backend.Contacts. The other operations (fields, custom fields,
-// segmentation, subscriptions, groups, touchpoints, interests, import and
-// campaigns) answer, once authentication, tenancy and privileges have been
+// and lists are served from Backend.Contacts; the contact fields, custom
+// fields, segmentation sets and groups, subscriptions and their options,
+// groups, group lists, group segmentation, touchpoints, interests and the
+// subscription, touchpoint and interest members from Backend.Catalog.
+// Campaigns answer, once authentication, tenancy and privileges have been
 // enforced, 501 with code not_implemented and a message naming the
 // operation; so does every operation whose store the Backend lacks.
 // OpenAPI returns the family's document.
@@ -57,6 +58,23 @@
 //     currentPage, totalPages, links{first, last, prev, next}}}: links are
 //     the request's path and query with page_number set, prev and next
 //     null where there is no such page.
+//   - Catalog records are answered with uuid, created_dt, updated_dt,
+//     deleted_dt and the fields of their kind (the package contacts
+//     documents the shapes the interface does not show); an option's
+//     order_num is a string, as every field of an option is, a custom
+//     field's an integer; mandatory and identifier are "yes" or "no".
+//     Bodies hold strings or null (order_num also a number, config an
+//     object); uuid and the times are ignored, any other member is 400.
+//   - With a Catalog, a contact body may hold only the custom columns the
+//     tenant defines (custom fields in use), and must give a value for
+//     each mandatory one; the problems are named like the body's others.
+//   - GET /cds/fields answers, with include_all=1 and when include_all is
+//     not given (its documented default), the definitions of the standard
+//     fields and then the tenant's custom fields; with include_all=0 the
+//     standard fields' names.
+//   - POST to a members collection creates or updates the membership and
+//     answers 200 with it: {contact_uuid, option_uuid | touchpoint_uuid |
+//     interest_uuid, status, updated_dt}.
 //   - Unknown paths under /news/v1/ answer 404 not_found and known paths
 //     with another method 405 method_not_allowed with Allow, in the CDS
 //     body, after authentication.

@@ -15,6 +15,7 @@ import (
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/adapters/httpapi"
 	"github.com/msgkit/msgkit/contacts"
+	"github.com/msgkit/msgkit/segmentation"
 )
 
 // Backend is what the CDS API serves from. A store left nil answers its
@@ -22,6 +23,13 @@ import (
 type Backend struct {
 	// Contacts keeps the lists and contacts.
 	Contacts contacts.Store
+	// Catalog keeps custom fields, segmentation sets and groups,
+	// subscriptions and options, groups, touchpoints, interests and the
+	// memberships; with it, contact bodies may hold only the custom
+	// columns it defines.
+	Catalog contacts.CatalogStore
+	// Imports runs the batch import (POST /cds/imports).
+	Imports contacts.ImportStore
 	// Clock stamps created and updated times and dates the age filter;
 	// time.Now when nil.
 	Clock msgkit.Clock
@@ -266,6 +274,9 @@ func (a *api) listContacts(w http.ResponseWriter, r *http.Request, svc msgkit.Se
 	if err != nil {
 		return err
 	}
+	if err := a.resolve(r, svc, &q); err != nil {
+		return err
+	}
 	page, err := a.b.Contacts.Contacts(r.Context(), svc, q)
 	if err != nil {
 		return err
@@ -282,6 +293,52 @@ func (a *api) listContacts(w http.ResponseWriter, r *http.Request, svc msgkit.Se
 	return httpapi.WriteJSON(w, http.StatusOK, envelopeOf(r, page, q.List, func(c contacts.Contact) map[string]any {
 		return contactJSON(&c, refs)
 	}))
+}
+
+// resolve turns the subscription_uuids and group_uuid of q into what the
+// catalog knows of them: the subscriptions' options in use, and the
+// group's lists and segmentation queries. A group that is not the
+// tenant's in use is 400 naming group_uuid; unknown subscriptions have no
+// options, and select no contact.
+func (a *api) resolve(r *http.Request, svc msgkit.ServiceUUID, q *contacts.ContactQuery) error {
+	if len(q.SubscriptionUUIDs) == 0 && q.GroupUUID == "" {
+		return nil
+	}
+	if a.b.Catalog == nil {
+		param := "group_uuid"
+		if len(q.SubscriptionUUIDs) > 0 {
+			param = "subscription_uuids"
+		}
+		return msgkit.Invalidf(msgkit.CodeInvalidQuery, param, "%s filters by records this platform does not keep", param)
+	}
+	if len(q.SubscriptionUUIDs) > 0 {
+		opts, err := a.b.Catalog.OptionUUIDs(r.Context(), svc, q.SubscriptionUUIDs)
+		if err != nil {
+			return err
+		}
+		q.ResolveSubscriptions(opts)
+	}
+	if q.GroupUUID != "" {
+		g, err := a.b.Catalog.GroupTarget(r.Context(), svc, q.GroupUUID)
+		if msgkit.KindOf(err) == msgkit.NotFound {
+			return msgkit.Invalidf(msgkit.CodeInvalidQuery, "group_uuid", "group_uuid %s is not a group of this service in use", q.GroupUUID)
+		}
+		if err != nil {
+			return err
+		}
+		segs := make([]*segmentation.Query, 0, len(g.Segmentation))
+		for _, data := range g.Segmentation {
+			seg, err := segmentation.Parse([]byte(data))
+			if err != nil {
+				// Stored data was valid when stored; the rules may have
+				// grown stricter since.
+				return msgkit.Wrap(err, msgkit.Internal, segmentation.CodeInvalidSegmentation, "a segmentation query of the group no longer parses")
+			}
+			segs = append(segs, seg)
+		}
+		q.ResolveGroup(g.ListUUIDs, segs)
+	}
+	return nil
 }
 
 // answerContact writes c with the lists embedded when asked.
@@ -306,6 +363,9 @@ func (a *api) createContact(w http.ResponseWriter, r *http.Request, svc msgkit.S
 	}
 	in, err := contactInput(body)
 	if err != nil {
+		return err
+	}
+	if err := a.checkCustom(r, svc, in); err != nil {
 		return err
 	}
 	now := a.now()
@@ -360,6 +420,9 @@ func (a *api) replaceContact(w http.ResponseWriter, r *http.Request, svc msgkit.
 	in, err := contactInput(body)
 	if err != nil {
 		return err
+	}
+	if err := a.checkCustom(r, svc, in); err != nil {
+		return validation(err)
 	}
 	now := a.now()
 	c, err := a.b.Contacts.UpdateContact(r.Context(), svc, id, func(c contacts.Contact) (contacts.Contact, error) {

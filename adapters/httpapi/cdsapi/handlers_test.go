@@ -52,7 +52,8 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	n := 0
-	b := Backend{Contacts: memstore.New().Contacts(), Clock: f.Clock.Now, NewUUID: func() string {
+	st := memstore.New().Contacts()
+	b := Backend{Contacts: st, Catalog: st, Imports: st, Clock: f.Clock.Now, NewUUID: func() string {
 		n++
 		return fmt.Sprintf("00000000-0000-4000-8000-%012d", n)
 	}}
@@ -100,17 +101,21 @@ func want(t *testing.T, w *httptest.ResponseRecorder, status int) map[string]any
 
 const (
 	list1    = "00000000-0000-4000-8000-000000000001"
-	contact2 = "00000000-0000-4000-8000-000000000002"
+	contact2 = "00000000-0000-4000-8000-000000000003"
 )
 
-// One list and one contact of tenant A, made through the API.
+// One list, a custom field (column_1) and one contact of tenant A, made
+// through the API.
 func (e *env) seed(t *testing.T) {
 	t.Helper()
 	w := e.do(t, "POST", "/cds/lists", `{"name":"Newsletter"}`, false)
 	want(t, w, 201)
 	msgkittest.Golden(t, "testdata/create_list.json", httpapitest.Answer(w))
+	w = e.do(t, "POST", "/cds/custom_fields", `{"display_name":"Tier","field_type":"select","config":{"options":["gold","silver"]}}`, false)
+	want(t, w, 201)
+	msgkittest.Golden(t, "testdata/create_custom_field.json", httpapitest.Answer(w))
 	w = e.do(t, "POST", "/cds/contacts", `{"list_uuid":"`+list1+`","first_name":"Ana","last_name":"Novak","mobile":"+386 40 123 456",
-		"email":"ana@example.com","birthday":"1990-05-17","gender":"Female","opt_status":"in","column_3":"gold",
+		"email":"ana@example.com","birthday":"1990-05-17","gender":"Female","opt_status":"in","column_1":"gold",
 		"channel_telegram_identifier":"@ana","channel_telegram_opt_status":"in","channel_telegram_data":{"chat_id":42}}`, false)
 	want(t, w, 201)
 	msgkittest.Golden(t, "testdata/create_contact.json", httpapitest.Answer(w))
@@ -120,7 +125,7 @@ func TestContactsLifecycle(t *testing.T) {
 	e := newEnv(t)
 	e.seed(t)
 	c := want(t, e.do(t, "GET", "/cds/contacts/"+contact2+"?fields=lists", "", false), 200)
-	if c["mobile"] != "+38640123456" || c["gender"] != "female" || c["column_3"] != "gold" || c["uuid"] != contact2 {
+	if c["mobile"] != "+38640123456" || c["gender"] != "female" || c["column_1"] != "gold" || c["uuid"] != contact2 {
 		t.Errorf("get: %v", c)
 	}
 	if l := c["lists"].([]any)[0].(map[string]any); l["name"] != "Newsletter" {

@@ -56,6 +56,7 @@ func routes(a *api) []httpapi.Route {
 		"PUT /cds/lists/{listId}":          served(a.updateList, a.b.Contacts),
 		"DELETE /cds/lists/{listId}":       served(a.deleteList, a.b.Contacts),
 	}
+	a.catalogHandlers(handlers)
 	var rs []httpapi.Route
 	add := func(method, path string) {
 		rs = append(rs, httpapi.Route{Method: method, Path: s + path, Privileges: news, Handler: handlers[method+" "+path]})
@@ -72,7 +73,8 @@ func routes(a *api) []httpapi.Route {
 
 	// contacts and import
 	crud("/cds/contacts", "{contactId}", http.MethodGet, http.MethodPut, http.MethodPatch, http.MethodDelete)
-	rs = append(rs, httpapi.Route{Method: http.MethodPost, Path: s + "/cds/imports", Privileges: news, MaxBody: importMaxBody})
+	rs = append(rs, httpapi.Route{Method: http.MethodPost, Path: s + "/cds/imports", Privileges: news, MaxBody: importMaxBody,
+		Handler: served(a.importContacts, a.b.Imports)})
 	// lists
 	crud("/cds/lists", "{listId}", all...)
 	// fields

@@ -1,0 +1,431 @@
+package cdsapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/adapters/httpapi"
+	"github.com/msgkit/msgkit/contacts"
+)
+
+// catalogPaths are the collection path and item parameter of each kind.
+var catalogPaths = map[contacts.RecordKind][2]string{
+	contacts.KindCustomField:       {"/cds/custom_fields", "customFieldsId"},
+	contacts.KindSegmentationSet:   {"/cds/segmentation_sets", "segmentationSetId"},
+	contacts.KindSegmentationGroup: {"/cds/segmentation_groups", "segmentationGroupId"},
+	contacts.KindSubscription:      {"/cds/subscriptions", "subscriptionId"},
+	contacts.KindOption:            {"/cds/subscriptions/options", "optionId"},
+	contacts.KindGroup:             {"/cds/groups", "groupId"},
+	contacts.KindGroupList:         {"/cds/group_lists", "groupListId"},
+	contacts.KindGroupSegmentation: {"/cds/group_segmentation", "groupSegmentationId"},
+	contacts.KindTouchpoint:        {"/cds/touchpoints", "touchpointId"},
+	contacts.KindInterest:          {"/cds/interests", "interestId"},
+}
+
+// memberPaths are the members collection of each member kind.
+var memberPaths = map[contacts.MemberKind]string{
+	contacts.MemberOption:     "/cds/subscriptions/members",
+	contacts.MemberTouchpoint: "/cds/touchpoints/members",
+	contacts.MemberInterest:   "/cds/interests/members",
+}
+
+// catalogHandlers are the catalog operations, by "METHOD path".
+func (a *api) catalogHandlers(into map[string]http.Handler) {
+	need := a.b.Catalog
+	for kind, p := range catalogPaths {
+		coll, item := p[0], p[0]+"/{"+p[1]+"}"
+		into["GET "+coll] = served(a.listRecords(kind), need)
+		into["POST "+coll] = served(a.createRecord(kind), need)
+		into["GET "+item] = served(a.getRecord(kind, p[1]), need)
+		into["PUT "+item] = served(a.updateRecord(kind, p[1]), need)
+		if kind.Deletable() {
+			into["DELETE "+item] = served(a.deleteRecord(kind, p[1]), need)
+		}
+	}
+	for kind, path := range memberPaths {
+		into["GET "+path] = served(a.listMembers(kind), need)
+		into["POST "+path] = served(a.setMember(kind), need)
+	}
+	into["GET /cds/fields"] = served(a.fields, need)
+}
+
+type handlerFunc = func(http.ResponseWriter, *http.Request, msgkit.ServiceUUID) error
+
+// recordJSON is a catalog record with the fields of its kind.
+func recordJSON(r contacts.Record) map[string]any {
+	m := map[string]any{"uuid": r.UUID, "created_dt": timeJSON(r.Created), "updated_dt": timeJSON(r.Updated), "deleted_dt": timeOrNil(r.Deleted)}
+	switch r.Kind {
+	case contacts.KindCustomField:
+		d := r.Definition()
+		for k, v := range definitionJSON(d) {
+			m[k] = v
+		}
+	case contacts.KindSegmentationSet, contacts.KindSegmentationGroup:
+		m["name"], m["data"] = r.Name, r.Data
+	case contacts.KindSubscription, contacts.KindGroup, contacts.KindTouchpoint, contacts.KindInterest:
+		m["name"], m["description"], m["status"] = r.Name, r.Description, r.Status
+	case contacts.KindOption:
+		// Every field of an option is a string in the interface.
+		m["name"], m["description"], m["status"] = r.Name, r.Description, r.Status
+		m["subscription_uuid"], m["order_num"] = r.Parent, strconv.Itoa(r.OrderNum)
+	case contacts.KindGroupList:
+		m["group_uuid"], m["list_uuid"] = r.Parent, r.ListUUID
+	case contacts.KindGroupSegmentation:
+		m["group_uuid"], m["data"] = r.Parent, r.Data
+	}
+	return m
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// definitionJSON is a field definition as GET /cds/fields and the custom
+// fields answer it.
+func definitionJSON(d contacts.FieldDefinition) map[string]any {
+	cfg := json.RawMessage("{}")
+	if len(d.Config) > 0 {
+		cfg = d.Config
+	}
+	return map[string]any{"display_name": d.DisplayName, "field_type": d.FieldType, "field_name": d.FieldName,
+		"mandatory": yesNo(d.Mandatory), "identifier": yesNo(d.Identifier), "order_num": d.OrderNum, "config": cfg}
+}
+
+// recordFields are the members of a catalog body and where each goes; a
+// member of another name is refused, but the read-only ones of an answer.
+var recordFields = map[string]func(*contacts.RecordInput) **string{
+	"name":              func(in *contacts.RecordInput) **string { return &in.Name },
+	"description":       func(in *contacts.RecordInput) **string { return &in.Description },
+	"status":            func(in *contacts.RecordInput) **string { return &in.Status },
+	"data":              func(in *contacts.RecordInput) **string { return &in.Data },
+	"display_name":      func(in *contacts.RecordInput) **string { return &in.DisplayName },
+	"field_type":        func(in *contacts.RecordInput) **string { return &in.FieldType },
+	"field_name":        func(in *contacts.RecordInput) **string { return &in.FieldName },
+	"mandatory":         func(in *contacts.RecordInput) **string { return &in.Mandatory },
+	"identifier":        func(in *contacts.RecordInput) **string { return &in.Identifier },
+	"subscription_uuid": func(in *contacts.RecordInput) **string { return &in.SubscriptionUUID },
+	"group_uuid":        func(in *contacts.RecordInput) **string { return &in.GroupUUID },
+	"list_uuid":         func(in *contacts.RecordInput) **string { return &in.ListUUID },
+}
+
+var recordReadOnly = map[string]bool{"uuid": true, "created_dt": true, "updated_dt": true, "deleted_dt": true}
+
+// recordInput reads a catalog body: strings or null, order_num a number
+// or a string holding one, config an object.
+func recordInput(body map[string]json.RawMessage) (contacts.RecordInput, error) {
+	var in contacts.RecordInput
+	var bad []msgkit.FieldError
+	for name, raw := range body {
+		switch {
+		case recordReadOnly[name]:
+		case name == "config":
+			in.Config = raw
+		case name == "order_num":
+			t := bytes.TrimSpace(raw)
+			switch {
+			case bytes.Equal(t, []byte("null")):
+			case len(t) > 0 && (t[0] == '-' || (t[0] >= '0' && t[0] <= '9')):
+				s := string(t)
+				in.OrderNum = &s
+			default:
+				s, ok := stringOrNull(raw)
+				if !ok {
+					bad = append(bad, msgkit.FieldError{Name: name, Message: "order_num must be an integer (a number or a string holding one)"})
+					continue
+				}
+				in.OrderNum = s
+			}
+		case recordFields[name] != nil:
+			s, ok := stringOrNull(raw)
+			if !ok {
+				bad = append(bad, msgkit.FieldError{Name: name, Message: name + " must be a string or null"})
+				continue
+			}
+			*recordFields[name](&in) = s
+		default:
+			bad = append(bad, msgkit.FieldError{Name: name, Message: "unknown field " + strconv.Quote(name)})
+		}
+	}
+	if len(bad) > 0 {
+		return contacts.RecordInput{}, typeError(bad)
+	}
+	return in, nil
+}
+
+func (a *api) listRecords(kind contacts.RecordKind) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, svc msgkit.ServiceUUID) error {
+		v := r.URL.Query()
+		allowed := []string{"show_deleted"}
+		if kind == contacts.KindOption {
+			allowed = []string{"totals", "status", "show_deleted"}
+		}
+		fields, err := fieldsParam(v, allowed...)
+		if err != nil {
+			return err
+		}
+		spec := contacts.RecordSpec(kind)
+		spec.Ignore = append(spec.Ignore, "fields")
+		q, err := msgkit.ParseListQuery(v, spec)
+		if err != nil {
+			return err
+		}
+		page, err := a.b.Catalog.Records(r.Context(), svc, contacts.RecordQuery{Kind: kind, List: q, ShowDeleted: fields["show_deleted"]})
+		if err != nil {
+			return err
+		}
+		return httpapi.WriteJSON(w, http.StatusOK, envelopeOf(r, page, q, recordJSON))
+	}
+}
+
+func (a *api) createRecord(kind contacts.RecordKind) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, svc msgkit.ServiceUUID) error {
+		if err := onlyParams(r.URL.Query()); err != nil {
+			return err
+		}
+		body, err := readObject(w, r)
+		if err != nil {
+			return err
+		}
+		in, err := recordInput(body)
+		if err != nil {
+			return err
+		}
+		now := a.now()
+		rec := contacts.Record{Kind: kind, UUID: a.newUUID(), Created: now, Updated: now}
+		if err := contacts.FillRecord(&rec, in); err != nil {
+			return err
+		}
+		if rec, err = a.b.Catalog.CreateRecord(r.Context(), svc, rec); err != nil {
+			return err
+		}
+		return httpapi.WriteJSON(w, http.StatusCreated, recordJSON(rec))
+	}
+}
+
+// recordAt reads a record's path id of an operation without query
+// parameters but fields=show_deleted on a get.
+func recordAt(r *http.Request, kind contacts.RecordKind, param string, fields ...string) (string, map[string]bool, error) {
+	id, err := pathUUID(r, param, string(kind))
+	if err != nil {
+		return "", nil, err
+	}
+	names := []string{}
+	if len(fields) > 0 {
+		names = append(names, "fields")
+	}
+	if err := onlyParams(r.URL.Query(), names...); err != nil {
+		return "", nil, err
+	}
+	f, err := fieldsParam(r.URL.Query(), fields...)
+	return id, f, err
+}
+
+func (a *api) getRecord(kind contacts.RecordKind, param string) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, svc msgkit.ServiceUUID) error {
+		id, fields, err := recordAt(r, kind, param, "show_deleted")
+		if err != nil {
+			return err
+		}
+		rec, err := a.b.Catalog.Record(r.Context(), svc, kind, id, fields["show_deleted"])
+		if err != nil {
+			return err
+		}
+		return httpapi.WriteJSON(w, http.StatusOK, recordJSON(rec))
+	}
+}
+
+func (a *api) updateRecord(kind contacts.RecordKind, param string) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, svc msgkit.ServiceUUID) error {
+		id, _, err := recordAt(r, kind, param)
+		if err != nil {
+			return err
+		}
+		body, err := readObject(w, r)
+		if err != nil {
+			return err
+		}
+		in, err := recordInput(body)
+		if err != nil {
+			return err
+		}
+		now := a.now()
+		rec, err := a.b.Catalog.UpdateRecord(r.Context(), svc, kind, id, func(rec contacts.Record) (contacts.Record, error) {
+			if err := contacts.FillRecord(&rec, in); err != nil {
+				return rec, err
+			}
+			rec.Updated = now
+			return rec, nil
+		})
+		if err != nil {
+			return validation(err) // the rules of the body and the store's relation rules
+		}
+		return httpapi.WriteJSON(w, http.StatusOK, recordJSON(rec))
+	}
+}
+
+func (a *api) deleteRecord(kind contacts.RecordKind, param string) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, svc msgkit.ServiceUUID) error {
+		id, _, err := recordAt(r, kind, param)
+		if err != nil {
+			return err
+		}
+		if err := a.b.Catalog.DeleteRecord(r.Context(), svc, kind, id, a.now()); err != nil {
+			return err
+		}
+		w.WriteHeader(http.StatusNoContent)
+		return nil
+	}
+}
+
+// memberJSON is a membership: contact_uuid, the target's field, status,
+// updated_dt.
+func memberJSON(m contacts.Member) map[string]any {
+	return map[string]any{"contact_uuid": m.ContactUUID, m.Kind.Field(): m.TargetUUID, "status": string(m.Status), "updated_dt": timeJSON(m.Updated)}
+}
+
+func (a *api) listMembers(kind contacts.MemberKind) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, svc msgkit.ServiceUUID) error {
+		q, err := msgkit.ParseListQuery(r.URL.Query(), contacts.MemberSpec(kind))
+		if err != nil {
+			return err
+		}
+		page, err := a.b.Catalog.Members(r.Context(), svc, contacts.MemberQuery{Kind: kind, List: q})
+		if err != nil {
+			return err
+		}
+		return httpapi.WriteJSON(w, http.StatusOK, envelopeOf(r, page, q, memberJSON))
+	}
+}
+
+func (a *api) setMember(kind contacts.MemberKind) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, svc msgkit.ServiceUUID) error {
+		if err := onlyParams(r.URL.Query()); err != nil {
+			return err
+		}
+		body, err := readObject(w, r)
+		if err != nil {
+			return err
+		}
+		var in contacts.MemberInput
+		var bad []msgkit.FieldError
+		for name, raw := range body {
+			var to **string
+			switch name {
+			case "contact_uuid":
+				to = &in.ContactUUID
+			case kind.Field():
+				to = &in.TargetUUID
+			case "status":
+				to = &in.Status
+			case "updated_dt":
+				continue
+			default:
+				bad = append(bad, msgkit.FieldError{Name: name, Message: "unknown field " + strconv.Quote(name) + "; a member has contact_uuid, " + kind.Field() + " and status"})
+				continue
+			}
+			s, ok := stringOrNull(raw)
+			if !ok {
+				bad = append(bad, msgkit.FieldError{Name: name, Message: name + " must be a string"})
+				continue
+			}
+			*to = s
+		}
+		if len(bad) > 0 {
+			return typeError(bad)
+		}
+		m, err := contacts.FillMember(kind, in, a.now())
+		if err != nil {
+			return err
+		}
+		if m, err = a.b.Catalog.SetMember(r.Context(), svc, m); err != nil {
+			return err
+		}
+		return httpapi.WriteJSON(w, http.StatusOK, memberJSON(m))
+	}
+}
+
+// fields answers the contact fields: with include_all=1 (the default) the
+// definitions of the standard fields and the tenant's custom fields in
+// use; with include_all=0 the standard fields' names.
+func (a *api) fields(w http.ResponseWriter, r *http.Request, svc msgkit.ServiceUUID) error {
+	v := r.URL.Query()
+	if err := onlyParams(v, "include_all"); err != nil {
+		return err
+	}
+	all := true
+	switch inc := v["include_all"]; {
+	case len(inc) > 1:
+		return msgkit.Invalidf(msgkit.CodeInvalidQuery, "include_all", "include_all is given more than once")
+	case len(inc) == 0 || strings.TrimSpace(inc[0]) == "1":
+	case strings.TrimSpace(inc[0]) == "0":
+		all = false
+	default:
+		return msgkit.Invalidf(msgkit.CodeInvalidQuery, "include_all", "include_all is 1 or 0, not %q", inc[0])
+	}
+	std := contacts.StandardFields()
+	if !all {
+		names := make([]string, len(std))
+		for i, d := range std {
+			names[i] = d.FieldName
+		}
+		return httpapi.WriteJSON(w, http.StatusOK, names)
+	}
+	custom, err := a.b.Catalog.CustomFields(r.Context(), svc)
+	if err != nil {
+		return err
+	}
+	out := make([]map[string]any, 0, len(std)+len(custom))
+	for _, d := range std {
+		out = append(out, definitionJSON(d))
+	}
+	for _, c := range custom {
+		out = append(out, definitionJSON(c.Definition()))
+	}
+	return httpapi.WriteJSON(w, http.StatusOK, out)
+}
+
+// checkCustom refuses a contact body's custom columns that are not custom
+// fields of the tenant in use, and a mandatory custom field without a
+// value, naming each (Invalid, code invalid_contact). Without a catalog
+// every column is taken.
+func (a *api) checkCustom(r *http.Request, svc msgkit.ServiceUUID, in contacts.Input) error {
+	if a.b.Catalog == nil {
+		return nil
+	}
+	defs, err := a.b.Catalog.CustomFields(r.Context(), svc)
+	if err != nil {
+		return err
+	}
+	defined := map[string]contacts.Record{}
+	for _, d := range defs {
+		defined[d.FieldName()] = d
+	}
+	var bad []msgkit.FieldError
+	for name, v := range in.Values {
+		if !strings.HasPrefix(name, "column_") {
+			continue
+		}
+		if _, ok := defined[name]; !ok && v != nil {
+			bad = append(bad, msgkit.FieldError{Name: name, Message: name + " is not a custom field of this service"})
+		}
+	}
+	for name, d := range defined {
+		if v := in.Values[name]; d.Mandatory && (v == nil || strings.TrimSpace(*v) == "") {
+			bad = append(bad, msgkit.FieldError{Name: name, Message: name + " (" + d.Name + ") is mandatory"})
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	sortFields(bad)
+	e := msgkit.New(msgkit.Invalid, contacts.CodeInvalidContact, "the contact is invalid")
+	e.Fields = bad
+	return e
+}

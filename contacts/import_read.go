@@ -1,0 +1,338 @@
+package contacts
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/segmentation"
+)
+
+// CodeInvalidImport is the code of an import body that is not a JSON
+// array of objects.
+const CodeInvalidImport = "invalid_import"
+
+// importReadOnly are the members of an item that a client may send back
+// from an answer but cannot set: ignored, as in a create body. list_uuid
+// is ignored too: the list is the import's.
+var importReadOnly = map[string]bool{
+	"uuid": true, "created_dt": true, "updated_dt": true, "deleted_dt": true, "channels": true,
+	"member_status": true, "lists": true, "opt_status_webpush": true, "list_uuid": true,
+}
+
+// importChunk is the number of items one goroutine reads at a time.
+const importChunk = 256
+
+// ReadImport reads an import body, a JSON array of contact objects, into
+// items in body order: each checked by Fill as a create body into the
+// import's list, the fields of opts.UnsetInvalid that fail set to null.
+// An item that is not an object, or has a member that is not a string or
+// null (channel_telegram_data: an object), is an invalid item, not an
+// error; a body that is not a JSON array is Invalid (code
+// invalid_import). Items are read in parallel, one goroutine per core
+// (phone numbers are costly to read).
+func ReadImport(body io.Reader, opts ImportOptions) ([]ImportItem, error) {
+	var raws []json.RawMessage
+	dec := json.NewDecoder(body)
+	if err := dec.Decode(&raws); err != nil || raws == nil {
+		return nil, msgkit.Invalidf(CodeInvalidImport, "body", "the import body must be a JSON array of contacts")
+	}
+	if dec.More() {
+		return nil, msgkit.Invalidf(CodeInvalidImport, "body", "the import body must hold one JSON array")
+	}
+	items := make([]ImportItem, len(raws))
+	workers := min(runtime.GOMAXPROCS(0), (len(raws)+importChunk-1)/importChunk)
+	if workers <= 1 {
+		for i := range raws {
+			items[i] = readItem(raws[i], &opts)
+		}
+		return items, nil
+	}
+	var next int
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				mu.Lock()
+				lo := next
+				next += importChunk
+				mu.Unlock()
+				if lo >= len(raws) {
+					return
+				}
+				for i := lo; i < min(lo+importChunk, len(raws)); i++ {
+					items[i] = readItem(raws[i], &opts)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return items, nil
+}
+
+// readItem reads one item.
+func readItem(raw json.RawMessage, o *ImportOptions) ImportItem {
+	invalid := func(errs []msgkit.FieldError) ImportItem {
+		return ImportItem{Raw: bytes.Clone(raw), Errors: errs}
+	}
+	in, given, ok := flatItem(raw)
+	var bad []msgkit.FieldError
+	if !ok {
+		var body map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &body); err != nil || body == nil {
+			return invalid([]msgkit.FieldError{{Name: "contact", Message: "an import item must be a JSON object"}})
+		}
+		in, given, bad = itemInput(body)
+	}
+	if len(bad) > 0 {
+		return invalid(bad)
+	}
+	if bad = undefinedColumns(&in, o); len(bad) > 0 {
+		return invalid(bad)
+	}
+	list := o.ListUUID
+	in.ListUUID = &list
+	c := Contact{}
+	err := Fill(&c, in, true)
+	if err != nil {
+		e, _ := err.(*msgkit.Error)
+		if e == nil {
+			return invalid([]msgkit.FieldError{{Name: "contact", Message: err.Error()}})
+		}
+		if !allUnsettable(e.Fields, o.UnsetInvalid) {
+			return invalid(e.Fields)
+		}
+		for _, f := range e.Fields {
+			unset(&in, f.Name)
+		}
+		if err := Fill(&c, in, true); err != nil { // cannot fail: only valid fields are left
+			if e, ok := err.(*msgkit.Error); ok {
+				return invalid(e.Fields)
+			}
+			return invalid([]msgkit.FieldError{{Name: "contact", Message: err.Error()}})
+		}
+	}
+	return ImportItem{Contact: c, Given: given}
+}
+
+// undefinedColumns names the custom columns of in outside o.Columns,
+// setting those of o.UnsetInvalid to null instead.
+func undefinedColumns(in *Input, o *ImportOptions) []msgkit.FieldError {
+	if o.Columns == nil {
+		return nil
+	}
+	var bad []msgkit.FieldError
+	for name, v := range in.Values {
+		f, ok := segmentation.ParseField(name)
+		if !ok || f.Column() == 0 || o.Columns[f.Column()] || v == nil {
+			continue
+		}
+		if slices.Contains(o.UnsetInvalid, name) {
+			in.Values[name] = nil
+			continue
+		}
+		bad = append(bad, msgkit.FieldError{Name: name, Message: name + " is not a custom field of this service"})
+	}
+	slices.SortFunc(bad, func(a, b msgkit.FieldError) int { return strings.Compare(a.Name, b.Name) })
+	return bad
+}
+
+// allUnsettable says whether every problem names a field of unset.
+func allUnsettable(errs []msgkit.FieldError, unset []string) bool {
+	for _, f := range errs {
+		if !slices.Contains(unset, f.Name) {
+			return false
+		}
+	}
+	return len(errs) > 0
+}
+
+// unset sets the field named name of in to null.
+func unset(in *Input, name string) {
+	switch name {
+	case "opt_status":
+		in.OptStatus = nil
+	case "channel_telegram_identifier":
+		in.TelegramIdentifier = nil
+	case "channel_telegram_opt_status":
+		in.TelegramOptStatus = nil
+	case "channel_telegram_data":
+		in.TelegramData = nil
+	default:
+		if _, ok := in.Values[name]; ok {
+			in.Values[name] = nil
+		}
+	}
+}
+
+// itemInput reads an item's members as a create body's: strings or null,
+// channel_telegram_data an object (checked by Fill). given are the
+// fields the item names, sorted; bad the members of another type.
+func itemInput(body map[string]json.RawMessage) (in Input, given []string, bad []msgkit.FieldError) {
+	in.Values = make(map[string]*string, len(body))
+	for name, raw := range body {
+		if importReadOnly[name] {
+			continue
+		}
+		given = append(given, name)
+		if name == "channel_telegram_data" {
+			in.TelegramData = raw
+			continue
+		}
+		s, ok := stringOrNull(raw)
+		if !ok {
+			bad = append(bad, msgkit.FieldError{Name: name, Message: name + " must be a string or null"})
+			continue
+		}
+		switch name {
+		case "opt_status":
+			in.OptStatus = s
+		case "channel_telegram_identifier":
+			in.TelegramIdentifier = s
+		case "channel_telegram_opt_status":
+			in.TelegramOptStatus = s
+		default:
+			in.Values[name] = s
+		}
+	}
+	slices.Sort(given)
+	slices.SortFunc(bad, func(a, b msgkit.FieldError) int {
+		if a.Name < b.Name {
+			return -1
+		}
+		if a.Name > b.Name {
+			return 1
+		}
+		return 0
+	})
+	return in, given, bad
+}
+
+// stringOrNull reads a JSON string or null (nil).
+func stringOrNull(raw json.RawMessage) (*string, bool) {
+	raw = bytes.TrimSpace(raw)
+	if bytes.Equal(raw, []byte("null")) {
+		return nil, true
+	}
+	var s string
+	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+		return nil, false
+	}
+	return &s, true
+}
+
+// flatItem reads the common item fast: an object whose members are all
+// strings without escapes (valid UTF-8, no control characters) or null,
+// as itemInput reads it. ok is false for anything else, which
+// encoding/json then reads.
+func flatItem(raw []byte) (in Input, given []string, ok bool) {
+	i := 0
+	ws := func() {
+		for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\n' || raw[i] == '\r') {
+			i++
+		}
+	}
+	str := func() (string, bool) { // at the opening quote
+		i++
+		start, ascii := i, true
+		for ; i < len(raw); i++ {
+			switch c := raw[i]; {
+			case c == '"':
+				v := raw[start:i]
+				i++
+				if !ascii && !utf8.Valid(v) {
+					return "", false
+				}
+				return string(v), true
+			case c == '\\' || c < 0x20:
+				return "", false
+			case c >= 0x80:
+				ascii = false
+			}
+		}
+		return "", false
+	}
+	ws()
+	if i >= len(raw) || raw[i] != '{' {
+		return Input{}, nil, false
+	}
+	i++
+	in.Values = map[string]*string{}
+	ws()
+	if i < len(raw) && raw[i] == '}' {
+		i++
+	} else {
+		for {
+			ws()
+			if i >= len(raw) || raw[i] != '"' {
+				return Input{}, nil, false
+			}
+			name, ok := str()
+			if !ok {
+				return Input{}, nil, false
+			}
+			ws()
+			if i >= len(raw) || raw[i] != ':' {
+				return Input{}, nil, false
+			}
+			i++
+			ws()
+			var v *string
+			switch {
+			case i < len(raw) && raw[i] == '"':
+				s, ok := str()
+				if !ok {
+					return Input{}, nil, false
+				}
+				v = &s
+			case bytes.HasPrefix(raw[i:], []byte("null")):
+				i += 4
+			default:
+				return Input{}, nil, false
+			}
+			if !importReadOnly[name] {
+				if !slices.Contains(given, name) {
+					given = append(given, name)
+				}
+				switch name {
+				case "channel_telegram_data":
+					if v != nil {
+						return Input{}, nil, false // a string where an object goes: encoding/json names it
+					}
+					in.TelegramData = nil
+				case "opt_status":
+					in.OptStatus = v
+				case "channel_telegram_identifier":
+					in.TelegramIdentifier = v
+				case "channel_telegram_opt_status":
+					in.TelegramOptStatus = v
+				default:
+					in.Values[name] = v
+				}
+			}
+			ws()
+			if i < len(raw) && raw[i] == ',' {
+				i++
+				continue
+			}
+			if i < len(raw) && raw[i] == '}' {
+				i++
+				break
+			}
+			return Input{}, nil, false
+		}
+	}
+	ws()
+	if i != len(raw) {
+		return Input{}, nil, false
+	}
+	slices.Sort(given)
+	return in, given, true
+}
