@@ -1,12 +1,13 @@
 // Package contacts is the customer data store's domain: contacts with
 // their personal and business fields, custom field values, opt statuses
-// per channel and subscription memberships, and (as it grows) lists,
-// field definitions, segmentation sets and groups, subscriptions,
-// touchpoints, interests and the batch import.
-//
-// So far it holds the contact record, the rules of a contact body, lists,
-// the Store with its listing query and ParseContactQuery, which reads the
-// list-contacts parameters; the HTTP family builds on it.
+// per channel and memberships of subscription options, touchpoints and
+// interests; lists; the catalog (custom field definitions, segmentation
+// sets and groups, subscriptions and options, groups with their lists and
+// segmentation, touchpoints, interests) and the batch import. Store keeps
+// lists and contacts, CatalogStore the catalog and the memberships,
+// ImportStore runs imports; the HTTP family (adapters/httpapi/cdsapi)
+// builds on them. A list's status is active or inactive (FillList); a
+// status change of a contact is ApplyPatch.
 //
 // # Listing contacts
 //

@@ -48,6 +48,9 @@ func TestCatalogLifecycle(t *testing.T) {
 			if u := want(t, e.do(t, "PUT", tt.path+"/"+id, tt.update, false), 200); !tt.check(u) {
 				t.Errorf("updated: %v", u)
 			}
+			// Tenant B can neither change nor delete it.
+			wantErr(t, e.do(t, "PUT", tt.path+"/"+id, tt.update, true), 404)
+			wantErr(t, e.do(t, "DELETE", tt.path+"/"+id, "", true), 404)
 			want(t, e.do(t, "DELETE", tt.path+"/"+id, "", false), 204)
 			wantErr(t, e.do(t, "GET", tt.path+"/"+id, "", false), 404)
 			if p := want(t, e.do(t, "GET", tt.path+"?fields=show_deleted&uuid="+id, "", false), 200); len(p["data"].([]any)) != 1 {
@@ -107,6 +110,15 @@ func TestCatalogRelations(t *testing.T) {
 	want(t, e.do(t, "GET", "/cds/group_lists/"+gl["uuid"].(string), "", false), 200)
 	gs := want(t, e.do(t, "POST", "/cds/group_segmentation", `{"group_uuid":"`+g+`","data":"{\"segmentation\":[{\"rules\":[{\"field\":\"first_name\",\"condition\":\"eq\",\"value\":\"Ana\",\"operator\":\"AND\"}]}]}"}`, false), 201)
 	want(t, e.do(t, "GET", "/cds/group_segmentation/"+gs["uuid"].(string), "", false), 200)
+	for _, path := range []string{"/cds/group_lists/" + gl["uuid"].(string), "/cds/group_segmentation/" + gs["uuid"].(string)} {
+		wantErr(t, e.do(t, "GET", path, "", true), 404)
+		wantErr(t, e.do(t, "PUT", path, `{"group_uuid":"`+g+`","list_uuid":"`+list1+`"}`, true), 404)
+	}
+	for _, path := range []string{"/cds/group_lists", "/cds/group_segmentation"} {
+		if p := want(t, e.do(t, "GET", path, "", true), 200); len(p["data"].([]any)) != 0 {
+			t.Errorf("B lists %s: %v", path, p)
+		}
+	}
 	// A bad segmentation query is named.
 	m := httpapitest.WantError(t, e.do(t, "POST", "/cds/segmentation_sets", `{"name":"x","data":"{\"segmentation\":[]}"}`, false), httpapi.CDS, 400, "invalid_segmentation_set")
 	if !strings.Contains(fmt.Sprint(m["items"]), "data") {
