@@ -1,0 +1,62 @@
+package cdsapi
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/contacts"
+)
+
+// The body readers of every CDS operation take any JSON object without a
+// panic, and refuse only with an Invalid error naming its fields.
+func FuzzBodies(f *testing.F) {
+	for _, s := range []string{
+		`{"list_uuid":"0b6a3d4e-8f1c-4c2a-9a51-3f0e2d1c4b5a","first_name":"Ana","mobile":"+38640123456","channel_telegram_data":{"a":1}}`,
+		`{"opt_status":"in","opt_status_webpush":null}`, `{"name":7,"list_status":"x"}`,
+		`{"display_name":"x","field_type":"select","config":{"options":["a"]},"order_num":"3","field_name":"column_2"}`,
+		`{"name":"s","data":"{\"segmentation\":[]}","order_num":1e99}`, `{"uuid":1,"channels":[],"column_1":"a"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var body map[string]json.RawMessage
+		if json.Unmarshal(data, &body) != nil || body == nil {
+			return
+		}
+		check := func(what string, err error) {
+			if err == nil {
+				return
+			}
+			if e, ok := err.(*msgkit.Error); !ok || e.Kind != msgkit.Invalid {
+				t.Fatalf("%s: %v is not an Invalid error", what, err)
+			}
+		}
+		if in, err := contactInput(body); err == nil {
+			var c contacts.Contact
+			check("Fill", contacts.Fill(&c, in, true))
+		} else {
+			check("contactInput", err)
+		}
+		if in, err := patchInput(body); err == nil {
+			var c contacts.Contact
+			check("ApplyPatch", contacts.ApplyPatch(&c, in))
+		} else {
+			check("patchInput", err)
+		}
+		if in, err := listInput(body); err == nil {
+			var l contacts.List
+			check("FillList", contacts.FillList(&l, in))
+		} else {
+			check("listInput", err)
+		}
+		if in, err := recordInput(body); err == nil {
+			for _, k := range contacts.RecordKinds() {
+				r := contacts.Record{Kind: k}
+				check("FillRecord", contacts.FillRecord(&r, in))
+			}
+		} else {
+			check("recordInput", err)
+		}
+	})
+}
