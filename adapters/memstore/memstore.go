@@ -24,6 +24,7 @@ type DB struct {
 	sms      *SMSStore
 	finance  *FinanceStore
 	contacts *ContactsStore
+	routing  *RoutingStore
 }
 
 // Options configure a DB; zero values choose the defaults.
@@ -61,7 +62,7 @@ func NewWith(o Options) *DB {
 	if o.KeepFinishedFor <= 0 {
 		o.KeepFinishedFor = DefaultKeepFinishedFor
 	}
-	return &DB{auth: newAuthStore(), sms: newSMSStore(o), finance: newFinanceStore(), contacts: newContactsStore()}
+	return &DB{auth: newAuthStore(), sms: newSMSStore(o), finance: newFinanceStore(), contacts: newContactsStore(), routing: newRoutingStore()}
 }
 
 // Auth is the store of API clients, users, tokens and API keys.
@@ -75,3 +76,6 @@ func (db *DB) Finance() *FinanceStore { return db.finance }
 
 // Contacts is the customer data store.
 func (db *DB) Contacts() *ContactsStore { return db.contacts }
+
+// Routing is the store of inbound MT routes.
+func (db *DB) Routing() *RoutingStore { return db.routing }

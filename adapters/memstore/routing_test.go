@@ -1,0 +1,13 @@
+package memstore_test
+
+import (
+	"testing"
+
+	"github.com/msgkit/msgkit/adapters/memstore"
+	"github.com/msgkit/msgkit/routing"
+	"github.com/msgkit/msgkit/routing/routingtest"
+)
+
+func TestRoutingStore(t *testing.T) {
+	routingtest.RunStoreTests(t, func(t *testing.T) routing.Store { return memstore.New().Routing() })
+}
