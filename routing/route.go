@@ -63,11 +63,11 @@ func Fill(in Input) (r Route, hasID bool, err error) {
 	switch smpp, esme := r.SMPP != Unused, r.ESME != Unused; {
 	case len(p) > 0:
 	case smpp && esme:
-		add("smpp_connect_id", "set smpp_connect_id or esme_connect_id, not both: the unused one is 0")
-		add("esme_connect_id", "set smpp_connect_id or esme_connect_id, not both: the unused one is 0")
+		add("smpp_connect_id", "smpp_connect_id is set together with esme_connect_id: set one, the unused one is 0")
+		add("esme_connect_id", "esme_connect_id is set together with smpp_connect_id: set one, the unused one is 0")
 	case !smpp && !esme:
-		add("smpp_connect_id", "one of smpp_connect_id and esme_connect_id is required")
-		add("esme_connect_id", "one of smpp_connect_id and esme_connect_id is required")
+		add("smpp_connect_id", "smpp_connect_id or esme_connect_id is required")
+		add("esme_connect_id", "esme_connect_id or smpp_connect_id is required")
 	}
 	if len(p) > 0 {
 		e := msgkit.New(msgkit.Invalid, CodeInvalidRoute, "the route is invalid")

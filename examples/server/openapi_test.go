@@ -32,6 +32,7 @@ func TestOpenAPIDocuments(t *testing.T) {
 		"oauth":   {"http://" + l.API},
 		"finance": {"http://" + l.API},
 		"cds":     {"http://" + l.API},
+		"routing": {"http://" + l.API},
 		"health":  {"http://" + l.API, "http://" + l.SMSHTTP, "https://" + l.SMSHTTPS},
 	}
 	contracts := map[string]*httpapitest.Contract{}

@@ -5,9 +5,11 @@ import (
 
 	"github.com/msgkit/msgkit/adapters/httpapi"
 	"github.com/msgkit/msgkit/adapters/httpapi/routingapi"
+	"github.com/msgkit/msgkit/routing"
 )
 
 // routingFamily is inbound MT routing provisioning under /smsmtinbound/v1/.
-func routingFamily(opts httpapi.Options) family {
-	return family{name: "routing", api: map[string]http.Handler{routingapi.BasePath: routingapi.Handler(opts)}}
+func routingFamily(opts httpapi.Options, st routing.Store) family {
+	return family{name: "routing", api: map[string]http.Handler{routingapi.BasePath: routingapi.Handler(opts, st)},
+		docs: []apiDoc{{"routing", routingapi.OpenAPI(), restServers}}}
 }

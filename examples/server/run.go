@@ -18,6 +18,7 @@ import (
 	"github.com/msgkit/msgkit/adapters/pgstore"
 	"github.com/msgkit/msgkit/auth"
 	"github.com/msgkit/msgkit/finance"
+	"github.com/msgkit/msgkit/routing"
 	"github.com/msgkit/msgkit/sms"
 )
 
@@ -34,6 +35,7 @@ type stores struct {
 	sms      smsStore
 	finance  financeStore
 	contacts contactsStore
+	routing  routing.Store
 	blobs    finance.BlobStore // invoice files
 	pinger   httpapi.Pinger    // nil: always ready
 	close    func()
@@ -46,7 +48,7 @@ func openStores(ctx context.Context, cfg config, logger *slog.Logger) (stores, e
 		if err != nil {
 			return stores{}, fmt.Errorf("opening PostgreSQL: %w", err)
 		}
-		st := stores{auth: pg.Auth(), sms: pg.SMS(), finance: pg.Finance(), contacts: pg.Contacts(), blobs: pg.Blobs(), pinger: pg, close: pg.Close, empty: pg.Fresh()}
+		st := stores{auth: pg.Auth(), sms: pg.SMS(), finance: pg.Finance(), contacts: pg.Contacts(), routing: pg.Routing(), blobs: pg.Blobs(), pinger: pg, close: pg.Close, empty: pg.Fresh()}
 		if cfg.filesDir != "" {
 			if st.blobs, err = blobfs.New(cfg.filesDir); err != nil {
 				pg.Close()
@@ -56,7 +58,7 @@ func openStores(ctx context.Context, cfg config, logger *slog.Logger) (stores, e
 		return st, nil
 	}
 	mem := memstore.NewWith(cfg.mem)
-	st := stores{auth: mem.Auth(), sms: mem.SMS(), finance: mem.Finance(), contacts: mem.Contacts(), close: func() {}, empty: true}
+	st := stores{auth: mem.Auth(), sms: mem.SMS(), finance: mem.Finance(), contacts: mem.Contacts(), routing: mem.Routing(), close: func() {}, empty: true}
 	dir := cfg.filesDir
 	if dir == "" {
 		// Files live as long as the process, as the memory store's data do.
@@ -103,7 +105,7 @@ func newPlatform(st stores, cfg config, logger *slog.Logger) platform {
 
 // restFamilies are the families of the REST listener.
 func restFamilies(svc *auth.Service, opts httpapi.Options, st stores, logger *slog.Logger) []family {
-	return []family{authFamily(svc, opts), cdsFamily(opts, st.contacts), financeFamily(opts, st.finance, st.blobs, logger), routingFamily(opts), testSystemFamily(opts)}
+	return []family{authFamily(svc, opts), cdsFamily(opts, st.contacts), financeFamily(opts, st.finance, st.blobs, logger), routingFamily(opts, st.routing), testSystemFamily(opts)}
 }
 
 // run builds the platform from cfg and serves until ctx ends, then shuts

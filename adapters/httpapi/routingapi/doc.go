@@ -10,7 +10,13 @@
 // code, or its kind's, and field problems are folded into Message as
 // "message; name: problem; ...".
 //
-// The routing domain is not released yet: every route answers, once the
-// key has been checked, 501 with code not_implemented and a message naming
-// the operation and saying that it arrives in a later release.
+// Handler serves the routes from a routing.Store (package routing
+// documents the rules of a route); without one every route answers, once
+// the key has been checked, 501 with code not_implemented. OpenAPI returns
+// the family's document.
+//
+// Choices where the interface is silent: create answers 200 with the
+// route, update and delete 200 without a body, list an array ([] when
+// empty, not 404); connection ids are answered as strings; a malformed id
+// in the path is 404; no operation takes query parameters (400).
 package routingapi

@@ -10,8 +10,8 @@ import (
 )
 
 func TestRoutes(t *testing.T) {
-	httpapitest.CheckRoutes(t, spec(), BasePath)
-	if n := len(routes()); n != 5 {
+	httpapitest.CheckRoutes(t, spec(&api{}), BasePath)
+	if n := len(routes(&api{})); n != 5 {
 		t.Errorf("%d routes, want 5", n)
 	}
 }
@@ -20,7 +20,7 @@ func TestAnswers(t *testing.T) {
 	f := httpapitest.NewFixture(t)
 	news := f.Token(t, httpapitest.ClientID)
 	routes := BasePath + "smsmtin-routes"
-	httpapitest.CheckAnswers(t, Handler(f.Opts), httpapi.Routing, []httpapitest.AnswerCase{
+	httpapitest.CheckAnswers(t, Handler(f.Opts, nil), httpapi.Routing, []httpapitest.AnswerCase{
 		{Name: "with key", Method: "GET", Path: routes + "/5", APIKey: httpapitest.APIKeyValue,
 			Status: 501, Code: httpapi.CodeNotImplemented, Golden: "501_not_implemented"},
 		{Name: "without key", Method: "GET", Path: routes,
