@@ -18,14 +18,6 @@ import (
 // array of objects.
 const CodeInvalidImport = "invalid_import"
 
-// importReadOnly are the members of an item that a client may send back
-// from an answer but cannot set: ignored, as in a create body. list_uuid
-// is ignored too: the list is the import's.
-var importReadOnly = map[string]bool{
-	"uuid": true, "created_dt": true, "updated_dt": true, "deleted_dt": true, "channels": true,
-	"member_status": true, "lists": true, "opt_status_webpush": true, "list_uuid": true,
-}
-
 // importChunk is the number of items one goroutine reads at a time.
 const importChunk = 256
 
@@ -172,13 +164,35 @@ func unset(in *Input, name string) {
 	}
 }
 
-// itemInput reads an item's members as a create body's: strings or null,
-// channel_telegram_data an object (checked by Fill). given are the
-// fields the item names, sorted; bad the members of another type.
+// itemInput reads an item's members as a create body's (BodyInput),
+// without list_uuid: the list is the import's.
 func itemInput(body map[string]json.RawMessage) (in Input, given []string, bad []msgkit.FieldError) {
+	in, given, bad = BodyInput(body)
+	if in.ListUUID != nil || slices.Contains(given, "list_uuid") {
+		in.ListUUID = nil
+		given = slices.DeleteFunc(given, func(n string) bool { return n == "list_uuid" })
+	}
+	return in, given, bad
+}
+
+// bodyReadOnly are the members of an answer that a client may send back
+// in a body but cannot set: ignored. opt_status_webpush is set by a
+// status change (Patch) only.
+var bodyReadOnly = map[string]bool{
+	"uuid": true, "created_dt": true, "updated_dt": true, "deleted_dt": true, "channels": true,
+	"member_status": true, "lists": true, "opt_status_webpush": true,
+}
+
+// BodyInput reads the members of a create or replace body (a JSON object)
+// into an Input: strings or null, channel_telegram_data an object (checked
+// by Fill); the read-only members of an answer (uuid, created_dt,
+// updated_dt, deleted_dt, channels, member_status, lists) and
+// opt_status_webpush are ignored. given are the members it read, sorted;
+// bad names the members of another type, sorted.
+func BodyInput(body map[string]json.RawMessage) (in Input, given []string, bad []msgkit.FieldError) {
 	in.Values = make(map[string]*string, len(body))
 	for name, raw := range body {
-		if importReadOnly[name] {
+		if bodyReadOnly[name] {
 			continue
 		}
 		given = append(given, name)
@@ -186,12 +200,14 @@ func itemInput(body map[string]json.RawMessage) (in Input, given []string, bad [
 			in.TelegramData = raw
 			continue
 		}
-		s, ok := stringOrNull(raw)
+		s, ok := StringOrNull(raw)
 		if !ok {
 			bad = append(bad, msgkit.FieldError{Name: name, Message: name + " must be a string or null"})
 			continue
 		}
 		switch name {
+		case "list_uuid":
+			in.ListUUID = s
 		case "opt_status":
 			in.OptStatus = s
 		case "channel_telegram_identifier":
@@ -203,29 +219,22 @@ func itemInput(body map[string]json.RawMessage) (in Input, given []string, bad [
 		}
 	}
 	slices.Sort(given)
-	slices.SortFunc(bad, func(a, b msgkit.FieldError) int {
-		if a.Name < b.Name {
-			return -1
-		}
-		if a.Name > b.Name {
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(bad, func(a, b msgkit.FieldError) int { return strings.Compare(a.Name, b.Name) })
 	return in, given, bad
 }
 
-// stringOrNull reads a JSON string or null (nil).
-func stringOrNull(raw json.RawMessage) (*string, bool) {
+// StringOrNull reads a JSON string (a pointer to it) or null (nil); ok is
+// false for any other JSON value.
+func StringOrNull(raw json.RawMessage) (s *string, ok bool) {
 	raw = bytes.TrimSpace(raw)
 	if bytes.Equal(raw, []byte("null")) {
 		return nil, true
 	}
-	var s string
-	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+	var v string
+	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &v) != nil {
 		return nil, false
 	}
-	return &s, true
+	return &v, true
 }
 
 // flatItem reads the common item fast: an object whose members are all
@@ -297,7 +306,7 @@ func flatItem(raw []byte) (in Input, given []string, ok bool) {
 			default:
 				return Input{}, nil, false
 			}
-			if !importReadOnly[name] {
+			if !bodyReadOnly[name] && name != "list_uuid" {
 				if !slices.Contains(given, name) {
 					given = append(given, name)
 				}

@@ -135,7 +135,7 @@ func recordInput(body map[string]json.RawMessage) (contacts.RecordInput, error) 
 				s := string(t)
 				in.OrderNum = &s
 			default:
-				s, ok := stringOrNull(raw)
+				s, ok := contacts.StringOrNull(raw)
 				if !ok {
 					bad = append(bad, msgkit.FieldError{Name: name, Message: "order_num must be an integer (a number or a string holding one)"})
 					continue
@@ -143,7 +143,7 @@ func recordInput(body map[string]json.RawMessage) (contacts.RecordInput, error) 
 				in.OrderNum = s
 			}
 		case recordFields[name] != nil:
-			s, ok := stringOrNull(raw)
+			s, ok := contacts.StringOrNull(raw)
 			if !ok {
 				bad = append(bad, msgkit.FieldError{Name: name, Message: name + " must be a string or null"})
 				continue
@@ -209,27 +209,9 @@ func (a *api) createRecord(kind contacts.RecordKind) handlerFunc {
 	}
 }
 
-// recordAt reads a record's path id of an operation without query
-// parameters but fields=show_deleted on a get.
-func recordAt(r *http.Request, kind contacts.RecordKind, param string, fields ...string) (string, map[string]bool, error) {
-	id, err := pathUUID(r, param, string(kind))
-	if err != nil {
-		return "", nil, err
-	}
-	names := []string{}
-	if len(fields) > 0 {
-		names = append(names, "fields")
-	}
-	if err := onlyParams(r.URL.Query(), names...); err != nil {
-		return "", nil, err
-	}
-	f, err := fieldsParam(r.URL.Query(), fields...)
-	return id, f, err
-}
-
 func (a *api) getRecord(kind contacts.RecordKind, param string) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request, svc msgkit.ServiceUUID) error {
-		id, fields, err := recordAt(r, kind, param, "show_deleted")
+		id, fields, err := itemAt(r, param, string(kind), "show_deleted")
 		if err != nil {
 			return err
 		}
@@ -243,7 +225,7 @@ func (a *api) getRecord(kind contacts.RecordKind, param string) handlerFunc {
 
 func (a *api) updateRecord(kind contacts.RecordKind, param string) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request, svc msgkit.ServiceUUID) error {
-		id, _, err := recordAt(r, kind, param)
+		id, _, err := itemAt(r, param, string(kind))
 		if err != nil {
 			return err
 		}
@@ -272,7 +254,7 @@ func (a *api) updateRecord(kind contacts.RecordKind, param string) handlerFunc {
 
 func (a *api) deleteRecord(kind contacts.RecordKind, param string) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request, svc msgkit.ServiceUUID) error {
-		id, _, err := recordAt(r, kind, param)
+		id, _, err := itemAt(r, param, string(kind))
 		if err != nil {
 			return err
 		}
@@ -330,7 +312,7 @@ func (a *api) setMember(kind contacts.MemberKind) handlerFunc {
 				bad = append(bad, msgkit.FieldError{Name: name, Message: "unknown field " + strconv.Quote(name) + "; a member has contact_uuid, " + kind.Field() + " and status"})
 				continue
 			}
-			s, ok := stringOrNull(raw)
+			s, ok := contacts.StringOrNull(raw)
 			if !ok {
 				bad = append(bad, msgkit.FieldError{Name: name, Message: name + " must be a string"})
 				continue
@@ -399,13 +381,9 @@ func (a *api) checkCustom(r *http.Request, svc msgkit.ServiceUUID, in contacts.I
 	if a.b.Catalog == nil {
 		return nil
 	}
-	defs, err := a.b.Catalog.CustomFields(r.Context(), svc)
+	defined, err := a.customFields(r, svc)
 	if err != nil {
 		return err
-	}
-	defined := map[string]contacts.Record{}
-	for _, d := range defs {
-		defined[d.FieldName()] = d
 	}
 	var bad []msgkit.FieldError
 	for name, v := range in.Values {
@@ -428,4 +406,18 @@ func (a *api) checkCustom(r *http.Request, svc msgkit.ServiceUUID, in contacts.I
 	e := msgkit.New(msgkit.Invalid, contacts.CodeInvalidContact, "the contact is invalid")
 	e.Fields = bad
 	return e
+}
+
+// customFields are the tenant's custom fields in use, by field name
+// (column_N).
+func (a *api) customFields(r *http.Request, svc msgkit.ServiceUUID) (map[string]contacts.Record, error) {
+	custom, err := a.b.Catalog.CustomFields(r.Context(), svc)
+	if err != nil {
+		return nil, err
+	}
+	defs := make(map[string]contacts.Record, len(custom))
+	for _, d := range custom {
+		defs[d.FieldName()] = d
+	}
+	return defs, nil
 }

@@ -188,10 +188,7 @@ func (a *api) createList(w http.ResponseWriter, r *http.Request, svc msgkit.Serv
 }
 
 func (a *api) getList(w http.ResponseWriter, r *http.Request, svc msgkit.ServiceUUID) error {
-	id, err := pathUUID(r, "listId", "list")
-	if err == nil {
-		err = onlyParams(r.URL.Query())
-	}
+	id, _, err := itemAt(r, "listId", "list")
 	if err != nil {
 		return err
 	}
@@ -203,10 +200,7 @@ func (a *api) getList(w http.ResponseWriter, r *http.Request, svc msgkit.Service
 }
 
 func (a *api) updateList(w http.ResponseWriter, r *http.Request, svc msgkit.ServiceUUID) error {
-	id, err := pathUUID(r, "listId", "list")
-	if err == nil {
-		err = onlyParams(r.URL.Query())
-	}
+	id, _, err := itemAt(r, "listId", "list")
 	if err != nil {
 		return err
 	}
@@ -233,10 +227,7 @@ func (a *api) updateList(w http.ResponseWriter, r *http.Request, svc msgkit.Serv
 }
 
 func (a *api) deleteList(w http.ResponseWriter, r *http.Request, svc msgkit.ServiceUUID) error {
-	id, err := pathUUID(r, "listId", "list")
-	if err == nil {
-		err = onlyParams(r.URL.Query())
-	}
+	id, _, err := itemAt(r, "listId", "list")
 	if err != nil {
 		return err
 	}
@@ -379,9 +370,12 @@ func (a *api) createContact(w http.ResponseWriter, r *http.Request, svc msgkit.S
 	return a.answerContact(w, r, svc, http.StatusCreated, c, false)
 }
 
-// contactAt reads the contact id of the path and the fields of a get.
-func contactAt(r *http.Request, fields ...string) (string, map[string]bool, error) {
-	id, err := pathUUID(r, "contactId", "contact")
+// itemAt reads the record id of the path's parameter param (a record of
+// what: "contact", "list", a catalog kind) and, when fields are given, the
+// fields parameter with those values; the operation takes no other query
+// parameter.
+func itemAt(r *http.Request, param, what string, fields ...string) (string, map[string]bool, error) {
+	id, err := pathUUID(r, param, what)
 	if err != nil {
 		return "", nil, err
 	}
@@ -397,7 +391,7 @@ func contactAt(r *http.Request, fields ...string) (string, map[string]bool, erro
 }
 
 func (a *api) getContact(w http.ResponseWriter, r *http.Request, svc msgkit.ServiceUUID) error {
-	id, fields, err := contactAt(r, "lists", "channels", "show_deleted")
+	id, fields, err := itemAt(r, "contactId", "contact", "lists", "channels", "show_deleted")
 	if err != nil {
 		return err
 	}
@@ -409,7 +403,7 @@ func (a *api) getContact(w http.ResponseWriter, r *http.Request, svc msgkit.Serv
 }
 
 func (a *api) replaceContact(w http.ResponseWriter, r *http.Request, svc msgkit.ServiceUUID) error {
-	id, _, err := contactAt(r)
+	id, _, err := itemAt(r, "contactId", "contact")
 	if err != nil {
 		return err
 	}
@@ -439,7 +433,7 @@ func (a *api) replaceContact(w http.ResponseWriter, r *http.Request, svc msgkit.
 }
 
 func (a *api) patchContact(w http.ResponseWriter, r *http.Request, svc msgkit.ServiceUUID) error {
-	id, _, err := contactAt(r)
+	id, _, err := itemAt(r, "contactId", "contact")
 	if err != nil {
 		return err
 	}

@@ -128,13 +128,9 @@ func (a *api) importChecks(r *http.Request, svc msgkit.ServiceUUID, opts contact
 			}
 		}
 	}
-	custom, err := a.b.Catalog.CustomFields(r.Context(), svc)
+	defs, err := a.customFields(r, svc)
 	if err != nil {
 		return nil, err
-	}
-	defs := map[string]contacts.Record{}
-	for _, d := range custom {
-		defs[d.FieldName()] = d
 	}
 	if n := opts.IdentifierColumn(); n > 0 {
 		name := "column_" + strconv.Itoa(n)

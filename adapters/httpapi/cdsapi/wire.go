@@ -1,7 +1,6 @@
 package cdsapi
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -160,45 +159,10 @@ func envelopeOf[T, W any](r *http.Request, page msgkit.Page[T], q msgkit.ListQue
 	return out
 }
 
-// The members of a contact body that a client may send back from an
-// answer but cannot set: ignored. opt_status_webpush is set by PATCH only.
-var readOnly = map[string]bool{
-	"uuid": true, "created_dt": true, "updated_dt": true, "deleted_dt": true, "channels": true,
-	"member_status": true, "lists": true, "opt_status_webpush": true,
-}
-
-// contactInput reads a create or replace body: a JSON object whose
-// members are strings or null, but channel_telegram_data (an object). A
-// member of another type is named; the rules of the values are Fill's.
+// contactInput reads a create or replace body (contacts.BodyInput); a
+// member of the wrong type is named, the rules of the values are Fill's.
 func contactInput(body map[string]json.RawMessage) (contacts.Input, error) {
-	in := contacts.Input{Values: map[string]*string{}}
-	var bad []msgkit.FieldError
-	for name, raw := range body {
-		if readOnly[name] {
-			continue
-		}
-		if name == "channel_telegram_data" {
-			in.TelegramData = raw
-			continue
-		}
-		s, ok := stringOrNull(raw)
-		if !ok {
-			bad = append(bad, msgkit.FieldError{Name: name, Message: name + " must be a string or null"})
-			continue
-		}
-		switch name {
-		case "list_uuid":
-			in.ListUUID = s
-		case "opt_status":
-			in.OptStatus = s
-		case "channel_telegram_identifier":
-			in.TelegramIdentifier = s
-		case "channel_telegram_opt_status":
-			in.TelegramOptStatus = s
-		default:
-			in.Values[name] = s
-		}
-	}
+	in, _, bad := contacts.BodyInput(body)
 	if len(bad) > 0 {
 		return contacts.Input{}, typeError(bad)
 	}
@@ -226,7 +190,7 @@ func patchInput(body map[string]json.RawMessage) (contacts.Patch, error) {
 			bad = append(bad, msgkit.FieldError{Name: name, Message: name + " cannot be changed by PATCH: it takes opt_status, opt_status_webpush, channel_telegram_identifier and channel_telegram_opt_status"})
 			continue
 		}
-		s, ok := stringOrNull(raw)
+		s, ok := contacts.StringOrNull(raw)
 		if !ok {
 			bad = append(bad, msgkit.FieldError{Name: name, Message: name + " must be a string or null"})
 			continue
@@ -255,7 +219,7 @@ func listInput(body map[string]json.RawMessage) (contacts.ListInput, error) {
 		if !ok {
 			continue
 		}
-		s, ok := stringOrNull(raw)
+		s, ok := contacts.StringOrNull(raw)
 		if !ok {
 			bad = append(bad, msgkit.FieldError{Name: name, Message: name + " must be a string"})
 			continue
@@ -266,19 +230,6 @@ func listInput(body map[string]json.RawMessage) (contacts.ListInput, error) {
 		return contacts.ListInput{}, typeError(bad)
 	}
 	return in, nil
-}
-
-// stringOrNull reads a JSON string (a pointer to it) or null (nil).
-func stringOrNull(raw json.RawMessage) (*string, bool) {
-	raw = bytes.TrimSpace(raw)
-	if bytes.Equal(raw, []byte("null")) {
-		return nil, true
-	}
-	var s string
-	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
-		return nil, false
-	}
-	return &s, true
 }
 
 // typeError is the 400 of members of the wrong JSON type, sorted by name.
