@@ -67,6 +67,81 @@
 // A part without a message id or with a negative part number is refused
 // (Invalid); the other parts of the call are taken.
 //
+// # Handsets and route behaviours
+//
+// Handsets are simulated test handsets, the probe of a route test system:
+// NewHandsets, then Add(number, network, homeSMSC) for each, a number on a
+// network (MCC and MNC, 5 or 6 digits) whose own service centre is
+// homeSMSC. Handset(ctx, mccmnc) is the first handset added on a network;
+// Received(ctx, number, since) is what a handset received at or after
+// since, in arrival order. A Network with Options.Handsets delivers to
+// them: a part the network takes for a handset's number whose plan holds a
+// StatusDelivered event (Deliver, and Absent when its attempts end within
+// validity) reaches the handset at that event's time, as the
+// sms.Received of its SMS-DELIVER PDU (sms.EncodeDeliver) on the
+// handset's network. Parts of other outcomes, parts to other numbers, and
+// deliveries replaced by an expiry are never received. One Handsets may
+// serve several Networks, one per simulated route.
+//
+// The SMS-DELIVER is the part as sent: the handset's home SMSC, the
+// part's sender, coding, text or data, class 0 for a flash part, the
+// concatenation and ports of its UDH (an 8-bit reference), and TP-SCTS
+// the delivery time in UTC. Options.Route makes the route dishonest (the
+// zero Route is honest):
+//   - SMSC: every part arrives through this service centre (a foreign
+//     SMSC, '+' and 4 to 15 digits) instead of the home one.
+//   - FakeDLR: the network reports as its outcome says (DELIVERED) but no
+//     handset receives anything.
+//   - Sender: replaces every sender, as routes that overwrite
+//     alphanumeric senders do; digits only (or '+' and digits) make a
+//     numeric sender. It must pass sms.ParseSender.
+//   - Transcode: UCS-2 text arrives as GSM 7-bit, folded by FoldGSM; the
+//     UDH is kept. GSM and binary parts are unchanged.
+//
+// New panics on a Route that breaks those rules, as on bad rules.
+//
+// Choices:
+//   - A receipt is planned when Send takes the part, for its delivery
+//     time, and Received shows only the receipts due at the Handsets'
+//     clock (give it the Network's): a test sees a part arrive when its
+//     clock reaches the delivery, as it sees the report, and the network
+//     still starts no goroutine.
+//   - The handset has the part before the report of its delivery can
+//     reach the sink: Send queues the events of parts to handsets only
+//     once their receipts are recorded. A report the sink refuses comes
+//     again later; the receipt stays where it was planned.
+//   - Receipts are ordered by arrival time, then message id and part
+//     number, like the events, so the order depends neither on the order
+//     of Send calls nor on goroutine scheduling.
+//   - A handset keeps at most DefaultMaxReceipts (10,000) receipts,
+//     counting those planned for later; SetMaxReceipts changes the limit
+//     and the earliest receipts are dropped beyond it. Received returns
+//     copies of the PDUs.
+//   - TP-SCTS holds whole seconds: it is the delivery time truncated to
+//     the second, while Received.At keeps the exact time. A part whose
+//     SMS-DELIVER does not encode (text outside its coding, a sender the
+//     PDU cannot hold, a delivery outside the years 2000-2099) is logged
+//     as a warning and not received; its reports are unaffected.
+//   - FoldGSM keeps what the GSM alphabet and its extension table hold
+//     (é, ü, Ä, €, [ stay), turns the other Latin-1 and Latin Extended-A
+//     letters, and the Romanian ș and ț, into their base letter (ê→e,
+//     Ą→A, ç→c, ł→l, đ→d), and anything else into one '?' a character
+//     (a surrogate pair of UCS-2 is one character). ç becomes c rather
+//     than the Ç that sms.SplitText sends for a customer who asks for GSM:
+//     a transcoding route strips the cedilla like any diacritic.
+//   - Restore plans a held part again from its new time; a handset that
+//     has the part already (the same Handsets before Restore) does not
+//     receive it twice, while a handset of a restarted process, which
+//     has lost its receipts with the old one, receives it at the new
+//     delivery time. Sending the same part twice delivers it twice, as
+//     it reports it twice.
+//   - Add refuses a number that is not '+' and 3 to 15 digits, a network
+//     that is not 5 or 6 digits, or a home SMSC that is not '+' and 4 to
+//     15 digits (Invalid, each field named), and a number added before
+//     (Conflict). Numbers need not be valid by libphonenumber: test
+//     handsets are whatever numbers a test system is given. Received of a
+//     number that is no handset is NotFound.
+//
 // # Failures and duplicates
 //
 // An event the sink refuses is queued again Options.SinkRetry (1 s) of

@@ -75,3 +75,45 @@ func Example() {
 	// 1h1m1s   absent  BUFFERED     errorCode 29
 	// 2h1m1s   absent  DELIVERED    errorCode 0
 }
+
+// A route that delivers through a foreign service centre and overwrites
+// the sender: the test handset shows both, once the clock reaches the
+// delivery.
+func ExampleHandsets() {
+	ctx := context.Background()
+	now := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	handsets := simnet.NewHandsets(clock)
+	if err := handsets.Add("+38640111111", "29340", "+38640990000"); err != nil {
+		panic(err)
+	}
+	network := simnet.New(simnet.Options{
+		Clock:    clock,
+		Handsets: handsets,
+		Route:    simnet.Route{SMSC: "+447785016005", Sender: "INFO"},
+		Default:  simnet.Outcome{Kind: simnet.Deliver, AcceptDelay: time.Second, Delay: 4 * time.Second},
+	})
+	number, _, _ := handsets.Handset(ctx, "29340")
+	sender, _ := sms.ParseSender("MyShop")
+	errs := network.Send(ctx, []sms.OutboundPart{
+		{MsgID: "m1", Sender: sender, Receiver: number, DCS: sms.DCSGSM, Text: "Your code is 1234"},
+	})
+	if errs != nil {
+		panic(errs)
+	}
+	got, _ := handsets.Received(ctx, number, now)
+	fmt.Println("at once:", len(got), "parts")
+
+	now = now.Add(5 * time.Second)
+	got, _ = handsets.Received(ctx, number, now.Add(-time.Minute))
+	for _, r := range got {
+		d, err := sms.DecodeDeliver(r.PDU)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Printf("%s on %s via %s from %s: %q\n", r.At.Format(time.TimeOnly), r.Network, d.SMSC, d.Sender.Value, d.Text)
+	}
+	// Output:
+	// at once: 0 parts
+	// 12:00:05 on 29340 via +447785016005 from INFO: "Your code is 1234"
+}

@@ -110,6 +110,13 @@ type Options struct {
 	// Logger receives sink failures and, at debug level, every event; nil
 	// discards.
 	Logger *slog.Logger
+	// Handsets, when set, are the test handsets the network delivers to:
+	// a part to one of their numbers that the network delivers reaches it,
+	// as Route says, when its StatusDelivered event is due.
+	Handsets *Handsets
+	// Route is how the route treats the parts handsets receive; the zero
+	// Route is honest.
+	Route Route
 }
 
 // Network is a simulated mobile network. It implements sms.Upstream: Send
@@ -121,6 +128,8 @@ type Network struct {
 	log       *slog.Logger
 	rules     map[string]Outcome
 	maxPrefix int
+	// routeSender is Route.Sender parsed, nil when the route keeps senders.
+	routeSender *sms.Sender
 
 	runMu  sync.Mutex // one RunDue at a time, so the sink sees events in order
 	handed uint64     // events handed to the sink, for DuplicateEvery; guarded by runMu
@@ -155,6 +164,10 @@ func New(opts Options) *Network {
 		n.rules[r.Prefix] = r.Outcome
 		n.maxPrefix = max(n.maxPrefix, len(r.Prefix))
 	}
+	if opts.Route.Sender != "" {
+		s, _ := sms.ParseSender(opts.Route.Sender) // validate checked it
+		n.routeSender = &s
+	}
 	return n
 }
 
@@ -180,7 +193,7 @@ func (o Options) validate() error {
 	if o.DuplicateEvery < 0 || o.SinkRetry < 0 || o.MaxPerSecond < 0 {
 		return fmt.Errorf("DuplicateEvery, SinkRetry and MaxPerSecond must not be negative")
 	}
-	return nil
+	return o.Route.validate()
 }
 
 func (o Outcome) validate() error {
@@ -213,7 +226,8 @@ func (n *Network) OutcomeFor(receiver sms.MSISDN) Outcome {
 // beyond MaxPerSecond in the current second is RateLimited, and a part
 // whose outcome is Refuse gets its *sms.Refusal; the rest are taken.
 // Sending the same part twice schedules its events twice, as a real
-// network would.
+// network would. A taken part that the network delivers to one of
+// Options.Handsets reaches it as Options.Route says (see Handsets).
 func (n *Network) Send(ctx context.Context, parts []sms.OutboundPart) []error {
 	if n.opts.Hold != nil {
 		if err := n.opts.Hold(ctx); err != nil {
@@ -227,7 +241,15 @@ func (n *Network) Send(ctx context.Context, parts []sms.OutboundPart) []error {
 	if n.opts.Down != nil && n.opts.Down(now) {
 		return sms.FailAll(len(parts), msgkit.New(msgkit.Unavailable, "network_down", "the network is down"))
 	}
-	var errs []error
+	d := delivering{parts: len(parts)}
+	errs := n.take(parts, now, &d)
+	n.handOver(ctx, parts, &d, false)
+	return errs
+}
+
+// take plans the parts the network takes at now and answers for each; d
+// gets the parts it delivers to handsets, with their events.
+func (n *Network) take(parts []sms.OutboundPart, now time.Time, d *delivering) (errs []error) {
 	fail := func(i int, err error) {
 		if errs == nil {
 			errs = make([]error, len(parts))
@@ -250,18 +272,36 @@ func (n *Network) Send(ctx context.Context, parts []sms.OutboundPart) []error {
 			fail(i, &sms.Refusal{Code: o.ErrorCode, Reason: "simnet refuses " + string(p.Receiver)})
 			continue
 		}
-		n.planLocked(o, p, now)
+		n.planLocked(o, p, i, now, d)
 	}
 	return errs
 }
 
-// planLocked queues the events of part p with outcome o, from now.
+// planLocked queues the events of part p (the i-th of its call) with
+// outcome o, from now. When p reaches a handset, its events go to d
+// instead, with its arrival, to be queued once the handset has it.
 // Called with mu held.
-func (n *Network) planLocked(o Outcome, p sms.OutboundPart, now time.Time) {
+func (n *Network) planLocked(o Outcome, p sms.OutboundPart, i int, now time.Time, d *delivering) {
 	n.scratch = plan(n.scratch[:0], n.opts.Seed, o, n.opts.ReportExpiry, p, now)
+	var hs *handset
+	if n.receiving() {
+		for _, ev := range n.scratch {
+			if ev.Status == sms.StatusDelivered {
+				if hs = n.opts.Handsets.lookup(p.Receiver); hs != nil {
+					d.reserve(i, len(n.scratch))
+					d.arrivals = append(d.arrivals, arrival{part: i, at: ev.At, hs: hs})
+				}
+			}
+		}
+	}
 	for step, ev := range n.scratch {
 		n.seq++
-		n.push(item{due: ev.At, ev: ev, step: step, seq: n.seq})
+		it := item{due: ev.At, ev: ev, step: step, seq: n.seq}
+		if hs != nil {
+			d.held = append(d.held, it)
+		} else {
+			n.push(it)
+		}
 	}
 }
 
@@ -280,8 +320,10 @@ type HeldParts interface {
 // server restores its network when it starts, so that the parts handed
 // over before a restart are reported on rather than left silent until
 // their validity ends. An event the gateway has seen already (an
-// acceptance again) changes nothing. It returns how many parts it
-// planned.
+// acceptance again) changes nothing. A part delivered to one of
+// Options.Handsets reaches it at its new delivery time unless the handset
+// has it already (from before Restore, in the same process): it is never
+// recorded twice. It returns how many parts it planned.
 func (n *Network) Restore(ctx context.Context, src HeldParts) (int, error) {
 	const page = 500
 	now := n.opts.Clock.Now()
@@ -292,11 +334,13 @@ func (n *Network) Restore(ctx context.Context, src HeldParts) (int, error) {
 		if err != nil {
 			return restored, fmt.Errorf("simnet: restoring the parts the network held: %w", err)
 		}
+		d := delivering{parts: len(parts)}
 		n.mu.Lock()
-		for _, p := range parts {
-			n.planLocked(n.OutcomeFor(p.Receiver), p, now)
+		for i, p := range parts {
+			n.planLocked(n.OutcomeFor(p.Receiver), p, i, now, &d)
 		}
 		n.mu.Unlock()
+		n.handOver(ctx, parts, &d, true)
 		restored += len(parts)
 		if len(parts) < page {
 			return restored, nil
