@@ -25,6 +25,7 @@ type DB struct {
 	finance  *FinanceStore
 	contacts *ContactsStore
 	routing  *RoutingStore
+	tests    *TestSystemStore
 }
 
 // Options configure a DB; zero values choose the defaults.
@@ -62,7 +63,9 @@ func NewWith(o Options) *DB {
 	if o.KeepFinishedFor <= 0 {
 		o.KeepFinishedFor = DefaultKeepFinishedFor
 	}
-	return &DB{auth: newAuthStore(), sms: newSMSStore(o), finance: newFinanceStore(), contacts: newContactsStore(), routing: newRoutingStore()}
+	db := &DB{auth: newAuthStore(), sms: newSMSStore(o), finance: newFinanceStore(), contacts: newContactsStore(), routing: newRoutingStore()}
+	db.tests = newTestSystemStore(db.sms)
+	return db
 }
 
 // Auth is the store of API clients, users, tokens and API keys.
@@ -79,3 +82,7 @@ func (db *DB) Contacts() *ContactsStore { return db.contacts }
 
 // Routing is the store of inbound MT routes.
 func (db *DB) Routing() *RoutingStore { return db.routing }
+
+// TestSystem is the store of the SMS route test system: reference lists,
+// sessions and results.
+func (db *DB) TestSystem() *TestSystemStore { return db.tests }

@@ -159,14 +159,19 @@ func (s *SMSStore) updatePartLocked(key sms.PartKey, fn func(m sms.MessageRecord
 		defer s.finishedLocked(m.ID, p.UpdatedAt) // after the reports are queued
 	}
 	for _, r := range u.Reports {
-		s.outbox.lastID++
-		r.ID = s.outbox.lastID
-		r.Body = slices.Clone(r.Body)
-		r.NextAt = r.NextAt.Truncate(time.Microsecond).UTC()
-		r.CreatedAt = r.CreatedAt.Truncate(time.Microsecond).UTC()
-		s.outbox.add(r)
+		s.queueReportLocked(r)
 	}
 	return nil
+}
+
+// queueReportLocked queues r under the next id, its times as stored.
+// Called with mu held.
+func (s *SMSStore) queueReportLocked(r sms.Report) {
+	s.outbox.lastID++
+	r.ID = s.outbox.lastID
+	r.Body = slices.Clone(r.Body)
+	r.NextAt, r.CreatedAt = storeTime(r.NextAt), storeTime(r.CreatedAt)
+	s.outbox.add(r)
 }
 
 // ExpiredParts lists open parts of expired messages, oldest first.
@@ -277,4 +282,12 @@ func (s *SMSStore) ReportCounts(ctx context.Context) (map[sms.ReportState]int, e
 		counts[r.State]++
 	}
 	return counts, nil
+}
+
+// enqueueReport queues a report that no part update caused (a test
+// session's callback), giving it the next id.
+func (s *SMSStore) enqueueReport(r sms.Report) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.queueReportLocked(r)
 }

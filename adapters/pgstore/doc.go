@@ -339,6 +339,21 @@
 // an index-only scan of about 375 ms at 124 MB and a write on every status
 // or amount change.
 //
+// # Test system
+//
+// DB.TestSystem keeps the SMS route test system (migration 0018): the
+// reference lists in tables of their own (listed through the listing
+// engine; countries are the distinct country and MCC of an owner's
+// operators), sessions, results (their keys, status and judgement as
+// columns, every other field in one jsonb document, byte for byte where
+// JSON cannot carry a text) and the daily quota, a row per user and UTC
+// day. CreateSession counts the request with one upsert that only
+// increments below the limit, in the transaction that stores the session
+// and COPYs its results, so replicas sharing the database share the
+// limit. A completed session's callback is a row of sms_reports, queued
+// in the transaction that completes it, so the delivery report
+// dispatcher posts it.
+//
 // # Values
 //
 // timestamptz keeps microseconds, so every time is truncated to the

@@ -46,6 +46,13 @@ Try:
   (its delivery report comes back to this server, which logs it: the demo lets reports go to
    loopback, -dlr-allow auto; without -demo, loopback and private addresses are refused)
 
+SMS route test system (the test system user; five simulated routes, handsets on every network):
+  TS=$(curl -s %[1]s/oauth2/access-token -d grant_type=password -d username=%[5]s -d password=%[6]s | sed 's/.*"access_token":"\([^"]*\)".*/\1/')
+  curl -s '%[1]s/gate/testsystem/v1/test/route?sort=gate_name' -H "Authorization: Bearer $TS"
+  curl -s %[1]s/gate/testsystem/v1/test/sms -H "Authorization: Bearer $TS" -d '{"username":"%[5]s","test":"demo","gate_id":[1,2,3,4,5],"mcc_mnc":[23410],"text_lang":"en","text_type":"ucs","callback_api":"%[8]s%[11]s"}'
+  curl -s '%[1]s/gate/testsystem/v1/test/sms/1/result?page_size=5' -H "Authorization: Bearer $TS"
+  (judged within 30 s; the session's results are then posted to callback_api, logged here too)
+
 Load test (another terminal):
   go run ./examples/smsload -url %[8]s/bulk/sendsms -user %[13]s -password %[14]s -n 20000 -c 32
 

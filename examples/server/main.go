@@ -87,6 +87,7 @@ type config struct {
 	dlr                     egress.Policy                   // where delivery reports may go
 	mem                     memstore.Options                // the memory store's retention
 	filesDir                string                          // invoice files; "": PostgreSQL, or a temporary directory
+	testTimeLimit           time.Duration                   // how long a test message has to reach its handset
 }
 
 func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
@@ -109,7 +110,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.pgDSN, "pg", env("pg", ""), "PostgreSQL DSN for -store postgres")
 	fs.StringVar(&c.pgSchema, "pg-schema", env("pg-schema", ""), "PostgreSQL schema to keep msgkit's tables in (default: the DSN's search_path)")
 	fs.StringVar(&c.filesDir, "files-dir", env("files-dir", ""), "directory to keep uploaded invoice files in (default: in PostgreSQL with -store postgres, a temporary directory removed at exit with -store memory)")
-	fs.StringVar(&c.bootstrap, "bootstrap", env("bootstrap", ""), "JSON file of clients, users, API keys and bulk SMS accounts to create (see examples/server/bootstrap.example.json)")
+	fs.StringVar(&c.bootstrap, "bootstrap", env("bootstrap", ""), "JSON file of clients, users, API keys, bulk SMS accounts and test system reference data to create (see examples/server/bootstrap.example.json)")
 	var allow, forbid string
 	fs.StringVar(&allow, "dlr-allow", env("dlr-allow", "auto"), "address ranges delivery reports may go to although loopback, private or otherwise special: auto (loopback with -demo, none otherwise), none, or comma-separated ranges such as 127.0.0.0/8,::1/128")
 	fs.StringVar(&forbid, "dlr-forbid", env("dlr-forbid", ""), "comma-separated address ranges delivery reports must not go to on top of the special ones (e.g. your public networks); wins over -dlr-allow")
@@ -117,7 +118,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&level, "log-level", env("log-level", "info"), "log level: debug, info, warn or error")
 	var send string
 	fs.StringVar(&send, "sms-send", env("sms-send", "true"), "true: this server sends the bulk SMS it queues and delivers their reports; false: it only accepts, charges and queues them, for other servers sharing its PostgreSQL store to send (needs -store postgres)")
-	var keep, keepFor string
+	var keep, keepFor, testLimit string
+	fs.StringVar(&testLimit, "test-time-limit", env("test-time-limit", "30s"), "how long a test system message has to reach its simulated handset before it is judged (a Go duration)")
 	fs.StringVar(&keep, "mem-keep-finished", env("mem-keep-finished", strconv.Itoa(memstore.DefaultKeepFinished)), "finished messages the memory store keeps (the oldest leave first); 0 keeps none")
 	fs.StringVar(&keepFor, "mem-keep-finished-for", env("mem-keep-finished-for", memstore.DefaultKeepFinishedFor.String()), "how long the memory store keeps a finished message (a Go duration)")
 	fs.VisitAll(func(f *flag.Flag) { f.Usage += " (env " + envName(f.Name) + ")" })
@@ -132,6 +134,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		return c, fmt.Errorf("-mem-keep-finished must be a number of messages, not %q", keep)
 	}
 	c.mem.KeepFinished = cmp.Or(n, -1) // memstore's 0 is its default
+	if c.testTimeLimit, err = time.ParseDuration(testLimit); err != nil || c.testTimeLimit <= 0 {
+		return c, fmt.Errorf("-test-time-limit must be a positive duration, not %q", testLimit)
+	}
 	if c.mem.KeepFinishedFor, err = time.ParseDuration(keepFor); err != nil || c.mem.KeepFinishedFor <= 0 {
 		return c, fmt.Errorf("-mem-keep-finished-for must be a positive duration, not %q", keepFor)
 	}

@@ -28,12 +28,13 @@ func TestOpenAPIDocuments(t *testing.T) {
 	}
 	type server struct{ URL, Description string }
 	want := map[string][]string{
-		"bulksms": {"http://" + l.SMSHTTP, "https://" + l.SMSHTTPS},
-		"oauth":   {"http://" + l.API},
-		"finance": {"http://" + l.API},
-		"cds":     {"http://" + l.API},
-		"routing": {"http://" + l.API},
-		"health":  {"http://" + l.API, "http://" + l.SMSHTTP, "https://" + l.SMSHTTPS},
+		"bulksms":    {"http://" + l.SMSHTTP, "https://" + l.SMSHTTPS},
+		"oauth":      {"http://" + l.API},
+		"finance":    {"http://" + l.API},
+		"cds":        {"http://" + l.API},
+		"routing":    {"http://" + l.API},
+		"testsystem": {"http://" + l.API},
+		"health":     {"http://" + l.API, "http://" + l.SMSHTTP, "https://" + l.SMSHTTPS},
 	}
 	contracts := map[string]*httpapitest.Contract{}
 	for _, link := range links {

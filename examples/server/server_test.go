@@ -10,6 +10,7 @@ import (
 	"flag"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -24,6 +25,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/msgkit/msgkit/adapters/httpapi/bulksmsapi"
 	"github.com/msgkit/msgkit/adapters/httpapi/httpapitest"
+	"github.com/msgkit/msgkit/adapters/httpapi/testsystemapi"
 	"github.com/msgkit/msgkit/adapters/memstore"
 	"golang.org/x/crypto/bcrypt"
 )
@@ -105,10 +107,10 @@ func parse(t *testing.T, args ...string) config {
 // end to end, its delivery report coming back to the demo's receiver.
 func TestReadmeSequence(t *testing.T) {
 	stores := map[string]func(t *testing.T) config{
-		"memory": func(t *testing.T) config { return parse(t) },
+		"memory": func(t *testing.T) config { return parse(t, "-test-time-limit", "6s") },
 		"postgres": func(t *testing.T) config {
 			pg := pgConfig(t)
-			return parse(t, "-store", "postgres", "-pg", pg.pgDSN, "-pg-schema", pg.pgSchema, "-demo", "true")
+			return parse(t, "-store", "postgres", "-pg", pg.pgDSN, "-pg-schema", pg.pgSchema, "-demo", "true", "-test-time-limit", "6s")
 		},
 	}
 	for name, newConfig := range stores {
@@ -220,6 +222,55 @@ func TestReadmeSequence(t *testing.T) {
 			if resp.StatusCode != http.StatusAccepted {
 				t.Errorf("the demo's load account: %d %s", resp.StatusCode, body)
 			}
+
+			// 6. The printed test system calls: a session through the five
+			// simulated routes, its callback, and its results.
+			user := regexp.MustCompile(`grant_type=password -d username=(\S+) -d password=(\S+) \|`).FindStringSubmatch(out.String())
+			send := regexp.MustCompile(`curl -s (\S+/gate/testsystem/v1/test/sms) -H "Authorization: Bearer \$TS" -d '([^']+)'`).FindStringSubmatch(out.String())
+			results := regexp.MustCompile(`curl -s '(\S+/gate/testsystem/v1/test/sms/1/result\S*)'`).FindStringSubmatch(out.String())
+			if user == nil || send == nil || results == nil {
+				t.Fatalf("no test system calls printed:\n%s", out)
+			}
+			resp, body = call(t, http.MethodPost, base+"/oauth2/access-token", "",
+				strings.NewReader(url.Values{"grant_type": {"password"}, "username": {user[1]}, "password": {user[2]}}.Encode()),
+				"application/x-www-form-urlencoded")
+			var ts struct {
+				AccessToken string `json:"access_token"`
+			}
+			if resp.StatusCode != http.StatusOK || json.Unmarshal(body, &ts) != nil {
+				t.Fatalf("test system token: %d %s", resp.StatusCode, body)
+			}
+			resp, body = call(t, http.MethodPost, send[1], ts.AccessToken, strings.NewReader(send[2]), "")
+			if resp.StatusCode != http.StatusCreated || strings.TrimSpace(string(body)) != `{"test_session":1}` || resp.Header.Get("X-Ratelimit-Remaining") == "" {
+				t.Fatalf("test SMS: %d %s", resp.StatusCode, body)
+			}
+			deadline := time.After(30 * time.Second)
+			for callback := ""; callback == ""; {
+				select {
+				case r := <-reports:
+					if strings.Contains(r, `"test_session":1`) {
+						callback = r
+						httpapitest.NewContract(t, testsystemapi.OpenAPI()).CheckCallback(t, "testResults", http.MethodPost, []byte(r))
+					}
+				case <-deadline:
+					t.Fatal("the test session's callback did not come")
+				}
+			}
+			resp, body = call(t, http.MethodGet, results[1], ts.AccessToken, nil, "")
+			var page struct {
+				Data []struct{ Gate, Status, FakeDLR, DirectRoute string } `json:"data"`
+			}
+			if resp.StatusCode != http.StatusOK || json.Unmarshal(body, &page) != nil || len(page.Data) != 5 {
+				t.Fatalf("test results: %d %s", resp.StatusCode, body)
+			}
+			judged := map[string]string{}
+			for _, r := range page.Data {
+				judged[r.Gate] = r.Status
+			}
+			want := map[string]string{"alpha-direct": "delivered", "beta-wholesale": "not_received", "gamma-grey": "delivered", "beta-latin": "delivered", "gamma-offshore": "delivered"}
+			if !maps.Equal(judged, want) {
+				t.Errorf("test results %v, want %v", judged, want)
+			}
 		})
 	}
 }
@@ -233,7 +284,8 @@ func TestBootstrapFile(t *testing.T) {
 	  "users": [{"username": "qa", "password": "qa-password", "privileges": ["testsystem"]}],
 	  "apiKeys": [{"name": "noc", "key": "noc-routing-key-0001"}],
 	  "smsAccounts": [{"username": "shop", "passwordEnv": "SHOP_SMS", "networks": ["127.0.0.0/8", "::1"],
-	                   "balance": "1.00", "currency": "EUR", "validity": "1h", "prices": {"386": "0.05"}}]
+	                   "balance": "1.00", "currency": "EUR", "validity": "1h", "prices": {"386": "0.05"}}],
+	  "testSystem": {"operators": [{"id": 77, "name": "Lab Mobile", "country": "Slovenia", "mcc": "293", "mnc": "070"}]}
 	}`
 	if err := os.WriteFile(path, []byte(file), 0o600); err != nil {
 		t.Fatal(err)
@@ -252,6 +304,14 @@ func TestBootstrapFile(t *testing.T) {
 		strings.NewReader("grant_type=password&username=qa&password=qa-password"), "application/x-www-form-urlencoded")
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("bootstrapped user: %d %s", resp.StatusCode, body)
+	}
+	var qa struct {
+		AccessToken string `json:"access_token"`
+	}
+	_ = json.Unmarshal(body, &qa)
+	resp, body = call(t, http.MethodGet, "http://"+l.API+"/gate/testsystem/v1/test/operator?owner=platform&mcc=293", qa.AccessToken, nil, "")
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `{"id":77,"name":"Lab Mobile","mcc_mnc":293070,"country":"Slovenia","mcc":293}`) {
+		t.Errorf("bootstrapped test system operator: %d %s", resp.StatusCode, body)
 	}
 	resp, body = call(t, http.MethodPost, "http://"+l.SMSHTTP+"/bulk/sendsms", "", strings.NewReader(
 		`{"type":"text","auth":{"username":"shop","password":"shop-sms-password"},"sender":"Shop","receiver":"38640123456","text":"hi"}`), "application/json")

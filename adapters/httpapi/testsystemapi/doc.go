@@ -1,26 +1,43 @@
 // Package testsystemapi serves the SMS route test system under
-// /gate/testsystem/v1/: sending test SMS and their languages, operators and
-// countries, routes and their categories, suppliers and gates. Every route
-// is in the one table of routes.go; Handler serves it through the HTTP kit
-// (httpapi.FamilyHandler).
+// /gate/testsystem/v1/ from a testsystem.System and its Store: sending
+// test SMS and reading their sessions and results; the languages,
+// operators and countries, routes and their categories, suppliers and
+// gates. Every route is in the one table of routes.go; Handler serves it
+// through the HTTP kit (httpapi.FamilyHandler).
 //
 // Every route needs "Authorization: Bearer <token>" holding the privilege
 // testsystem; any token with it is accepted, and in practice those are the
-// password grant's. Errors have the test system body {"code","message"},
-// field problems folded into message as "message; name: problem; ...".
+// password grant's. The token's subject (the username) is the user whose
+// sessions, daily quota and own operators (owner=me) are meant. Errors
+// have the test system body {"code","message"}, field problems folded
+// into message as "message; name: problem; ...".
 //
-// The test system domain is not released yet: every route answers, once
-// authentication and the privilege have been enforced, 501 with code
-// not_implemented and a message naming the operation and saying that it
-// arrives in a later release.
+// Lists answer {"data": [...], "meta": {"pagination": {count,
+// current_page, per_page, total, total_pages}}} and take page_number,
+// page_size (default 10, at most 100), paging=page_num,page_size, sort
+// (-attr1,attr2), q and filters in the forms attr=value and
+// operator(attr)=value on the attributes of each list's ListSpec.
 //
 // Choices where the interface is silent:
 //
-//   - Every 429 has code GATE_TEST_SYSTEM:RATE_LIMIT_REACHED (the test
-//     system's rate limit code), whatever the error's own code. The daily
-//     quota of test SMS, which resets at midnight UTC, is a rule of the
-//     testsystem domain; its handler will set the X-Ratelimit-* headers
-//     from the domain's counts.
-//   - Sending a test SMS is POST /test/sms and adding a route POST
-//     /test/route; they are marked "chosen" in routes.go.
+//   - Sending a test SMS is POST /test/sms (201 {"test_session"}) and
+//     adding a route POST /test/route (201 {"status":"created"}, or 200
+//     {"status":"exists"} when every parameter was stored already); they
+//     are marked "chosen" in routes.go.
+//   - A session is read with GET /test/sms/{test_session} (test, status
+//     running or complete, messages, callback_api, created_date,
+//     completed_date) and its results, in test order, with GET
+//     /test/sms/{test_session}/result (the list envelope of result
+//     records, page_size up to 1000). Another user's session is 404.
+//   - Every answer of POST /test/sms after authentication carries the
+//     caller's daily quota: X-Ratelimit-Limit, X-Ratelimit-Remaining and
+//     X-Ratelimit-Reset (whole seconds to midnight UTC, when it resets).
+//     Every 429 has code GATE_TEST_SYSTEM:RATE_LIMIT_REACHED.
+//   - Operators are answered with their id beside name, mcc_mnc, country
+//     and mcc, so that a result's operator_id can be looked up; mcc_mnc
+//     and mcc are integers on the wire and filter as codes (MNC "01" and
+//     "001" stay apart). mcc on /test/operator is a comma-separated list;
+//     on /test/operator/country one code.
+//   - Category, supplier and gate ids are answered as strings; an id that
+//     is not a number is 404 as an unknown one.
 package testsystemapi

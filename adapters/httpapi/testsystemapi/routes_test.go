@@ -10,9 +10,9 @@ import (
 )
 
 func TestRoutes(t *testing.T) {
-	httpapitest.CheckRoutes(t, spec(), BasePath)
-	if n := len(routes()); n != 12 {
-		t.Errorf("%d routes, want 12", n)
+	httpapitest.CheckRoutes(t, spec(&api{}), BasePath)
+	if n := len(routes(&api{})); n != 14 {
+		t.Errorf("%d routes, want 14", n)
 	}
 }
 
@@ -22,7 +22,7 @@ func TestAnswers(t *testing.T) {
 	tester := f.UserToken(t, httpapitest.UserName)
 	plain := f.UserToken(t, httpapitest.PlainUser)
 	test := BasePath + "test"
-	httpapitest.CheckAnswers(t, Handler(f.Opts), httpapi.TestSystem, []httpapitest.AnswerCase{
+	httpapitest.CheckAnswers(t, Handler(f.Opts, Backend{}), httpapi.TestSystem, []httpapitest.AnswerCase{
 		{Name: "user", Method: "GET", Path: test + "/operator", Token: tester,
 			Status: 501, Code: httpapi.CodeNotImplemented, Golden: "501_not_implemented"},
 		{Name: "delete gate", Method: "DELETE", Path: test + "/route/gate/g1", Token: tester,

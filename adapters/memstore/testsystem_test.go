@@ -1,0 +1,15 @@
+package memstore_test
+
+import (
+	"testing"
+
+	"github.com/msgkit/msgkit/adapters/memstore"
+	"github.com/msgkit/msgkit/testsystem/testsystemtest"
+)
+
+func TestTestSystemStore(t *testing.T) {
+	testsystemtest.RunStoreTests(t, func(t *testing.T) testsystemtest.Fixture {
+		db := memstore.New()
+		return testsystemtest.Fixture{Store: db.TestSystem(), Outbox: db.SMS()}
+	})
+}
