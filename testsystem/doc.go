@@ -45,6 +45,14 @@
 //     the message, Options.TimeLimit, default 2 minutes). A receipt after
 //     the judgement is not looked for.
 //
+// Step may run on several replicas sharing a store: each judgement is
+// made under the store's lock on the result (a judged result is never
+// judged again) and a session completes once. Messages are handed to the
+// gates during the request; a message stored but never handed over (the
+// process ended in between) is judged failed at its deadline, and one a
+// simulated network held when its process ended is judged by its
+// deadline as any other.
+//
 // When every message of a session is judged, the session is complete and
 // its callback is queued in the store, with the completion, in the
 // delivery report outbox: the report dispatcher posts it with the same
