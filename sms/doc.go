@@ -104,6 +104,13 @@
 // the saving of the message and the queueing of its parts in one Store
 // call (Accept). Throttling comes early so that a flood costs little.
 //
+// Gateway.SubmitFor is Submit for the platform's own senders (campaigns),
+// which hold no password: it names the account, skips the credentials and
+// client address checks and applies every other rule, with a message id
+// the caller chooses, so a submission tried again after a crash finds its
+// id taken (Conflict, message_exists) and is neither sent nor charged
+// twice.
+//
 // The 202 answer means accepted, charged and queued, not sent: Submit
 // never calls the network, so a slow or failing network slows no answer,
 // and a part the network does not take at once is tried again from the

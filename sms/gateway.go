@@ -193,11 +193,42 @@ func (g *Gateway) CreateAccount(ctx context.Context, spec AccountSpec) (Account,
 // GatewayOptions.Transmitter is set). Rejections carry the submission error
 // codes (see the package doc for the order of the checks).
 func (g *Gateway) Submit(ctx context.Context, sub Submission) (Accepted, error) {
-	now := g.opts.Clock.Now().UTC()
 	acct, err := g.authenticate(ctx, sub)
 	if err != nil {
 		return Accepted{}, err
 	}
+	return g.accept(ctx, acct, sub, g.opts.NewID())
+}
+
+// SubmitFor submits sub on behalf of the account named account, for the
+// platform's own senders (campaigns) that hold no password: the
+// credentials and client address of sub are not looked at, every other
+// rule of Submit applies, and the account is charged. id is the message's
+// id, chosen by the caller so that a submission tried again after a crash
+// is recognised: an id already accepted is Conflict (code
+// message_exists) and nothing is charged twice. A disabled or unknown
+// account is 103.
+func (g *Gateway) SubmitFor(ctx context.Context, account string, id MessageID, sub Submission) (Accepted, error) {
+	if id == "" || len(id) > 64 {
+		return Accepted{}, msgkit.Errorf(msgkit.Internal, "bad_message_id", "sms: SubmitFor needs a message id of 1 to 64 bytes, got %q", id)
+	}
+	acct, err := g.store.Account(ctx, account)
+	if msgkit.KindOf(err) == msgkit.NotFound {
+		return Accepted{}, CodeNoAccount.Errorf("the account %s does not exist", account)
+	}
+	if err != nil {
+		return Accepted{}, err
+	}
+	if !acct.Enabled {
+		return Accepted{}, CodeNoAccount.Errorf("the account is disabled")
+	}
+	return g.accept(ctx, acct, sub, id)
+}
+
+// accept runs the rules of a submission of the authenticated account acct
+// and stores it as message id.
+func (g *Gateway) accept(ctx context.Context, acct Account, sub Submission, id MessageID) (Accepted, error) {
+	now := g.opts.Clock.Now().UTC()
 	if ok, err := g.store.TakeThroughput(ctx, acct.Username, now, acct.Throughput); err != nil {
 		return Accepted{}, err
 	} else if !ok {
@@ -223,7 +254,7 @@ func (g *Gateway) Submit(ctx context.Context, sub Submission) (Accepted, error) 
 		return Accepted{}, CodeBlacklistedSender.FieldErrorf("sender", "the sender holds %q, which is not allowed in %s", w, region)
 	}
 
-	m.ID = g.opts.NewID()
+	m.ID = id
 	m.Account = acct.Username
 	m.DCS = split.DCS
 	m.PartPrice = price

@@ -350,3 +350,37 @@ func TestCredentialCheckOnceForABurst(t *testing.T) {
 		t.Errorf("%d password checks for one burst, want 1", cs.lookups)
 	}
 }
+
+// SubmitFor: the platform's own senders submit for an account without its
+// password, from anywhere, with ids of their choosing that make a retry
+// harmless.
+func TestSubmitFor(t *testing.T) {
+	f := newFixture(t)
+	sub := valid()
+	sub.Username, sub.Password, sub.ClientIP = "", "", netip.MustParseAddr("203.0.113.9")
+	acc, err := f.gw.SubmitFor(t.Context(), "shop", "campaign-1", sub)
+	if err != nil || acc.MsgID != "campaign-1" || acc.NumParts != 1 {
+		t.Fatalf("SubmitFor = %+v, %v", acc, err)
+	}
+	_, err = f.gw.SubmitFor(t.Context(), "shop", "campaign-1", sub)
+	if msgkit.KindOf(err) != msgkit.Conflict || msgkit.CodeOf(err) != "message_exists" {
+		t.Errorf("the same id again: %v", err)
+	}
+	if a, _ := f.store.Account(t.Context(), "shop"); !a.Balance.Equal(decimal.RequireFromString("9.96")) {
+		t.Errorf("balance %s, want 9.96: charged once", a.Balance)
+	}
+	bad := sub
+	bad.Receiver = "12"
+	if _, err := f.gw.SubmitFor(t.Context(), "shop", "campaign-2", bad); msgkit.CodeOf(err) == "" || msgkit.KindOf(err) == msgkit.Conflict {
+		t.Errorf("the rules still apply: %v", err)
+	}
+	f.account(t, "closed", func(a *sms.Account) { a.Enabled = false })
+	for _, name := range []string{"nobody", "closed"} {
+		if _, err := f.gw.SubmitFor(t.Context(), name, "campaign-3", sub); msgkit.CodeOf(err) != sms.CodeNoAccount.String() {
+			t.Errorf("account %s: %v, want 103", name, err)
+		}
+	}
+	if _, err := f.gw.SubmitFor(t.Context(), "shop", "", sub); msgkit.KindOf(err) != msgkit.Internal {
+		t.Errorf("an empty id: %v", err)
+	}
+}
