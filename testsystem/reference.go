@@ -239,41 +239,55 @@ type SMSC struct {
 
 // The listing specifications: what each reference list filters, searches
 // and sorts by. Parameters a handler reads itself (owner, and the integer
-// codes mcc_mnc and mcc) are ignored here.
-var (
-	// LanguageSpec lists languages: code, q over name, sort by name.
-	LanguageSpec = msgkit.ListSpec{
+// codes mcc_mnc and mcc) are ignored here. Each call returns a spec of
+// its own, so no caller can change another's.
+
+// LanguageSpec lists languages: code, q over name, sort by name.
+func LanguageSpec() msgkit.ListSpec {
+	return msgkit.ListSpec{
 		Filter: map[string]msgkit.AttrType{"code": msgkit.AttrString, "name": msgkit.AttrString},
 		Sort:   []string{"name", "code"}, Search: []string{"name"},
 	}
-	// OperatorSpec lists operators: mcc_mnc and mcc (read by the handler),
-	// q over operator and country name, sort by them.
-	OperatorSpec = msgkit.ListSpec{
+}
+
+// OperatorSpec lists operators: mcc_mnc and mcc (read by the handler), q
+// over operator and country name, sort by them.
+func OperatorSpec() msgkit.ListSpec {
+	return msgkit.ListSpec{
 		Filter: map[string]msgkit.AttrType{"name": msgkit.AttrString, "country": msgkit.AttrString, "mcc": msgkit.AttrString, "mcc_mnc": msgkit.AttrString},
 		Sort:   []string{"name", "country", "mcc", "mcc_mnc"}, Search: []string{"name", "country"},
 		Ignore: []string{"owner", "mcc", "mcc_mnc"},
 	}
-	// CountrySpec lists countries: name, mcc (read by the handler), q over
-	// name, sort by name.
-	CountrySpec = msgkit.ListSpec{
+}
+
+// CountrySpec lists countries: name, mcc (read by the handler), q over
+// name, sort by name.
+func CountrySpec() msgkit.ListSpec {
+	return msgkit.ListSpec{
 		Filter: map[string]msgkit.AttrType{"name": msgkit.AttrString, "mcc": msgkit.AttrString},
 		Sort:   []string{"name", "mcc"}, Search: []string{"name"},
 		Ignore: []string{"owner", "mcc"},
 	}
-	// RouteSpec lists routes: gate_name, category_name, supplier_name, q
-	// over the three, sort by them.
-	RouteSpec = msgkit.ListSpec{
+}
+
+// RouteSpec lists routes: gate_name, category_name, supplier_name, q over
+// the three, sort by them.
+func RouteSpec() msgkit.ListSpec {
+	return msgkit.ListSpec{
 		Filter: map[string]msgkit.AttrType{"gate_name": msgkit.AttrString, "category_name": msgkit.AttrString, "supplier_name": msgkit.AttrString, "param_name": msgkit.AttrString},
 		Sort:   []string{"gate_name", "category_name", "supplier_name", "param_name", "param_id"},
 		Search: []string{"gate_name", "category_name", "supplier_name"},
 	}
-	// NamedSpec lists categories, suppliers and gates: name, q over name,
-	// sort by name or id.
-	NamedSpec = msgkit.ListSpec{
+}
+
+// NamedSpec lists categories, suppliers and gates: name, q over name,
+// sort by name or id.
+func NamedSpec() msgkit.ListSpec {
+	return msgkit.ListSpec{
 		Filter: map[string]msgkit.AttrType{"name": msgkit.AttrString},
 		Sort:   []string{"name", "id"}, Search: []string{"name"},
 	}
-)
+}
 
 // Catalog keeps the reference lists. Listings filter, search, sort and
 // page as their ListSpec says; a listing without a sort is by id (routes

@@ -330,3 +330,18 @@ func selectPage(order []*contacts.Contact, q contacts.ContactQuery, lq msgkit.Li
 	}
 	return msgkit.Apply(kept, lq, contacts.ContactValue)
 }
+
+// MissingLists returns the ids of ids that are no list in use of the
+// tenant, in the order given (campaign.ListChecker).
+func (s *ContactsStore) MissingLists(_ context.Context, svc msgkit.ServiceUUID, ids []string) ([]string, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	t := s.tenant(svc, false)
+	var missing []string
+	for _, id := range ids {
+		if t.liveList(id) == nil {
+			missing = append(missing, id)
+		}
+	}
+	return missing, nil
+}

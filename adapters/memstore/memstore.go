@@ -26,6 +26,7 @@ type DB struct {
 	contacts *ContactsStore
 	routing  *RoutingStore
 	tests    *TestSystemStore
+	campaign *CampaignStore
 }
 
 // Options configure a DB; zero values choose the defaults.
@@ -65,6 +66,7 @@ func NewWith(o Options) *DB {
 	}
 	db := &DB{auth: newAuthStore(), sms: newSMSStore(o), finance: newFinanceStore(), contacts: newContactsStore(), routing: newRoutingStore()}
 	db.tests = newTestSystemStore(db.sms)
+	db.campaign = newCampaignStore()
 	return db
 }
 
@@ -86,3 +88,6 @@ func (db *DB) Routing() *RoutingStore { return db.routing }
 // TestSystem is the store of the SMS route test system: reference lists,
 // sessions and results.
 func (db *DB) TestSystem() *TestSystemStore { return db.tests }
+
+// Campaigns is the store of the tenants' campaigns.
+func (db *DB) Campaigns() *CampaignStore { return db.campaign }

@@ -766,3 +766,32 @@ func membershipsArg(what string, ms map[string]contacts.MemberStatus, check func
 	}
 	return b, nil
 }
+
+// MissingLists returns the ids of ids that are no list in use (not
+// deleted) of the tenant, in the order given, repeats included
+// (campaign.ListChecker), as memstore does: one query finds the lists that
+// are, and an id PostgreSQL cannot hold is none.
+func (s *ContactsStore) MissingLists(ctx context.Context, svc msgkit.ServiceUUID, ids []string) ([]string, error) {
+	found := map[string]bool{}
+	if keys := storableOnly(ids); len(keys) > 0 && storable(string(svc)) {
+		rows, err := s.pool.Query(ctx, `SELECT uuid FROM contact_lists WHERE service_uuid = $1 AND uuid = ANY($2::text[]) AND deleted IS NULL`,
+			string(svc), keys)
+		if err != nil {
+			return nil, classify(err, "list", "lists")
+		}
+		live, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return nil, classify(err, "list", "lists")
+		}
+		for _, id := range live {
+			found[id] = true
+		}
+	}
+	var missing []string
+	for _, id := range ids {
+		if !found[id] {
+			missing = append(missing, id)
+		}
+	}
+	return missing, nil
+}

@@ -51,7 +51,7 @@ type TestSystemStore struct {
 func (db *DB) TestSystem() *TestSystemStore { return &TestSystemStore{pool: db.pool, log: db.log} }
 
 // The listings of the reference lists, over the attributes of their
-// ListSpecs (testsystem.OperatorSpec, CountrySpec, RouteSpec, NamedSpec).
+// ListSpecs (testsystem.OperatorSpec(), CountrySpec, RouteSpec, NamedSpec).
 // Every text column is COLLATE "C", so the store orders (by id; countries
 // by name then MCC) are memstore's byte order.
 var (

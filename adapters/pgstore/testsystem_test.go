@@ -34,12 +34,12 @@ func TestTestSystemListSpecs(t *testing.T) {
 		table *listTable
 		spec  msgkit.ListSpec
 	}{
-		{"operators", &operatorsTable, testsystem.OperatorSpec},
-		{"countries", &countriesTable, testsystem.CountrySpec},
-		{"routes", &routesTable, testsystem.RouteSpec},
-		{"categories", ptr(namedLists[testsystem.Categories].listing), testsystem.NamedSpec},
-		{"suppliers", ptr(namedLists[testsystem.Suppliers].listing), testsystem.NamedSpec},
-		{"gates", ptr(namedLists[testsystem.Gates].listing), testsystem.NamedSpec},
+		{"operators", &operatorsTable, testsystem.OperatorSpec()},
+		{"countries", &countriesTable, testsystem.CountrySpec()},
+		{"routes", &routesTable, testsystem.RouteSpec()},
+		{"categories", ptr(namedLists[testsystem.Categories].listing), testsystem.NamedSpec()},
+		{"suppliers", ptr(namedLists[testsystem.Suppliers].listing), testsystem.NamedSpec()},
+		{"gates", ptr(namedLists[testsystem.Gates].listing), testsystem.NamedSpec()},
 	} {
 		if err := tc.table.checkSpec(tc.spec); err != nil {
 			t.Errorf("%s: %v", tc.name, err)

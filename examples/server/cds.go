@@ -11,6 +11,7 @@ import (
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/adapters/httpapi"
 	"github.com/msgkit/msgkit/adapters/httpapi/cdsapi"
+	"github.com/msgkit/msgkit/campaign"
 	"github.com/msgkit/msgkit/contacts"
 )
 
@@ -21,26 +22,39 @@ type contactsStore interface {
 	contacts.Store
 	contacts.CatalogStore
 	contacts.ImportStore
+	campaign.ListChecker
+}
+
+// campaignStore keeps the campaigns and reads their runs.
+type campaignStore interface {
+	campaign.Store
+	campaign.Runs
 }
 
 // cdsFamily is customer data storage and campaigns under /news/v1/; its
-// demo is a list of the demo tenant with three contacts.
-func cdsFamily(opts httpapi.Options, st contactsStore) family {
+// demo is a list of the demo tenant with three contacts and a draft SMS
+// campaign to it.
+func cdsFamily(opts httpapi.Options, st contactsStore, cs campaignStore) family {
 	var b cdsapi.Backend
+	var svc *campaign.Service
 	if st != nil {
 		b = cdsapi.Backend{Contacts: st, Catalog: st, Imports: st}
+		if cs != nil {
+			svc = campaign.NewService(cs, st, nil, nil)
+			b.Campaigns, b.Runs = svc, cs
+		}
 	}
 	f := family{name: "cds", api: map[string]http.Handler{cdsapi.BasePath: cdsapi.Handler(opts, b)},
 		docs: []apiDoc{{"cds", cdsapi.OpenAPI(), restServers}}}
 	if st != nil {
-		f.demo = func(ctx context.Context, d *demoCredentials) error { return cdsDemo(ctx, st, d.Service) }
+		f.demo = func(ctx context.Context, d *demoCredentials) error { return cdsDemo(ctx, st, svc, d.Service) }
 	}
 	return f
 }
 
 // cdsDemo makes the list "Newsletter" with three contacts, two opted in
-// to SMS.
-func cdsDemo(ctx context.Context, st contactsStore, tenant msgkit.ServiceUUID) error {
+// to SMS, and a draft SMS campaign "Welcome" to the list.
+func cdsDemo(ctx context.Context, st contactsStore, svc *campaign.Service, tenant msgkit.ServiceUUID) error {
 	now := time.Now().UTC()
 	l := contacts.List{UUID: uuid.NewString(), Name: "Newsletter", Status: contacts.ListActive, Created: now, Updated: now}
 	if _, err := st.CreateList(ctx, tenant, l); err != nil {
@@ -61,6 +75,15 @@ func cdsDemo(ctx context.Context, st contactsStore, tenant msgkit.ServiceUUID) e
 		if _, err := st.CreateContact(ctx, tenant, c); err != nil {
 			return fmt.Errorf("demo contact: %w", err)
 		}
+	}
+	if svc == nil {
+		return nil
+	}
+	name, status, channel, schedule, template, sender := "Welcome", "draft", "sms", "now", "Welcome to the Newsletter!", "Newsletter"
+	_, err := svc.Create(ctx, tenant, campaign.Input{Name: &name, Status: &status, SendingType: &channel, ScheduleType: &schedule,
+		Template: &template, Sender: &sender, Lists: &l.UUID})
+	if err != nil {
+		return fmt.Errorf("demo campaign: %w", err)
 	}
 	return nil
 }

@@ -42,6 +42,7 @@ Try:
   curl -s %[1]s/oauth2/token-info -H "Authorization: Bearer $TOKEN"
   curl -s %[1]s/finance/sit/v1/balances/biz-partners/customers -H "Authorization: Bearer $TOKEN"
   curl -s '%[1]s/news/v1/services/%[2]s/cds/contacts?fields=lists&sort=first_name' -H "Authorization: Bearer $TOKEN"
+  curl -s '%[1]s/news/v1/services/%[2]s/campaigns?status=draft' -H "Authorization: Bearer $TOKEN"
   curl -s %[8]s/bulk/sendsms -d '{"type":"text","auth":{"username":"%[9]s","password":"%[10]s"},"sender":"Demo","receiver":"38640123456","dcs":"GSM","text":"Hello from msgkit","dlrMask":19,"dlrUrl":"%[8]s%[11]s"}'
   (its delivery report comes back to this server, which logs it: the demo lets reports go to
    loopback, -dlr-allow auto; without -demo, loopback and private addresses are refused)

@@ -173,6 +173,16 @@ func TestReadmeSequence(t *testing.T) {
 				t.Errorf("CDS contacts: %d %s", resp.StatusCode, body)
 			}
 
+			// The printed campaigns call: the demo's draft campaign.
+			camp := regexp.MustCompile(`curl -s '(\S+/campaigns\?status=draft)'`).FindStringSubmatch(out.String())
+			if camp == nil {
+				t.Fatalf("no campaigns call printed:\n%s", out)
+			}
+			resp, body = call(t, http.MethodGet, camp[1], tok.AccessToken, nil, "")
+			if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"name":"Welcome"`) || !strings.Contains(string(body), `"template_parts":1`) {
+				t.Errorf("campaigns: %d %s", resp.StatusCode, body)
+			}
+
 			// The printed finance call: the demo's customer owes two invoices
 			// of which one is approved: 1200 × 0.045 + 25.00 = 79.00 net,
 			// 94.80 with 20 % VAT.

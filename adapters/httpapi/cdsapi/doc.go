@@ -17,11 +17,12 @@
 // and lists are served from Backend.Contacts; the contact fields, custom
 // fields, segmentation sets and groups, subscriptions and their options,
 // groups, group lists, group segmentation, touchpoints, interests and the
-// subscription, touchpoint and interest members from Backend.Catalog.
-// Campaigns answer, once authentication, tenancy and privileges have been
-// enforced, 501 with code not_implemented and a message naming the
-// operation; so does every operation whose store the Backend lacks.
-// OpenAPI returns the family's document.
+// subscription, touchpoint and interest members from Backend.Catalog;
+// campaigns from Backend.Campaigns (package campaign), their runs from
+// Backend.Runs. An operation whose store the Backend lacks answers, once
+// authentication, tenancy and privileges have been enforced, 501 with code
+// not_implemented and a message naming the operation. OpenAPI returns the
+// family's document.
 //
 // Choices where the interface is silent:
 //
@@ -78,4 +79,64 @@
 //   - Unknown paths under /news/v1/ answer 404 not_found and known paths
 //     with another method 405 method_not_allowed with Allow, in the CDS
 //     body, after authentication.
+//
+// # Campaigns
+//
+// The rules of a campaign, its clones, statuses and schedules are package
+// campaign's (see its documentation); this adapter reads the bodies and
+// answers as follows.
+//
+//   - Create (POST, 201) and replace (PUT) take the same body: the
+//     campaign's members as strings, null being a member not sent, and
+//     template_vars an object of strings (a value of another type, null
+//     included, is 400 naming template_vars). clone_uuid and template_vars
+//     are for creates; a replace leaves nothing of the old content that
+//     the body does not give. A member of the wrong type, or one the body
+//     cannot have, is 400 (code invalid_json) naming every such member;
+//     the read-only members of an answer (uuid, template_parts, created_dt,
+//     updated_dt, next_dt, last_dt, tasks, messages) are ignored, so a
+//     fetched campaign can be sent back. Names match exactly ("Name" is
+//     not name).
+//   - The rules of the values (campaign.Fill, the status moves, lists the
+//     tenant does not have, clone_uuid naming no campaign of the tenant)
+//     answer 400 (code invalid_campaign or invalid_status_change, every
+//     field named) on create and, as for contacts, lists and the catalog,
+//     the interface's 405 "validation exception" on PUT and PATCH. As the
+//     rules are checked before the campaign is looked up, a PUT that
+//     breaks one answers 405 even for a campaign that does not exist.
+//   - PATCH takes {"status": "active" | "stopped"} and answers 200 with the
+//     campaign (the interface does not show the body). Any other member
+//     is 400 invalid_json naming it, a body without status 400
+//     invalid_campaign naming status, a status the campaign cannot take
+//     405 naming status (or schedule_rrule for a once campaign whose time
+//     has passed). Asking for the status a campaign has changes nothing,
+//     updated_dt included.
+//   - DELETE answers 204 without a body. An unknown campaign, a malformed
+//     campaignUuid, and another tenant's campaign are 404
+//     campaign_not_found.
+//   - A campaign is answered with every member of the interface, in its
+//     order: strings without a value are "" (as catalog records answer
+//     them: schedule_rrule of a now campaign, query of query_type all,
+//     the webpush members of other channels), times RFC 3339 in UTC and
+//     null without a value (next_dt of a campaign that is not active,
+//     last_dt before its first run). schedule_rrule is the once time
+//     "Y-m-d H:i:s" (UTC) or the rule in its normal form (a DTSTART line,
+//     then RRULE with UNTIL in UTC), recipient_lists the list UUIDs joined
+//     by commas without spaces, query the segmentation JSON as sent.
+//     template_parts, an extension, is how many SMS parts one message of
+//     an sms template takes (before placeholders are filled), 0 for the
+//     other channels.
+//   - fields (comma separated, or repeated, as contacts read it) takes
+//     tasks and messages on the listing and on a campaign; an unknown
+//     value is 400 naming fields. Each adds an array: tasks {id,
+//     scheduled_dt, status, recipients, sent, failed, created_dt,
+//     finished_dt}, messages {task_id, contact_uuid, address, status,
+//     msg_id, error, updated_dt}, up to 1000 messages for a campaign and
+//     100 for each campaign of a listing's page. Without Backend.Runs
+//     these fields are refused (400), rather than answered empty.
+//   - The listing takes the listing engine's parameters over
+//     campaign.ListSpec(): filters on sending_type, status, schedule_type, name,
+//     created_dt, updated_dt, next_dt and last_dt (attribute=value or
+//     operator(attribute)=value), sort, page_number, page_size, paging,
+//     and q, searching name.
 package cdsapi

@@ -3,8 +3,10 @@ package cdsapi
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/campaign"
 	"github.com/msgkit/msgkit/contacts"
 )
 
@@ -16,6 +18,9 @@ func FuzzBodies(f *testing.F) {
 		`{"opt_status":"in","opt_status_webpush":null}`, `{"name":7,"list_status":"x"}`,
 		`{"display_name":"x","field_type":"select","config":{"options":["a"]},"order_num":"3","field_name":"column_2"}`,
 		`{"name":"s","data":"{\"segmentation\":[]}","order_num":1e99}`, `{"uuid":1,"channels":[],"column_1":"a"}`,
+		smsCampaign, emailCampaign, webpushCampaign, `{"status":"stopped"}`, `{"status":1,"name":null}`,
+		`{"clone_uuid":"c0000000-0000-4000-8000-000000000001","template_vars":{"first_name":"Ana","x":null}}`,
+		`{"sending_type":"telegram","schedule_type":"scheduled","schedule_rrule":"DTSTART;TZID=Europe/Berlin:20261025T023000\nRRULE:FREQ=DAILY;COUNT=3","template":"{\"messages\":[{\"body\":{}}]}"}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -49,6 +54,23 @@ func FuzzBodies(f *testing.F) {
 			check("FillList", contacts.FillList(&l, in))
 		} else {
 			check("listInput", err)
+		}
+		now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+		if in, err := campaignInput(body); err == nil {
+			var c campaign.Campaign
+			check("campaign.Fill", campaign.Fill(&c, in, true, now))
+			if len(in.TemplateVars) > 0 {
+				_, err := campaign.ApplyVars(c.Template, in.TemplateVars, true)
+				check("ApplyVars", err)
+			}
+		} else {
+			check("campaignInput", err)
+		}
+		if status, err := statusInput(body); err == nil {
+			c := campaign.Campaign{Status: campaign.Stopped, Schedule: campaign.Schedule{Type: campaign.Now}}
+			check("ChangeStatus", campaign.ChangeStatus(&c, status, now))
+		} else {
+			check("statusInput", err)
 		}
 		if in, err := recordInput(body); err == nil {
 			for _, k := range contacts.RecordKinds() {

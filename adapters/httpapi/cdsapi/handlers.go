@@ -14,6 +14,7 @@ import (
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/adapters/httpapi"
+	"github.com/msgkit/msgkit/campaign"
 	"github.com/msgkit/msgkit/contacts"
 	"github.com/msgkit/msgkit/segmentation"
 )
@@ -30,6 +31,12 @@ type Backend struct {
 	Catalog contacts.CatalogStore
 	// Imports runs the batch import (POST /cds/imports).
 	Imports contacts.ImportStore
+	// Campaigns keeps the campaigns; the campaign routes answer 501
+	// while it is nil. It has a clock and UUIDs of its own.
+	Campaigns *campaign.Service
+	// Runs reads campaigns' tasks and messages (fields tasks and
+	// messages); without it those fields are refused (400).
+	Runs campaign.Runs
 	// Clock stamps created and updated times and dates the age filter;
 	// time.Now when nil.
 	Clock msgkit.Clock

@@ -43,6 +43,10 @@ const importMaxBody = 16 << 20
 func routes(a *api) []httpapi.Route {
 	const s = BasePath + "services/{serviceUuid}"
 	news := []auth.Privilege{auth.PrivNews}
+	var campaigns any // a nil *campaign.Service is no nil any
+	if a.b.Campaigns != nil {
+		campaigns = a.b.Campaigns
+	}
 	handlers := map[string]http.Handler{
 		"GET /cds/contacts":                served(a.listContacts, a.b.Contacts),
 		"POST /cds/contacts":               served(a.createContact, a.b.Contacts),
@@ -55,6 +59,12 @@ func routes(a *api) []httpapi.Route {
 		"GET /cds/lists/{listId}":          served(a.getList, a.b.Contacts),
 		"PUT /cds/lists/{listId}":          served(a.updateList, a.b.Contacts),
 		"DELETE /cds/lists/{listId}":       served(a.deleteList, a.b.Contacts),
+		"GET /campaigns":                   served(a.listCampaigns, campaigns),
+		"POST /campaigns":                  served(a.createCampaign, campaigns),
+		"GET /campaigns/{campaignUuid}":    served(a.getCampaign, campaigns),
+		"PUT /campaigns/{campaignUuid}":    served(a.replaceCampaign, campaigns),
+		"PATCH /campaigns/{campaignUuid}":  served(a.patchCampaign, campaigns),
+		"DELETE /campaigns/{campaignUuid}": served(a.deleteCampaign, campaigns),
 	}
 	a.catalogHandlers(handlers)
 	var rs []httpapi.Route

@@ -148,7 +148,7 @@ type languageJSON struct {
 }
 
 func (a *api) languages(w http.ResponseWriter, r *http.Request) error {
-	q, err := list(r, testsystem.LanguageSpec)
+	q, err := list(r, testsystem.LanguageSpec())
 	if err != nil {
 		return err
 	}
@@ -170,7 +170,7 @@ type operatorJSON struct {
 }
 
 func (a *api) operators(w http.ResponseWriter, r *http.Request) error {
-	who, q, err := ownedQuery(r, testsystem.OperatorSpec, true)
+	who, q, err := ownedQuery(r, testsystem.OperatorSpec(), true)
 	if err != nil {
 		return err
 	}
@@ -191,7 +191,7 @@ type countryJSON struct {
 }
 
 func (a *api) countries(w http.ResponseWriter, r *http.Request) error {
-	who, q, err := ownedQuery(r, testsystem.CountrySpec, false)
+	who, q, err := ownedQuery(r, testsystem.CountrySpec(), false)
 	if err != nil {
 		return err
 	}
@@ -217,7 +217,7 @@ type routeJSON struct {
 }
 
 func (a *api) routes(w http.ResponseWriter, r *http.Request) error {
-	q, err := list(r, testsystem.RouteSpec)
+	q, err := list(r, testsystem.RouteSpec())
 	if err != nil {
 		return err
 	}
@@ -265,7 +265,7 @@ func namedOf(n testsystem.Named) namedJSON {
 
 func (a *api) named(k testsystem.Kind) func(w http.ResponseWriter, r *http.Request) error {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		q, err := list(r, testsystem.NamedSpec)
+		q, err := list(r, testsystem.NamedSpec())
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,95 @@
+// Package campaign keeps campaigns: one channel's message sent to the
+// contacts of one or more lists, optionally narrowed by a segmentation
+// query, now, once at a set time, or on every occurrence of an iCalendar
+// recurrence rule. The CDS HTTP family serves it under
+// /news/v1/services/{serviceUuid}/campaigns.
+//
+// # Fields and rules
+//
+// Fill checks a body and names every problem at once (code
+// invalid_campaign, each field by its wire name):
+//
+//   - name, status, sending_type, schedule_type, template, sender and
+//     recipient_lists are required; name is up to 255 characters.
+//   - status is active, stopped, finished or draft; a new campaign is
+//     active or draft.
+//   - sending_type is sms, webpush, email, telegram, rbm, viber or
+//     whatsapp.
+//   - schedule_type now runs as soon as the campaign is saved active (no
+//     schedule_rrule); once runs at schedule_rrule, a UTC time
+//     "Y-m-d H:i:s" after the request; scheduled runs on every occurrence
+//     of schedule_rrule, an iCalendar RRULE (see Schedules).
+//   - template: plain text for sms, checked by the SMS encoder, which
+//     counts the parts of one message (Campaign.Parts); UTF-8 text for
+//     webpush (its content is in the webpush fields); for the other
+//     channels a JSON document {"messages":[{"body":{"textMessage":
+//     {"content"}}|{"cardMessage":{"content":{"description","media":
+//     {"url"},"suggestions":[{"text","openUrl":{"url"}}]}}},
+//     "allowedChannels":[...]}]}, checked member by member, an unknown
+//     member refused, problems named by path
+//     ("template.messages[0].body.textMessage.content").
+//   - webpush_title and webpush_body are required for webpush;
+//     webpush_target_url, webpush_icon and webpush_image are absolute
+//     http or https URLs; all five belong to webpush campaigns only.
+//   - sender: an SMS sender ID (the bulk SMS rules), an e-mail address,
+//     a WhatsApp business phone number ID (digits); other channels' ids
+//     are up to 100 printable characters.
+//   - recipient_lists: list UUIDs separated by commas, repeats dropped,
+//     at most 50, each a list of the tenant (Service checks).
+//   - query_type all (the default) or segmentation; query is the JSON of
+//     a segmentation query (segmentation.Parse, its problems named under
+//     query) and is only for segmentation.
+//
+// # Clones
+//
+// A create with clone_uuid copies that campaign of the tenant; the
+// members sent override the copy's. template_vars replaces each {name}
+// placeholder (a letter or '_', then letters, digits, '_') of the
+// template, the copy's or the one sent; a variable without a placeholder
+// and a placeholder left without a value are both refused, naming
+// template_vars. In a JSON template the values are inserted escaped as
+// JSON string content. name, when not sent, is the source's; status, when
+// not sent, is the source's if active or draft, else draft. The clone has
+// its own UUID, times and runs.
+//
+// # Status
+//
+// The interface fixes creation (active or draft) and PATCH between
+// active and stopped; the rest is decided in status.go: a draft may be
+// made active by PATCH, not stopped; PUT replaces a draft, active or
+// stopped campaign and may move its status as PATCH would (draft stays
+// only a draft); a finished campaign changes no more (clone it); finished
+// is set after the run of a now or once campaign, and when a scheduled
+// campaign's rule has no further occurrence. A refused move is Invalid
+// (400) with code invalid_status_change naming status.
+//
+// next_dt is set while a campaign is active and only then: the time of
+// the save for now, the once time, or the rule's next occurrence from the
+// request on (occurrences missed while stopped are skipped; resuming a
+// once campaign whose time has passed is refused: give it a new time).
+// last_dt is the last occurrence run. Both are RFC 3339 in UTC.
+//
+// # Schedules
+//
+// A rule may start with a DTSTART line ("DTSTART:20261201T090000Z", or
+// "DTSTART;TZID=Europe/Berlin:20261201T090000" for wall-clock times in a
+// zone); without one it starts at the request (whole seconds, UTC). It is
+// kept and answered in a normal form: the DTSTART line, then "RRULE:" with
+// UNTIL in UTC (an UNTIL given in local time is read in the DTSTART's
+// zone). Occurrences are computed with teambition/rrule-go in the
+// DTSTART's zone, so they keep their wall-clock time across daylight
+// saving changes: a time that does not exist (the clock set forward) is
+// taken with the offset before the change, a time that occurs twice (the
+// clock set back) is its first occurrence (RFC 5545 3.3.5).
+//
+// The series is never expanded whole. The next occurrence is searched
+// from the last one run (Campaign.Last and its ordinal, so COUNT keeps
+// counting), within a horizon (31 days for MINUTELY, 2 years for HOURLY,
+// 10 for DAILY and WEEKLY, 30 for MONTHLY, 200 for YEARLY, each times
+// INTERVAL): a rule with no occurrence within it has ended. At most
+// MaxScan occurrences are walked, so a rule whose DTSTART lies more
+// occurrences back than that is refused, as is a rule with no occurrence
+// from now on (an UNTIL past, or BYxxx parts that never match, such as
+// February 30th), FREQ=SECONDLY, more than one BYSECOND, COUNT above
+// MaxCount and INTERVAL above 1000.
+package campaign
