@@ -18,7 +18,7 @@ const (
 
 // body is a valid sms campaign body with members replaced or removed
 // (an empty string value removes the member).
-func body(t *testing.T, set map[string]any) campaign.Input {
+func body(t testing.TB, set map[string]any) campaign.Input {
 	t.Helper()
 	m := map[string]any{
 		"name": "Spring sale", "status": "active", "sending_type": "sms", "schedule_type": "once",
@@ -40,7 +40,7 @@ func body(t *testing.T, set map[string]any) campaign.Input {
 	return in
 }
 
-func fields(t *testing.T, err error) []string {
+func fields(t testing.TB, err error) []string {
 	t.Helper()
 	if err == nil {
 		return nil

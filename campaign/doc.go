@@ -92,4 +92,44 @@
 // from now on (an UNTIL past, or BYxxx parts that never match, such as
 // February 30th), FREQ=SECONDLY, more than one BYSECOND, COUNT above
 // MaxCount and INTERVAL above 1000.
+//
+// # Runs
+//
+// A Runner sends campaigns; several may share one store (RunStore):
+//
+//   - Each due occurrence (an active campaign whose next_dt has come)
+//     becomes one task, made with the campaign's advance to its next
+//     occurrence in one store step; a task of a campaign and time that
+//     exists is never made again, so replicas claim each occurrence once.
+//   - A task is worked under a lease (RunnerOptions.Lease): the runner
+//     resolves its recipients a page at a time (Audience: the contacts of
+//     the lists, in use, subscribed to their list, matching the query,
+//     opted in to the channel, with its address; see Address), stores one
+//     queued message per recipient (one per contact and one per address:
+//     a number in two lists gets one message) with the page's cursor,
+//     then hands the queued messages to the channel's Sender at the
+//     tenant's pace (RunnerOptions.Rate) and records each outcome. Every
+//     store step renews the lease; a runner whose lease ended finds the
+//     task taken over and lets go.
+//   - A message's key is MessageKey(task, contact), the same on every
+//     try. SMSSender submits it as the bulk SMS msgId through the
+//     gateway (sms.Gateway.SubmitFor: splitting, charging, the outbound
+//     queue and delivery reports apply, charged to the tenant's account),
+//     and a key already accepted counts as sent: a run interrupted after
+//     the gateway took messages and before they were recorded resumes,
+//     when its lease ends, without sending or charging anyone twice.
+//     WebhookSender posts channels without a transport here as
+//     WebhookMessage to a URL, at least once, the key as its id.
+//   - A channel failing for the moment (throttled, out of credit) gives
+//     the task back with backoff; a refusal for good (no route, a bad
+//     number) fails that message only.
+//   - A stopped or deleted campaign (or one made a draft) stops its task
+//     within RunnerOptions.CheckEvery (50) messages: the messages not
+//     handed over stay queued, not sent. Up to RunnerOptions.InFlight
+//     (32) messages are on their way at once, as a channel answers one
+//     message at a time.
+//
+// The task's state is pending, running, done or stopped; a message's
+// queued, sent (with the channel's msgId) or failed (with why). GET of a
+// campaign with fields=tasks,messages shows them.
 package campaign

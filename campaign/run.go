@@ -22,6 +22,7 @@ const (
 // scheduled time).
 type Task struct {
 	ID          int64
+	Tenant      msgkit.ServiceUUID
 	Campaign    string
 	ScheduledAt time.Time // the occurrence
 	State       TaskState
@@ -30,6 +31,16 @@ type Task struct {
 	Recipients, Sent, Failed int
 	Created                  time.Time
 	Finished                 time.Time // zero until done or stopped
+
+	// The run's progress, for the runner and the store: Cursor is the
+	// Audience cursor of the last page queued, Exhausted that no
+	// recipient is left to queue, LeaseUntil the end of the lease of the
+	// runner working the task (zero when none), Attempts the channel's
+	// failures in a row.
+	Cursor     string
+	Exhausted  bool
+	LeaseUntil time.Time
+	Attempts   int
 }
 
 // MessageStatus is where one recipient's message of a task is.

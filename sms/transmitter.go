@@ -118,7 +118,7 @@ func (t *Transmitter) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	for range max(1, t.opts.MaxInFlight/t.opts.Batch) {
 		wg.Go(func() {
-			poll(ctx, t.opts.Idle, t.opts.Batch, t.wake, t.opts.Logger, "transmitting parts",
+			msgkit.Poll(ctx, t.opts.Idle, t.opts.Batch, t.wake, t.opts.Logger, "transmitting parts",
 				func(ctx context.Context) (int, error) { return t.round(ctx, true) })
 		})
 	}

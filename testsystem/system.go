@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -744,16 +745,5 @@ func (s *System) callback(sess Session, rs []Result) (Callback, error) {
 
 // Run judges every interval until ctx ends, logging failures.
 func (s *System) Run(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		if _, err := s.Step(ctx); err != nil && ctx.Err() == nil {
-			s.log.ErrorContext(ctx, "testsystem: judging test messages", "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+	msgkit.Poll(ctx, every, math.MaxInt, nil, s.log, "testsystem: judging test messages", s.Step)
 }

@@ -11,19 +11,37 @@ import (
 	"github.com/msgkit/msgkit/campaign"
 )
 
-// CampaignStore keeps the tenants' campaigns.
+// CampaignStore keeps the tenants' campaigns and their runs: tasks and
+// messages, under the same lock.
 type CampaignStore struct {
 	mu      sync.RWMutex
 	tenants map[msgkit.ServiceUUID]map[string]campaign.Campaign
+	tasks   map[int64]*campaignTask
+	byRun   map[runKey]int64 // a campaign's task of an occurrence
+	lastID  int64
+}
+
+// campaignTask is a task with its messages.
+type campaignTask struct {
+	campaign.Task
+	messages  map[string]*campaign.Message // by contact
+	addresses map[string]bool
+	queued    map[string]bool // contacts whose message is queued
+}
+
+type runKey struct {
+	tenant   msgkit.ServiceUUID
+	campaign string
+	at       time.Time
 }
 
 var (
-	_ campaign.Store = (*CampaignStore)(nil)
-	_ campaign.Runs  = (*CampaignStore)(nil)
+	_ campaign.Store    = (*CampaignStore)(nil)
+	_ campaign.RunStore = (*CampaignStore)(nil)
 )
 
 func newCampaignStore() *CampaignStore {
-	return &CampaignStore{tenants: map[msgkit.ServiceUUID]map[string]campaign.Campaign{}}
+	return &CampaignStore{tenants: map[msgkit.ServiceUUID]map[string]campaign.Campaign{}, tasks: map[int64]*campaignTask{}, byRun: map[runKey]int64{}}
 }
 
 // cloneCampaign copies c with its times as stored.
@@ -133,26 +151,4 @@ func optionalTime(t time.Time) msgkit.Value {
 		return msgkit.Null()
 	}
 	return msgkit.TimeValue(t)
-}
-
-// Tasks lists a campaign's tasks. Campaigns have no runs in this store
-// until the runner keeps them here: the list is empty for a campaign of
-// the tenant, NotFound for another.
-func (s *CampaignStore) Tasks(_ context.Context, tenant msgkit.ServiceUUID, id string) ([]campaign.Task, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if _, ok := s.tenants[tenant][id]; !ok {
-		return nil, campaign.NotFound(id)
-	}
-	return []campaign.Task{}, nil
-}
-
-// Messages lists a campaign's messages, as Tasks.
-func (s *CampaignStore) Messages(_ context.Context, tenant msgkit.ServiceUUID, id string, _ int) ([]campaign.Message, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if _, ok := s.tenants[tenant][id]; !ok {
-		return nil, campaign.NotFound(id)
-	}
-	return []campaign.Message{}, nil
 }

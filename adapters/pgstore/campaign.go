@@ -15,8 +15,8 @@ import (
 )
 
 var (
-	_ campaign.Store = (*CampaignStore)(nil)
-	_ campaign.Runs  = (*CampaignStore)(nil)
+	_ campaign.Store    = (*CampaignStore)(nil)
+	_ campaign.RunStore = (*CampaignStore)(nil)
 )
 
 // CampaignStore keeps the tenants' campaigns (0019_campaigns.sql), a row
@@ -38,9 +38,11 @@ var (
 // returned as it is and nothing is written. After a serialization
 // failure or a deadlock the transaction runs again, fn included.
 //
-// The campaigns' runs have no tables yet (the runner brings them): Tasks
-// and Messages answer an empty list for a campaign of the tenant and
-// NotFound for any other, as memstore does.
+// The campaigns' runs (campaign.RunStore: tasks, messages and their
+// leases) are in campaign_run.go, over the tables of
+// 0020_campaign_runs.sql. Tasks and Messages answer NotFound for a
+// campaign the tenant does not have, deleted ones included, as memstore
+// does.
 type CampaignStore struct {
 	pool *pgxpool.Pool
 	log  *slog.Logger
@@ -270,21 +272,4 @@ func (s *CampaignStore) exists(ctx context.Context, tenant msgkit.ServiceUUID, i
 		return campaign.NotFound(id)
 	}
 	return nil
-}
-
-// Tasks lists a campaign's tasks: none yet (see CampaignStore), NotFound
-// for a campaign the tenant does not have.
-func (s *CampaignStore) Tasks(ctx context.Context, tenant msgkit.ServiceUUID, id string) ([]campaign.Task, error) {
-	if err := s.exists(ctx, tenant, id); err != nil {
-		return nil, err
-	}
-	return []campaign.Task{}, nil
-}
-
-// Messages lists a campaign's messages, as Tasks.
-func (s *CampaignStore) Messages(ctx context.Context, tenant msgkit.ServiceUUID, id string, _ int) ([]campaign.Message, error) {
-	if err := s.exists(ctx, tenant, id); err != nil {
-		return nil, err
-	}
-	return []campaign.Message{}, nil
 }

@@ -354,6 +354,23 @@
 // in the transaction that completes it, so the delivery report
 // dispatcher posts it.
 //
+// # Campaigns
+//
+// DB.Campaigns keeps the campaigns (0019: a row each, the schedule in its
+// normal form, read back with campaign.RestoreSchedule) and their runs
+// (0020): campaign_tasks, one per campaign and occurrence under a unique
+// key, and campaign_messages, one per task and contact and one per task
+// and address. ClaimDue locks the due active campaigns with SKIP LOCKED
+// and inserts each one's task (ON CONFLICT DO NOTHING) with the
+// campaign's advance in one transaction, so replicas make each occurrence
+// one task. Tasks are leased (lease_until); every lease-bound statement
+// locks the task only while the caller's lease is still its own, so a
+// runner that lost the task writes nothing (lease_lost). DB.Contacts is
+// the campaigns' Audience: one statement per page walks the tenant's
+// contacts in (created, uuid) order from the cursor along the listing
+// index, with the channel's address and opt status and the segmentation
+// query in SQL.
+//
 // # Values
 //
 // timestamptz keeps microseconds, so every time is truncated to the

@@ -23,12 +23,13 @@ type contactsStore interface {
 	contacts.CatalogStore
 	contacts.ImportStore
 	campaign.ListChecker
+	campaign.Audience
 }
 
-// campaignStore keeps the campaigns and reads their runs.
+// campaignStore keeps the campaigns and their runs.
 type campaignStore interface {
 	campaign.Store
-	campaign.Runs
+	campaign.RunStore
 }
 
 // cdsFamily is customer data storage and campaigns under /news/v1/; its
@@ -47,14 +48,16 @@ func cdsFamily(opts httpapi.Options, st contactsStore, cs campaignStore) family 
 	f := family{name: "cds", api: map[string]http.Handler{cdsapi.BasePath: cdsapi.Handler(opts, b)},
 		docs: []apiDoc{{"cds", cdsapi.OpenAPI(), restServers}}}
 	if st != nil {
-		f.demo = func(ctx context.Context, d *demoCredentials) error { return cdsDemo(ctx, st, svc, d.Service) }
+		f.demo = func(ctx context.Context, d *demoCredentials) error {
+			return cdsDemo(ctx, st, svc, d.Service, &d.Campaign)
+		}
 	}
 	return f
 }
 
 // cdsDemo makes the list "Newsletter" with three contacts, two opted in
 // to SMS, and a draft SMS campaign "Welcome" to the list.
-func cdsDemo(ctx context.Context, st contactsStore, svc *campaign.Service, tenant msgkit.ServiceUUID) error {
+func cdsDemo(ctx context.Context, st contactsStore, svc *campaign.Service, tenant msgkit.ServiceUUID, campaignUUID *string) error {
 	now := time.Now().UTC()
 	l := contacts.List{UUID: uuid.NewString(), Name: "Newsletter", Status: contacts.ListActive, Created: now, Updated: now}
 	if _, err := st.CreateList(ctx, tenant, l); err != nil {
@@ -80,10 +83,11 @@ func cdsDemo(ctx context.Context, st contactsStore, svc *campaign.Service, tenan
 		return nil
 	}
 	name, status, channel, schedule, template, sender := "Welcome", "draft", "sms", "now", "Welcome to the Newsletter!", "Newsletter"
-	_, err := svc.Create(ctx, tenant, campaign.Input{Name: &name, Status: &status, SendingType: &channel, ScheduleType: &schedule,
+	c, err := svc.Create(ctx, tenant, campaign.Input{Name: &name, Status: &status, SendingType: &channel, ScheduleType: &schedule,
 		Template: &template, Sender: &sender, Lists: &l.UUID})
 	if err != nil {
 		return fmt.Errorf("demo campaign: %w", err)
 	}
+	*campaignUUID = c.UUID
 	return nil
 }

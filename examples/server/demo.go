@@ -23,6 +23,7 @@ type demoCredentials struct {
 	SMSPassword  string
 	LoadUser     string
 	LoadPassword string
+	Campaign     string // the draft campaign's UUID
 }
 
 // print writes the credentials and the first calls a newcomer makes; kept
@@ -43,6 +44,9 @@ Try:
   curl -s %[1]s/finance/sit/v1/balances/biz-partners/customers -H "Authorization: Bearer $TOKEN"
   curl -s '%[1]s/news/v1/services/%[2]s/cds/contacts?fields=lists&sort=first_name' -H "Authorization: Bearer $TOKEN"
   curl -s '%[1]s/news/v1/services/%[2]s/campaigns?status=draft' -H "Authorization: Bearer $TOKEN"
+  curl -s -X PATCH %[1]s/news/v1/services/%[2]s/campaigns/%[15]s -H "Authorization: Bearer $TOKEN" -d '{"status":"active"}'
+  curl -s '%[1]s/news/v1/services/%[2]s/campaigns/%[15]s?fields=tasks,messages' -H "Authorization: Bearer $TOKEN"
+  (the draft "Welcome" sends now to the list's two opted-in contacts, charged to the bulk SMS account)
   curl -s %[8]s/bulk/sendsms -d '{"type":"text","auth":{"username":"%[9]s","password":"%[10]s"},"sender":"Demo","receiver":"38640123456","dcs":"GSM","text":"Hello from msgkit","dlrMask":19,"dlrUrl":"%[8]s%[11]s"}'
   (its delivery report comes back to this server, which logs it: the demo lets reports go to
    loopback, -dlr-allow auto; without -demo, loopback and private addresses are refused)
@@ -57,7 +61,7 @@ SMS route test system (the test system user; five simulated routes, handsets on 
 Load test (another terminal):
   go run ./examples/smsload -url %[8]s/bulk/sendsms -user %[13]s -password %[14]s -n 20000 -c 32
 
-`, base, d.Service, d.ClientID, d.ClientSecret, d.Username, d.Password, d.APIKey, smsBase, d.SMSUser, d.SMSPassword, demoReportPath, kept, d.LoadUser, d.LoadPassword)
+`, base, d.Service, d.ClientID, d.ClientSecret, d.Username, d.Password, d.APIKey, smsBase, d.SMSUser, d.SMSPassword, demoReportPath, kept, d.LoadUser, d.LoadPassword, d.Campaign)
 }
 
 // printNoDemo tells a newcomer starting on a database that has msgkit's

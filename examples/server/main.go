@@ -88,6 +88,7 @@ type config struct {
 	mem                     memstore.Options                // the memory store's retention
 	filesDir                string                          // invoice files; "": PostgreSQL, or a temporary directory
 	testTimeLimit           time.Duration                   // how long a test message has to reach its handset
+	campaignWebhook         string                          // where campaigns of channels other than sms are posted; "": nowhere
 }
 
 func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
@@ -119,6 +120,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	var send string
 	fs.StringVar(&send, "sms-send", env("sms-send", "true"), "true: this server sends the bulk SMS it queues and delivers their reports; false: it only accepts, charges and queues them, for other servers sharing its PostgreSQL store to send (needs -store postgres)")
 	var keep, keepFor, testLimit string
+	fs.StringVar(&c.campaignWebhook, "campaign-webhook", env("campaign-webhook", ""), "URL the messages of campaigns of channels other than sms are posted to, one JSON body each (campaign.WebhookMessage); without it their messages fail")
 	fs.StringVar(&testLimit, "test-time-limit", env("test-time-limit", "30s"), "how long a test system message has to reach its simulated handset before it is judged (a Go duration)")
 	fs.StringVar(&keep, "mem-keep-finished", env("mem-keep-finished", strconv.Itoa(memstore.DefaultKeepFinished)), "finished messages the memory store keeps (the oldest leave first); 0 keeps none")
 	fs.StringVar(&keepFor, "mem-keep-finished-for", env("mem-keep-finished-for", memstore.DefaultKeepFinishedFor.String()), "how long the memory store keeps a finished message (a Go duration)")

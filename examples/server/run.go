@@ -17,6 +17,7 @@ import (
 	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/adapters/pgstore"
 	"github.com/msgkit/msgkit/auth"
+	"github.com/msgkit/msgkit/campaign"
 	"github.com/msgkit/msgkit/finance"
 	"github.com/msgkit/msgkit/routing"
 	"github.com/msgkit/msgkit/sms"
@@ -100,6 +101,13 @@ func newPlatform(st stores, cfg config, logger *slog.Logger) platform {
 		AcceptOnly: !cfg.smsSend,
 	})
 	families := append(restFamilies(svc, opts, st, cfg.testTimeLimit, logger), bulk.family())
+	if st.campaign != nil {
+		var webhook campaign.Sender
+		if cfg.campaignWebhook != "" {
+			webhook = campaign.WebhookSender{Poster: httpapi.NewReportPoster(httpapi.ReportPosterOptions{Policy: cfg.dlr}), URL: cfg.campaignWebhook}
+		}
+		families = append(families, campaignRuns(st.campaign, st.contacts, bulk.gateway, webhook, !cfg.smsSend, logger))
+	}
 	if cfg.demo {
 		families = append(families, demoReports(logger))
 	}

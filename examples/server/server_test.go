@@ -183,6 +183,39 @@ func TestReadmeSequence(t *testing.T) {
 				t.Errorf("campaigns: %d %s", resp.StatusCode, body)
 			}
 
+			// The printed campaign calls: the draft sent now, its messages
+			// handed to the bulk SMS gateway.
+			patch := regexp.MustCompile(`curl -s -X PATCH (\S+/campaigns/\S+) -H "Authorization: Bearer \$TOKEN" -d '([^']+)'`).FindStringSubmatch(out.String())
+			watch := regexp.MustCompile(`curl -s '(\S+/campaigns/\S+\?fields=tasks,messages)'`).FindStringSubmatch(out.String())
+			if patch == nil || watch == nil {
+				t.Fatalf("no campaign calls printed:\n%s", out)
+			}
+			resp, body = call(t, http.MethodPatch, patch[1], tok.AccessToken, strings.NewReader(patch[2]), "application/json")
+			if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"status":"active"`) && !strings.Contains(string(body), `"status":"finished"`) {
+				t.Fatalf("sending the campaign: %d %s", resp.StatusCode, body)
+			}
+			var sent struct {
+				Status   string                    `json:"status"`
+				Tasks    []struct{ Status string } `json:"tasks"`
+				Messages []struct {
+					Status string `json:"status"`
+					MsgID  string `json:"msg_id"`
+				} `json:"messages"`
+			}
+			for deadline := time.Now().Add(20 * time.Second); ; {
+				resp, body = call(t, http.MethodGet, watch[1], tok.AccessToken, nil, "")
+				if resp.StatusCode != http.StatusOK || json.Unmarshal(body, &sent) != nil {
+					t.Fatalf("watching the campaign: %d %s", resp.StatusCode, body)
+				}
+				if len(sent.Tasks) == 1 && sent.Tasks[0].Status == "done" || time.Now().After(deadline) {
+					break
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			if sent.Status != "finished" || len(sent.Messages) != 2 || sent.Messages[0].Status != "sent" || sent.Messages[1].Status != "sent" || sent.Messages[0].MsgID == "" {
+				t.Errorf("the sent campaign: %s", body)
+			}
+
 			// The printed finance call: the demo's customer owes two invoices
 			// of which one is approved: 1200 × 0.045 + 25.00 = 79.00 net,
 			// 94.80 with 20 % VAT.

@@ -1,0 +1,92 @@
+package campaign_test
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/adapters/memstore"
+	"github.com/msgkit/msgkit/campaign"
+	"github.com/msgkit/msgkit/campaign/campaigntest"
+	"github.com/msgkit/msgkit/contacts"
+	"github.com/msgkit/msgkit/sms"
+	"github.com/shopspring/decimal"
+)
+
+const tenant = msgkit.ServiceUUID("0b6a3d4e-8f1c-4c2a-9a51-3f0e2d1c4b5a")
+
+// The runner's behaviour end to end is campaigntest.RunRunnerTests, run
+// on memstore and pgstore by their packages.
+
+// BenchmarkFanOut runs an sms campaign to a list of 1,000,000 contacts
+// with a segmentation query matching half of them, on memstore: the
+// recipients resolved page by page and 500,000 messages handed to the
+// bulk SMS gateway (accepted, charged, queued). It reports the messages a
+// second and the peak heap.
+func BenchmarkFanOut(b *testing.B) {
+	const n = 1_000_000
+	db := memstore.New()
+	w := campaigntest.NewWorld(b, campaigntest.RunnerStores{Contacts: db.Contacts(), Campaigns: db.Campaigns(), SMS: db.SMS()})
+	ctx := context.Background()
+	if _, err := w.GW.CreateAccount(ctx, sms.AccountSpec{Password: "pw", Account: sms.Account{
+		Username: "bulk", Enabled: true, Balance: decimal.RequireFromString("1000000"), Currency: "EUR",
+		Prices: []sms.Price{{Prefix: "386", Price: decimal.RequireFromString("0.01")}},
+	}}); err != nil {
+		b.Fatal(err)
+	}
+	const big = "7b1c2a4e-0b7d-4c1e-9a53-2d8e4f6a7b92"
+	st := db.Contacts()
+	if _, err := st.CreateList(ctx, tenant, contacts.List{UUID: big, Name: "everyone", Status: contacts.ListActive, Created: now, Updated: now}); err != nil {
+		b.Fatal(err)
+	}
+	list, opt := big, "in"
+	for i := range n {
+		c := contacts.Contact{UUID: fmt.Sprintf("d0000000-0000-4000-8000-%012d", i), Created: now.Add(time.Duration(i) * time.Microsecond)}
+		c.Updated = c.Created
+		mobile, city := fmt.Sprintf("+3864%07d", i), []string{"Ljubljana", "Maribor"}[i%2]
+		if err := contacts.Fill(&c, contacts.Input{ListUUID: &list, OptStatus: &opt, Values: map[string]*string{"mobile": &mobile, "city": &city}}, true); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := st.CreateContact(ctx, tenant, c); err != nil {
+			b.Fatal(err)
+		}
+	}
+	q := `{"segmentation":[{"rules":[{"field":"city","condition":"eq","value":"Ljubljana","operator":"AND"}]}]}`
+	sender := campaign.SMSSender{Gateway: w.GW, Account: func(msgkit.ServiceUUID) (string, bool) { return "bulk", true }}
+	var peak uint64
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		c := w.Create(b, map[string]any{"recipient_lists": big, "query_type": "segmentation", "query": q})
+		r := w.Runner(map[campaign.Channel]campaign.Sender{campaign.SMS: sender}, campaign.RunnerOptions{Page: 1000, Lease: time.Hour})
+		done := make(chan struct{})
+		go func() {
+			var ms runtime.MemStats
+			for {
+				runtime.ReadMemStats(&ms)
+				peak = max(peak, ms.HeapInuse)
+				select {
+				case <-done:
+					return
+				case <-time.After(100 * time.Millisecond):
+				}
+			}
+		}()
+		b.StartTimer()
+		if _, err := r.RunOnce(ctx); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		close(done)
+		tasks, _ := db.Campaigns().Tasks(ctx, tenant, c.UUID)
+		if len(tasks) != 1 || tasks[0].Sent != n/2 {
+			b.Fatalf("tasks %+v", tasks)
+		}
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(n/2)*float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
+	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+}
