@@ -21,12 +21,13 @@
 // Every request passes through RequestID, AccessLog and Recover, then the
 // family's authentication (Bearer or APIKey), then the route's body limit
 // (LimitBody), tenant check (Tenant) and privilege check (RequireAny), in
-// that order. A route whose Handler is nil, because its family has not
-// been released, answers 501 in the family's body with code
-// "not_implemented" and a message naming the operation and saying that the
-// resource arrives in a later release. It does so only after the checks:
-// a caller without a token gets 401, a caller for another tenant 403, and
-// only an entitled caller learns that the operation is not there yet.
+// that order. A route whose Handler is nil, because the server was built
+// without the store the resource needs (a family's Backend leaves it
+// out), answers 501 in the family's body with code "not_implemented" and
+// a message naming the operation and saying so. It does so only after the
+// checks: a caller without a token gets 401, a caller for another tenant
+// 403, and only an entitled caller learns that the operation is not
+// served.
 // Unknown paths of a family answer 404 and known paths with another method
 // 405 (with Allow), in the family's body, after authentication. Mistakes
 // of wiring (no Options.Auth, no AuthScheme, tenancy or privileges in an

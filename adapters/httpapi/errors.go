@@ -49,7 +49,7 @@ func (f Family) String() string {
 // Error codes that httpapi itself produces.
 const (
 	CodeInternal              = "internal_error"         // every Internal error, whatever its own code
-	CodeNotImplemented        = "not_implemented"        // 501: the resource arrives in a later release
+	CodeNotImplemented        = "not_implemented"        // 501: the server was built without the resource's store
 	CodeNotFound              = "not_found"              // 404: no route for the path
 	CodeMethodNotAllowed      = "method_not_allowed"     // 405: the path exists with other methods
 	CodeRequestTooLarge       = "request_too_large"      // 413: the body exceeds the limit

@@ -166,14 +166,15 @@ func (p *probeWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// notImplemented answers an operation whose family has not been released:
+// notImplemented answers an operation the server was built without (its
+// family's Backend lacks the store it needs):
 // 501 in the family's body, code CodeNotImplemented. It runs after
 // authentication, tenancy and privileges, so those are enforced already.
 func notImplemented(fam Family, method, path string) http.Handler {
 	err := &StatusError{
 		Status: http.StatusNotImplemented,
 		Err: msgkit.Errorf(msgkit.Unavailable, CodeNotImplemented,
-			"%s %s is not implemented yet: the resource arrives in a later release of msgkit", method, path),
+			"%s %s is not served by this server: it was built without the store this resource needs", method, path),
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { WriteError(w, r, fam, err) })
 }

@@ -10,10 +10,10 @@ import (
 // The 501 body of each family has the family's shape.
 func TestNotImplementedBodies(t *testing.T) {
 	want := map[Family]string{
-		CDS:        `{"code":"not_implemented","message":"GET /x is not implemented yet: the resource arrives in a later release of msgkit","description":"Not Implemented","items":[]}`,
-		Finance:    `{"Code":501,"Message":"GET /x is not implemented yet: the resource arrives in a later release of msgkit"}`,
-		Routing:    `{"Code":"not_implemented","Message":"GET /x is not implemented yet: the resource arrives in a later release of msgkit"}`,
-		TestSystem: `{"code":"not_implemented","message":"GET /x is not implemented yet: the resource arrives in a later release of msgkit"}`,
+		CDS:        `{"code":"not_implemented","message":"GET /x is not served by this server: it was built without the store this resource needs","description":"Not Implemented","items":[]}`,
+		Finance:    `{"Code":501,"Message":"GET /x is not served by this server: it was built without the store this resource needs"}`,
+		Routing:    `{"Code":"not_implemented","Message":"GET /x is not served by this server: it was built without the store this resource needs"}`,
+		TestSystem: `{"code":"not_implemented","message":"GET /x is not served by this server: it was built without the store this resource needs"}`,
 	}
 	for fam, body := range want {
 		w := httptest.NewRecorder()

@@ -83,7 +83,7 @@ func ErrorCases() []ErrorCase {
 		{"wrapped_msgkit_error", fmt.Errorf("loading: %w", msgkit.New(msgkit.NotFound, "", "no such campaign"))},
 		{"unknown_kind", msgkit.New(msgkit.Kind(99), "future", "SECRET future kind")},
 		{"not_implemented", &httpapi.StatusError{Status: 501,
-			Err: msgkit.New(msgkit.Unavailable, httpapi.CodeNotImplemented, "GET /x arrives in a later release")}},
+			Err: msgkit.New(msgkit.Unavailable, httpapi.CodeNotImplemented, "GET /x is not served by this server")}},
 		{"too_large", &httpapi.StatusError{Status: 413, Err: msgkit.New(msgkit.Invalid, httpapi.CodeRequestTooLarge, "the request body exceeds 1048576 bytes")}},
 		{"oauth_invalid_client", msgkit.New(msgkit.Unauthorized, auth.CodeInvalidClient, "client authentication failed")},
 		{"oauth_unauthorized_client", msgkit.New(msgkit.Forbidden, auth.CodeUnauthorizedClient, "the client may not authorise from this address")},

@@ -126,7 +126,7 @@ func CheckRoutes(t *testing.T, spec httpapi.FamilySpec, bases ...string) {
 			continue
 		}
 		WantError(t, w, spec.Family, http.StatusNotImplemented, httpapi.CodeNotImplemented)
-		if !strings.Contains(w.Body.String(), op+" is not implemented yet") {
+		if !strings.Contains(w.Body.String(), op+" is not served by this server") {
 			t.Errorf("%s: body does not name the operation: %s", op, w.Body)
 		}
 	}
@@ -173,8 +173,8 @@ func CheckAnswers(t *testing.T, h http.Handler, fam httpapi.Family, cases []Answ
 				if msg == "" {
 					msg, _ = m["Message"].(string)
 				}
-				if !strings.Contains(msg, "later release") || !strings.Contains(msg, c.Method+" /") {
-					t.Fatalf("501 message %q does not name the operation and the release", msg)
+				if !strings.Contains(msg, "not served by this server") || !strings.Contains(msg, c.Method+" /") {
+					t.Fatalf("501 message %q does not name the operation and say it is not served", msg)
 				}
 			}
 			if c.Allow != "" && w.Header().Get("Allow") != c.Allow {
