@@ -1,0 +1,46 @@
+// Package uiproxy lets UI components (a grid, a KPI tile) show data that
+// lives in a customer's own systems: the proxy asks the customer-side API
+// on the component's behalf, checks what it answers and answers the UI in
+// one shape. This package is the proxy's pure part — a component's
+// configuration (Component, Check), reading a UI's request and building
+// the customer call (ParseRequest, Build), reading the customer's answer
+// (ParseGrid, ParseKPI) and the mock operations that stand for a customer
+// API (MockGrid, MockKPI); the calls themselves are made by an adapter
+// through the platform's address-checking dialer.
+//
+// # Requests
+//
+// A component's customer address is a template the customer arranges
+// freely, with the placeholders {referenceId}, {componentId},
+// {componentType} (grid or KPI), {token}, {language}, {locale} and, for
+// grids, {pageNumber}, {pageSize} and {sort} ("column1,-column2"), plus
+// fixed name and value pairs of the component. Placeholders before the
+// URL's '?' are path-escaped, after it query-escaped. The token goes in
+// the header the component names, else as the query parameter token
+// (unless the template places {token}).
+//
+// A grid request takes page_number and page_size (or paging), sort on
+// the sortable columns, and filters on the filterable ones, forwarded as
+// sent: operator(column)=value, or column=value for equality; in and
+// notin take comma-separated values, between and notbetween two. The
+// operators that fit each column kind: every kind isnull, isnotnull, eq,
+// neq (boolean only these); strings also isempty, isnotempty, in, notin,
+// startswith, contains, endswith, doesnotcontain; numbers and dates also
+// in, notin, lt, lte, gt, gte, between, notbetween (date-times the
+// ordering ones, not in and notin). An unknown column, an operator that
+// does not fit, or a value that does not parse as the column's kind is
+// refused before any call. A KPI request takes only reference_id (or the
+// mock's resource_id), language and locale.
+//
+// # Answers
+//
+// A grid answer is {"data": [rows], "meta": {"pagination": {...}}} with
+// pagination in camelCase (perPage, currentPage, totalPages) or
+// snake_case and links next/previous or first/last/prev/next; the proxy
+// answers it as GridPage: rows with the configured columns only, each
+// checked against its kind, and snake_case pagination with first, last,
+// prev and next links. A KPI answer is {title, value, footer, link}. A
+// malformed customer answer is an error of kind Unavailable with code
+// customer_answer_invalid, which the HTTP family answers 502; its message
+// names what is wrong without quoting the answer.
+package uiproxy

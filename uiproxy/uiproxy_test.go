@@ -1,0 +1,303 @@
+package uiproxy_test
+
+import (
+	"encoding/json"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/uiproxy"
+	"pgregory.net/rapid"
+)
+
+func grid() uiproxy.Component {
+	return uiproxy.Component{
+		ID: "invoices", Type: uiproxy.Grid, Token: "s3cret-token",
+		URL:   "https://api.customer.example/accounts/{referenceId}/{componentId}?page={pageNumber}&size={pageSize}&sort={sort}&lang={language}&tenant={tenant}",
+		Fixed: map[string]string{"tenant": "acme & co"},
+		Columns: []uiproxy.Column{
+			{Name: "id", Kind: uiproxy.Number, Filterable: true, Sortable: true},
+			{Name: "customer", Kind: uiproxy.String, Filterable: true, Sortable: true},
+			{Name: "invoiceDate", Kind: uiproxy.Date, Filterable: true, Sortable: true},
+			{Name: "createdAt", Kind: uiproxy.DateTime, Filterable: true},
+			{Name: "paid", Kind: uiproxy.Boolean, Filterable: true},
+			{Name: "url", Kind: uiproxy.String},
+		},
+	}
+}
+
+func fieldNames(t *testing.T, err error) []string {
+	t.Helper()
+	e, ok := err.(*msgkit.Error)
+	if !ok || e.Kind != msgkit.Invalid {
+		t.Fatalf("%v is no Invalid error", err)
+	}
+	var out []string
+	for _, f := range e.Fields {
+		out = append(out, f.Name)
+	}
+	return out
+}
+
+func TestCheck(t *testing.T) {
+	if err := grid().Check(); err != nil {
+		t.Fatalf("a valid grid: %v", err)
+	}
+	kpi := uiproxy.Component{ID: "kpi.open", Type: uiproxy.KPI, URL: "https://api.customer.example/kpi/{referenceId}", TokenHeader: "X-Customer-Token"}
+	if err := kpi.Check(); err != nil {
+		t.Fatalf("a valid KPI: %v", err)
+	}
+	bad := grid()
+	bad.ID, bad.Type, bad.URL, bad.TokenHeader, bad.Timeout = "in voices", "table", "ftp://x/{colour}", "X Token", -1
+	bad.Fixed = map[string]string{"pageNumber": "1"}
+	bad.Columns = append(bad.Columns, uiproxy.Column{Name: "id", Kind: "money"})
+	got := fieldNames(t, bad.Check())
+	for _, want := range []string{"id", "type", "url", "fixed", "token_header", "timeout", "columns[6]"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("fields %v lack %s", got, want)
+		}
+	}
+	kpi.Columns = grid().Columns
+	if got := fieldNames(t, kpi.Check()); !slices.Equal(got, []string{"columns"}) {
+		t.Errorf("a KPI with columns: %v", got)
+	}
+}
+
+func TestParseRequestAndBuild(t *testing.T) {
+	c := grid()
+	v, _ := url.ParseQuery("reference_id=ACME/42&language=sl&page_number=2&page_size=25&sort=-invoiceDate,id" +
+		"&contains(customer)=d%C3%B3o&between(id)=10,20&paid=true&gte(createdAt)=2026-01-01T00:00:00Z&in(customer)=a,b")
+	r, err := uiproxy.ParseRequest(c, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.ReferenceID != "ACME/42" || r.PageNumber != 2 || r.PageSize != 25 || len(r.Sort) != 2 || !r.Sort[0].Desc || len(r.Filters) != 5 {
+		t.Fatalf("request %+v", r)
+	}
+	call := uiproxy.Build(c, r)
+	u, err := url.Parse(call.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.EscapedPath() != "/accounts/ACME%2F42/invoices" {
+		t.Errorf("path %s: the reference must stay one segment", u.EscapedPath())
+	}
+	q := u.Query()
+	for k, want := range map[string]string{
+		"page": "2", "size": "25", "sort": "-invoiceDate,id", "lang": "sl", "tenant": "acme & co",
+		"contains(customer)": "dóo", "between(id)": "10,20", "paid": "true", "token": "s3cret-token", "in(customer)": "a,b",
+	} {
+		if q.Get(k) != want {
+			t.Errorf("%s = %q, want %q (URL %s)", k, q.Get(k), want, call.URL)
+		}
+	}
+	if call.TokenHeader != "" {
+		t.Errorf("token header %q", call.TokenHeader)
+	}
+	c.TokenHeader = "X-Customer-Token"
+	call = uiproxy.Build(c, r)
+	if strings.Contains(call.URL, "s3cret") || call.TokenHeader != "X-Customer-Token" || call.Token != "s3cret-token" {
+		t.Errorf("a header token: %+v", call)
+	}
+	c.TokenHeader, c.URL = "", "https://api.customer.example/{componentType}?t={token}"
+	if call = uiproxy.Build(c, r); !strings.HasPrefix(call.URL, "https://api.customer.example/grid?t=s3cret-token&") || strings.Count(call.URL, "s3cret") != 1 {
+		t.Errorf("a placed token: %s", call.URL)
+	}
+	kpi := uiproxy.Component{ID: "k", Type: uiproxy.KPI, URL: "https://x.example/{referenceId}/{locale}"}
+	kv, _ := url.ParseQuery("resource_id=7&locale=sl-SI")
+	kr, err := uiproxy.ParseRequest(kpi, kv)
+	if err != nil || uiproxy.Build(kpi, kr).URL != "https://x.example/7/sl-SI" {
+		t.Errorf("KPI: %+v %v", kr, err)
+	}
+}
+
+func TestParseRequestRefusals(t *testing.T) {
+	c := grid()
+	for _, tt := range []struct {
+		query string
+		want  string
+	}{
+		{"colour=red", "colour"},
+		{"contains(id)=1", "contains(id)"}, // a text operator on a number
+		{"lt(customer)=b", "lt(customer)"}, // ordering on a string
+		{"gt(paid)=true", "gt(paid)"},      // not on booleans
+		{"in(createdAt)=2026-01-01T00:00:00Z", "in(createdAt)"},
+		{"id=abc", "id"},                          // not a number
+		{"invoiceDate=2026-13-01", "invoiceDate"}, // not a date
+		{"url=x", "url"},                          // not filterable
+		{"sort=url", "sort"},                      // not sortable
+		{"page_size=1000", "page_size"},
+		{"frobnicate(id)=1", "frobnicate(id)"},
+	} {
+		v, _ := url.ParseQuery(tt.query)
+		_, err := uiproxy.ParseRequest(c, v)
+		if err == nil || !slices.Contains(fieldNames(t, err), tt.want) {
+			t.Errorf("%s: %v, want it to name %s", tt.query, err, tt.want)
+		}
+	}
+	kpi := uiproxy.Component{ID: "k", Type: uiproxy.KPI, URL: "https://x.example/"}
+	if _, err := uiproxy.ParseRequest(kpi, url.Values{"page_number": {"1"}}); err == nil {
+		t.Error("a KPI took page_number")
+	}
+}
+
+// Whatever the values, the built URL parses and gives each value back in
+// its place.
+func TestBuildEscapes(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		ref := rapid.String().Draw(t, "ref")
+		lang := rapid.String().Draw(t, "lang")
+		fixed := rapid.String().Draw(t, "fixed")
+		c := uiproxy.Component{ID: "g", Type: uiproxy.KPI, URL: "https://x.example/a/{referenceId}/b?l={language}&f={f}", Fixed: map[string]string{"f": fixed}}
+		call := uiproxy.Build(c, uiproxy.Request{ReferenceID: ref, Language: lang})
+		u, err := url.Parse(call.URL)
+		if err != nil {
+			t.Fatalf("%q: %v", call.URL, err)
+		}
+		seg := strings.TrimSuffix(strings.TrimPrefix(u.EscapedPath(), "/a/"), "/b")
+		if got, err := url.PathUnescape(seg); err != nil || got != ref {
+			t.Fatalf("reference %q came back %q (%v) from %s", ref, got, err, call.URL)
+		}
+		if u.Query().Get("l") != lang || u.Query().Get("f") != fixed {
+			t.Fatalf("query %v from %q, %q", u.Query(), lang, fixed)
+		}
+	})
+}
+
+func TestParseGrid(t *testing.T) {
+	c := grid()
+	for _, body := range []string{
+		`{"data":[{"id":1,"customer":"Ana","invoiceDate":"2026-01-02","createdAt":"2026-01-02T09:00:00Z","paid":true,"url":"https://x","secret":"hide"},{"id":2,"customer":null}],
+		  "meta":{"pagination":{"total":30,"count":2,"perPage":2,"currentPage":3,"totalPages":15,"links":{"next":"https://c/4","previous":"https://c/2"}}}}`,
+		`{"data":[{"id":1,"customer":"Ana","invoiceDate":"2026-01-02","createdAt":"2026-01-02T09:00:00Z","paid":true,"url":"https://x"},{"id":2,"customer":null}],
+		  "meta":{"pagination":{"total":30,"per_page":2,"current_page":3,"total_pages":15,"links":{"first":"https://c/1","last":"https://c/15","prev":"https://c/2","next":"https://c/4"}}}}`,
+	} {
+		page, err := uiproxy.ParseGrid(c, []byte(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := page.Meta.Pagination
+		if len(page.Data) != 2 || page.Data[0]["secret"] != nil || page.Data[1]["customer"] != nil || page.Data[0]["paid"] != true ||
+			p.Total != 30 || p.Count != 2 || p.PerPage != 2 || p.CurrentPage != 3 || p.TotalPages != 15 ||
+			p.Links.Next == nil || *p.Links.Next != "https://c/4" || p.Links.Prev == nil || *p.Links.Prev != "https://c/2" {
+			t.Errorf("%s:\n%+v %+v", body, page.Data, p)
+		}
+	}
+	for _, tt := range []struct{ body, want string }{
+		{`not json`, "malformed JSON"},
+		{`[]`, "no grid object"},
+		{`{"meta":{}}`, "no data array"},
+		{`{"data":[5]}`, "row 0: not an object"},
+		{`{"data":[{"id":"one"}]}`, "row 0: column id: not a number"},
+		{`{"data":[{"invoiceDate":"02.01.2026"}]}`, "column invoiceDate: not a date"},
+		{`{"data":[{"createdAt":"yesterday"}]}`, "column createdAt: not an RFC 3339"},
+		{`{"data":[{"paid":"yes"}]}`, "column paid: not true or false"},
+		{`{"data":[],"meta":{"pagination":{"total":-1}}}`, "total must be"},
+		{`{"data":[],"meta":{"pagination":{"links":[1]}}}`, "links must be"},
+	} {
+		_, err := uiproxy.ParseGrid(c, []byte(tt.body))
+		if msgkit.CodeOf(err) != uiproxy.CodeBadAnswer || msgkit.KindOf(err) != msgkit.Unavailable || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want %s saying %q", tt.body, err, uiproxy.CodeBadAnswer, tt.want)
+		}
+	}
+	// A customer's answer is not quoted back.
+	_, err := uiproxy.ParseGrid(c, []byte(`{"data":[{"id":"TOPSECRET"}]}`))
+	if strings.Contains(err.Error(), "TOPSECRET") {
+		t.Errorf("the error quotes the answer: %v", err)
+	}
+}
+
+func TestParseKPI(t *testing.T) {
+	k, err := uiproxy.ParseKPI([]byte(`{"title":"Open","value":"12","footer":"f","link":"https://x.example/a"}`))
+	if err != nil || k.Title != "Open" || k.Link != "https://x.example/a" {
+		t.Errorf("KPI %+v, %v", k, err)
+	}
+	for _, body := range []string{`{}`, `{"title":"t"}`, `{"title":"t","value":"v","link":"javascript:alert(1)"}`, `[`, `{"title":1,"value":"v"}`} {
+		if _, err := uiproxy.ParseKPI([]byte(body)); msgkit.CodeOf(err) != uiproxy.CodeBadAnswer {
+			t.Errorf("%s: %v", body, err)
+		}
+	}
+}
+
+func TestMock(t *testing.T) {
+	base, _ := url.Parse("/ui/v1/mock/grid/invoices?reference_id=7&page_size=10")
+	page := uiproxy.MockGrid("invoices", "7", 2, 10, base)
+	p := page.Meta.Pagination
+	if len(page.Data) != 10 || page.Data[0]["id"] != 11 || p.Total != uiproxy.MockRows || p.TotalPages != 5 || p.CurrentPage != 2 ||
+		*p.Links.Prev != "/ui/v1/mock/grid/invoices?page_number=1&page_size=10&reference_id=7" || p.Links.Next == nil {
+		t.Errorf("page 2: %+v %+v", page.Data[0], p)
+	}
+	last := uiproxy.MockGrid("invoices", "7", 5, 10, base)
+	if len(last.Data) != 2 || last.Meta.Pagination.Links.Next != nil {
+		t.Errorf("the last page: %d rows, next %v", len(last.Data), last.Meta.Pagination.Links.Next)
+	}
+	// The mock's rows are a grid answer the proxy takes.
+	c := uiproxy.Component{ID: "invoices", Type: uiproxy.Grid, URL: "https://x.example/", Columns: []uiproxy.Column{
+		{Name: "id", Kind: uiproxy.Number}, {Name: "url", Kind: uiproxy.String}, {Name: "invoiceDate", Kind: uiproxy.Date}, {Name: "invoiceDateTime", Kind: uiproxy.DateTime},
+	}}
+	body := mustJSON(t, page)
+	if got, err := uiproxy.ParseGrid(c, body); err != nil || len(got.Data) != 10 {
+		t.Errorf("the mock page read back: %v", err)
+	}
+	if k := uiproxy.MockKPI("kpi", "7"); k.Title == "" || k.Value == "" {
+		t.Errorf("mock KPI %+v", k)
+	}
+}
+
+func FuzzParseGrid(f *testing.F) {
+	f.Add([]byte(`{"data":[{"id":1,"customer":"Ana","paid":true}],"meta":{"pagination":{"perPage":2,"links":{"next":"x"}}}}`))
+	f.Add([]byte(`{"data":[{"invoiceDate":null,"createdAt":"2026-01-02T09:00:00Z"}]}`))
+	c := grid()
+	f.Fuzz(func(t *testing.T, body []byte) {
+		page, err := uiproxy.ParseGrid(c, body)
+		if err != nil {
+			if msgkit.CodeOf(err) != uiproxy.CodeBadAnswer {
+				t.Fatalf("ParseGrid: %v", err)
+			}
+			return
+		}
+		for _, row := range page.Data {
+			for k := range row {
+				if !slices.ContainsFunc(c.Columns, func(col uiproxy.Column) bool { return col.Name == k }) {
+					t.Fatalf("row kept %q", k)
+				}
+			}
+		}
+		if _, err := uiproxy.ParseKPI(body); err != nil && msgkit.CodeOf(err) != uiproxy.CodeBadAnswer {
+			t.Fatalf("ParseKPI: %v", err)
+		}
+	})
+}
+
+func FuzzParseRequest(f *testing.F) {
+	f.Add("reference_id=1&page_number=2&sort=-id&contains(customer)=x&between(id)=1,2")
+	f.Add("in(customer)=a,b&paid=true&isnull(url)=")
+	c := grid()
+	f.Fuzz(func(t *testing.T, query string) {
+		v, err := url.ParseQuery(query)
+		if err != nil {
+			return
+		}
+		r, err := uiproxy.ParseRequest(c, v)
+		if err != nil {
+			if msgkit.KindOf(err) != msgkit.Invalid {
+				t.Fatalf("ParseRequest: %v", err)
+			}
+			return
+		}
+		if _, err := url.Parse(uiproxy.Build(c, r).URL); err != nil {
+			t.Fatalf("Build made an unparsable URL: %v", err)
+		}
+	})
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
