@@ -27,6 +27,7 @@ type DB struct {
 	routing  *RoutingStore
 	tests    *TestSystemStore
 	campaign *CampaignStore
+	uiproxy  *UIProxyStore
 }
 
 // Options configure a DB; zero values choose the defaults.
@@ -67,6 +68,7 @@ func NewWith(o Options) *DB {
 	db := &DB{auth: newAuthStore(), sms: newSMSStore(o), finance: newFinanceStore(), contacts: newContactsStore(), routing: newRoutingStore()}
 	db.tests = newTestSystemStore(db.sms)
 	db.campaign = newCampaignStore()
+	db.uiproxy = newUIProxyStore()
 	return db
 }
 
@@ -91,3 +93,6 @@ func (db *DB) TestSystem() *TestSystemStore { return db.tests }
 
 // Campaigns is the store of the tenants' campaigns.
 func (db *DB) Campaigns() *CampaignStore { return db.campaign }
+
+// UIProxy is the store of the UI components' configurations.
+func (db *DB) UIProxy() *UIProxyStore { return db.uiproxy }

@@ -1,0 +1,13 @@
+package memstore_test
+
+import (
+	"testing"
+
+	"github.com/msgkit/msgkit/adapters/memstore"
+	"github.com/msgkit/msgkit/uiproxy"
+	"github.com/msgkit/msgkit/uiproxy/uiproxytest"
+)
+
+func TestUIProxyStore(t *testing.T) {
+	uiproxytest.RunStoreTests(t, func(t *testing.T) uiproxy.Store { return memstore.New().UIProxy() })
+}

@@ -1,0 +1,117 @@
+package pgstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/uiproxy"
+)
+
+var _ uiproxy.Store = (*UIProxyStore)(nil)
+
+// UIProxyStore keeps the UI components' configurations (0021_uiproxy.sql)
+// as one jsonb document each.
+type UIProxyStore struct {
+	pool *pgxpool.Pool
+	log  *slog.Logger
+}
+
+// UIProxy is the store of the UI components' configurations.
+func (db *DB) UIProxy() *UIProxyStore { return &UIProxyStore{pool: db.pool, log: db.log} }
+
+// componentDoc is a component as stored.
+type componentDoc struct {
+	Type        uiproxy.Type      `json:"type"`
+	URL         string            `json:"url"`
+	Fixed       map[string]string `json:"fixed,omitempty"`
+	TokenHeader string            `json:"token_header,omitempty"`
+	Token       string            `json:"token,omitempty"`
+	Timeout     time.Duration     `json:"timeout,omitempty"`
+	Columns     []uiproxy.Column  `json:"columns,omitempty"`
+}
+
+// Put stores a component, replacing one of its id.
+func (s *UIProxyStore) Put(ctx context.Context, c uiproxy.Component) error {
+	if !storable(c.ID) {
+		return msgkit.Invalidf("invalid_component", "id", "the component id cannot be stored")
+	}
+	doc, err := json.Marshal(componentDoc{Type: c.Type, URL: c.URL, Fixed: c.Fixed, TokenHeader: c.TokenHeader, Token: c.Token, Timeout: c.Timeout, Columns: c.Columns})
+	if err != nil {
+		return msgkit.Wrap(err, msgkit.Invalid, "invalid_component", "the component cannot be stored")
+	}
+	_, err = s.pool.Exec(ctx, `INSERT INTO uiproxy_components (id, config) VALUES ($1, $2)
+		ON CONFLICT (id) DO UPDATE SET config = EXCLUDED.config`, c.ID, doc)
+	return classify(err, "component", "component "+c.ID)
+}
+
+// Component returns a component.
+func (s *UIProxyStore) Component(ctx context.Context, id string) (uiproxy.Component, error) {
+	if !storable(id) {
+		return uiproxy.Component{}, uiproxy.ComponentNotFound(id)
+	}
+	var doc []byte
+	err := s.pool.QueryRow(ctx, `SELECT config FROM uiproxy_components WHERE id = $1`, id).Scan(&doc)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return uiproxy.Component{}, uiproxy.ComponentNotFound(id)
+	}
+	if err != nil {
+		return uiproxy.Component{}, classify(err, "component", "component "+id)
+	}
+	return componentOf(id, doc)
+}
+
+func componentOf(id string, doc []byte) (uiproxy.Component, error) {
+	var d componentDoc
+	if err := json.Unmarshal(doc, &d); err != nil {
+		return uiproxy.Component{}, storageError(err, "component ", id)
+	}
+	return uiproxy.Component{ID: id, Type: d.Type, URL: d.URL, Fixed: d.Fixed, TokenHeader: d.TokenHeader, Token: d.Token, Timeout: d.Timeout, Columns: d.Columns}, nil
+}
+
+// Components lists the components by id.
+func (s *UIProxyStore) Components(ctx context.Context) ([]uiproxy.Component, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id, config FROM uiproxy_components ORDER BY id`)
+	if err != nil {
+		return nil, classify(err, "component", "components")
+	}
+	defer rows.Close()
+	out := []uiproxy.Component{}
+	for rows.Next() {
+		var id string
+		var doc []byte
+		if err := rows.Scan(&id, &doc); err != nil {
+			return nil, storageError(err)
+		}
+		c, err := componentOf(id, doc)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, storageError(err)
+	}
+	return out, nil
+}
+
+// Delete removes a component.
+func (s *UIProxyStore) Delete(ctx context.Context, id string) error {
+	if !storable(id) {
+		return uiproxy.ComponentNotFound(id)
+	}
+	tag, err := s.pool.Exec(ctx, `DELETE FROM uiproxy_components WHERE id = $1`, id)
+	if err != nil {
+		return classify(err, "component", "component "+id)
+	}
+	if tag.RowsAffected() == 0 {
+		return uiproxy.ComponentNotFound(id)
+	}
+	return nil
+}

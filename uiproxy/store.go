@@ -1,0 +1,29 @@
+package uiproxy
+
+import (
+	"context"
+
+	"github.com/msgkit/msgkit"
+)
+
+// Store keeps the operator's component configurations, by id. Every
+// method is one atomic operation. A component's Token is kept as given:
+// the proxy sends it to the customer, so it cannot be kept as a hash;
+// stores keep it out of listings' logs like any record.
+type Store interface {
+	// Put stores c, replacing a component of the same id; c is checked
+	// (Check) by the caller.
+	Put(ctx context.Context, c Component) error
+	// Component returns a component; NotFound (ComponentNotFound)
+	// without one.
+	Component(ctx context.Context, id string) (Component, error)
+	// Components lists every component by id.
+	Components(ctx context.Context) ([]Component, error)
+	// Delete removes a component; NotFound without one.
+	Delete(ctx context.Context, id string) error
+}
+
+// ComponentNotFound is the error of a component that is not stored.
+func ComponentNotFound(id string) error {
+	return msgkit.Errorf(msgkit.NotFound, "component_not_found", "component %q not found", id)
+}
