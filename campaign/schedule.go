@@ -217,7 +217,7 @@ func (s Schedule) next(cursor time.Time, seq int, after time.Time, inclusive boo
 	if !cursor.IsZero() && seq > 0 && cursor.After(opt.Dtstart) {
 		// Restart at the start of the cursor's period: the same phase
 		// of INTERVAL, and every occurrence after the cursor in reach.
-		opt.Dtstart, skip, ord = periodStart(cursor.In(opt.Dtstart.Location()), opt.Freq), cursor, seq
+		opt.Dtstart, skip, ord = restart(opt, cursor), cursor, seq
 	}
 	if after.Before(opt.Dtstart) {
 		after, inclusive = opt.Dtstart, true
@@ -289,18 +289,41 @@ var weekdays = [...]rrule.Weekday{
 	time.Thursday: rrule.TH, time.Friday: rrule.FR, time.Saturday: rrule.SA,
 }
 
-// periodStart is the start of t's period of freq, in t's zone: its
-// minute, hour, or day (the day for daily and slower rules: their
-// periods' other days come from the rule's parts).
-func periodStart(t time.Time, freq rrule.Frequency) time.Time {
-	y, m, d := t.Date()
-	switch freq {
-	case rrule.MINUTELY:
-		return time.Date(y, m, d, t.Hour(), t.Minute(), 0, 0, t.Location())
+// restart is where a walk from cursor begins: for daily and slower
+// rules the cursor's day (the other days of its period come from the
+// rule's parts); for hourly and minutely ones the last step of the
+// series, counted on the wall clock from DTSTART as rrule-go counts, that
+// lies an interval before the cursor and exists on the clock (a time in
+// a gap would shift the steps after it).
+func restart(opt rrule.ROption, cursor time.Time) time.Time {
+	start := opt.Dtstart
+	loc := start.Location()
+	c := cursor.In(loc)
+	unit := time.Hour
+	switch opt.Freq {
 	case rrule.HOURLY:
-		return time.Date(y, m, d, t.Hour(), 0, 0, 0, t.Location())
+	case rrule.MINUTELY:
+		unit = time.Minute
+	default:
+		y, m, d := c.Date()
+		return time.Date(y, m, d, 0, 0, 0, 0, loc)
 	}
-	return time.Date(y, m, d, 0, 0, 0, 0, t.Location())
+	step := unit * time.Duration(max(opt.Interval, 1))
+	from := wall(start)
+	for k := wall(c).Sub(from)/step - 1; k > 0; k-- {
+		w := from.Add(k * step)
+		if t := time.Date(w.Year(), w.Month(), w.Day(), w.Hour(), w.Minute(), w.Second(), 0, loc); wall(t).Equal(w) {
+			return t
+		}
+	}
+	return start
+}
+
+// wall is t's wall-clock reading as if it were UTC, so that wall times
+// subtract without the zone's changes.
+func wall(t time.Time) time.Time {
+	y, m, d := t.Date()
+	return time.Date(y, m, d, t.Hour(), t.Minute(), t.Second(), 0, time.UTC)
 }
 
 // firstOfTwice is t, or the earlier instant with the same wall time in

@@ -170,7 +170,7 @@ func TestNextFromCursorIsTheWalk(t *testing.T) {
 		from := start.Add(time.Duration(rapid.IntRange(-48, 24*90).Draw(t, "fromHours")) * time.Hour)
 		s, err := campaign.ParseSchedule(campaign.Scheduled, raw, from)
 		if err != nil {
-			t.Skip(err)
+			t.Fatalf("%v", err)
 		}
 		// From DTSTART, n steps; and each step from the previous cursor.
 		var cursor time.Time
