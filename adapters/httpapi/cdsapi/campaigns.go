@@ -283,11 +283,7 @@ func (a *api) createCampaign(w http.ResponseWriter, r *http.Request, svc msgkit.
 	if err := onlyParams(r.URL.Query()); err != nil {
 		return err
 	}
-	body, err := readObject(w, r)
-	if err != nil {
-		return err
-	}
-	in, err := campaignInput(body)
+	in, err := readInput(w, r, campaignInput)
 	if err != nil {
 		return err
 	}
@@ -322,11 +318,7 @@ func (a *api) replaceCampaign(w http.ResponseWriter, r *http.Request, svc msgkit
 	if err != nil {
 		return err
 	}
-	body, err := readObject(w, r)
-	if err != nil {
-		return err
-	}
-	in, err := campaignInput(body)
+	in, err := readInput(w, r, campaignInput)
 	if err != nil {
 		return err
 	}
@@ -342,11 +334,7 @@ func (a *api) patchCampaign(w http.ResponseWriter, r *http.Request, svc msgkit.S
 	if err != nil {
 		return err
 	}
-	body, err := readObject(w, r)
-	if err != nil {
-		return err
-	}
-	status, err := statusInput(body)
+	status, err := readInput(w, r, statusInput)
 	if err != nil {
 		return err
 	}

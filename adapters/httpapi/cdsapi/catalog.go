@@ -189,11 +189,7 @@ func (a *api) createRecord(kind contacts.RecordKind) handlerFunc {
 		if err := onlyParams(r.URL.Query()); err != nil {
 			return err
 		}
-		body, err := readObject(w, r)
-		if err != nil {
-			return err
-		}
-		in, err := recordInput(body)
+		in, err := readInput(w, r, recordInput)
 		if err != nil {
 			return err
 		}
@@ -229,11 +225,7 @@ func (a *api) updateRecord(kind contacts.RecordKind, param string) handlerFunc {
 		if err != nil {
 			return err
 		}
-		body, err := readObject(w, r)
-		if err != nil {
-			return err
-		}
-		in, err := recordInput(body)
+		in, err := readInput(w, r, recordInput)
 		if err != nil {
 			return err
 		}

@@ -86,6 +86,17 @@ func validation(err error) error {
 }
 
 // readObject decodes a body that must be a JSON object.
+// readInput reads the body as a JSON object and hands it to input, the
+// reader of one record's members.
+func readInput[T any](w http.ResponseWriter, r *http.Request, input func(map[string]json.RawMessage) (T, error)) (T, error) {
+	body, err := readObject(w, r)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return input(body)
+}
+
 func readObject(w http.ResponseWriter, r *http.Request) (map[string]json.RawMessage, error) {
 	var body map[string]json.RawMessage
 	if err := httpapi.DecodeJSON(w, r, &body, httpapi.DecodeOptions{}); err != nil {
@@ -174,11 +185,7 @@ func (a *api) createList(w http.ResponseWriter, r *http.Request, svc msgkit.Serv
 	if err := onlyParams(r.URL.Query()); err != nil {
 		return err
 	}
-	body, err := readObject(w, r)
-	if err != nil {
-		return err
-	}
-	in, err := listInput(body)
+	in, err := readInput(w, r, listInput)
 	if err != nil {
 		return err
 	}
@@ -211,11 +218,7 @@ func (a *api) updateList(w http.ResponseWriter, r *http.Request, svc msgkit.Serv
 	if err != nil {
 		return err
 	}
-	body, err := readObject(w, r)
-	if err != nil {
-		return err
-	}
-	in, err := listInput(body)
+	in, err := readInput(w, r, listInput)
 	if err != nil {
 		return err
 	}
@@ -355,11 +358,7 @@ func (a *api) createContact(w http.ResponseWriter, r *http.Request, svc msgkit.S
 	if err := onlyParams(r.URL.Query()); err != nil {
 		return err
 	}
-	body, err := readObject(w, r)
-	if err != nil {
-		return err
-	}
-	in, err := contactInput(body)
+	in, err := readInput(w, r, contactInput)
 	if err != nil {
 		return err
 	}
@@ -414,11 +413,7 @@ func (a *api) replaceContact(w http.ResponseWriter, r *http.Request, svc msgkit.
 	if err != nil {
 		return err
 	}
-	body, err := readObject(w, r)
-	if err != nil {
-		return err
-	}
-	in, err := contactInput(body)
+	in, err := readInput(w, r, contactInput)
 	if err != nil {
 		return err
 	}
@@ -444,11 +439,7 @@ func (a *api) patchContact(w http.ResponseWriter, r *http.Request, svc msgkit.Se
 	if err != nil {
 		return err
 	}
-	body, err := readObject(w, r)
-	if err != nil {
-		return err
-	}
-	in, err := patchInput(body)
+	in, err := readInput(w, r, patchInput)
 	if err != nil {
 		return err
 	}
