@@ -13,7 +13,9 @@ import (
 type Privilege string
 
 // The privileges of the interfaces: the finance interface's privileges for
-// finance, and news for the customer data storage and campaign API.
+// finance, news for the customer data storage and campaign API, testsystem
+// for the SMS route test system, and ui-components (msgkit's own) for UI
+// components' data through the integration proxy.
 const (
 	PrivNews                          Privilege = "news"
 	PrivFinanceInvoicesView           Privilege = "finance-invoices.view"
@@ -25,6 +27,7 @@ const (
 	PrivFinanceBalanceView            Privilege = "finance-balance-view"
 	PrivFinanceBalanceOwnView         Privilege = "finance-balance-own-view"
 	PrivTestSystem                    Privilege = "testsystem"
+	PrivUIComponents                  Privilege = "ui-components"
 )
 
 // Privileges lists every known privilege.
@@ -32,7 +35,7 @@ func Privileges() []Privilege {
 	return []Privilege{
 		PrivNews, PrivFinanceInvoicesView, PrivFinanceInvoicesOwnView, PrivFinanceInvoicesManage,
 		PrivFinanceCustInvoicesManage, PrivFinanceSupplierInvoicesManage, PrivFinanceNettingInvoicesManage,
-		PrivFinanceBalanceView, PrivFinanceBalanceOwnView, PrivTestSystem,
+		PrivFinanceBalanceView, PrivFinanceBalanceOwnView, PrivTestSystem, PrivUIComponents,
 	}
 }
 

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"time"
+	"unicode/utf8"
 
 	"github.com/msgkit/msgkit"
 )
@@ -35,10 +35,11 @@ type Links struct {
 	Next  *string `json:"next"`
 }
 
-// GridPage is a page of grid rows: each row has the configured columns
-// the customer sent (others are dropped).
+// GridPage is a page of grid rows: each row is a JSON object of the
+// configured columns the customer sent, in column order (others are
+// dropped), each value as the customer wrote it.
 type GridPage struct {
-	Data []map[string]any `json:"data"`
+	Data []json.RawMessage `json:"data"`
 	Meta struct {
 		Pagination Pagination `json:"pagination"`
 	} `json:"meta"`
@@ -67,30 +68,43 @@ func badAnswer(format string, args ...any) error {
 // answer is an Unavailable error (CodeBadAnswer) saying what is wrong,
 // never quoting more of the answer than a column's name.
 func ParseGrid(c Component, body []byte) (GridPage, error) {
-	var raw struct {
-		Data []json.RawMessage `json:"data"`
-		Meta struct {
-			Pagination map[string]json.RawMessage `json:"pagination"`
-		} `json:"meta"`
+	if !json.Valid(body) {
+		return GridPage{}, badAnswer("no grid object: %s", jsonProblem(json.Unmarshal(body, new(json.RawMessage))))
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	if err := dec.Decode(&raw); err != nil {
-		return GridPage{}, badAnswer("no grid object: %s", jsonProblem(err))
+	if !utf8.Valid(body) {
+		return GridPage{}, badAnswer("no grid object: not UTF-8")
 	}
-	if raw.Data == nil {
+	i := skipSpace(body, 0)
+	if body[i] != '{' {
+		return GridPage{}, badAnswer("no grid object")
+	}
+	var data, meta []byte
+	eachMember(body, i, func(key string, v []byte) error {
+		switch key {
+		case "data":
+			data = v
+		case "meta":
+			meta = v
+		}
+		return nil
+	})
+	if data == nil || data[0] != '[' {
 		return GridPage{}, badAnswer("no data array")
 	}
 	var page GridPage
-	page.Data = make([]map[string]any, 0, len(raw.Data))
-	for i, r := range raw.Data {
-		row, err := checkRow(c, r)
-		if err != nil {
-			return GridPage{}, badAnswer("row %d: %v", i, err)
-		}
-		page.Data = append(page.Data, row)
+	var err error
+	if page.Data, err = readRows(c, data); err != nil {
+		return GridPage{}, badAnswer("%v", err)
 	}
-	p, err := pagination(raw.Meta.Pagination)
+	var m struct {
+		Pagination map[string]json.RawMessage `json:"pagination"`
+	}
+	if meta != nil {
+		if err := json.Unmarshal(meta, &m); err != nil {
+			return GridPage{}, badAnswer("meta: %s", jsonProblem(err))
+		}
+	}
+	p, err := pagination(m.Pagination)
 	if err != nil {
 		return GridPage{}, badAnswer("meta.pagination: %v", err)
 	}
@@ -111,62 +125,6 @@ func jsonProblem(err error) string {
 		return fmt.Sprintf("%s where %s belongs", te.Value, te.Type)
 	}
 	return "not JSON"
-}
-
-func checkRow(c Component, raw json.RawMessage) (map[string]any, error) {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
-		return nil, fmt.Errorf("not an object")
-	}
-	row := make(map[string]any, len(c.Columns))
-	for _, col := range c.Columns {
-		v, ok := m[col.Name]
-		if !ok {
-			continue
-		}
-		if string(bytes.TrimSpace(v)) == "null" {
-			row[col.Name] = nil
-			continue
-		}
-		val, err := columnValue(col.Kind, v)
-		if err != nil {
-			return nil, fmt.Errorf("column %s: %v", col.Name, err)
-		}
-		row[col.Name] = val
-	}
-	return row, nil
-}
-
-func columnValue(kind ColumnKind, raw json.RawMessage) (any, error) {
-	switch kind {
-	case Number:
-		var n json.Number
-		if err := json.Unmarshal(raw, &n); err != nil {
-			return nil, fmt.Errorf("not a number")
-		}
-		return n, nil
-	case Boolean:
-		var b bool
-		if err := json.Unmarshal(raw, &b); err != nil {
-			return nil, fmt.Errorf("not true or false")
-		}
-		return b, nil
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, fmt.Errorf("not a string")
-	}
-	switch kind {
-	case Date:
-		if _, err := time.Parse(time.DateOnly, s); err != nil {
-			return nil, fmt.Errorf("not a date YYYY-MM-DD")
-		}
-	case DateTime:
-		if _, err := time.Parse(time.RFC3339, s); err != nil {
-			return nil, fmt.Errorf("not an RFC 3339 date-time")
-		}
-	}
-	return s, nil
 }
 
 // pagination reads either spelling of a page's position.

@@ -45,6 +45,9 @@ type Column struct {
 type Component struct {
 	ID   string
 	Type Type
+	// Service is the tenant the component belongs to: only callers acting
+	// for it get its data, as the customer's token is the tenant's.
+	Service msgkit.ServiceUUID
 	// URL is the customer address template: an absolute http or https URL
 	// whose {variable} placeholders are replaced per request: referenceId,
 	// componentId, componentType, token, language, locale, and for grids
@@ -66,6 +69,10 @@ type Component struct {
 	Timeout time.Duration
 	// Columns are a grid's columns, in display order.
 	Columns []Column
+	// CacheTTL keeps a successful answer for identical requests (same
+	// reference, language, locale, page, sort and filters) that long; 0,
+	// the default, asks the customer every time.
+	CacheTTL time.Duration
 }
 
 // Limits of a component.
@@ -73,6 +80,7 @@ const (
 	DefaultTimeout = 10 * time.Second
 	MaxTimeout     = 60 * time.Second
 	MaxColumns     = 100
+	MaxCacheTTL    = 5 * time.Minute
 )
 
 // variables are the names a URL template may use besides Fixed.
@@ -85,7 +93,8 @@ const CodeInvalidComponent = "invalid_component"
 // Check names every problem of c at once: an id of letters, digits, '-',
 // '_' and '.'; a type; an absolute http(s) URL whose placeholders are
 // known variables or Fixed names (which must not shadow a variable); a
-// valid header name for the token; a timeout up to MaxTimeout; for grids
+// valid header name for the token; a timeout up to MaxTimeout; a
+// canonical service UUID; a cache time up to MaxCacheTTL; for grids
 // one to MaxColumns columns of known kinds and unique names, and none for
 // KPIs.
 func (c Component) Check() error {
@@ -93,6 +102,12 @@ func (c Component) Check() error {
 	bad := func(field, format string, args ...any) { e.WithField(field, fmt.Sprintf(format, args...), "") }
 	if c.ID == "" || len(c.ID) > 100 || strings.Trim(c.ID, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") != "" {
 		bad("id", "id must be 1 to 100 letters, digits, '-', '_' or '.'")
+	}
+	if svc, err := msgkit.ParseServiceUUID(string(c.Service)); err != nil || svc != c.Service {
+		bad("service", "service must be a UUID in lower case")
+	}
+	if c.CacheTTL < 0 || c.CacheTTL > MaxCacheTTL {
+		bad("cache_ttl", "cache_ttl must be at most %s", MaxCacheTTL)
 	}
 	if c.Type != Grid && c.Type != KPI {
 		bad("type", "type must be grid or KPI")

@@ -1,12 +1,26 @@
 // Package uiproxy lets UI components (a grid, a KPI tile) show data that
 // lives in a customer's own systems: the proxy asks the customer-side API
 // on the component's behalf, checks what it answers and answers the UI in
-// one shape. This package is the proxy's pure part — a component's
-// configuration (Component, Check), reading a UI's request and building
-// the customer call (ParseRequest, Build), reading the customer's answer
-// (ParseGrid, ParseKPI) and the mock operations that stand for a customer
-// API (MockGrid, MockKPI); the calls themselves are made by an adapter
-// through the platform's address-checking dialer.
+// one shape. Its parts: a component's configuration (Component, Check),
+// kept by the operator in a Store and managed through Proxy.Put and
+// Proxy.Delete; reading a UI's request and building the customer call
+// (ParseRequest, Build); reading the customer's answer (ParseGrid,
+// ParseKPI); the Proxy that ties them together; and the mock operations
+// that stand for a customer API (MockGrid, MockQuery, MockKPI). The calls
+// themselves are made by a Fetcher, in the adapter, through the
+// platform's address-checking dialer.
+//
+// # Tenancy and caching
+//
+// A component belongs to one tenant (Service): its customer token is the
+// tenant's, so the Proxy answers a Viewer acting for that tenant only,
+// and any other caller learns nothing, not even that the component
+// exists (NotFound, as for an unknown id). A component with a CacheTTL
+// keeps a checked answer for identical requests (the same customer call:
+// reference, language, locale, page, sort and filters) that long; a Put
+// or Delete forgets the component's answers on this proxy, and a proxy
+// sharing the store sees the change within the TTL. Failures are never
+// kept. The cache holds at most Options.MaxCached answers in all.
 //
 // # Requests
 //
@@ -37,9 +51,11 @@
 // A grid answer is {"data": [rows], "meta": {"pagination": {...}}} with
 // pagination in camelCase (perPage, currentPage, totalPages) or
 // snake_case and links next/previous or first/last/prev/next; the proxy
-// answers it as GridPage: rows with the configured columns only, each
-// checked against its kind, and snake_case pagination with first, last,
-// prev and next links. A KPI answer is {title, value, footer, link}. A
+// answers it as GridPage: rows with the configured columns only, in
+// column order, each checked against its kind and otherwise passed on as
+// the customer wrote it, and snake_case pagination whose first, last,
+// prev and next links are the proxy's own addresses (Proxy.Grid), never
+// the customer's, which may carry its token. A KPI answer is {title, value, footer, link}. A
 // malformed customer answer is an error of kind Unavailable with code
 // customer_answer_invalid, which the HTTP family answers 502; its message
 // names what is wrong without quoting the answer.

@@ -43,6 +43,10 @@ var operators = map[ColumnKind][]msgkit.Op{
 	Boolean:  {msgkit.OpIsNull, msgkit.OpIsNotNull, msgkit.OpEq, msgkit.OpNeq},
 }
 
+// Operators are the filter operators that fit a column kind, in a fixed
+// order; none for an unknown kind.
+func Operators(kind ColumnKind) []msgkit.Op { return slices.Clone(operators[kind]) }
+
 var kindTypes = map[ColumnKind]msgkit.AttrType{
 	String: msgkit.AttrString, Number: msgkit.AttrNumber, Date: msgkit.AttrDate, DateTime: msgkit.AttrDateTime, Boolean: msgkit.AttrBool,
 }
@@ -81,19 +85,9 @@ func ParseRequest(c Component, v url.Values) (Request, error) {
 		}
 		return r, nil
 	}
-	q, err := msgkit.ParseListQuery(v, c.spec())
+	q, err := c.listQuery(v)
 	if err != nil {
 		return Request{}, err
-	}
-	kinds := map[string]ColumnKind{}
-	for _, col := range c.Columns {
-		kinds[col.Name] = col.Kind
-	}
-	for _, f := range q.Filters {
-		if !slices.Contains(operators[kinds[f.Attr]], f.Op) {
-			return Request{}, msgkit.Invalidf(msgkit.CodeInvalidQuery, string(f.Op)+"("+f.Attr+")",
-				"the operator %s does not fit the %s column %s", f.Op, kinds[f.Attr], f.Attr)
-		}
 	}
 	r.PageNumber, r.PageSize, r.Sort = q.PageNumber, q.PageSize, q.Sort
 	r.Filters = url.Values{}
@@ -105,6 +99,26 @@ func ParseRequest(c Component, v url.Values) (Request, error) {
 		r.Filters[key] = slices.Clone(vals)
 	}
 	return r, nil
+}
+
+// listQuery reads a grid's paging, sort and filters against its columns:
+// ParseListQuery, and an operator that fits each filtered column's kind.
+func (c Component) listQuery(v url.Values) (msgkit.ListQuery, error) {
+	q, err := msgkit.ParseListQuery(v, c.spec())
+	if err != nil {
+		return msgkit.ListQuery{}, err
+	}
+	kinds := map[string]ColumnKind{}
+	for _, col := range c.Columns {
+		kinds[col.Name] = col.Kind
+	}
+	for _, f := range q.Filters {
+		if !slices.Contains(operators[kinds[f.Attr]], f.Op) {
+			return msgkit.ListQuery{}, msgkit.Invalidf(msgkit.CodeInvalidQuery, string(f.Op)+"("+f.Attr+")",
+				"the operator %s does not fit the %s column %s", f.Op, kinds[f.Attr], f.Attr)
+		}
+	}
+	return q, nil
 }
 
 func first(v url.Values, key, def string) string {

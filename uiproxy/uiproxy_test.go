@@ -1,20 +1,26 @@
 package uiproxy_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"github.com/google/go-cmp/cmp"
 	"net/url"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+	"unicode/utf8"
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/uiproxy"
 	"pgregory.net/rapid"
 )
 
+const tenant msgkit.ServiceUUID = "3f2b6c1e-8d4a-4b7e-9c0f-1a2b3c4d5e6f"
+
 func grid() uiproxy.Component {
 	return uiproxy.Component{
-		ID: "invoices", Type: uiproxy.Grid, Token: "s3cret-token",
+		ID: "invoices", Type: uiproxy.Grid, Service: tenant, Token: "s3cret-token",
 		URL:   "https://api.customer.example/accounts/{referenceId}/{componentId}?page={pageNumber}&size={pageSize}&sort={sort}&lang={language}&tenant={tenant}",
 		Fixed: map[string]string{"tenant": "acme & co"},
 		Columns: []uiproxy.Column{
@@ -45,16 +51,17 @@ func TestCheck(t *testing.T) {
 	if err := grid().Check(); err != nil {
 		t.Fatalf("a valid grid: %v", err)
 	}
-	kpi := uiproxy.Component{ID: "kpi.open", Type: uiproxy.KPI, URL: "https://api.customer.example/kpi/{referenceId}", TokenHeader: "X-Customer-Token"}
+	kpi := uiproxy.Component{ID: "kpi.open", Type: uiproxy.KPI, Service: tenant, URL: "https://api.customer.example/kpi/{referenceId}", TokenHeader: "X-Customer-Token"}
 	if err := kpi.Check(); err != nil {
 		t.Fatalf("a valid KPI: %v", err)
 	}
 	bad := grid()
 	bad.ID, bad.Type, bad.URL, bad.TokenHeader, bad.Timeout = "in voices", "table", "ftp://x/{colour}", "X Token", -1
+	bad.Service, bad.CacheTTL = "3F2B6C1E-8D4A-4B7E-9C0F-1A2B3C4D5E6F", uiproxy.MaxCacheTTL+1
 	bad.Fixed = map[string]string{"pageNumber": "1"}
 	bad.Columns = append(bad.Columns, uiproxy.Column{Name: "id", Kind: "money"})
 	got := fieldNames(t, bad.Check())
-	for _, want := range []string{"id", "type", "url", "fixed", "token_header", "timeout", "columns[6]"} {
+	for _, want := range []string{"id", "service", "cache_ttl", "type", "url", "fixed", "token_header", "timeout", "columns[6]"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("fields %v lack %s", got, want)
 		}
@@ -179,7 +186,8 @@ func TestParseGrid(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := page.Meta.Pagination
-		if len(page.Data) != 2 || page.Data[0]["secret"] != nil || page.Data[1]["customer"] != nil || page.Data[0]["paid"] != true ||
+		r := rows(t, page)
+		if len(r) != 2 || r[0]["secret"] != nil || r[1]["customer"] != nil || r[0]["paid"] != true || r[0]["id"] != json.Number("1") ||
 			p.Total != 30 || p.Count != 2 || p.PerPage != 2 || p.CurrentPage != 3 || p.TotalPages != 15 ||
 			p.Links.Next == nil || *p.Links.Next != "https://c/4" || p.Links.Prev == nil || *p.Links.Prev != "https://c/2" {
 			t.Errorf("%s:\n%+v %+v", body, page.Data, p)
@@ -221,22 +229,89 @@ func TestParseKPI(t *testing.T) {
 	}
 }
 
+func mockQuery(t *testing.T, query string) msgkit.ListQuery {
+	t.Helper()
+	v, err := url.ParseQuery(query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := uiproxy.MockQuery(v)
+	if err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	return q
+}
+
+// fataler is the part of testing.TB and *rapid.T the helpers use.
+type fataler interface {
+	Helper()
+	Fatalf(format string, args ...any)
+}
+
+// rows decodes a page's rows, numbers as json.Number.
+func rows(t fataler, page uiproxy.GridPage) []map[string]any {
+	t.Helper()
+	out := make([]map[string]any, len(page.Data))
+	for i, raw := range page.Data {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		if err := dec.Decode(&out[i]); err != nil {
+			t.Fatalf("row %d %s: %v", i, raw, err)
+		}
+	}
+	return out
+}
+
+func mockIDs(t testing.TB, page uiproxy.GridPage) []int64 {
+	var ids []int64
+	for _, r := range rows(t, page) {
+		n, _ := r["id"].(json.Number).Int64()
+		ids = append(ids, n)
+	}
+	return ids
+}
+
 func TestMock(t *testing.T) {
 	base, _ := url.Parse("/ui/v1/mock/grid/invoices?reference_id=7&page_size=10")
-	page := uiproxy.MockGrid("invoices", "7", 2, 10, base)
+	page, err := uiproxy.MockGrid("invoices", "7", mockQuery(t, "page_number=2&page_size=10"), base)
+	if err != nil {
+		t.Fatal(err)
+	}
 	p := page.Meta.Pagination
-	if len(page.Data) != 10 || page.Data[0]["id"] != 11 || p.Total != uiproxy.MockRows || p.TotalPages != 5 || p.CurrentPage != 2 ||
+	if len(page.Data) != 10 || mockIDs(t, page)[0] != 11 || p.Total != uiproxy.MockRows || p.TotalPages != 5 || p.CurrentPage != 2 ||
 		*p.Links.Prev != "/ui/v1/mock/grid/invoices?page_number=1&page_size=10&reference_id=7" || p.Links.Next == nil {
 		t.Errorf("page 2: %+v %+v", page.Data[0], p)
 	}
-	last := uiproxy.MockGrid("invoices", "7", 5, 10, base)
+	last, _ := uiproxy.MockGrid("invoices", "7", mockQuery(t, "page_number=5"), base)
 	if len(last.Data) != 2 || last.Meta.Pagination.Links.Next != nil {
 		t.Errorf("the last page: %d rows, next %v", len(last.Data), last.Meta.Pagination.Links.Next)
 	}
+	// The mock does on its side what a customer API does: sort, filter
+	// and page.
+	for query, want := range map[string][]int64{
+		"sort=-id&page_size=3": {42, 41, 40},
+		"gt(id)=39":            {40, 41, 42},
+		"between(invoiceDate)=2026-01-03,2026-01-05":                 {3, 4, 5},
+		"lt(invoiceDateTime)=2026-01-02T12:00:00Z&sort=-invoiceDate": {2, 1},
+		"endswith(url)=/7/17":                                        {17},
+		"in(id)=5,9&sort=-id":                                        {9, 5},
+		"id=12":                                                      {12},
+		"isnull(url)=":                                               nil,
+	} {
+		got, err := uiproxy.MockGrid("invoices", "7", mockQuery(t, query), base)
+		total := len(want)
+		if strings.Contains(query, "page_size") {
+			total = uiproxy.MockRows
+		}
+		if err != nil || !slices.Equal(mockIDs(t, got), want) || got.Meta.Pagination.Total != total {
+			t.Errorf("%s: %v (total %d), %v; want %v", query, mockIDs(t, got), got.Meta.Pagination.Total, err, want)
+		}
+	}
 	// The mock's rows are a grid answer the proxy takes.
-	c := uiproxy.Component{ID: "invoices", Type: uiproxy.Grid, URL: "https://x.example/", Columns: []uiproxy.Column{
-		{Name: "id", Kind: uiproxy.Number}, {Name: "url", Kind: uiproxy.String}, {Name: "invoiceDate", Kind: uiproxy.Date}, {Name: "invoiceDateTime", Kind: uiproxy.DateTime},
-	}}
+	c := uiproxy.Component{ID: "invoices", Type: uiproxy.Grid, Service: tenant, URL: "https://x.example/", Columns: uiproxy.MockColumns()}
+	if err := c.Check(); err != nil {
+		t.Fatal(err)
+	}
 	body := mustJSON(t, page)
 	if got, err := uiproxy.ParseGrid(c, body); err != nil || len(got.Data) != 10 {
 		t.Errorf("the mock page read back: %v", err)
@@ -246,25 +321,28 @@ func TestMock(t *testing.T) {
 	}
 }
 
+// FuzzParseGrid: no answer crashes ParseGrid or ParseKPI, and ParseGrid
+// agrees with encoding/json on every answer (TestParseGridLaw).
 func FuzzParseGrid(f *testing.F) {
 	f.Add([]byte(`{"data":[{"id":1,"customer":"Ana","paid":true}],"meta":{"pagination":{"perPage":2,"links":{"next":"x"}}}}`))
 	f.Add([]byte(`{"data":[{"invoiceDate":null,"createdAt":"2026-01-02T09:00:00Z"}]}`))
+	f.Add([]byte(`{"data":[{"i\u0064":"x","id":2,"customer":"a\"}b","url":[{"x":"]"}]}]}`))
 	c := grid()
 	f.Fuzz(func(t *testing.T, body []byte) {
 		page, err := uiproxy.ParseGrid(c, body)
-		if err != nil {
-			if msgkit.CodeOf(err) != uiproxy.CodeBadAnswer {
-				t.Fatalf("ParseGrid: %v", err)
-			}
-			return
+		if err != nil && msgkit.CodeOf(err) != uiproxy.CodeBadAnswer {
+			t.Fatalf("ParseGrid: %v", err)
 		}
-		for _, row := range page.Data {
-			for k := range row {
-				if !slices.ContainsFunc(c.Columns, func(col uiproxy.Column) bool { return col.Name == k }) {
-					t.Fatalf("row kept %q", k)
+		if err == nil {
+			for _, row := range rows(t, page) {
+				for k := range row {
+					if !slices.ContainsFunc(c.Columns, func(col uiproxy.Column) bool { return col.Name == k }) {
+						t.Fatalf("row kept %q", k)
+					}
 				}
 			}
 		}
+		agreesWithReference(t, c, body)
 		if _, err := uiproxy.ParseKPI(body); err != nil && msgkit.CodeOf(err) != uiproxy.CodeBadAnswer {
 			t.Fatalf("ParseKPI: %v", err)
 		}
@@ -300,4 +378,136 @@ func mustJSON(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// referenceRows reads a grid answer's rows the plain way, with
+// encoding/json into maps: what ParseGrid's one-pass reader must agree
+// with. ok is false where ParseGrid must refuse the answer.
+func referenceRows(c uiproxy.Component, body []byte) (rows []map[string]any, ok bool) {
+	if !json.Valid(body) || !utf8.Valid(body) {
+		return nil, false
+	}
+	var top map[string]json.RawMessage
+	if json.Unmarshal(body, &top) != nil || top == nil {
+		return nil, false
+	}
+	var data []any
+	dec := json.NewDecoder(bytes.NewReader(top["data"]))
+	dec.UseNumber()
+	if top["data"] == nil || dec.Decode(&data) != nil || data == nil {
+		return nil, false
+	}
+	if meta, has := top["meta"]; has {
+		var m struct {
+			Pagination map[string]json.RawMessage `json:"pagination"`
+		}
+		if json.Unmarshal(meta, &m) != nil {
+			return nil, false
+		}
+	}
+	rows = []map[string]any{}
+	for _, r := range data {
+		m, isObject := r.(map[string]any)
+		if !isObject {
+			return nil, false
+		}
+		row := map[string]any{}
+		for _, col := range c.Columns {
+			v, has := m[col.Name]
+			if !has {
+				continue
+			}
+			if v != nil {
+				switch col.Kind {
+				case uiproxy.Number:
+					_, ok = v.(json.Number)
+				case uiproxy.Boolean:
+					_, ok = v.(bool)
+				default:
+					s, isString := v.(string)
+					ok = isString
+					if isString && col.Kind == uiproxy.Date {
+						_, err := time.Parse(time.DateOnly, s)
+						ok = err == nil
+					}
+					if isString && col.Kind == uiproxy.DateTime {
+						_, err := time.Parse(time.RFC3339, s)
+						ok = err == nil
+					}
+				}
+				if !ok {
+					return nil, false
+				}
+			}
+			row[col.Name] = v
+		}
+		rows = append(rows, row)
+	}
+	return rows, true
+}
+
+// agreesWithReference checks ParseGrid against referenceRows on body.
+func agreesWithReference(t fataler, c uiproxy.Component, body []byte) {
+	t.Helper()
+	want, ok := referenceRows(c, body)
+	page, err := uiproxy.ParseGrid(c, body)
+	if !ok {
+		if err == nil {
+			t.Fatalf("ParseGrid took %q, which the reference refuses", body)
+		}
+		return
+	}
+	if err != nil {
+		if msgkit.CodeOf(err) == uiproxy.CodeBadAnswer && strings.Contains(err.Error(), "pagination") {
+			return // the reference does not read the pagination's members
+		}
+		t.Fatalf("ParseGrid refused %q: %v", body, err)
+	}
+	for i, raw := range page.Data {
+		if !json.Valid(raw) {
+			t.Fatalf("row %d is not JSON: %s", i, raw)
+		}
+	}
+	if got := rows(t, page); !cmp.Equal(got, want) {
+		t.Fatalf("%q:\n%s", body, cmp.Diff(want, got))
+	}
+}
+
+// TestParseGridLaw: the one-pass reader of grid answers agrees with
+// encoding/json on every answer: the same answers refused, the same rows
+// kept, whatever the spacing, escapes, nesting, repeated members and
+// members of no column.
+func TestParseGridLaw(t *testing.T) {
+	c := grid()
+	names := []string{"id", "customer", "invoiceDate", "createdAt", "paid", "url", "other", "i\\u0064", "Id"}
+	values := []string{`1`, `-2.5e3`, `"Ana"`, `"A\"n\\a\u00e9"`, `"2026-01-02"`, `"2026-01-02T09:00:00+01:00"`, `"2026-02-30"`, `true`, `false`, `null`,
+		`{"a":[1,{"b":"}"}]}`, `[1,"]",[]]`, `"\u0032026-01-02"`, `""`, `"ščž 😀"`}
+	rapid.Check(t, func(rt *rapid.T) {
+		sp := func() string { return rapid.SampledFrom([]string{"", " ", "\n\t ", "\r\n"}).Draw(rt, "space") }
+		var b strings.Builder
+		b.WriteString(sp() + "{" + sp())
+		if rapid.Bool().Draw(rt, "meta first") {
+			b.WriteString(`"meta":{"pagination":{"total":3}},` + sp())
+		}
+		b.WriteString(`"data"` + sp() + ":" + sp() + "[")
+		for r := range rapid.IntRange(0, 4).Draw(rt, "rows") {
+			if r > 0 {
+				b.WriteString("," + sp())
+			}
+			if rapid.IntRange(0, 20).Draw(rt, "non-object") == 0 {
+				b.WriteString(rapid.SampledFrom(values).Draw(rt, "row"))
+				continue
+			}
+			b.WriteString("{" + sp())
+			for m := range rapid.IntRange(0, 6).Draw(rt, "members") {
+				if m > 0 {
+					b.WriteString("," + sp())
+				}
+				b.WriteString(`"` + rapid.SampledFrom(names).Draw(rt, "name") + `"` + sp() + ":" + sp() + rapid.SampledFrom(values).Draw(rt, "value") + sp())
+			}
+			b.WriteString("}")
+		}
+		b.WriteString(sp() + "]" + sp() + "}" + sp())
+		agreesWithReference(rt, c, []byte(b.String()))
+	})
 }

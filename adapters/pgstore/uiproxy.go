@@ -28,13 +28,15 @@ func (db *DB) UIProxy() *UIProxyStore { return &UIProxyStore{pool: db.pool, log:
 
 // componentDoc is a component as stored.
 type componentDoc struct {
-	Type        uiproxy.Type      `json:"type"`
-	URL         string            `json:"url"`
-	Fixed       map[string]string `json:"fixed,omitempty"`
-	TokenHeader string            `json:"token_header,omitempty"`
-	Token       string            `json:"token,omitempty"`
-	Timeout     time.Duration     `json:"timeout,omitempty"`
-	Columns     []uiproxy.Column  `json:"columns,omitempty"`
+	Type        uiproxy.Type       `json:"type"`
+	Service     msgkit.ServiceUUID `json:"service,omitempty"`
+	URL         string             `json:"url"`
+	Fixed       map[string]string  `json:"fixed,omitempty"`
+	TokenHeader string             `json:"token_header,omitempty"`
+	Token       string             `json:"token,omitempty"`
+	Timeout     time.Duration      `json:"timeout,omitempty"`
+	Columns     []uiproxy.Column   `json:"columns,omitempty"`
+	CacheTTL    time.Duration      `json:"cache_ttl,omitempty"`
 }
 
 // Put stores a component, replacing one of its id.
@@ -42,7 +44,7 @@ func (s *UIProxyStore) Put(ctx context.Context, c uiproxy.Component) error {
 	if !storable(c.ID) {
 		return msgkit.Invalidf("invalid_component", "id", "the component id cannot be stored")
 	}
-	doc, err := json.Marshal(componentDoc{Type: c.Type, URL: c.URL, Fixed: c.Fixed, TokenHeader: c.TokenHeader, Token: c.Token, Timeout: c.Timeout, Columns: c.Columns})
+	doc, err := json.Marshal(componentDoc{Type: c.Type, Service: c.Service, CacheTTL: c.CacheTTL, URL: c.URL, Fixed: c.Fixed, TokenHeader: c.TokenHeader, Token: c.Token, Timeout: c.Timeout, Columns: c.Columns})
 	if err != nil {
 		return msgkit.Wrap(err, msgkit.Invalid, "invalid_component", "the component cannot be stored")
 	}
@@ -72,7 +74,7 @@ func componentOf(id string, doc []byte) (uiproxy.Component, error) {
 	if err := json.Unmarshal(doc, &d); err != nil {
 		return uiproxy.Component{}, storageError(err, "component ", id)
 	}
-	return uiproxy.Component{ID: id, Type: d.Type, URL: d.URL, Fixed: d.Fixed, TokenHeader: d.TokenHeader, Token: d.Token, Timeout: d.Timeout, Columns: d.Columns}, nil
+	return uiproxy.Component{ID: id, Type: d.Type, Service: d.Service, CacheTTL: d.CacheTTL, URL: d.URL, Fixed: d.Fixed, TokenHeader: d.TokenHeader, Token: d.Token, Timeout: d.Timeout, Columns: d.Columns}, nil
 }
 
 // Components lists the components by id.

@@ -21,7 +21,7 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) uiproxy.Store) {
 		t.Fatalf("an empty store lists %v, %v", cs, err)
 	}
 	g := uiproxy.Component{
-		ID: "invoices", Type: uiproxy.Grid, URL: "https://api.customer.example/{referenceId}/invoices?page={pageNumber}&t={tenant}",
+		ID: "invoices", Type: uiproxy.Grid, Service: "6f1e0c3a-2b4d-4e5f-8a9b-0c1d2e3f4a5b", CacheTTL: 30 * time.Second, URL: "https://api.customer.example/{referenceId}/invoices?page={pageNumber}&t={tenant}",
 		Fixed: map[string]string{"tenant": "acme"}, TokenHeader: "X-Token", Token: "s3cret", Timeout: 3 * time.Second,
 		Columns: []uiproxy.Column{{Name: "id", Kind: uiproxy.Number, Filterable: true, Sortable: true}, {Name: "url", Kind: uiproxy.String}},
 	}
