@@ -1,6 +1,6 @@
 // Package httpapi is msgkit's HTTP kit: what every API family package
 // (adapters/httpapi/bulksmsapi, cdsapi, financeapi, routingapi,
-// testsystemapi) builds its handler from, and the endpoints that belong to
+// testsystemapi, uiproxyapi) builds its handler from, and the endpoints that belong to
 // no family: the OAuth 2.0 token endpoint with token-info, and health. It
 // renders the error body of every family, authenticates callers and checks
 // their tenants and privileges, limits bodies and request rates, decodes
@@ -19,7 +19,8 @@
 //	}
 //
 // Every request passes through RequestID, AccessLog and Recover, then the
-// family's authentication (Bearer or APIKey), then the route's body limit
+// family's authentication (Bearer, APIKey, or none for a family that
+// serves no tenant's data), then the route's body limit
 // (LimitBody), tenant check (Tenant) and privilege check (RequireAny), in
 // that order. A route whose Handler is nil, because the server was built
 // without the store the resource needs (a family's Backend leaves it
@@ -87,6 +88,7 @@
 //	Routing     {"Code": "<string>", "Message"}
 //	TestSystem  {"code","message"}
 //	OAuth       {"error","error_description"} (RFC 6749 5.2)
+//	UIProxy     {"Code": "<string>", "Message"}
 //
 // The code is the *msgkit.Error's Code, or when it has none the kind's:
 // invalid, not_found, conflict, unauthorized, forbidden, rate_limited,
@@ -96,7 +98,7 @@
 // as an integer, the test system's code of a 429) are recorded in the
 // family package's documentation. Other choices:
 //
-//   - Finance, routing, test system and OAuth have no items: field problems
+//   - Finance, routing, test system, UI proxy and OAuth have no items: field problems
 //     are folded into the message as "message; name: problem; ...", without
 //     repeating a name the problem already contains.
 //   - OAuth: an error carrying an RFC 6749 code keeps it; other errors get

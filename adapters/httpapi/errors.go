@@ -27,6 +27,7 @@ const (
 	Routing                  // inbound MT routing provisioning: {"Code": "<string>", "Message"}
 	TestSystem               // SMS route test system: {"code","message"}
 	OAuth                    // the token endpoint: RFC 6749 {"error","error_description"}
+	UIProxy                  // the UI integration proxy and its mock operations: {"Code": "<string>", "Message"}
 )
 
 var familyNames = [...]string{
@@ -36,6 +37,7 @@ var familyNames = [...]string{
 	Routing:    "routing",
 	TestSystem: "testsystem",
 	OAuth:      "oauth",
+	UIProxy:    "uiproxy",
 }
 
 // String names the family in lower case.
@@ -246,7 +248,7 @@ func errorBody(fam Family, status int, e *msgkit.Error) any {
 			code = int32(n)
 		}
 		return financeBody{Code: code, Message: flatMessage(e)}
-	case Routing:
+	case Routing, UIProxy:
 		return routingBody{Code: codeOf(e), Message: flatMessage(e)}
 	case TestSystem:
 		b := codeMessageBody{Code: codeOf(e), Message: flatMessage(e)}

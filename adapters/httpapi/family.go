@@ -30,6 +30,9 @@ type AuthScheme uint8
 const (
 	AuthBearer AuthScheme = iota + 1 // Authorization: Bearer <token>, see Bearer
 	AuthAPIKey                       // X-API-Key, see APIKey
+	// AuthNone lets every caller in: only for routes that serve no
+	// tenant's data (the UI proxy's mock operations, made-up data).
+	AuthNone
 )
 
 // FamilySpec describes an API family for FamilyHandler.
@@ -54,14 +57,19 @@ type FamilySpec struct {
 // authentication. The handler can be mounted alone or under the prefixes
 // of the family's paths on a platform's ServeMux.
 //
-// It panics when opts.Auth is nil, when spec.Auth is not a scheme, when
+// It panics when opts.Auth is nil (unless spec.Auth is AuthNone), when
+// spec.Auth is not a scheme, when
 // tenancy or privileges are asked of an API-key family, and when a route's
 // pattern is invalid or repeated (ServeMux's panic): mistakes of wiring.
 func FamilyHandler(opts Options, spec FamilySpec) http.Handler {
 	o := opts.withDefaults()
-	o.needAuth("the " + spec.Family.String() + " family")
+	if spec.Auth != AuthNone {
+		o.needAuth("the " + spec.Family.String() + " family")
+	}
 	var authenticate func(http.Handler) http.Handler
 	switch spec.Auth {
+	case AuthNone:
+		authenticate = func(h http.Handler) http.Handler { return h }
 	case AuthBearer:
 		authenticate = Bearer(spec.Family, o.Auth)
 	case AuthAPIKey:

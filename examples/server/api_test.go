@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/msgkit/msgkit/adapters/blobfs"
+	"github.com/msgkit/msgkit/adapters/egress"
 	"github.com/msgkit/msgkit/adapters/httpapi"
 	"github.com/msgkit/msgkit/adapters/httpapi/httpapitest"
 	"github.com/msgkit/msgkit/adapters/memstore"
@@ -24,7 +25,8 @@ func restAPI(t *testing.T) http.Handler {
 		t.Fatal(err)
 	}
 	st := stores{finance: memstore.New().Finance(), tests: memstore.New().TestSystem(), blobs: fin}
-	return platform{opts: f.Opts, families: restFamilies(f.Auth, f.Opts, st, time.Second, nil)}.apiHandler()
+	families := append(restFamilies(f.Auth, f.Opts, st, time.Second, nil), uiProxyFamily(f.Opts, nil, egress.Policy{}))
+	return platform{opts: f.Opts, families: families}.apiHandler()
 }
 
 // apiHandler mounts each family at its prefixes: a request without
@@ -42,6 +44,8 @@ func TestAPIHandlerMountsEveryFamily(t *testing.T) {
 		{"/invoice-docs/v2/invoices/7/files", httpapi.Finance, 401, ""},
 		{"/smsmtinbound/v1/smsmtin-routes", httpapi.Routing, 401, httpapi.CodeMissingCredentials},
 		{"/gate/testsystem/v1/test/route", httpapi.TestSystem, 401, httpapi.CodeMissingCredentials},
+		{"/ui/v1/grid/demo-invoices", httpapi.UIProxy, 401, httpapi.CodeMissingCredentials},
+		{"/ui/v1/mock/kpi/x?page_size=1", httpapi.UIProxy, 400, "invalid_query"},
 		{"/oauth2/token-info", httpapi.OAuth, 401, auth.CodeInvalidToken},
 		{"/nope", httpapi.TestSystem, 404, httpapi.CodeNotFound}, // {"code","message"}
 	} {

@@ -24,6 +24,7 @@ type demoCredentials struct {
 	LoadUser     string
 	LoadPassword string
 	Campaign     string // the draft campaign's UUID
+	APIBase      string // the REST listener's address, http://host:port
 }
 
 // print writes the credentials and the first calls a newcomer makes; kept
@@ -57,6 +58,11 @@ SMS route test system (the test system user; five simulated routes, handsets on 
   curl -s %[1]s/gate/testsystem/v1/test/sms -H "Authorization: Bearer $TS" -d '{"username":"%[5]s","test":"demo","gate_id":[1,2,3,4,5],"mcc_mnc":[23410],"text_lang":"en","text_type":"ucs","callback_api":"%[8]s%[11]s"}'
   curl -s '%[1]s/gate/testsystem/v1/test/sms/1/result?page_size=5' -H "Authorization: Bearer $TS"
   (judged within 30 s; the session's results are then posted to callback_api, logged here too)
+
+UI integration proxy (the API client's $TOKEN; a grid and a KPI tile fed by this server's mock operations):
+  open %[1]s/ui/demo/ in a browser and sign in with the API client
+  curl -s '%[1]s/ui/v1/grid/demo-invoices?reference_id=ACME-1&sort=-id&page_size=3&gt(id)=30' -H "Authorization: Bearer $TOKEN"
+  curl -s '%[1]s/ui/v1/kpi/demo-balance?reference_id=ACME-1' -H "Authorization: Bearer $TOKEN"
 
 Load test (another terminal):
   go run ./examples/smsload -url %[8]s/bulk/sendsms -user %[13]s -password %[14]s -n 20000 -c 32

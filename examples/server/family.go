@@ -125,8 +125,8 @@ func (p platform) bootstrap(ctx context.Context, path string, getenv func(string
 }
 
 // createDemo makes every family's demo data.
-func (p platform) createDemo(ctx context.Context) (demoCredentials, error) {
-	var d demoCredentials
+func (p platform) createDemo(ctx context.Context, apiBase string) (demoCredentials, error) {
+	d := demoCredentials{APIBase: apiBase}
 	for _, f := range p.families {
 		if f.demo == nil {
 			continue

@@ -23,13 +23,14 @@
 // keys and bulk SMS accounts from a JSON file; bootstrap.example.json
 // beside this file shows every section and field (see bootstrap.go).
 //
-// Delivery reports go to the customers' dlrUrl through one guarded dialer
-// (package adapters/egress): loopback, private, link-local, CGNAT,
-// multicast and the other special-purpose ranges are refused, whatever
-// the URL's spelling and whatever DNS answers. -dlr-allow lets ranges
+// Delivery reports go to the customers' dlrUrl, campaign webhooks to
+// their URL and the UI proxy's calls to customer APIs, all through one
+// guarded dialer (package adapters/egress): loopback, private,
+// link-local, CGNAT, multicast and the other special-purpose ranges are
+// refused, whatever the URL's spelling and whatever DNS answers. -dlr-allow lets ranges
 // through (default auto: loopback with -demo, so the demo's reports reach
-// it, nothing otherwise); -dlr-forbid adds ranges, and wins over
-// -dlr-allow.
+// it and the demo's UI components reach the mock operations, nothing
+// otherwise); -dlr-forbid adds ranges, and wins over -dlr-allow.
 package main
 
 import (
@@ -113,8 +114,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.filesDir, "files-dir", env("files-dir", ""), "directory to keep uploaded invoice files in (default: in PostgreSQL with -store postgres, a temporary directory removed at exit with -store memory)")
 	fs.StringVar(&c.bootstrap, "bootstrap", env("bootstrap", ""), "JSON file of clients, users, API keys, bulk SMS accounts and test system reference data to create (see examples/server/bootstrap.example.json)")
 	var allow, forbid string
-	fs.StringVar(&allow, "dlr-allow", env("dlr-allow", "auto"), "address ranges delivery reports may go to although loopback, private or otherwise special: auto (loopback with -demo, none otherwise), none, or comma-separated ranges such as 127.0.0.0/8,::1/128")
-	fs.StringVar(&forbid, "dlr-forbid", env("dlr-forbid", ""), "comma-separated address ranges delivery reports must not go to on top of the special ones (e.g. your public networks); wins over -dlr-allow")
+	fs.StringVar(&allow, "dlr-allow", env("dlr-allow", "auto"), "address ranges delivery reports, campaign webhooks and UI proxy calls to customer APIs may go to although loopback, private or otherwise special: auto (loopback with -demo, none otherwise), none, or comma-separated ranges such as 127.0.0.0/8,::1/128")
+	fs.StringVar(&forbid, "dlr-forbid", env("dlr-forbid", ""), "comma-separated address ranges outward calls (delivery reports, webhooks, UI proxy) must not go to on top of the special ones (e.g. your public networks); wins over -dlr-allow")
 	fs.StringVar(&demo, "demo", env("demo", "auto"), "create and print demo credentials: auto (without -bootstrap; on PostgreSQL only into an empty database), true or false")
 	fs.StringVar(&level, "log-level", env("log-level", "info"), "log level: debug, info, warn or error")
 	var send string

@@ -34,6 +34,7 @@ func TestOpenAPIDocuments(t *testing.T) {
 		"cds":        {"http://" + l.API},
 		"routing":    {"http://" + l.API},
 		"testsystem": {"http://" + l.API},
+		"uiproxy":    {"http://" + l.API},
 		"health":     {"http://" + l.API, "http://" + l.SMSHTTP, "https://" + l.SMSHTTPS},
 	}
 	contracts := map[string]*httpapitest.Contract{}
@@ -91,6 +92,14 @@ func TestOpenAPIDocuments(t *testing.T) {
 	cds := &http.Client{Transport: contracts["cds"].Transport(t, nil)}
 	if resp, err := cds.Get(base + "/news/v1/services/00000000-0000-4000-8000-000000000000/cds/contacts"); err != nil || resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("CDS contacts without a token: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+
+	// The mock grid, as the UI proxy's document says.
+	ui := &http.Client{Transport: contracts["uiproxy"].Transport(t, nil)}
+	if resp, err := ui.Get(base + "/ui/v1/mock/grid/invoices?reference_id=7&sort=-id&gt(id)=3"); err != nil || resp.StatusCode != http.StatusOK {
+		t.Errorf("the mock grid: %v %v", resp, err)
 	} else {
 		resp.Body.Close()
 	}

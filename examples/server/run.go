@@ -22,6 +22,7 @@ import (
 	"github.com/msgkit/msgkit/routing"
 	"github.com/msgkit/msgkit/sms"
 	"github.com/msgkit/msgkit/testsystem"
+	"github.com/msgkit/msgkit/uiproxy"
 )
 
 // listeners are the addresses the platform bound, for tests that ask for
@@ -40,6 +41,7 @@ type stores struct {
 	routing  routing.Store
 	tests    testsystem.Store
 	campaign campaignStore
+	ui       uiproxy.Store
 	blobs    finance.BlobStore // invoice files
 	pinger   httpapi.Pinger    // nil: always ready
 	close    func()
@@ -52,7 +54,7 @@ func openStores(ctx context.Context, cfg config, logger *slog.Logger) (stores, e
 		if err != nil {
 			return stores{}, fmt.Errorf("opening PostgreSQL: %w", err)
 		}
-		st := stores{auth: pg.Auth(), sms: pg.SMS(), finance: pg.Finance(), contacts: pg.Contacts(), routing: pg.Routing(), tests: pg.TestSystem(), campaign: pg.Campaigns(), blobs: pg.Blobs(), pinger: pg, close: pg.Close, empty: pg.Fresh()}
+		st := stores{auth: pg.Auth(), sms: pg.SMS(), finance: pg.Finance(), contacts: pg.Contacts(), routing: pg.Routing(), tests: pg.TestSystem(), campaign: pg.Campaigns(), ui: pg.UIProxy(), blobs: pg.Blobs(), pinger: pg, close: pg.Close, empty: pg.Fresh()}
 		if cfg.filesDir != "" {
 			if st.blobs, err = blobfs.New(cfg.filesDir); err != nil {
 				pg.Close()
@@ -62,7 +64,7 @@ func openStores(ctx context.Context, cfg config, logger *slog.Logger) (stores, e
 		return st, nil
 	}
 	mem := memstore.NewWith(cfg.mem)
-	st := stores{auth: mem.Auth(), sms: mem.SMS(), finance: mem.Finance(), contacts: mem.Contacts(), routing: mem.Routing(), tests: mem.TestSystem(), campaign: mem.Campaigns(), close: func() {}, empty: true}
+	st := stores{auth: mem.Auth(), sms: mem.SMS(), finance: mem.Finance(), contacts: mem.Contacts(), routing: mem.Routing(), tests: mem.TestSystem(), campaign: mem.Campaigns(), ui: mem.UIProxy(), close: func() {}, empty: true}
 	dir := cfg.filesDir
 	if dir == "" {
 		// Files live as long as the process, as the memory store's data do.
@@ -100,7 +102,7 @@ func newPlatform(st stores, cfg config, logger *slog.Logger) platform {
 		Poster:     httpapi.ReportPosterOptions{Policy: cfg.dlr},
 		AcceptOnly: !cfg.smsSend,
 	})
-	families := append(restFamilies(svc, opts, st, cfg.testTimeLimit, logger), bulk.family())
+	families := append(restFamilies(svc, opts, st, cfg.testTimeLimit, logger), uiProxyFamily(opts, st.ui, cfg.dlr), bulk.family())
 	if st.campaign != nil {
 		var webhook campaign.Sender
 		if cfg.campaignWebhook != "" {
@@ -168,7 +170,7 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer, re
 	docs.setBound(bound)
 
 	if cfg.demo {
-		d, err := p.createDemo(ctx)
+		d, err := p.createDemo(ctx, "http://"+localURL(bound.API))
 		if err != nil {
 			return err
 		}

@@ -266,7 +266,29 @@ func TestReadmeSequence(t *testing.T) {
 				t.Errorf("the demo's load account: %d %s", resp.StatusCode, body)
 			}
 
-			// 6. The printed test system calls: a session through the five
+			// 6. The printed UI proxy calls: the demo grid, sorted and
+			// filtered, and the KPI, through the proxy from the mock
+			// operations of this server.
+			ui := regexp.MustCompile(`curl -s '(\S+/ui/v1/(?:grid|kpi)/\S+)' -H "Authorization: Bearer \$TOKEN"`).FindAllStringSubmatch(out.String(), -1)
+			if len(ui) != 2 || !strings.Contains(out.String(), base+"/ui/demo/") {
+				t.Fatalf("no UI proxy calls printed:\n%s", out)
+			}
+			resp, body = call(t, http.MethodGet, ui[0][1], tok.AccessToken, nil, "")
+			var grid struct {
+				Data []struct{ ID int } `json:"data"`
+				Meta struct {
+					Pagination struct{ Total int } `json:"pagination"`
+				} `json:"meta"`
+			}
+			if resp.StatusCode != http.StatusOK || json.Unmarshal(body, &grid) != nil || len(grid.Data) != 3 || grid.Data[0].ID != 42 || grid.Meta.Pagination.Total != 12 {
+				t.Errorf("the demo grid: %d %s", resp.StatusCode, body)
+			}
+			resp, body = call(t, http.MethodGet, ui[1][1], tok.AccessToken, nil, "")
+			if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"title":"Open invoices"`) {
+				t.Errorf("the demo KPI: %d %s", resp.StatusCode, body)
+			}
+
+			// 7. The printed test system calls: a session through the five
 			// simulated routes, its callback, and its results.
 			user := regexp.MustCompile(`grant_type=password -d username=(\S+) -d password=(\S+) \|`).FindStringSubmatch(out.String())
 			send := regexp.MustCompile(`curl -s (\S+/gate/testsystem/v1/test/sms) -H "Authorization: Bearer \$TS" -d '([^']+)'`).FindStringSubmatch(out.String())
@@ -376,6 +398,8 @@ func TestBootstrapErrors(t *testing.T) {
 		"bad validity":    `{"smsAccounts": [{"username": "a", "password": "p", "validity": "forever"}]}`,
 		"bad price":       `{"smsAccounts": [{"username": "a", "password": "p", "prices": {"49": "cheap"}}]}`,
 		"secret twice":    `{"users": [{"username": "u", "password": "p", "passwordEnv": "P"}]}`,
+		"bad component":   `{"uiComponents": [{"id": "g", "type": "grid", "service": "6f1c2a4e-0b7d-4c1e-9a53-2d8e4f6a7b90", "url": "ftp://x/"}]}`,
+		"bad timeout":     `{"uiComponents": [{"id": "k", "type": "KPI", "service": "6f1c2a4e-0b7d-4c1e-9a53-2d8e4f6a7b90", "url": "https://x.example/", "timeout": "soon"}]}`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(dir, strings.ReplaceAll(name, " ", "_")+".json")
@@ -565,6 +589,20 @@ func TestBootstrapExample(t *testing.T) {
 		`{"type":"text","auth":{"username":"shop","password":"shop-pw"},"sender":"Shop","receiver":"38640123456","text":"hi"}`), "application/json")
 	if resp.StatusCode != http.StatusAccepted {
 		t.Errorf("the example's bulk SMS account: %d %s", resp.StatusCode, body)
+	}
+	// The example's UI components, seen by its client.
+	resp, body = call(t, http.MethodPost, "http://"+l.API+"/oauth2/access-token", "", strings.NewReader("grant_type=client_credentials&client_id=crm-backend&client_secret=crm-secret"), "application/x-www-form-urlencoded")
+	var tok struct {
+		AccessToken string `json:"access_token"`
+	}
+	if resp.StatusCode != http.StatusOK || json.Unmarshal(body, &tok) != nil {
+		t.Fatalf("the example's client: %d %s", resp.StatusCode, body)
+	}
+	for _, id := range []string{"crm-invoices", "crm-balance"} {
+		resp, body = call(t, http.MethodGet, "http://"+l.API+"/ui/v1/components/"+id, tok.AccessToken, nil, "")
+		if resp.StatusCode != http.StatusOK || strings.Contains(string(body), "change me") {
+			t.Errorf("the example's component %s: %d %s", id, resp.StatusCode, body)
+		}
 	}
 }
 

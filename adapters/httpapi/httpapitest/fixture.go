@@ -68,6 +68,7 @@ const (
 	ClientID      = "news-client"            // tenant A, privilege news
 	ClientSecret  = "s3cret+with/odd:chars%" // the secret of every client
 	Newsless      = "newsless-client"        // tenant A, finance-balance-view only
+	UIClient      = "ui-client"              // tenant A, ui-components
 	FinanceViewer = "finance-viewer"         // no tenant, finance-invoices.view
 	UserName      = "tester"                 // a user with privilege testsystem
 	UserPassword  = "correct horse battery staple"
@@ -111,6 +112,7 @@ func NewFixture(t testing.TB) *Fixture {
 	}
 	mustClient(ClientID, []msgkit.ServiceUUID{TenantA}, auth.PrivNews)
 	mustClient(Newsless, []msgkit.ServiceUUID{TenantA}, auth.PrivFinanceBalanceView)
+	mustClient(UIClient, []msgkit.ServiceUUID{TenantA}, auth.PrivUIComponents)
 	mustClient(FinanceViewer, nil, auth.PrivFinanceInvoicesView)
 	mustUser := func(name string, privs ...auth.Privilege) {
 		t.Helper()
@@ -208,6 +210,7 @@ func WantError(t testing.TB, w *httptest.ResponseRecorder, fam httpapi.Family, s
 		httpapi.CDS:        {"code", "message", "description", "items"},
 		httpapi.Finance:    {"Code", "Message"},
 		httpapi.Routing:    {"Code", "Message"},
+		httpapi.UIProxy:    {"Code", "Message"},
 		httpapi.TestSystem: {"code", "message"},
 		httpapi.OAuth:      {"error", "error_description"},
 	}[fam]
@@ -223,7 +226,7 @@ func WantError(t testing.TB, w *httptest.ResponseRecorder, fam httpapi.Family, s
 	switch fam {
 	case httpapi.CDS, httpapi.TestSystem:
 		got = m["code"]
-	case httpapi.Routing:
+	case httpapi.Routing, httpapi.UIProxy:
 		got = m["Code"]
 	case httpapi.OAuth:
 		got = m["error"]

@@ -1,15 +1,3 @@
-// Package uiproxyapi is the HTTP side of the UI integration proxy: the
-// Fetcher that calls customer-side data APIs on the components' behalf.
-//
-// Calls go through the platform's one address-checking dialer
-// (adapters/egress): every address dialled, redirects included, is
-// checked against the Policy, which refuses loopback, private,
-// link-local and the other special ranges unless allowed. Redirects are
-// followed to the same scheme and host only (a token sent in a header
-// must not travel elsewhere), at most three. The dial, the TLS handshake,
-// the answer's headers and the whole call are bounded, and so is the
-// answer's size. No error names the URL or the token: both may carry the
-// customer's secret.
 package uiproxyapi
 
 import (

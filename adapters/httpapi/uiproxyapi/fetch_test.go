@@ -91,6 +91,13 @@ func TestFetch(t *testing.T) {
 	wantCode(t, err, CodeAddressRefused)
 	_, err = strict.Fetch(ctx, uiproxy.Call{URL: "http://10.1.2.3/grid"}, time.Second)
 	wantCode(t, err, CodeAddressRefused)
+	// A name is checked by the addresses it resolves to: localhost is
+	// loopback, however it is spelled.
+	port := api.URL[strings.LastIndexByte(api.URL, ':')+1:]
+	for _, host := range []string{"localhost", "127.1", "0x7f.0.0.1", "[::ffff:127.0.0.1]"} {
+		_, err = strict.Fetch(ctx, uiproxy.Call{URL: "http://" + host + ":" + port + "/grid?token=s3cret"}, time.Second)
+		wantCode(t, err, CodeAddressRefused)
+	}
 
 	// Nothing listens: unreachable.
 	closed := httptest.NewServer(http.NotFoundHandler())
@@ -104,7 +111,10 @@ func TestFetch(t *testing.T) {
 // rows and reads it, from 8 goroutines: the fetch and the check a proxied
 // grid request costs beyond the direct call.
 func BenchmarkFetchGrid(b *testing.B) {
-	page := uiproxy.MockGrid("invoices", "7", 1, 10, mustURL(b, "/grid"))
+	page, err := uiproxy.MockGrid("invoices", "7", msgkit.ListQuery{PageNumber: 1, PageSize: 10}, mustURL(b, "/grid"))
+	if err != nil {
+		b.Fatal(err)
+	}
 	body := mustJSON(b, page)
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"time"
+
+	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/adapters/egress"
+	"github.com/msgkit/msgkit/adapters/httpapi"
+	"github.com/msgkit/msgkit/adapters/httpapi/uiproxyapi"
+	"github.com/msgkit/msgkit/uiproxy"
+	"golang.org/x/time/rate"
+)
+
+// uiDemoFiles is the demo page of the UI proxy: plain HTML, JavaScript and
+// CSS, served as they are.
+//
+//go:embed uidemo
+var uiDemoFiles embed.FS
+
+// The demo's components: a grid of invoices and a KPI tile, both fed by
+// the mock operations of this server.
+const (
+	demoGrid      = "demo-invoices"
+	demoKPI       = "demo-balance"
+	demoReference = "ACME-1"
+	uiDemoPath    = "/ui/demo/"
+)
+
+// uiProxyFamily is the UI integration proxy under /ui/v1/ over st, calling
+// customer APIs through the egress policy of every outbound call; its mock
+// operations under /ui/v1/mock/; and the demo page at /ui/demo/. Each
+// principal may ask 50 requests a second (burst 100), the customer being
+// called on its behalf. The bootstrap section uiComponents configures
+// components (bootstrapComponent); the demo makes a grid and a KPI of the
+// demo tenant over this server's mock operations.
+func uiProxyFamily(opts httpapi.Options, st uiproxy.Store, policy egress.Policy) family {
+	mock := uiproxyapi.MockHandler(opts)
+	page, err := fs.Sub(uiDemoFiles, "uidemo")
+	if err != nil {
+		panic("examples/server: the demo page: " + err.Error())
+	}
+	files := http.StripPrefix(uiDemoPath, http.FileServerFS(page))
+	demoPage := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The page talks to this server only and runs no inline code.
+		w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		files.ServeHTTP(w, r)
+	})
+	f := family{name: "UI proxy", api: map[string]http.Handler{uiproxyapi.MockBasePath: mock, "GET " + uiDemoPath: demoPage}}
+	f.docs = []apiDoc{{"uiproxy", uiproxyapi.OpenAPI(), restServers}}
+	if st == nil {
+		f.api[uiproxyapi.BasePath] = uiproxyapi.Handler(opts, uiproxyapi.Backend{})
+		return f
+	}
+	proxy := uiproxy.NewProxy(st, uiproxyapi.NewFetcher(uiproxyapi.FetcherOptions{Policy: policy}), uiproxy.Options{})
+	f.api[uiproxyapi.BasePath] = uiproxyapi.Handler(opts, uiproxyapi.Backend{
+		Proxy: proxy, Rate: httpapi.RateLimit{Rate: rate.Limit(50), Burst: 100}, Clock: opts.Clock,
+	})
+	f.sections = []section{{"uiComponents", func(ctx context.Context, raw json.RawMessage, secret secretSource) (int, error) {
+		return applyEach("uiComponents", raw, func(b bootstrapComponent) error {
+			c, err := b.component(secret)
+			if err != nil {
+				return err
+			}
+			return proxy.Put(ctx, c)
+		})
+	}}}
+	f.demo = func(ctx context.Context, d *demoCredentials) error {
+		mockURL := d.APIBase + uiproxyapi.MockBasePath
+		for _, c := range []uiproxy.Component{
+			{
+				ID: demoGrid, Type: uiproxy.Grid, Service: d.Service, Columns: uiproxy.MockColumns(),
+				URL:   mockURL + "grid/{componentId}?reference_id={referenceId}&language={language}&locale={locale}&page_number={pageNumber}&page_size={pageSize}&sort={sort}",
+				Token: "demo-customer-token", TokenHeader: "X-Customer-Token",
+			},
+			{
+				ID: demoKPI, Type: uiproxy.KPI, Service: d.Service, Token: "demo-customer-token",
+				URL: mockURL + "kpi/{componentId}?reference_id={referenceId}&language={language}&locale={locale}",
+			},
+		} {
+			if err := proxy.Put(ctx, c); err != nil {
+				return fmt.Errorf("the demo component %s: %w", c.ID, err)
+			}
+		}
+		return nil
+	}
+	return f
+}
+
+// bootstrapComponent is a UI component of the bootstrap file: the
+// component's configuration, its token given in clear or as an
+// environment variable's name, durations as Go durations ("5s").
+type bootstrapComponent struct {
+	ID          string             `json:"id"`
+	Type        uiproxy.Type       `json:"type"`
+	Service     msgkit.ServiceUUID `json:"service"`
+	URL         string             `json:"url"`
+	Fixed       map[string]string  `json:"fixed"`
+	TokenHeader string             `json:"tokenHeader"`
+	Token       string             `json:"token"`
+	TokenEnv    string             `json:"tokenEnv"`
+	Timeout     string             `json:"timeout"`
+	CacheTTL    string             `json:"cacheTTL"`
+	Columns     []struct {
+		Name       string             `json:"name"`
+		Kind       uiproxy.ColumnKind `json:"kind"`
+		Filterable bool               `json:"filterable"`
+		Sortable   bool               `json:"sortable"`
+	} `json:"columns"`
+}
+
+func (b bootstrapComponent) component(secret secretSource) (uiproxy.Component, error) {
+	token, err := secret.get(b.Token, b.TokenEnv)
+	if err != nil {
+		return uiproxy.Component{}, err
+	}
+	c := uiproxy.Component{ID: b.ID, Type: b.Type, Service: b.Service, URL: b.URL, Fixed: b.Fixed, TokenHeader: b.TokenHeader, Token: token}
+	if c.Timeout, err = duration("timeout", b.Timeout); err != nil {
+		return uiproxy.Component{}, err
+	}
+	if c.CacheTTL, err = duration("cacheTTL", b.CacheTTL); err != nil {
+		return uiproxy.Component{}, err
+	}
+	for _, col := range b.Columns {
+		c.Columns = append(c.Columns, uiproxy.Column{Name: col.Name, Kind: col.Kind, Filterable: col.Filterable, Sortable: col.Sortable})
+	}
+	return c, nil
+}
+
+// duration reads an optional Go duration of the bootstrap file.
+func duration(name, raw string) (time.Duration, error) {
+	if raw == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(raw)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %q is not a duration such as 5s", name, raw)
+	}
+	return d, nil
+}
