@@ -1,5 +1,7 @@
 package sms
 
+import "fmt"
+
 // The GSM 03.38 default alphabet and its extension table (3GPP TS 23.038
 // section 6.2.1). Tables are immutable package values.
 
@@ -200,4 +202,35 @@ func InGSM(r rune) bool {
 func GSMSeptets(r rune) int {
 	s, _ := gsmFromRune(r)
 	return int(s.cost)
+}
+
+// GSMCodes appends the GSM 7-bit default alphabet codes of text to dst,
+// one septet per octet, an extension table character as the escape and
+// its code (3GPP TS 23.038 6.2.1); a character outside the alphabet is an
+// error naming it. Transports that carry septets unpacked (SMPP
+// data_coding 0) send these octets as they are.
+func GSMCodes(dst []byte, text string) ([]byte, error) {
+	for _, r := range text {
+		s, ok := gsmFromRune(r)
+		if !ok {
+			return nil, fmt.Errorf("sms: %q is not in the GSM 7-bit alphabet", r)
+		}
+		if s.cost == 2 {
+			dst = append(dst, escSeptet)
+		}
+		dst = append(dst, s.code)
+	}
+	return dst, nil
+}
+
+// PackGSM returns user data as the air interface carries it: the header
+// hdr (nil for none), fill bits up to the next septet boundary, then the
+// septet codes packed least significant bit first (3GPP TS 23.040
+// 9.2.3.24, TS 23.038 6.1.2.1.1).
+func PackGSM(hdr, codes []byte) []byte {
+	first := (len(hdr)*8 + 6) / 7
+	ud := make([]byte, (7*(first+len(codes))+7)/8)
+	copy(ud, hdr)
+	packSeptets(ud, codes, first)
+	return ud
 }

@@ -28,6 +28,7 @@ type DB struct {
 	tests    *TestSystemStore
 	campaign *CampaignStore
 	uiproxy  *UIProxyStore
+	smpp     *SMPPStore
 }
 
 // Options configure a DB; zero values choose the defaults.
@@ -69,6 +70,7 @@ func NewWith(o Options) *DB {
 	db.tests = newTestSystemStore(db.sms)
 	db.campaign = newCampaignStore()
 	db.uiproxy = newUIProxyStore()
+	db.smpp = newSMPPStore(MaxSMPPSubmitted)
 	return db
 }
 
@@ -96,3 +98,6 @@ func (db *DB) Campaigns() *CampaignStore { return db.campaign }
 
 // UIProxy is the store of the UI components' configurations.
 func (db *DB) UIProxy() *UIProxyStore { return db.uiproxy }
+
+// SMPP is the store of the parts SMSCs took over SMPP, by their ids.
+func (db *DB) SMPP() *SMPPStore { return db.smpp }

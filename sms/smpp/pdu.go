@@ -202,9 +202,11 @@ func Append(b []byte, p PDU) ([]byte, error) {
 	b = binary.BigEndian.AppendUint32(b, uint32(p.Body.Command()))
 	b = binary.BigEndian.AppendUint32(b, uint32(p.Status))
 	b = binary.BigEndian.AppendUint32(b, p.Seq)
-	b, err := p.Body.appendTo(b)
-	if err != nil {
-		return nil, err
+	if p.Status == ESME_ROK || !omitsBody(p.Body) {
+		var err error
+		if b, err = p.Body.appendTo(b); err != nil {
+			return nil, err
+		}
 	}
 	binary.BigEndian.PutUint32(b[start:], uint32(len(b)-start))
 	return b, nil
@@ -240,6 +242,20 @@ func Decode(b []byte) (PDU, error) {
 	}
 	p.Body = body
 	return p, nil
+}
+
+// omitsBody reports whether body, answering with a non-zero
+// command_status, goes without its body: bind_*_resp and submit_sm_resp
+// return none then (SMPP 3.4 sections 4.1.2, 4.1.4, 4.1.6 and 4.4.2),
+// when nothing is set in it.
+func omitsBody(body Body) bool {
+	switch b := body.(type) {
+	case *BindResp:
+		return b.SystemID == "" && len(b.TLVs) == 0
+	case *SubmitSMResp:
+		return b.MessageID == ""
+	}
+	return false
 }
 
 func newBody(id CommandID) (Body, bool) {
@@ -473,7 +489,7 @@ func (b *BindResp) appendTo(out []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return appendTLVs(out, b.TLVs)
+	return appendTLVs(out, b.Command(), b.TLVs)
 }
 
 func (b *BindResp) decode(r *reader) error {
@@ -508,7 +524,7 @@ func (m *ShortMessage) appendTo(out []byte, cmd CommandID) ([]byte, error) {
 	}
 	out = append(out, m.RegisteredDelivery, m.ReplaceIfPresent, m.DataCoding, m.DefaultMsgID, byte(len(m.Message)))
 	out = append(out, m.Message...)
-	return appendTLVs(out, m.TLVs)
+	return appendTLVs(out, cmd, m.TLVs)
 }
 
 func (m *ShortMessage) decode(r *reader) error {
@@ -605,7 +621,7 @@ func (d *DataSM) appendTo(out []byte) ([]byte, error) {
 		return nil, err
 	}
 	out = append(out, d.ESMClass, d.RegisteredDelivery, d.DataCoding)
-	return appendTLVs(out, d.TLVs)
+	return appendTLVs(out, CmdDataSM, d.TLVs)
 }
 
 func (d *DataSM) decode(r *reader) error {
@@ -636,7 +652,7 @@ func (d *DataSMResp) appendTo(out []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return appendTLVs(out, d.TLVs)
+	return appendTLVs(out, CmdDataSMResp, d.TLVs)
 }
 
 func (d *DataSMResp) decode(r *reader) (err error) {

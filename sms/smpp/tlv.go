@@ -138,13 +138,13 @@ func (ts TLVs) NetworkError() (NetworkErrorCode, bool) {
 	return NetworkErrorCode{Type: v[0], Code: binary.BigEndian.Uint16(v[1:])}, true
 }
 
-func appendTLVs(b []byte, ts TLVs) ([]byte, error) {
+func appendTLVs(b []byte, cmd CommandID, ts TLVs) ([]byte, error) {
 	for _, t := range ts {
 		if len(t.Value) > 0xFFFF {
-			return nil, fmt.Errorf("smpp: optional parameter 0x%04x: %d octets, at most 65535", uint16(t.Tag), len(t.Value))
+			return nil, &EncodeError{Command: cmd, Field: fmt.Sprintf("optional parameter 0x%04x", uint16(t.Tag)), Reason: fmt.Sprintf("%d octets, at most 65535", len(t.Value))}
 		}
 		if n, fixed := fixedLen[t.Tag]; fixed && len(t.Value) != n {
-			return nil, fmt.Errorf("smpp: optional parameter 0x%04x: %d octets, it has %d", uint16(t.Tag), len(t.Value), n)
+			return nil, &EncodeError{Command: cmd, Field: fmt.Sprintf("optional parameter 0x%04x", uint16(t.Tag)), Reason: fmt.Sprintf("%d octets, it has %d", len(t.Value), n)}
 		}
 		b = binary.BigEndian.AppendUint16(b, uint16(t.Tag))
 		b = binary.BigEndian.AppendUint16(b, uint16(len(t.Value)))

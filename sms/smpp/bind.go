@@ -1,0 +1,442 @@
+package smpp
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/sms"
+)
+
+// bind is one bound session on one TCP (or TLS) connection: a writer
+// that batches PDUs into the socket, a reader that routes responses to
+// their callers by sequence number and serves the SMSC's requests
+// (receipts, enquire_link, unbind), and a window of outstanding
+// submit_sm.
+type bind struct {
+	c    *Client
+	mode BindMode
+	conn net.Conn
+
+	out    chan []byte   // encoded PDUs for the writer
+	window chan struct{} // a token per outstanding submit_sm
+	closed chan struct{}
+	once   sync.Once
+	err    error // why it closed; set before closed is closed
+
+	seq      atomic.Uint32
+	lastRead atomic.Int64 // unix nanoseconds of the last PDU read
+	restTill atomic.Int64 // unix nanoseconds until which it rests
+	restStep atomic.Int32 // doublings of the rest
+
+	mu      sync.Mutex
+	pending map[uint32]*call
+
+	receipts chan struct{} // bounds receipts handled at once
+}
+
+// call is a request waiting for its response.
+type call struct {
+	b      *bind
+	seq    uint32
+	part   *PartKey // a submit_sm's part
+	window bool     // holds a window token
+	done   chan result
+	timer  *time.Timer
+}
+
+type result struct {
+	pdu PDU
+	err error
+}
+
+// connect dials and binds in mode m.
+func (c *Client) connect(ctx context.Context, m BindMode) (*bind, error) {
+	conn, err := c.dial(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b := &bind{
+		c: c, mode: m, conn: conn,
+		out:      make(chan []byte, 4*c.cfg.Window+16),
+		window:   make(chan struct{}, c.cfg.Window),
+		closed:   make(chan struct{}),
+		pending:  map[uint32]*call{},
+		receipts: make(chan struct{}, 64),
+	}
+	b.lastRead.Store(time.Now().UnixNano())
+	go b.write()
+	go b.read()
+	cl, err := b.request(ctx, &Bind{Mode: m, SystemID: c.cfg.SystemID, Password: c.cfg.Password, SystemType: c.cfg.SystemType, Version: InterfaceVersion, Range: c.cfg.Range}, false)
+	if err != nil {
+		b.close(err)
+		return nil, err
+	}
+	r, err := cl.wait(ctx)
+	if err == nil && r.Status != ESME_ROK {
+		err = &Error{Command: r.Body.Command(), Status: r.Status}
+	}
+	if err != nil {
+		b.close(err)
+		return nil, fmt.Errorf("binding as %s: %w", m, err)
+	}
+	return b, nil
+}
+
+// serve keeps the bind alive until it closes or ctx ends (then it
+// unbinds), and returns why it closed.
+func (b *bind) serve(ctx context.Context) error {
+	tick := time.NewTicker(b.c.cfg.EnquireEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-b.closed:
+			return b.err
+		case <-ctx.Done():
+			b.unbind()
+			return ctx.Err()
+		case <-tick.C:
+			if time.Since(time.Unix(0, b.lastRead.Load())) > b.c.cfg.DeadAfter {
+				b.close(errors.New("smpp: the SMSC said nothing within the dead-peer time"))
+				continue
+			}
+			if cl, err := b.request(ctx, &Empty{ID: CmdEnquireLink}, false); err == nil {
+				go cl.wait(context.Background()) // any answer counts as life, read by the reader
+			}
+		}
+	}
+}
+
+// unbind says goodbye and waits a little for the answer.
+func (b *bind) unbind() {
+	ctx, cancel := context.WithTimeout(context.Background(), min(b.c.cfg.Timeout, 2*time.Second))
+	defer cancel()
+	if cl, err := b.request(ctx, &Empty{ID: CmdUnbind}, false); err == nil {
+		cl.wait(ctx)
+	}
+	b.close(errors.New("smpp: unbound"))
+}
+
+// close ends the bind: the connection closes and every pending request
+// fails as lost.
+func (b *bind) close(err error) {
+	b.once.Do(func() {
+		b.err = err
+		close(b.closed)
+		b.conn.Close()
+		b.mu.Lock()
+		pending := b.pending
+		b.pending = map[uint32]*call{}
+		b.mu.Unlock()
+		for _, cl := range pending {
+			cl.finish(result{err: errLost("the bind closed before the SMSC answered")})
+		}
+	})
+}
+
+func (b *bind) isClosed() bool {
+	select {
+	case <-b.closed:
+		return true
+	default:
+		return false
+	}
+}
+
+// start sends a submit_sm of part key within the window.
+func (b *bind) start(ctx context.Context, sm *SubmitSM, key PartKey) (*call, error) {
+	return b.requestFor(ctx, sm, true, &key)
+}
+
+// request encodes body with the next sequence number, registers its call
+// and queues it for the writer; inWindow takes a window token first,
+// waiting for one while ctx allows.
+func (b *bind) request(ctx context.Context, body Body, inWindow bool) (*call, error) {
+	return b.requestFor(ctx, body, inWindow, nil)
+}
+
+// requestFor is request for a submit_sm of a part (part nil for other
+// requests).
+func (b *bind) requestFor(ctx context.Context, body Body, inWindow bool, part *PartKey) (*call, error) {
+	if inWindow {
+		select {
+		case b.window <- struct{}{}:
+		case <-b.closed:
+			return nil, errLost("the bind closed")
+		case <-ctx.Done():
+			return nil, msgkit.Wrap(ctx.Err(), msgkit.Unavailable, "smsc_window", "smpp: no room in the window in time")
+		}
+	}
+	seq := b.seq.Add(1) & 0x7FFFFFFF
+	pdu, err := Append(make([]byte, 0, 128), PDU{Seq: seq, Body: body})
+	if err != nil {
+		if inWindow {
+			<-b.window
+		}
+		return nil, errEncode(err)
+	}
+	cl := &call{b: b, seq: seq, part: part, window: inWindow, done: make(chan result, 1)}
+	b.mu.Lock()
+	select {
+	case <-b.closed:
+		b.mu.Unlock()
+		if inWindow {
+			<-b.window
+		}
+		return nil, errLost("the bind closed")
+	default:
+	}
+	// The timer is set under the lock, so the reader, which takes the
+	// call under it, sees it.
+	cl.timer = time.AfterFunc(b.c.cfg.Timeout, func() {
+		if b.take(seq) != nil {
+			cl.finish(result{err: errLost(fmt.Sprintf("no response within %s", b.c.cfg.Timeout))})
+		}
+	})
+	b.pending[seq] = cl
+	if part != nil {
+		b.c.inFlight.Add(1)
+	}
+	b.mu.Unlock()
+	select {
+	case b.out <- pdu:
+	case <-b.closed:
+		// close failed the call already
+	}
+	return cl, nil
+}
+
+// take removes and returns the pending call of seq, nil when there is
+// none.
+func (b *bind) take(seq uint32) *call {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	cl := b.pending[seq]
+	delete(b.pending, seq)
+	return cl
+}
+
+func (cl *call) finish(r result) {
+	if cl.timer != nil {
+		cl.timer.Stop()
+	}
+	if cl.part != nil {
+		cl.b.c.inFlight.Add(-1)
+	}
+	if cl.window {
+		<-cl.b.window
+	}
+	cl.done <- r
+}
+
+// wait returns the response, or why it will not come.
+func (cl *call) wait(ctx context.Context) (PDU, error) {
+	select {
+	case r := <-cl.done:
+		return r.pdu, r.err
+	case <-ctx.Done():
+		// The call stays pending: its response or timeout frees the window.
+		return PDU{}, msgkit.Wrap(ctx.Err(), msgkit.Unavailable, "smsc_wait", "smpp: gave up waiting for the SMSC")
+	}
+}
+
+// write sends queued PDUs, flushing when the queue runs dry.
+func (b *bind) write() {
+	w := bufio.NewWriterSize(b.conn, 32<<10)
+	for {
+		select {
+		case <-b.closed:
+			return
+		case p := <-b.out:
+			if _, err := w.Write(p); err != nil {
+				b.close(err)
+				return
+			}
+			if len(b.out) == 0 {
+				if err := w.Flush(); err != nil {
+					b.close(err)
+					return
+				}
+			}
+		}
+	}
+}
+
+// reply queues a response to the SMSC's request seq.
+func (b *bind) reply(seq uint32, st Status, body Body) {
+	pdu, err := Append(nil, PDU{Status: st, Seq: seq, Body: body})
+	if err != nil {
+		b.c.log.Error("smpp: encoding a response", "err", err)
+		return
+	}
+	select {
+	case b.out <- pdu:
+	case <-b.closed:
+	}
+}
+
+// read routes every PDU the SMSC sends.
+func (b *bind) read() {
+	r := bufio.NewReaderSize(b.conn, 32<<10)
+	var buf []byte
+	for {
+		p, nbuf, err := Read(r, buf, b.c.cfg.MaxPDU)
+		buf = nbuf
+		if err != nil {
+			var de *DecodeError
+			if errors.As(err, &de) {
+				b.lastRead.Store(time.Now().UnixNano())
+				b.decodeFailed(de)
+				continue
+			}
+			b.close(err)
+			return
+		}
+		b.lastRead.Store(time.Now().UnixNano())
+		id := p.Body.Command()
+		if id.IsResponse() {
+			if cl := b.take(p.Seq); cl != nil {
+				if resp, ok := p.Body.(*SubmitSMResp); ok && cl.part != nil && p.Status == ESME_ROK {
+					b.c.taken(resp.MessageID, *cl.part)
+				}
+				cl.finish(result{pdu: p})
+			}
+			continue
+		}
+		switch body := p.Body.(type) {
+		case *DeliverSM:
+			b.deliver(p.Seq, body)
+		case *DataSM:
+			b.reply(p.Seq, ESME_RX_P_APPN, &DataSMResp{})
+		case *Empty:
+			switch id {
+			case CmdEnquireLink:
+				b.reply(p.Seq, ESME_ROK, &Empty{ID: CmdEnquireLinkResp})
+			case CmdUnbind:
+				b.reply(p.Seq, ESME_ROK, &Empty{ID: CmdUnbindResp})
+				b.close(errors.New("smpp: the SMSC unbound"))
+				return
+			}
+		default:
+			b.reply(p.Seq, ESME_RINVCMDID, &Empty{ID: CmdGenericNack})
+		}
+	}
+}
+
+// decodeFailed answers a PDU that did not decode: a response's caller
+// gets the error; a request gets generic_nack with the error's status.
+func (b *bind) decodeFailed(de *DecodeError) {
+	if de.Command.IsResponse() {
+		if cl := b.take(de.Seq); cl != nil {
+			cl.finish(result{err: msgkit.Wrap(de, msgkit.Unavailable, "smsc_garbled", "smpp: the SMSC's response does not decode")})
+		}
+		return
+	}
+	b.reply(de.Seq, de.Status, &Empty{ID: CmdGenericNack})
+}
+
+// deliver handles a deliver_sm off the reading goroutine: the receipt's
+// part is found and its event handed to the sink before the SMSC gets
+// ESME_ROK; a receipt that cannot be handled now gets ESME_RX_T_APPN, so
+// the SMSC offers it again later. A mobile-originated message is
+// acknowledged and dropped: this client carries receipts only.
+func (b *bind) deliver(seq uint32, d *DeliverSM) {
+	rc, isReceipt, err := ReceiptOf(d)
+	switch {
+	case !isReceipt:
+		b.c.log.Info("smpp: a mobile-originated message, not taken", "from", d.Source.Addr)
+		b.reply(seq, ESME_ROK, &DeliverSMResp{})
+		return
+	case err != nil:
+		b.c.log.Warn("smpp: a receipt that does not read", "err", err)
+		b.reply(seq, ESME_RX_P_APPN, &DeliverSMResp{})
+		return
+	}
+	select {
+	case b.receipts <- struct{}{}:
+	case <-b.closed:
+		return
+	}
+	go func() {
+		defer func() { <-b.receipts }()
+		b.reply(seq, b.c.handleReceipt(rc), &DeliverSMResp{})
+	}()
+}
+
+// handleReceipt finds the receipt's part and hands its event to the
+// sink, and says what to answer.
+func (c *Client) handleReceipt(rc Receipt) Status {
+	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.Timeout)
+	defer cancel()
+	ids := IDVariants(rc.ID)
+	key, ok, err := c.partOf(ctx, ids)
+	if err != nil {
+		c.log.Warn("smpp: looking up a receipt's part", "id", rc.ID, "err", err)
+		return ESME_RX_T_APPN
+	}
+	if !ok {
+		c.log.Warn("smpp: a receipt of no part sent on this connection", "id", rc.ID)
+		return ESME_RX_T_APPN
+	}
+	st, code := rc.Event()
+	at := rc.DoneDate
+	if at.IsZero() {
+		at = time.Now()
+	}
+	ev := sms.StatusEvent{MsgID: key.MsgID, PartNum: key.PartNum, Status: st, ErrorCode: code, At: at}
+	if err := c.opts.Sink.HandleStatus(ctx, ev); err != nil {
+		c.log.Warn("smpp: the receipt's event was not stored; the SMSC will offer it again", "id", rc.ID, "err", err)
+		return ESME_RX_T_APPN
+	}
+	return ESME_ROK
+}
+
+// partOf finds the part of a receipt's ids: among the parts whose
+// responses came and whose records are being saved, then in the store.
+// A receipt can overtake its submit_sm_resp on the wire, so one that
+// finds no part waits, while submits are in flight and until ctx ends,
+// for a response to bring it.
+func (c *Client) partOf(ctx context.Context, ids []string) (PartKey, bool, error) {
+	for {
+		key, ok, added := c.recentPart(ids)
+		if ok {
+			return key, true, nil
+		}
+		sub, found, err := c.opts.Store.PartOf(ctx, c.cfg.Name, ids)
+		if err != nil || found || c.inFlight.Load() == 0 {
+			return sub.PartKey, found, err
+		}
+		select {
+		case <-added:
+		case <-ctx.Done():
+			return PartKey{}, false, nil
+		}
+	}
+}
+
+// rest makes the bind rest after throttling, longer while it goes on.
+func (b *bind) rest() {
+	step := min(b.restStep.Add(1), 5)
+	d := b.c.cfg.Throttled << (step - 1)
+	b.restTill.Store(time.Now().Add(d).UnixNano())
+}
+
+// resting is how long the bind still rests; a bind that rested without
+// being throttled again forgets its doublings.
+func (b *bind) resting() time.Duration {
+	till := b.restTill.Load()
+	if till == 0 {
+		return 0
+	}
+	d := time.Until(time.Unix(0, till))
+	if d <= 0 && d < -b.c.cfg.Throttled {
+		b.restStep.Store(0)
+	}
+	return max(d, 0)
+}

@@ -1,0 +1,432 @@
+package smpp
+
+import (
+	"cmp"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/sms"
+)
+
+// Config is one SMSC connection: where it is, how to bind, and how it
+// carries messages. Zero values choose the defaults.
+type Config struct {
+	// Name identifies the connection in the Store: the SMSC's message ids
+	// are unique per connection only. Default Addr.
+	Name string
+	// Addr is the SMSC's host:port; TLS, when set, wraps the connection.
+	Addr string
+	TLS  *tls.Config
+	// The bind's credentials and address range.
+	SystemID, Password, SystemType string
+	Range                          Address
+	// Mode is how each bind binds; default Transceiver. Transmitters send
+	// and receivers take receipts; a connection needs both, on one
+	// transceiver or on binds of either kind (Binds per mode, see Modes).
+	Mode BindMode
+	// Binds is how many binds of Mode the connection keeps; default 1.
+	Binds int
+	// Receivers adds receiver binds to transmitter binds (Mode
+	// Transmitter), for SMSCs that send receipts on those only.
+	Receivers int
+	// Window is the most submit_sm a bind has sent and not had answered;
+	// default 50, at most 1000.
+	Window int
+	// Timeout bounds the wait for one response; default 10 s.
+	Timeout time.Duration
+	// EnquireEvery is the keep-alive period; default 30 s. A bind that
+	// hears nothing from the SMSC for DeadAfter (default 2 × EnquireEvery
+	// + Timeout) is dropped and made again.
+	EnquireEvery, DeadAfter time.Duration
+	// MinBackoff and MaxBackoff bound the waits between reconnections;
+	// defaults 1 s and 1 min.
+	MinBackoff, MaxBackoff time.Duration
+	// Throttled is how long a bind rests after ESME_RTHROTTLED or
+	// ESME_RMSGQFUL, doubling while they go on up to 16 ×; default 1 s.
+	Throttled time.Duration
+	// Concat is how long messages' parts are tied together; GSMPacked
+	// packs GSM septets (else one an octet, as most SMSCs take them).
+	Concat    Concat
+	GSMPacked bool
+	// ServiceType is submit_sm's service_type; usually "".
+	ServiceType string
+	// MaxPDU bounds a PDU read; default DefaultMaxPDU.
+	MaxPDU int
+}
+
+func (c Config) withDefaults() Config {
+	c.Name = cmp.Or(c.Name, c.Addr)
+	if c.Mode == 0 {
+		c.Mode = Transceiver
+	}
+	c.Binds = max(c.Binds, 1)
+	c.Window = min(cmp.Or(c.Window, 50), 1000)
+	c.Timeout = cmp.Or(c.Timeout, 10*time.Second)
+	c.EnquireEvery = cmp.Or(c.EnquireEvery, 30*time.Second)
+	c.DeadAfter = cmp.Or(c.DeadAfter, 2*c.EnquireEvery+c.Timeout)
+	c.MinBackoff = cmp.Or(c.MinBackoff, time.Second)
+	c.MaxBackoff = cmp.Or(c.MaxBackoff, time.Minute)
+	c.Throttled = cmp.Or(c.Throttled, time.Second)
+	c.MaxPDU = cmp.Or(c.MaxPDU, DefaultMaxPDU)
+	return c
+}
+
+// Options are the client's collaborators.
+type Options struct {
+	// Store keeps the SMSC's ids of the parts it took; required.
+	Store Store
+	// Sink takes the status events of receipts; required. A receipt is
+	// acknowledged once Sink took its event.
+	Sink   sms.StatusSink
+	Logger *slog.Logger
+	// Dial opens connections; default a net.Dialer with a 10 s timeout.
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+}
+
+// Client is an ESME on one SMSC connection: it keeps the configured
+// binds up (reconnecting with backoff), sends parts through them within
+// each bind's window (sms.Upstream), and turns the SMSC's receipts into
+// status events. Run keeps the binds; Send may be called at any time and
+// waits for a bind while its context allows.
+type Client struct {
+	cfg  Config
+	opts Options
+	log  *slog.Logger
+
+	mu    sync.Mutex
+	binds   []*bind       // bound, able to send
+	next    int           // round robin over binds
+	changed chan struct{} // closed and replaced when binds changes
+
+	// recent are the ids of parts the SMSC took whose record is not yet
+	// saved: a receipt can overtake the saving. recentAdded is closed and
+	// replaced whenever one is added, for receipts waiting for theirs.
+	recentMu    sync.Mutex
+	recent      map[string]PartKey
+	recentAdded chan struct{}
+	inFlight    atomic.Int64 // submit_sm sent and not answered
+}
+
+// New returns a client; Run brings its binds up.
+func New(cfg Config, opts Options) *Client {
+	if opts.Store == nil || opts.Sink == nil {
+		panic("smpp: New needs a Store and a Sink")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Dial == nil {
+		d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+		opts.Dial = d.DialContext
+	}
+	cfg = cfg.withDefaults()
+	return &Client{cfg: cfg, opts: opts, log: opts.Logger.With("smsc", cfg.Name), changed: make(chan struct{}), recent: map[string]PartKey{}, recentAdded: make(chan struct{})}
+}
+
+// Run keeps the connection's binds up until ctx ends, then unbinds them.
+func (c *Client) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	modes := make([]BindMode, 0, c.cfg.Binds+c.cfg.Receivers)
+	for range c.cfg.Binds {
+		modes = append(modes, c.cfg.Mode)
+	}
+	if c.cfg.Mode == Transmitter {
+		for range c.cfg.Receivers {
+			modes = append(modes, Receiver)
+		}
+	}
+	for i, m := range modes {
+		wg.Go(func() { c.keep(ctx, i, m) })
+	}
+	wg.Wait()
+}
+
+// keep makes bind i of mode m again and again until ctx ends.
+func (c *Client) keep(ctx context.Context, i int, m BindMode) {
+	backoff := msgkit.Backoff{Base: c.cfg.MinBackoff, Max: c.cfg.MaxBackoff, Jitter: rand.Float64}
+	failures := 0
+	for ctx.Err() == nil {
+		b, err := c.connect(ctx, m)
+		if err != nil {
+			failures++
+			wait := backoff.Wait(failures)
+			c.log.Warn("smpp bind failed", "bind", i, "mode", m, "err", err, "retry_in", wait)
+			select {
+			case <-ctx.Done():
+			case <-time.After(wait):
+			}
+			continue
+		}
+		failures = 0
+		c.log.Info("smpp bound", "bind", i, "mode", m)
+		if m != Receiver {
+			c.add(b)
+		}
+		err = b.serve(ctx)
+		c.remove(b)
+		if ctx.Err() == nil {
+			c.log.Warn("smpp bind lost", "bind", i, "err", err)
+			failures = 1
+			select {
+			case <-ctx.Done():
+			case <-time.After(backoff.Wait(failures)):
+			}
+		}
+	}
+}
+
+func (c *Client) add(b *bind) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.binds = append(c.binds, b)
+	close(c.changed)
+	c.changed = make(chan struct{})
+}
+
+func (c *Client) remove(b *bind) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, o := range c.binds {
+		if o == b {
+			c.binds = append(c.binds[:i], c.binds[i+1:]...)
+			close(c.changed)
+			c.changed = make(chan struct{})
+			return
+		}
+	}
+}
+
+// pick returns a bound bind that is not resting, round robin, waiting
+// for one while ctx allows.
+func (c *Client) pick(ctx context.Context) (*bind, error) {
+	for {
+		c.mu.Lock()
+		n, live := len(c.binds), 0
+		changed := c.changed
+		for k := range n {
+			b := c.binds[(c.next+k)%n]
+			if b.isClosed() {
+				continue // on its way out of binds
+			}
+			live++
+			if b.resting() > 0 {
+				continue
+			}
+			c.next = (c.next + k + 1) % n
+			c.mu.Unlock()
+			return b, nil
+		}
+		c.mu.Unlock()
+		if live > 0 {
+			// Every bind rests after throttling: the caller retries later.
+			return nil, msgkit.New(msgkit.RateLimited, "smsc_throttled", "the SMSC asked to slow down")
+		}
+		select {
+		case <-ctx.Done():
+			return nil, msgkit.Wrap(ctx.Err(), msgkit.Unavailable, "smsc_down", "no bind to the SMSC is up")
+		case <-changed:
+		}
+	}
+}
+
+// Bound reports how many binds can send now.
+func (c *Client) Bound() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.binds)
+}
+
+// Send hands parts to the SMSC (sms.Upstream). A part the Store says the
+// SMSC took already is not sent again and counts as taken. The others go
+// through the binds within their windows; each answered ESME_ROK is
+// recorded in the Store with the SMSC's id before Send returns. A part
+// whose response does not come (the bind dropped, the timeout passed) is
+// an Unavailable error, to be tried again: if the SMSC did take it and
+// its answer was lost, that try sends it twice, the one window no ESME
+// can close. ESME_RTHROTTLED and ESME_RMSGQFUL are RateLimited and rest
+// the bind; other statuses are refusals for good or temporary failures
+// as statusError says.
+func (c *Client) Send(ctx context.Context, parts []sms.OutboundPart) []error {
+	keys := make([]PartKey, len(parts))
+	for i, p := range parts {
+		keys[i] = PartKey{p.MsgID, p.PartNum}
+	}
+	taken, err := c.opts.Store.SubmittedParts(ctx, keys)
+	if err != nil {
+		return sms.FailAll(len(parts), msgkit.Wrap(err, msgkit.Unavailable, "smpp_store", "the SMPP store cannot say what was sent"))
+	}
+	errs := make([]error, len(parts))
+	calls := make([]*call, len(parts))
+	for i, p := range parts {
+		if _, ok := taken[keys[i]]; ok {
+			continue
+		}
+		sm, err := c.submitOf(p)
+		if err != nil {
+			errs[i] = errEncode(err)
+			continue
+		}
+		b, err := c.pick(ctx)
+		if err != nil {
+			errs[i] = err
+			continue
+		}
+		if calls[i], err = b.start(ctx, sm, keys[i]); err != nil {
+			errs[i] = err
+		}
+	}
+	var subs []Submitted
+	for i, cl := range calls {
+		if cl == nil {
+			continue
+		}
+		resp, err := cl.wait(ctx)
+		if err != nil {
+			errs[i] = err
+			continue
+		}
+		if resp.Status != ESME_ROK {
+			errs[i] = cl.b.statusError(resp.Status)
+			continue
+		}
+		subs = append(subs, Submitted{PartKey: keys[i], Conn: c.cfg.Name, SMSCID: canonicalID(resp.Body.(*SubmitSMResp).MessageID)})
+	}
+	if len(subs) > 0 {
+		c.saveSubmitted(ctx, subs)
+	}
+	for _, e := range errs {
+		if e != nil {
+			return errs
+		}
+	}
+	return nil
+}
+
+// saveSubmitted records what the SMSC took, retrying a failing store
+// while ctx allows; until then receipts find the parts in recent, where
+// the reader put them as their responses came. A part the store never
+// records still counts as taken (sending it again would reach the handset
+// twice); its receipts then find no part.
+func (c *Client) saveSubmitted(ctx context.Context, subs []Submitted) {
+	defer func() {
+		c.recentMu.Lock()
+		for _, s := range subs {
+			delete(c.recent, s.SMSCID)
+		}
+		c.recentMu.Unlock()
+	}()
+	wait := 50 * time.Millisecond
+	for {
+		err := c.opts.Store.SaveSubmitted(context.WithoutCancel(ctx), subs)
+		if err == nil {
+			return
+		}
+		if ctx.Err() != nil {
+			c.log.Error("smpp: the SMSC took parts the store did not record; their receipts will find no part", "parts", len(subs), "err", err)
+			return
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 2*time.Second)
+	}
+}
+
+// taken notes, as its response is read, that the SMSC took a part under
+// id, for the receipts that come before the part's record is saved.
+func (c *Client) taken(id string, key PartKey) {
+	c.recentMu.Lock()
+	defer c.recentMu.Unlock()
+	c.recent[canonicalID(id)] = key
+	close(c.recentAdded)
+	c.recentAdded = make(chan struct{})
+}
+
+// canonicalID is the form an SMSC's message id is kept in: an id of hex
+// digits without its leading zeros (one kept for zero), anything else as
+// sent. A receipt's id is looked up by its IDVariants, which hold that
+// form, so "0001A" submitted matches "1A", "1a" or "26" in its receipt.
+func canonicalID(id string) string {
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return id
+		}
+	}
+	for len(id) > 1 && id[0] == '0' {
+		id = id[1:]
+	}
+	return id
+}
+
+// recentPart finds a part the SMSC took whose record is being saved,
+// and otherwise returns a channel closed when one is added.
+func (c *Client) recentPart(ids []string) (PartKey, bool, <-chan struct{}) {
+	c.recentMu.Lock()
+	defer c.recentMu.Unlock()
+	for _, id := range ids {
+		if k, ok := c.recent[id]; ok {
+			return k, true, nil
+		}
+	}
+	return PartKey{}, false, c.recentAdded
+}
+
+// errLost is the error of a request whose answer will not come.
+func errLost(why string) error {
+	return msgkit.Errorf(msgkit.Unavailable, "smsc_lost", "smpp: %s; the part may be tried again", why)
+}
+
+// statusError is what a submit_sm_resp's error status means for the
+// part: throttling rests the bind and is RateLimited; the SMSC's own
+// trouble (ESME_RSYSERR, ESME_RX_T_APPN, ESME_RBINDFAIL,
+// ESME_RINVBNDSTS, ESME_RUNKNOWNERR and statuses it does not name) is
+// Unavailable, tried again; the rest say the part itself is wrong and
+// refuse it for good, destination problems as undeliverable (995), the
+// others as rejected by the supplier (989).
+func (b *bind) statusError(st Status) error {
+	switch st {
+	case ESME_RTHROTTLED, ESME_RMSGQFUL:
+		b.rest()
+		return msgkit.Errorf(msgkit.RateLimited, "smsc_throttled", "smpp: the SMSC answered %s", st)
+	case ESME_RSYSERR, ESME_RX_T_APPN, ESME_RBINDFAIL, ESME_RINVBNDSTS, ESME_RUNKNOWNERR:
+		return msgkit.Errorf(msgkit.Unavailable, "smsc_error", "smpp: the SMSC answered %s", st)
+	case ESME_RINVDSTADR, ESME_RINVDSTTON, ESME_RINVDSTNPI:
+		return &sms.Refusal{Code: sms.DLRUndeliverable, Reason: "smpp: the SMSC answered " + st.String()}
+	}
+	if _, named := statusNames[st]; !named {
+		return msgkit.Errorf(msgkit.Unavailable, "smsc_error", "smpp: the SMSC answered %s", st)
+	}
+	return &sms.Refusal{Code: sms.DLRSupplierRejected, Reason: "smpp: the SMSC answered " + st.String()}
+}
+
+var errClosed = errors.New("smpp: the bind is closed")
+
+// dial opens the connection, with TLS when configured.
+func (c *Client) dial(ctx context.Context) (net.Conn, error) {
+	conn, err := c.opts.Dial(ctx, "tcp", c.cfg.Addr)
+	if err != nil {
+		return nil, err
+	}
+	if c.cfg.TLS == nil {
+		return conn, nil
+	}
+	tc := tls.Client(conn, c.cfg.TLS)
+	hctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+	defer cancel()
+	if err := tc.HandshakeContext(hctx); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("smpp: TLS handshake: %w", err)
+	}
+	return tc, nil
+}

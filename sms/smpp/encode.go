@@ -1,0 +1,142 @@
+package smpp
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/fnv"
+	"time"
+	"unicode/utf16"
+
+	"github.com/msgkit/msgkit/sms"
+)
+
+// Concat is how the parts of a long message say that they belong
+// together.
+type Concat uint8
+
+// The concatenation methods: a user data header with an 8-bit reference
+// (IEI 0x00) or a 16-bit one (IEI 0x08), or the SAR optional parameters
+// (sar_msg_ref_num, sar_total_segments, sar_segment_seqnum).
+const (
+	ConcatUDH8 Concat = iota
+	ConcatUDH16
+	ConcatSAR
+)
+
+// The data_coding values the client sends (SMPP 3.4 5.2.19): the SMSC's
+// default alphabet taken as GSM 03.38, 8-bit data, UCS-2; a flash
+// message is the same coding in message class 0 (the GSM 03.38 data
+// coding groups 0001xxxx).
+const (
+	CodingGSM    byte = 0x00
+	CodingBinary byte = 0x04
+	CodingUCS2   byte = 0x08
+	codingClass0 byte = 0x10
+)
+
+// submitOf makes the submit_sm of a part: its addresses, the coding, the
+// user data header as the connection concatenates, the text in GSM
+// septets (one an octet, or packed) or UCS-2, a receipt asked for, and
+// the validity period as an absolute UTC time.
+func (c *Client) submitOf(p sms.OutboundPart) (*SubmitSM, error) {
+	sm := &SubmitSM{ShortMessage{
+		ServiceType:        c.cfg.ServiceType,
+		Source:             sourceAddr(p.Sender),
+		Dest:               Address{TON: 1, NPI: 1, Addr: p.Receiver.Digits()},
+		RegisteredDelivery: RegisteredDeliveryAll,
+	}}
+	if !p.ExpiresAt.IsZero() {
+		sm.ValidityPeriod = absoluteTime(p.ExpiresAt)
+	}
+	udh := p.UDH
+	var hdr []byte
+	switch {
+	case udh.Total > 1 && c.cfg.Concat == ConcatSAR:
+		ref := ref16(p.MsgID)
+		sm.TLVs = TLVs{U16(TagSarMsgRefNum, ref), U8(TagSarTotalSegments, udh.Total), U8(TagSarSegmentSeqnum, udh.Seq)}
+		udh.Total, udh.Seq, udh.Ref = 0, 0, 0
+		hdr = udh.Bytes()
+	case udh.Total > 1 && c.cfg.Concat == ConcatUDH16:
+		total, seq := udh.Total, udh.Seq
+		udh.Total, udh.Seq, udh.Ref = 0, 0, 0
+		ports := udh.Bytes()
+		ies := []byte{}
+		if len(ports) > 0 {
+			ies = append(ies, ports[1:]...)
+		}
+		ref := ref16(p.MsgID)
+		ies = append(ies, 0x08, 0x04, byte(ref>>8), byte(ref), total, seq)
+		hdr = append([]byte{byte(len(ies))}, ies...)
+	case udh.Total == 1:
+		udh.Total, udh.Seq, udh.Ref = 0, 0, 0 // one part needs no concatenation
+		hdr = udh.Bytes()
+	default:
+		hdr = udh.Bytes()
+	}
+	if len(hdr) > 0 {
+		sm.ESMClass |= ESMClassUDHI
+	}
+	switch p.DCS {
+	case sms.DCSUCS:
+		sm.DataCoding = CodingUCS2
+		msg := append([]byte(nil), hdr...)
+		for _, u := range utf16.Encode([]rune(p.Text)) {
+			msg = binary.BigEndian.AppendUint16(msg, u)
+		}
+		sm.Message = msg
+	case sms.DCSBinary:
+		sm.DataCoding = CodingBinary
+		sm.Message = append(append([]byte(nil), hdr...), p.Data...)
+	default:
+		codes, err := sms.GSMCodes(nil, p.Text)
+		if err != nil {
+			return nil, err
+		}
+		if c.cfg.GSMPacked {
+			sm.Message = sms.PackGSM(hdr, codes)
+		} else {
+			sm.Message = append(append([]byte(nil), hdr...), codes...)
+		}
+	}
+	if p.Flash {
+		sm.DataCoding |= codingClass0
+	}
+	if len(sm.Message) > MaxShortMessage {
+		sm.TLVs = append(sm.TLVs, TLV{TagMessagePayload, sm.Message})
+		sm.Message = nil
+	}
+	return sm, nil
+}
+
+// sourceAddr is the sender's TON and NPI: alphanumeric (5, 0); a number
+// of 7 digits or more international (1, 1); a shorter one a network's
+// short code (3, 0).
+func sourceAddr(s sms.Sender) Address {
+	switch {
+	case !s.Numeric:
+		return Address{TON: 5, NPI: 0, Addr: s.Value}
+	case len(s.Value) >= 7:
+		return Address{TON: 1, NPI: 1, Addr: s.Value}
+	}
+	return Address{TON: 3, NPI: 0, Addr: s.Value}
+}
+
+// absoluteTime is t as SMPP 3.4's absolute time format (7.1.1),
+// YYMMDDhhmmsstnnp in UTC: tenths 0, offset 00 quarter hours, '+'.
+func absoluteTime(t time.Time) string {
+	return t.UTC().Format("060102150405") + "000+"
+}
+
+// ref16 is a message's 16-bit concatenation reference: a hash of its id,
+// the same for each of its parts and on every attempt.
+func ref16(id sms.MessageID) uint16 {
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	s := h.Sum32()
+	return uint16(s ^ s>>16)
+}
+
+// errEncode is a part the client cannot put into a submit_sm.
+func errEncode(err error) error {
+	return &sms.Refusal{Code: sms.DLRSupplierRejected, Reason: fmt.Sprintf("smpp: the part cannot be encoded: %v", err)}
+}

@@ -1,0 +1,1676 @@
+package smpp_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/msgkit/msgkit/sms/smpp"
+)
+
+// cmpOpts compares PDUs: a decoded empty short_message or parameter list
+// is the same as none.
+var cmpOpts = []cmp.Option{cmpopts.EquateEmpty()}
+
+// hx reads hexadecimal octets written field by field; spaces are ignored.
+func hx(fields ...string) []byte {
+	s := strings.ReplaceAll(strings.Join(fields, ""), " ", "")
+	b, err := hex.DecodeString(s)
+	if err != nil {
+		panic(fmt.Sprintf("bad test vector %q: %v", s, err))
+	}
+	return b
+}
+
+type vector struct {
+	name string
+	raw  []byte
+	pdu  smpp.PDU
+}
+
+// vectors are PDUs written out octet by octet as SMPP 3.4 chapter 4 lays
+// out each command: the 16-octet header (section 3.2), the mandatory
+// parameters in order, then the optional parameters as tag, length and
+// value (section 5.3).
+var vectors = []vector{
+	{
+		name: "bind_transmitter",
+		raw: hx(
+			"0000002f",           // command_length 47
+			"00000002",           // command_id bind_transmitter
+			"00000000",           // command_status
+			"00000001",           // sequence_number 1
+			"534d50503354455354", // system_id "SMPP3TEST"
+			"00",                 //   its NUL
+			"7365637265743038",   // password "secret08"
+			"00",                 //   its NUL
+			"5355424d495431",     // system_type "SUBMIT1"
+			"00",                 //   its NUL
+			"34",                 // interface_version 3.4
+			"01",                 // addr_ton international
+			"01",                 // addr_npi ISDN
+			"00",                 // address_range ""
+		),
+		pdu: smpp.PDU{Seq: 1, Body: &smpp.Bind{
+			Mode: smpp.Transmitter, SystemID: "SMPP3TEST", Password: "secret08", SystemType: "SUBMIT1",
+			Version: smpp.InterfaceVersion, Range: smpp.Address{TON: 1, NPI: 1},
+		}},
+	},
+	{
+		name: "bind_receiver",
+		raw: hx(
+			"00000024",   // command_length 36
+			"00000001",   // command_id bind_receiver
+			"00000000",   // command_status
+			"00000002",   // sequence_number 2
+			"52454356",   // system_id "RECV"
+			"00",         //   its NUL
+			"70617373",   // password "pass"
+			"00",         //   its NUL
+			"00",         // system_type ""
+			"34",         // interface_version 3.4
+			"01",         // addr_ton international
+			"01",         // addr_npi ISDN
+			"5e34343737", // address_range "^4477"
+			"00",         //   its NUL
+		),
+		pdu: smpp.PDU{Seq: 2, Body: &smpp.Bind{
+			Mode: smpp.Receiver, SystemID: "RECV", Password: "pass",
+			Version: smpp.InterfaceVersion, Range: smpp.Address{TON: 1, NPI: 1, Addr: "^4477"},
+		}},
+	},
+	{
+		name: "bind_transceiver",
+		raw: hx(
+			"00000027",         // command_length 39
+			"00000009",         // command_id bind_transceiver
+			"00000000",         // command_status
+			"00000003",         // sequence_number 3
+			"65736d652d747278", // system_id "esme-trx"
+			"00",               //   its NUL
+			"7365637265743038", // password "secret08"
+			"00",               //   its NUL
+			"00",               // system_type ""
+			"34",               // interface_version 3.4
+			"00",               // addr_ton unknown
+			"00",               // addr_npi unknown
+			"00",               // address_range ""
+		),
+		pdu: smpp.PDU{Seq: 3, Body: &smpp.Bind{
+			Mode: smpp.Transceiver, SystemID: "esme-trx", Password: "secret08", Version: smpp.InterfaceVersion,
+		}},
+	},
+	{
+		name: "bind_transmitter_resp",
+		raw: hx(
+			"00000015", // command_length 21
+			"80000002", // command_id bind_transmitter_resp
+			"00000000", // command_status ESME_ROK
+			"00000001", // sequence_number 1
+			"534d5343", // system_id "SMSC"
+			"00",       //   its NUL
+		),
+		pdu: smpp.PDU{Seq: 1, Body: &smpp.BindResp{Mode: smpp.Transmitter, SystemID: "SMSC"}},
+	},
+	{
+		name: "bind_receiver_resp with sc_interface_version",
+		raw: hx(
+			"0000001a", // command_length 26
+			"80000001", // command_id bind_receiver_resp
+			"00000000", // command_status ESME_ROK
+			"00000002", // sequence_number 2
+			"534d5343", // system_id "SMSC"
+			"00",       //   its NUL
+			"0210",     // tag sc_interface_version
+			"0001",     //   length 1
+			"34",       //   value 3.4
+		),
+		pdu: smpp.PDU{Seq: 2, Body: &smpp.BindResp{
+			Mode: smpp.Receiver, SystemID: "SMSC",
+			TLVs: smpp.TLVs{{Tag: smpp.TagSCInterfaceVersion, Value: []byte{0x34}}},
+		}},
+	},
+	{
+		name: "bind_transceiver_resp with sc_interface_version",
+		raw: hx(
+			"0000001a", // command_length 26
+			"80000009", // command_id bind_transceiver_resp
+			"00000000", // command_status ESME_ROK
+			"00000003", // sequence_number 3
+			"534d5343", // system_id "SMSC"
+			"00",       //   its NUL
+			"0210",     // tag sc_interface_version
+			"0001",     //   length 1
+			"34",       //   value 3.4
+		),
+		pdu: smpp.PDU{Seq: 3, Body: &smpp.BindResp{
+			Mode: smpp.Transceiver, SystemID: "SMSC",
+			TLVs: smpp.TLVs{{Tag: smpp.TagSCInterfaceVersion, Value: []byte{0x34}}},
+		}},
+	},
+	{
+		name: "bind_transceiver_resp",
+		raw: hx(
+			"00000015", // command_length 21
+			"80000009", // command_id bind_transceiver_resp
+			"00000000", // command_status ESME_ROK
+			"00000007", // sequence_number 7
+			"534d5343", // system_id "SMSC"
+			"00",       //   its NUL
+		),
+		pdu: smpp.PDU{Seq: 7, Body: &smpp.BindResp{Mode: smpp.Transceiver, SystemID: "SMSC"}},
+	},
+	{
+		// SMPP 3.4 section 4.1.2: no body when command_status is not 0.
+		name: "bind_transmitter_resp refused, no body",
+		raw: hx(
+			"00000010", // command_length 16
+			"80000002", // command_id bind_transmitter_resp
+			"0000000e", // command_status ESME_RINVPASWD
+			"00000001", // sequence_number 1
+		),
+		pdu: smpp.PDU{Status: smpp.ESME_RINVPASWD, Seq: 1, Body: &smpp.BindResp{Mode: smpp.Transmitter}},
+	},
+	{
+		name: "unbind",
+		raw: hx(
+			"00000010", // command_length 16
+			"00000006", // command_id unbind
+			"00000000", // command_status
+			"00000004", // sequence_number 4
+		),
+		pdu: smpp.PDU{Seq: 4, Body: &smpp.Empty{ID: smpp.CmdUnbind}},
+	},
+	{
+		name: "unbind_resp",
+		raw: hx(
+			"00000010", // command_length 16
+			"80000006", // command_id unbind_resp
+			"00000000", // command_status ESME_ROK
+			"00000004", // sequence_number 4
+		),
+		pdu: smpp.PDU{Seq: 4, Body: &smpp.Empty{ID: smpp.CmdUnbindResp}},
+	},
+	{
+		name: "enquire_link",
+		raw: hx(
+			"00000010", // command_length 16
+			"00000015", // command_id enquire_link
+			"00000000", // command_status
+			"00000005", // sequence_number 5
+		),
+		pdu: smpp.PDU{Seq: 5, Body: &smpp.Empty{ID: smpp.CmdEnquireLink}},
+	},
+	{
+		name: "enquire_link_resp",
+		raw: hx(
+			"00000010", // command_length 16
+			"80000015", // command_id enquire_link_resp
+			"00000000", // command_status ESME_ROK
+			"7fffffff", // sequence_number 0x7fffffff, the highest
+		),
+		pdu: smpp.PDU{Seq: 0x7fffffff, Body: &smpp.Empty{ID: smpp.CmdEnquireLinkResp}},
+	},
+	{
+		name: "generic_nack",
+		raw: hx(
+			"00000010", // command_length 16
+			"80000000", // command_id generic_nack
+			"00000003", // command_status ESME_RINVCMDID
+			"00000009", // sequence_number 9
+		),
+		pdu: smpp.PDU{Status: smpp.ESME_RINVCMDID, Seq: 9, Body: &smpp.Empty{ID: smpp.CmdGenericNack}},
+	},
+	{
+		name: "submit_sm GSM text",
+		raw: hx(
+			"0000003e",                 // command_length 62
+			"00000004",                 // command_id submit_sm
+			"00000000",                 // command_status
+			"0000000a",                 // sequence_number 10
+			"00",                       // service_type ""
+			"05",                       // source_addr_ton alphanumeric
+			"00",                       // source_addr_npi unknown
+			"4d73674b6974",             // source_addr "MsgKit"
+			"00",                       //   its NUL
+			"01",                       // dest_addr_ton international
+			"01",                       // dest_addr_npi ISDN
+			"343437373030393030313233", // destination_addr "447700900123"
+			"00",                       //   its NUL
+			"00",                       // esm_class
+			"00",                       // protocol_id
+			"00",                       // priority_flag
+			"00",                       // schedule_delivery_time ""
+			"00",                       // validity_period ""
+			"01",                       // registered_delivery: a receipt
+			"00",                       // replace_if_present_flag
+			"00",                       // data_coding SMSC default alphabet
+			"00",                       // sm_default_msg_id
+			"0b",                       // sm_length 11
+			"48656c6c6f20776f726c64",   // short_message "Hello world"
+		),
+		pdu: smpp.PDU{Seq: 10, Body: &smpp.SubmitSM{ShortMessage: smpp.ShortMessage{
+			Source:             smpp.Address{TON: 5, Addr: "MsgKit"},
+			Dest:               smpp.Address{TON: 1, NPI: 1, Addr: "447700900123"},
+			RegisteredDelivery: smpp.RegisteredDeliveryAll,
+			Message:            []byte("Hello world"),
+		}}},
+	},
+	{
+		name: "submit_sm UCS-2 with a user data header",
+		raw: hx(
+			"0000003d",                 // command_length 61
+			"00000004",                 // command_id submit_sm
+			"00000000",                 // command_status
+			"0000000b",                 // sequence_number 11
+			"00",                       // service_type ""
+			"05",                       // source_addr_ton alphanumeric
+			"00",                       // source_addr_npi unknown
+			"4d73674b6974",             // source_addr "MsgKit"
+			"00",                       //   its NUL
+			"01",                       // dest_addr_ton international
+			"01",                       // dest_addr_npi ISDN
+			"343437373030393030313233", // destination_addr "447700900123"
+			"00",                       //   its NUL
+			"40",                       // esm_class UDHI
+			"00",                       // protocol_id
+			"00",                       // priority_flag
+			"00",                       // schedule_delivery_time ""
+			"00",                       // validity_period ""
+			"01",                       // registered_delivery: a receipt
+			"00",                       // replace_if_present_flag
+			"08",                       // data_coding UCS-2
+			"00",                       // sm_default_msg_id
+			"0a",                       // sm_length 10
+			"05",                       // short_message: UDH length 5
+			"00 03 2a 02 01",           //   concatenation, 8-bit reference 0x2a, part 1 of 2
+			"0048 0069",                //   "Hi" in UCS-2
+		),
+		pdu: smpp.PDU{Seq: 11, Body: &smpp.SubmitSM{ShortMessage: smpp.ShortMessage{
+			Source:             smpp.Address{TON: 5, Addr: "MsgKit"},
+			Dest:               smpp.Address{TON: 1, NPI: 1, Addr: "447700900123"},
+			ESMClass:           smpp.ESMClassUDHI,
+			RegisteredDelivery: smpp.RegisteredDeliveryAll,
+			DataCoding:         0x08,
+			Message:            []byte{0x05, 0x00, 0x03, 0x2a, 0x02, 0x01, 0x00, 'H', 0x00, 'i'},
+		}}},
+	},
+	{
+		name: "submit_sm with SAR parameters",
+		raw: hx(
+			"0000004b",                 // command_length 75
+			"00000004",                 // command_id submit_sm
+			"00000000",                 // command_status
+			"0000000c",                 // sequence_number 12
+			"00",                       // service_type ""
+			"05",                       // source_addr_ton alphanumeric
+			"00",                       // source_addr_npi unknown
+			"4d73674b6974",             // source_addr "MsgKit"
+			"00",                       //   its NUL
+			"01",                       // dest_addr_ton international
+			"01",                       // dest_addr_npi ISDN
+			"343437373030393030313233", // destination_addr "447700900123"
+			"00",                       //   its NUL
+			"00",                       // esm_class
+			"00",                       // protocol_id
+			"00",                       // priority_flag
+			"00",                       // schedule_delivery_time ""
+			"00",                       // validity_period ""
+			"01",                       // registered_delivery: a receipt
+			"00",                       // replace_if_present_flag
+			"00",                       // data_coding
+			"00",                       // sm_default_msg_id
+			"08",                       // sm_length 8
+			"70617274206f6e65",         // short_message "part one"
+			"020c 0002 1234",           // sar_msg_ref_num 0x1234
+			"020e 0001 02",             // sar_total_segments 2
+			"020f 0001 01",             // sar_segment_seqnum 1
+		),
+		pdu: smpp.PDU{Seq: 12, Body: &smpp.SubmitSM{ShortMessage: smpp.ShortMessage{
+			Source:             smpp.Address{TON: 5, Addr: "MsgKit"},
+			Dest:               smpp.Address{TON: 1, NPI: 1, Addr: "447700900123"},
+			RegisteredDelivery: smpp.RegisteredDeliveryAll,
+			Message:            []byte("part one"),
+			TLVs: smpp.TLVs{
+				{Tag: smpp.TagSarMsgRefNum, Value: []byte{0x12, 0x34}},
+				{Tag: smpp.TagSarTotalSegments, Value: []byte{2}},
+				{Tag: smpp.TagSarSegmentSeqnum, Value: []byte{1}},
+			},
+		}}},
+	},
+	{
+		name: "submit_sm with message_payload",
+		raw: hx(
+			"00000050",                 // command_length 80
+			"00000004",                 // command_id submit_sm
+			"00000000",                 // command_status
+			"0000000d",                 // sequence_number 13
+			"00",                       // service_type ""
+			"05",                       // source_addr_ton alphanumeric
+			"00",                       // source_addr_npi unknown
+			"4d73674b6974",             // source_addr "MsgKit"
+			"00",                       //   its NUL
+			"01",                       // dest_addr_ton international
+			"01",                       // dest_addr_npi ISDN
+			"343437373030393030313233", // destination_addr "447700900123"
+			"00",                       //   its NUL
+			"00",                       // esm_class
+			"00",                       // protocol_id
+			"00",                       // priority_flag
+			"00",                       // schedule_delivery_time ""
+			"00",                       // validity_period ""
+			"01",                       // registered_delivery: a receipt
+			"00",                       // replace_if_present_flag
+			"00",                       // data_coding
+			"00",                       // sm_default_msg_id
+			"00",                       // sm_length 0: the message is in message_payload
+			"0424",                     // tag message_payload
+			"0019",                     //   length 25
+			"48656c6c6f20766961206d6573736167655f7061796c6f6164", // "Hello via message_payload"
+		),
+		pdu: smpp.PDU{Seq: 13, Body: &smpp.SubmitSM{ShortMessage: smpp.ShortMessage{
+			Source:             smpp.Address{TON: 5, Addr: "MsgKit"},
+			Dest:               smpp.Address{TON: 1, NPI: 1, Addr: "447700900123"},
+			RegisteredDelivery: smpp.RegisteredDeliveryAll,
+			TLVs:               smpp.TLVs{{Tag: smpp.TagMessagePayload, Value: []byte("Hello via message_payload")}},
+		}}},
+	},
+	{
+		name: "submit_sm with schedule_delivery_time and validity_period",
+		raw: hx(
+			"00000061",                         // command_length 97
+			"00000004",                         // command_id submit_sm
+			"00000000",                         // command_status
+			"0000000e",                         // sequence_number 14
+			"434d54",                           // service_type "CMT"
+			"00",                               //   its NUL
+			"05",                               // source_addr_ton alphanumeric
+			"00",                               // source_addr_npi unknown
+			"4d73674b6974",                     // source_addr "MsgKit"
+			"00",                               //   its NUL
+			"01",                               // dest_addr_ton international
+			"01",                               // dest_addr_npi ISDN
+			"343437373030393030313233",         // destination_addr "447700900123"
+			"00",                               //   its NUL
+			"00",                               // esm_class
+			"00",                               // protocol_id
+			"01",                               // priority_flag 1
+			"3235303130313132303030303030342b", // schedule_delivery_time "250101120000004+" (absolute)
+			"00",                               //   its NUL
+			"30303030303130303030303030303052", // validity_period "000001000000000R" (relative: a day)
+			"00",                               //   its NUL
+			"01",                               // registered_delivery: a receipt
+			"00",                               // replace_if_present_flag
+			"00",                               // data_coding
+			"00",                               // sm_default_msg_id
+			"0b",                               // sm_length 11
+			"48656c6c6f20776f726c64",           // short_message "Hello world"
+		),
+		pdu: smpp.PDU{Seq: 14, Body: &smpp.SubmitSM{ShortMessage: smpp.ShortMessage{
+			ServiceType:          "CMT",
+			Source:               smpp.Address{TON: 5, Addr: "MsgKit"},
+			Dest:                 smpp.Address{TON: 1, NPI: 1, Addr: "447700900123"},
+			Priority:             1,
+			ScheduleDeliveryTime: "250101120000004+",
+			ValidityPeriod:       "000001000000000R",
+			RegisteredDelivery:   smpp.RegisteredDeliveryAll,
+			Message:              []byte("Hello world"),
+		}}},
+	},
+	{
+		name: "submit_sm_resp",
+		raw: hx(
+			"00000019",         // command_length 25
+			"80000004",         // command_id submit_sm_resp
+			"00000000",         // command_status ESME_ROK
+			"0000000a",         // sequence_number 10
+			"3566336132623163", // message_id "5f3a2b1c"
+			"00",               //   its NUL
+		),
+		pdu: smpp.PDU{Seq: 10, Body: &smpp.SubmitSMResp{MessageID: "5f3a2b1c"}},
+	},
+	{
+		// SMPP 3.4 section 4.4.2: no body when command_status is not 0.
+		name: "submit_sm_resp throttled, no body",
+		raw: hx(
+			"00000010", // command_length 16
+			"80000004", // command_id submit_sm_resp
+			"00000058", // command_status ESME_RTHROTTLED
+			"0000000b", // sequence_number 11
+		),
+		pdu: smpp.PDU{Status: smpp.ESME_RTHROTTLED, Seq: 11, Body: &smpp.SubmitSMResp{}},
+	},
+	{
+		name: "deliver_sm delivery receipt",
+		raw: hx(
+			"000000bb",                 // command_length 187
+			"00000005",                 // command_id deliver_sm
+			"00000000",                 // command_status
+			"00000100",                 // sequence_number 256
+			"00",                       // service_type ""
+			"01",                       // source_addr_ton international
+			"01",                       // source_addr_npi ISDN
+			"343437373030393030313233", // source_addr "447700900123"
+			"00",                       //   its NUL
+			"05",                       // dest_addr_ton alphanumeric
+			"00",                       // dest_addr_npi unknown
+			"4d73674b6974",             // destination_addr "MsgKit"
+			"00",                       //   its NUL
+			"04",                       // esm_class: SMSC delivery receipt
+			"00",                       // protocol_id
+			"00",                       // priority_flag
+			"00",                       // schedule_delivery_time ""
+			"00",                       // validity_period ""
+			"00",                       // registered_delivery
+			"00",                       // replace_if_present_flag
+			"00",                       // data_coding
+			"00",                       // sm_default_msg_id
+			"6f",                       // sm_length 111
+			"69643a356633613262316320", // short_message "id:5f3a2b1c "
+			"7375623a30303120",         //   "sub:001 "
+			"646c7672643a30303020",     //   "dlvrd:000 "
+			"7375626d697420646174653a3235303130313132303020", // "submit date:2501011200 "
+			"646f6e6520646174653a3235303130313132303120",     // "done date:2501011201 "
+			"737461743a554e44454c495620",                     // "stat:UNDELIV "
+			"6572723a30333420",                               // "err:034 "
+			"746578743a48656c6c6f20776f726c64",               // "text:Hello world"
+			"001e 0009 3566336132623163 00",                  // receipted_message_id "5f3a2b1c"
+			"0427 0001 05",                                   // message_state UNDELIVERABLE
+			"0423 0003 03 0022",                              // network_error_code GSM, 34
+		),
+		pdu: smpp.PDU{Seq: 256, Body: &smpp.DeliverSM{ShortMessage: smpp.ShortMessage{
+			Source:   smpp.Address{TON: 1, NPI: 1, Addr: "447700900123"},
+			Dest:     smpp.Address{TON: 5, Addr: "MsgKit"},
+			ESMClass: smpp.ESMClassReceipt,
+			Message:  []byte("id:5f3a2b1c sub:001 dlvrd:000 submit date:2501011200 done date:2501011201 stat:UNDELIV err:034 text:Hello world"),
+			TLVs: smpp.TLVs{
+				{Tag: smpp.TagReceiptedMessageID, Value: []byte("5f3a2b1c\x00")},
+				{Tag: smpp.TagMessageState, Value: []byte{5}},
+				{Tag: smpp.TagNetworkErrorCode, Value: []byte{3, 0x00, 0x22}},
+			},
+		}}},
+	},
+	{
+		name: "deliver_sm_resp",
+		raw: hx(
+			"00000011", // command_length 17
+			"80000005", // command_id deliver_sm_resp
+			"00000000", // command_status ESME_ROK
+			"00000100", // sequence_number 256
+			"00",       // message_id "" (unused)
+		),
+		pdu: smpp.PDU{Seq: 256, Body: &smpp.DeliverSMResp{}},
+	},
+	{
+		name: "data_sm",
+		raw: hx(
+			"00000046",                           // command_length 70
+			"00000103",                           // command_id data_sm
+			"00000000",                           // command_status
+			"0000000f",                           // sequence_number 15
+			"00",                                 // service_type ""
+			"01",                                 // source_addr_ton international
+			"01",                                 // source_addr_npi ISDN
+			"343437373030393030313233",           // source_addr "447700900123"
+			"00",                                 //   its NUL
+			"00",                                 // dest_addr_ton unknown
+			"01",                                 // dest_addr_npi ISDN
+			"3132333435",                         // destination_addr "12345"
+			"00",                                 //   its NUL
+			"00",                                 // esm_class
+			"01",                                 // registered_delivery: a receipt
+			"00",                                 // data_coding
+			"0424 0011",                          // message_payload, length 17
+			"48656c6c6f2076696120646174615f736d", // "Hello via data_sm"
+			"0204 0002 0007",                     // user_message_reference 7
+		),
+		pdu: smpp.PDU{Seq: 15, Body: &smpp.DataSM{
+			Source:             smpp.Address{TON: 1, NPI: 1, Addr: "447700900123"},
+			Dest:               smpp.Address{NPI: 1, Addr: "12345"},
+			RegisteredDelivery: smpp.RegisteredDeliveryAll,
+			TLVs: smpp.TLVs{
+				{Tag: smpp.TagMessagePayload, Value: []byte("Hello via data_sm")},
+				{Tag: smpp.TagUserMessageReference, Value: []byte{0, 7}},
+			},
+		}},
+	},
+	{
+		name: "data_sm_resp",
+		raw: hx(
+			"00000017",     // command_length 23
+			"80000103",     // command_id data_sm_resp
+			"00000000",     // command_status ESME_ROK
+			"0000000f",     // sequence_number 15
+			"613162326333", // message_id "a1b2c3"
+			"00",           //   its NUL
+		),
+		pdu: smpp.PDU{Seq: 15, Body: &smpp.DataSMResp{MessageID: "a1b2c3"}},
+	},
+	{
+		name: "data_sm_resp delivery failure with delivery_failure_reason",
+		raw: hx(
+			"00000016",     // command_length 22
+			"80000103",     // command_id data_sm_resp
+			"000000fe",     // command_status ESME_RDELIVERYFAILURE
+			"00000010",     // sequence_number 16
+			"00",           // message_id ""
+			"0425 0001 01", // delivery_failure_reason 1: destination unavailable
+		),
+		pdu: smpp.PDU{Status: smpp.ESME_RDELIVERYFAILURE, Seq: 16, Body: &smpp.DataSMResp{
+			TLVs: smpp.TLVs{{Tag: smpp.TagDeliveryFailureReason, Value: []byte{1}}},
+		}},
+	},
+}
+
+// vec is the vector named name.
+func vec(name string) vector {
+	for _, v := range vectors {
+		if v.name == name {
+			return v
+		}
+	}
+	panic("no vector " + name)
+}
+
+func TestVectors(t *testing.T) {
+	for _, v := range vectors {
+		t.Run(v.name, func(t *testing.T) {
+			got, err := smpp.Decode(v.raw)
+			if err != nil {
+				t.Fatalf("Decode: %v", err)
+			}
+			if diff := cmp.Diff(v.pdu, got, cmpOpts...); diff != "" {
+				t.Errorf("Decode (-want +got):\n%s", diff)
+			}
+			enc, err := smpp.Append(nil, v.pdu)
+			if err != nil {
+				t.Fatalf("Append: %v", err)
+			}
+			if !bytes.Equal(enc, v.raw) {
+				t.Errorf("Append:\n got %x\nwant %x", enc, v.raw)
+			}
+			// After other octets, command_length still counts this PDU only.
+			prefix := []byte("earlier")
+			enc, err = smpp.Append(prefix[:len(prefix):len(prefix)], v.pdu)
+			if err != nil {
+				t.Fatalf("Append after a prefix: %v", err)
+			}
+			if !bytes.Equal(enc[:len(prefix)], prefix) || !bytes.Equal(enc[len(prefix):], v.raw) {
+				t.Errorf("Append after a prefix:\n got %x\nwant %x%x", enc, prefix, v.raw)
+			}
+			if got := v.pdu.Body.Command(); uint32(got) != binary.BigEndian.Uint32(v.raw[4:]) {
+				t.Errorf("Command() = %v, the vector's command_id is 0x%08x", got, binary.BigEndian.Uint32(v.raw[4:]))
+			}
+		})
+	}
+}
+
+func TestVectorsCoverEveryCommand(t *testing.T) {
+	seen := map[smpp.CommandID]bool{}
+	for _, v := range vectors {
+		seen[v.pdu.Body.Command()] = true
+	}
+	for _, c := range allCommands {
+		if !seen[c.id] {
+			t.Errorf("no vector of %s", c.name)
+		}
+	}
+}
+
+// withTLVs returns body with only its first k optional parameters.
+func withTLVs(body smpp.Body, k int) (smpp.Body, bool) {
+	switch b := body.(type) {
+	case *smpp.BindResp:
+		c := *b
+		c.TLVs = c.TLVs[:k]
+		return &c, true
+	case *smpp.SubmitSM:
+		c := *b
+		c.TLVs = c.TLVs[:k]
+		return &c, true
+	case *smpp.DeliverSM:
+		c := *b
+		c.TLVs = c.TLVs[:k]
+		return &c, true
+	case *smpp.DataSM:
+		c := *b
+		c.TLVs = c.TLVs[:k]
+		return &c, true
+	case *smpp.DataSMResp:
+		c := *b
+		c.TLVs = c.TLVs[:k]
+		return &c, true
+	}
+	return nil, false
+}
+
+func tlvsOf(body smpp.Body) smpp.TLVs {
+	switch b := body.(type) {
+	case *smpp.BindResp:
+		return b.TLVs
+	case *smpp.SubmitSM:
+		return b.TLVs
+	case *smpp.DeliverSM:
+		return b.TLVs
+	case *smpp.DataSM:
+		return b.TLVs
+	case *smpp.DataSMResp:
+		return b.TLVs
+	}
+	return nil
+}
+
+// zeroBody is a body of body's type with nothing set.
+func zeroBody(body smpp.Body) smpp.Body {
+	switch b := body.(type) {
+	case *smpp.BindResp:
+		return &smpp.BindResp{Mode: b.Mode}
+	case *smpp.SubmitSMResp:
+		return &smpp.SubmitSMResp{}
+	case *smpp.DeliverSMResp:
+		return &smpp.DeliverSMResp{}
+	case *smpp.DataSMResp:
+		return &smpp.DataSMResp{}
+	case *smpp.Empty:
+		return &smpp.Empty{ID: b.ID}
+	}
+	return nil
+}
+
+// patchLength sets command_length to the length of b, when b has one.
+func patchLength(b []byte) []byte {
+	b = bytes.Clone(b)
+	if len(b) >= 4 {
+		binary.BigEndian.PutUint32(b, uint32(len(b)))
+	}
+	return b
+}
+
+// checkDecodeError fails unless err is a *DecodeError naming a field with
+// a status to answer it.
+func checkDecodeError(t *testing.T, err error) *smpp.DecodeError {
+	t.Helper()
+	var de *smpp.DecodeError
+	if !errors.As(err, &de) {
+		t.Fatalf("error %v (%T), want a *DecodeError", err, err)
+	}
+	if de.Field == "" {
+		t.Errorf("%v: names no field", err)
+	}
+	if de.Status == smpp.ESME_ROK {
+		t.Errorf("%v: status ESME_ROK", err)
+	}
+	if !strings.Contains(de.Error(), de.Field) {
+		t.Errorf("%q does not say the field %q", de.Error(), de.Field)
+	}
+	return de
+}
+
+// Every prefix of a vector, its command_length patched to the prefix's
+// length, is refused, but for the few that are whole PDUs themselves: a
+// body cut where an optional parameter starts (the parameters that
+// follow are optional) and a response with an error status cut to its
+// header (the body may be left out then).
+func TestTruncations(t *testing.T) {
+	for _, v := range vectors {
+		t.Run(v.name, func(t *testing.T) {
+			var whole []smpp.PDU
+			for k := range tlvsOf(v.pdu.Body) {
+				b, _ := withTLVs(v.pdu.Body, k)
+				whole = append(whole, smpp.PDU{Status: v.pdu.Status, Seq: v.pdu.Seq, Body: b})
+			}
+			if v.pdu.Body.Command().IsResponse() && v.pdu.Status != smpp.ESME_ROK && len(v.raw) > smpp.HeaderLen {
+				whole = append(whole, smpp.PDU{Status: v.pdu.Status, Seq: v.pdu.Seq, Body: zeroBody(v.pdu.Body)})
+			}
+			accepted := 0
+			for n := 0; n < len(v.raw); n++ {
+				b := patchLength(v.raw[:n])
+				got, err := smpp.Decode(b)
+				if err == nil {
+					found := false
+					for _, w := range whole {
+						if cmp.Equal(w, got, cmpOpts...) {
+							found = true
+						}
+					}
+					if !found {
+						t.Errorf("%d octets of %d decoded as %+v", n, len(v.raw), got)
+					}
+					accepted++
+					continue
+				}
+				de := checkDecodeError(t, err)
+				if n < smpp.HeaderLen && (de.Field != "command_length" || de.Status != smpp.ESME_RINVCMDLEN) {
+					t.Errorf("%d octets: %v, status %v, want command_length and ESME_RINVCMDLEN", n, err, de.Status)
+				}
+				if n >= smpp.HeaderLen && (de.Command != v.pdu.Body.Command() || de.Seq != v.pdu.Seq) {
+					t.Errorf("%d octets: error of %v sequence %d, want %v sequence %d", n, de.Command, de.Seq, v.pdu.Body.Command(), v.pdu.Seq)
+				}
+			}
+			if accepted != len(whole) {
+				t.Errorf("%d prefixes decoded, want %d", accepted, len(whole))
+			}
+		})
+	}
+}
+
+func TestTrailingOctet(t *testing.T) {
+	for _, v := range vectors {
+		for _, extra := range []byte{0x00, 0x01, 0xee} {
+			// A response with an error status and no body followed by a NUL
+			// is that response with an empty message_id or system_id.
+			if extra == 0 && len(v.raw) == smpp.HeaderLen && v.pdu.Status != smpp.ESME_ROK {
+				if _, ok := v.pdu.Body.(*smpp.Empty); !ok {
+					continue
+				}
+			}
+			t.Run(fmt.Sprintf("%s+%02x", v.name, extra), func(t *testing.T) {
+				b := patchLength(append(bytes.Clone(v.raw), extra))
+				got, err := smpp.Decode(b)
+				if err == nil {
+					t.Fatalf("decoded %+v", got)
+				}
+				de := checkDecodeError(t, err)
+				if de.Command != v.pdu.Body.Command() || de.Seq != v.pdu.Seq {
+					t.Errorf("error of %v sequence %d, want %v sequence %d", de.Command, de.Seq, v.pdu.Body.Command(), v.pdu.Seq)
+				}
+			})
+		}
+		t.Run(v.name+" with command_length one short", func(t *testing.T) {
+			b := append(bytes.Clone(v.raw), 0xee) // command_length left as it was
+			_, err := smpp.Decode(b)
+			if de := checkDecodeError(t, err); de.Field != "command_length" || de.Status != smpp.ESME_RINVCMDLEN {
+				t.Errorf("%v (status %v), want command_length and ESME_RINVCMDLEN", err, de.Status)
+			}
+		})
+	}
+}
+
+// Helpers to assemble PDUs field by field for the rule cases.
+
+func cat(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
+
+// pdu makes a PDU of a header and body parts, command_length counted.
+func pdu(id smpp.CommandID, st smpp.Status, seq uint32, body ...[]byte) []byte {
+	b := binary.BigEndian.AppendUint32(nil, uint32(smpp.HeaderLen+len(cat(body...))))
+	b = binary.BigEndian.AppendUint32(b, uint32(id))
+	b = binary.BigEndian.AppendUint32(b, uint32(st))
+	b = binary.BigEndian.AppendUint32(b, seq)
+	return append(b, cat(body...)...)
+}
+
+// cs is a C-Octet String: s and its NUL.
+func cs(s string) []byte { return append([]byte(s), 0) }
+
+// chars is a string of n characters.
+func chars(n int) string { return strings.Repeat("7", n) }
+
+func addr(ton, npi byte, s string) []byte { return append([]byte{ton, npi}, cs(s)...) }
+
+// tlv is an optional parameter, its length counted.
+func tlv(tag uint16, v ...byte) []byte { return tlvLen(tag, uint16(len(v)), v...) }
+
+// tlvLen is an optional parameter with the length given.
+func tlvLen(tag, n uint16, v ...byte) []byte {
+	b := binary.BigEndian.AppendUint16(nil, tag)
+	b = binary.BigEndian.AppendUint16(b, n)
+	return append(b, v...)
+}
+
+func bindBody(systemID, password, systemType, addrRange string) []byte {
+	return cat(cs(systemID), cs(password), cs(systemType), []byte{0x34}, addr(1, 1, addrRange))
+}
+
+// sm is the body of a submit_sm or deliver_sm.
+type sm struct {
+	service, src, dst, sched, valid string
+	smLen                           int // sm_length; -1 for len(msg)
+	msg, tail                       []byte
+}
+
+func okSM() sm { return sm{src: "MsgKit", dst: "447700900123", smLen: -1, msg: []byte("hi")} }
+
+func (f sm) bytes() []byte {
+	n := f.smLen
+	if n < 0 {
+		n = len(f.msg)
+	}
+	return cat(cs(f.service), addr(5, 0, f.src), addr(1, 1, f.dst),
+		[]byte{0, 0, 0}, // esm_class, protocol_id, priority_flag
+		cs(f.sched), cs(f.valid),
+		[]byte{1, 0, 0, 0}, // registered_delivery, replace_if_present_flag, data_coding, sm_default_msg_id
+		[]byte{byte(n)}, f.msg, f.tail)
+}
+
+func submit(mod func(*sm)) []byte {
+	f := okSM()
+	mod(&f)
+	return pdu(smpp.CmdSubmitSM, 0, 42, f.bytes())
+}
+
+func deliver(mod func(*sm)) []byte {
+	f := okSM()
+	mod(&f)
+	return pdu(smpp.CmdDeliverSM, 0, 42, f.bytes())
+}
+
+func dataSMBody(src, dst string, tail ...[]byte) []byte {
+	return cat(cs(""), addr(1, 1, src), addr(1, 1, dst), []byte{0, 1, 0}, cat(tail...))
+}
+
+type ruleCase struct {
+	name   string
+	raw    []byte
+	field  string
+	status smpp.Status // ESME_ROK: any but it
+}
+
+// decodeRules are PDUs each wrong in one field.
+var decodeRules = []ruleCase{
+	// Lengths of C-Octet Strings, SMPP 3.4 section 4 (each maximum there
+	// counts the NUL).
+	{"bind system_id of 16", pdu(smpp.CmdBindTransmitter, 0, 42, bindBody(chars(16), "pw", "", "")), "system_id", smpp.ESME_RINVSYSID},
+	{"bind password of 9", pdu(smpp.CmdBindReceiver, 0, 42, bindBody("esme", chars(9), "", "")), "password", smpp.ESME_RINVPASWD},
+	{"bind system_type of 13", pdu(smpp.CmdBindTransceiver, 0, 42, bindBody("esme", "pw", chars(13), "")), "system_type", smpp.ESME_RINVSYSTYP},
+	{"bind address_range of 41", pdu(smpp.CmdBindTransmitter, 0, 42, bindBody("esme", "pw", "", chars(41))), "address_range", smpp.ESME_ROK},
+	{"bind system_id without NUL", pdu(smpp.CmdBindTransmitter, 0, 42, []byte("esme")), "system_id", smpp.ESME_RINVCMDLEN},
+	{"bind password without NUL", pdu(smpp.CmdBindTransmitter, 0, 42, cs("esme"), []byte("pw")), "password", smpp.ESME_RINVCMDLEN},
+	{"bind without interface_version", pdu(smpp.CmdBindTransmitter, 0, 42, cs("esme"), cs("pw"), cs("")), "interface_version", smpp.ESME_RINVCMDLEN},
+	{"bind without addr_npi", pdu(smpp.CmdBindTransmitter, 0, 42, cs("esme"), cs("pw"), cs(""), []byte{0x34, 1}), "addr_npi", smpp.ESME_RINVCMDLEN},
+	{"bind_transmitter_resp system_id of 16", pdu(smpp.CmdBindTransmitterResp, 0, 42, cs(chars(16))), "system_id", smpp.ESME_RINVSYSID},
+	{"bind_receiver_resp system_id without NUL", pdu(smpp.CmdBindReceiverResp, 0, 42, []byte("SMSC")), "system_id", smpp.ESME_RINVCMDLEN},
+	{"submit_sm service_type of 6", submit(func(f *sm) { f.service = chars(6) }), "service_type", smpp.ESME_RINVSERTYP},
+	{"submit_sm source_addr of 21", submit(func(f *sm) { f.src = chars(21) }), "source_addr", smpp.ESME_RINVSRCADR},
+	{"submit_sm destination_addr of 21", submit(func(f *sm) { f.dst = chars(21) }), "destination_addr", smpp.ESME_RINVDSTADR},
+	{"deliver_sm source_addr of 21", deliver(func(f *sm) { f.src = chars(21) }), "source_addr", smpp.ESME_RINVSRCADR},
+	{"deliver_sm destination_addr of 21", deliver(func(f *sm) { f.dst = chars(21) }), "destination_addr", smpp.ESME_RINVDSTADR},
+	{"data_sm source_addr of 65", pdu(smpp.CmdDataSM, 0, 42, dataSMBody(chars(65), "1")), "source_addr", smpp.ESME_RINVSRCADR},
+	{"data_sm destination_addr of 65", pdu(smpp.CmdDataSM, 0, 42, dataSMBody("1", chars(65))), "destination_addr", smpp.ESME_RINVDSTADR},
+	{"data_sm service_type of 6", pdu(smpp.CmdDataSM, 0, 42, cs(chars(6)), addr(1, 1, "1"), addr(1, 1, "2"), []byte{0, 0, 0}), "service_type", smpp.ESME_RINVSERTYP},
+	{"data_sm without data_coding", pdu(smpp.CmdDataSM, 0, 42, cs(""), addr(1, 1, "1"), addr(1, 1, "2"), []byte{0, 0}), "data_coding", smpp.ESME_RINVCMDLEN},
+	{"submit_sm_resp message_id of 65", pdu(smpp.CmdSubmitSMResp, 0, 42, cs(chars(65))), "message_id", smpp.ESME_RINVMSGID},
+	{"submit_sm_resp message_id without NUL", pdu(smpp.CmdSubmitSMResp, 0, 42, []byte("5f3a")), "message_id", smpp.ESME_RINVCMDLEN},
+	{"submit_sm_resp ESME_ROK without body", pdu(smpp.CmdSubmitSMResp, 0, 42), "message_id", smpp.ESME_RINVCMDLEN},
+	{"deliver_sm_resp message_id of 65", pdu(smpp.CmdDeliverSMResp, 0, 42, cs(chars(65))), "message_id", smpp.ESME_RINVMSGID},
+	{"data_sm_resp message_id of 65", pdu(smpp.CmdDataSMResp, 0, 42, cs(chars(65))), "message_id", smpp.ESME_RINVMSGID},
+
+	// Times: empty or 16 characters, SMPP 3.4 section 7.1.
+	{"schedule_delivery_time of 15", submit(func(f *sm) { f.sched = chars(15) }), "schedule_delivery_time", smpp.ESME_RINVSCHED},
+	{"schedule_delivery_time of 1", submit(func(f *sm) { f.sched = "R" }), "schedule_delivery_time", smpp.ESME_RINVSCHED},
+	{"schedule_delivery_time of 17", submit(func(f *sm) { f.sched = chars(17) }), "schedule_delivery_time", smpp.ESME_RINVSCHED},
+	{"validity_period of 15", submit(func(f *sm) { f.valid = chars(15) }), "validity_period", smpp.ESME_RINVEXPIRY},
+	{"validity_period of 17", deliver(func(f *sm) { f.valid = chars(17) }), "validity_period", smpp.ESME_RINVEXPIRY},
+
+	// short_message, SMPP 3.4 section 4.4.1.
+	{"sm_length 255", submit(func(f *sm) { f.msg = bytes.Repeat([]byte{'a'}, 255) }), "sm_length", smpp.ESME_RINVMSGLEN},
+	{"sm_length beyond the PDU", submit(func(f *sm) { f.smLen, f.msg = 10, []byte("hello") }), "short_message", smpp.ESME_RINVMSGLEN},
+	{"sm_length 1, nothing left", deliver(func(f *sm) { f.smLen, f.msg = 1, nil }), "short_message", smpp.ESME_RINVMSGLEN},
+
+	// Optional parameters, SMPP 3.4 section 5.3.
+	{"parameter header of 3", submit(func(f *sm) { f.tail = []byte{0x02, 0x0c, 0x00} }), "optional parameters", smpp.ESME_RINVOPTPARSTREAM},
+	{"parameter header of 1 after a parameter", submit(func(f *sm) { f.tail = cat(tlv(0x020e, 2), []byte{0x02}) }), "optional parameters", smpp.ESME_RINVOPTPARSTREAM},
+	{"message_payload longer than the PDU", submit(func(f *sm) { f.tail = tlvLen(0x0424, 16, 'a', 'b', 'c', 'd') }), "optional parameter 0x0424", smpp.ESME_RINVOPTPARSTREAM},
+	{"data_sm message_payload of length 0xffff", pdu(smpp.CmdDataSM, 0, 42, dataSMBody("1", "2", tlvLen(0x0424, 0xffff, 'a'))), "optional parameter 0x0424", smpp.ESME_RINVOPTPARSTREAM},
+	{"bind_resp sc_interface_version of 1 octet missing", pdu(smpp.CmdBindTransceiverResp, 0, 42, cs("SMSC"), tlvLen(0x0210, 1)), "optional parameter 0x0210", smpp.ESME_RINVOPTPARSTREAM},
+	{"sar_msg_ref_num of 1", submit(func(f *sm) { f.tail = tlv(0x020c, 1) }), "optional parameter 0x020c", smpp.ESME_RINVPARLEN},
+	{"sar_msg_ref_num of 3", submit(func(f *sm) { f.tail = tlv(0x020c, 1, 2, 3) }), "optional parameter 0x020c", smpp.ESME_RINVPARLEN},
+	{"sar_total_segments of 2", submit(func(f *sm) { f.tail = cat(tlv(0x020c, 0, 1), tlv(0x020e, 0, 2)) }), "optional parameter 0x020e", smpp.ESME_RINVPARLEN},
+	{"sar_segment_seqnum of 0", submit(func(f *sm) { f.tail = tlv(0x020f) }), "optional parameter 0x020f", smpp.ESME_RINVPARLEN},
+	{"message_state of 2", deliver(func(f *sm) { f.tail = tlv(0x0427, 0, 2) }), "optional parameter 0x0427", smpp.ESME_RINVPARLEN},
+	{"network_error_code of 2", deliver(func(f *sm) { f.tail = tlv(0x0423, 3, 0) }), "optional parameter 0x0423", smpp.ESME_RINVPARLEN},
+	{"network_error_code of 4", deliver(func(f *sm) { f.tail = tlv(0x0423, 3, 0, 0, 0) }), "optional parameter 0x0423", smpp.ESME_RINVPARLEN},
+	{"data_sm message_state of 0", pdu(smpp.CmdDataSM, 0, 42, dataSMBody("1", "2", tlv(0x0427))), "optional parameter 0x0427", smpp.ESME_RINVPARLEN},
+	{"data_sm_resp network_error_code of 1", pdu(smpp.CmdDataSMResp, smpp.ESME_RDELIVERYFAILURE, 42, cs(""), tlv(0x0423, 3)), "optional parameter 0x0423", smpp.ESME_RINVPARLEN},
+	{"sc_interface_version of 2", pdu(smpp.CmdBindTransmitterResp, 0, 42, cs("SMSC"), tlv(0x0210, 0, 0x34)), "optional parameter 0x0210", smpp.ESME_RINVPARLEN},
+
+	// The header, SMPP 3.4 sections 3.2 and 5.1.
+	{"query_sm, unknown to the ESME", pdu(0x00000003, 0, 42, cs(""), addr(1, 1, "1")), "command_id", smpp.ESME_RINVCMDID},
+	{"query_sm_resp", pdu(0x80000003, 0, 42, cs("1"), cs(""), []byte{2, 0}), "command_id", smpp.ESME_RINVCMDID},
+	{"command_id 0x12345678", pdu(0x12345678, 0, 42), "command_id", smpp.ESME_RINVCMDID},
+	{"command_id 0", pdu(0, 0, 42), "command_id", smpp.ESME_RINVCMDID},
+	{"command_length 17 for 16 octets", hx("00000011 00000015 00000000 0000002a"), "command_length", smpp.ESME_RINVCMDLEN},
+	{"command_length 15 for 16 octets", hx("0000000f 00000015 00000000 0000002a"), "command_length", smpp.ESME_RINVCMDLEN},
+	{"command_length 0", hx("00000000 00000015 00000000 0000002a"), "command_length", smpp.ESME_RINVCMDLEN},
+	{"command_length 0xffffffff", hx("ffffffff 00000015 00000000 0000002a"), "command_length", smpp.ESME_RINVCMDLEN},
+	{"15 octets", hx("0000000f 00000015 00000000 000000"), "command_length", smpp.ESME_RINVCMDLEN},
+	{"enquire_link with a body", pdu(smpp.CmdEnquireLink, 0, 42, []byte{0}), "command_length", smpp.ESME_RINVCMDLEN},
+	{"submit_sm_resp with an octet after message_id", pdu(smpp.CmdSubmitSMResp, 0, 42, cs("1"), []byte{0}), "command_length", smpp.ESME_RINVCMDLEN},
+	{"bind with an octet after address_range", pdu(smpp.CmdBindTransmitter, 0, 42, bindBody("esme", "pw", "", ""), []byte{1}), "command_length", smpp.ESME_RINVCMDLEN},
+}
+
+func TestDecodeRules(t *testing.T) {
+	for _, c := range decodeRules {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := smpp.Decode(c.raw)
+			if err == nil {
+				t.Fatalf("decoded %+v", got)
+			}
+			de := checkDecodeError(t, err)
+			if de.Field != c.field {
+				t.Errorf("field %q, want %q (%v)", de.Field, c.field, err)
+			}
+			if c.status != smpp.ESME_ROK && de.Status != c.status {
+				t.Errorf("status %v, want %v (%v)", de.Status, c.status, err)
+			}
+			if len(c.raw) >= smpp.HeaderLen {
+				if id := smpp.CommandID(binary.BigEndian.Uint32(c.raw[4:])); de.Command != id {
+					t.Errorf("command %v, want %v", de.Command, id)
+				}
+				if seq := binary.BigEndian.Uint32(c.raw[12:]); de.Seq != seq {
+					t.Errorf("sequence %d, want %d", de.Seq, seq)
+				}
+			}
+		})
+	}
+}
+
+// Each field at its longest is accepted, and encodes back to the same
+// octets.
+func TestFieldLimits(t *testing.T) {
+	long := bytes.Repeat([]byte{'m'}, smpp.MaxShortMessage)
+	for _, c := range []struct {
+		name string
+		raw  []byte
+	}{
+		{"bind", pdu(smpp.CmdBindTransmitter, 0, 1, bindBody(chars(15), chars(8), chars(12), chars(40)))},
+		{"bind_resp", pdu(smpp.CmdBindReceiverResp, 0, 1, cs(chars(15)))},
+		{"submit_sm", submit(func(f *sm) {
+			f.service, f.src, f.dst, f.sched, f.valid, f.msg = chars(5), chars(20), chars(20), chars(16), chars(16), long
+		})},
+		{"deliver_sm", deliver(func(f *sm) { f.service, f.src, f.dst, f.msg = chars(5), chars(20), chars(20), long })},
+		{"data_sm", pdu(smpp.CmdDataSM, 0, 1, cs(chars(5)), addr(1, 1, chars(64)), addr(1, 1, chars(64)), []byte{0, 0, 0},
+			tlvLen(0x0424, 0xffff, bytes.Repeat([]byte{'p'}, 0xffff)...))},
+		{"submit_sm_resp", pdu(smpp.CmdSubmitSMResp, 0, 1, cs(chars(64)))},
+		{"deliver_sm_resp", pdu(smpp.CmdDeliverSMResp, 0, 1, cs(chars(64)))},
+		{"data_sm_resp", pdu(smpp.CmdDataSMResp, 0, 1, cs(chars(64)))},
+		{"parameters of every fixed length", pdu(smpp.CmdDataSM, 0, 1, dataSMBody("1", "2",
+			tlv(0x020c, 1, 2), tlv(0x020e, 3), tlv(0x020f, 1), tlv(0x0210, 0x34), tlv(0x0427, 2), tlv(0x0423, 3, 0, 1),
+			tlv(0x020a, 0, 1), tlv(0x020b, 0, 2), tlv(0x0204, 0, 3), tlv(0x0019, 1), tlv(0x0425, 0), tlv(0x0426, 1),
+			tlv(0x020d, 1), tlv(0x0030, 0x80), tlv(0x1234), tlv(0xffff, 1, 2, 3, 4, 5)))},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := smpp.Decode(c.raw)
+			if err != nil {
+				t.Fatalf("Decode: %v", err)
+			}
+			enc, err := smpp.Append(nil, p)
+			if err != nil {
+				t.Fatalf("Append: %v", err)
+			}
+			if !bytes.Equal(enc, c.raw) {
+				t.Errorf("Append:\n got %x\nwant %x", enc, c.raw)
+			}
+		})
+	}
+}
+
+func okSubmit() *smpp.SubmitSM {
+	return &smpp.SubmitSM{ShortMessage: smpp.ShortMessage{
+		Source: smpp.Address{TON: 5, Addr: "MsgKit"}, Dest: smpp.Address{TON: 1, NPI: 1, Addr: "447700900123"}, Message: []byte("hi"),
+	}}
+}
+
+func TestAppendRules(t *testing.T) {
+	submitWith := func(mod func(*smpp.ShortMessage)) smpp.Body {
+		s := okSubmit()
+		mod(&s.ShortMessage)
+		return s
+	}
+	deliverWith := func(mod func(*smpp.ShortMessage)) smpp.Body {
+		s := okSubmit()
+		mod(&s.ShortMessage)
+		return &smpp.DeliverSM{ShortMessage: s.ShortMessage}
+	}
+	payload := func(n int) smpp.TLVs { return smpp.TLVs{{Tag: smpp.TagMessagePayload, Value: make([]byte, n)}} }
+	for _, c := range []struct {
+		name  string
+		body  smpp.Body
+		field string
+	}{
+		{"no body", nil, "body"},
+		{"bind system_id of 16", &smpp.Bind{Mode: smpp.Transmitter, SystemID: chars(16)}, "system_id"},
+		{"bind password of 9", &smpp.Bind{Mode: smpp.Receiver, Password: chars(9)}, "password"},
+		{"bind system_type of 13", &smpp.Bind{Mode: smpp.Transceiver, SystemType: chars(13)}, "system_type"},
+		{"bind address_range of 41", &smpp.Bind{Mode: smpp.Transmitter, Range: smpp.Address{Addr: chars(41)}}, "address_range"},
+		{"bind system_id with NUL", &smpp.Bind{Mode: smpp.Transmitter, SystemID: "es\x00me"}, "system_id"},
+		{"bind password with NUL", &smpp.Bind{Mode: smpp.Transmitter, Password: "\x00"}, "password"},
+		{"bind_resp system_id of 16", &smpp.BindResp{Mode: smpp.Transmitter, SystemID: chars(16)}, "system_id"},
+		{"bind_resp sc_interface_version of 2", &smpp.BindResp{Mode: smpp.Transceiver, SystemID: "SMSC",
+			TLVs: smpp.TLVs{{Tag: smpp.TagSCInterfaceVersion, Value: []byte{0, 0x34}}}}, "optional parameter 0x0210"},
+		{"submit_sm service_type of 6", submitWith(func(m *smpp.ShortMessage) { m.ServiceType = chars(6) }), "service_type"},
+		{"submit_sm source_addr of 21", submitWith(func(m *smpp.ShortMessage) { m.Source.Addr = chars(21) }), "source_addr"},
+		{"submit_sm destination_addr of 21", submitWith(func(m *smpp.ShortMessage) { m.Dest.Addr = chars(21) }), "destination_addr"},
+		{"submit_sm source_addr with NUL", submitWith(func(m *smpp.ShortMessage) { m.Source.Addr = "44\x0077" }), "source_addr"},
+		{"submit_sm schedule_delivery_time of 15", submitWith(func(m *smpp.ShortMessage) { m.ScheduleDeliveryTime = chars(15) }), "schedule_delivery_time"},
+		{"submit_sm schedule_delivery_time of 16 with NUL", submitWith(func(m *smpp.ShortMessage) { m.ScheduleDeliveryTime = chars(15) + "\x00" }), "schedule_delivery_time"},
+		{"submit_sm validity_period of 17", submitWith(func(m *smpp.ShortMessage) { m.ValidityPeriod = chars(17) }), "validity_period"},
+		{"submit_sm short_message of 255", submitWith(func(m *smpp.ShortMessage) { m.Message = make([]byte, 255) }), "short_message"},
+		{"submit_sm message_payload of 65536", submitWith(func(m *smpp.ShortMessage) { m.TLVs = payload(0x10000) }), "optional parameter 0x0424"},
+		{"submit_sm sar_msg_ref_num of 1", submitWith(func(m *smpp.ShortMessage) { m.TLVs = smpp.TLVs{smpp.U8(smpp.TagSarMsgRefNum, 1)} }), "optional parameter 0x020c"},
+		{"submit_sm sar_total_segments of 2", submitWith(func(m *smpp.ShortMessage) { m.TLVs = smpp.TLVs{smpp.U16(smpp.TagSarTotalSegments, 1)} }), "optional parameter 0x020e"},
+		{"deliver_sm destination_addr of 21", deliverWith(func(m *smpp.ShortMessage) { m.Dest.Addr = chars(21) }), "destination_addr"},
+		{"deliver_sm service_type with NUL", deliverWith(func(m *smpp.ShortMessage) { m.ServiceType = "\x00" }), "service_type"},
+		{"deliver_sm short_message of 255", deliverWith(func(m *smpp.ShortMessage) { m.Message = make([]byte, 255) }), "short_message"},
+		{"deliver_sm network_error_code of 2", deliverWith(func(m *smpp.ShortMessage) { m.TLVs = smpp.TLVs{smpp.U16(smpp.TagNetworkErrorCode, 1)} }), "optional parameter 0x0423"},
+		{"data_sm service_type of 6", &smpp.DataSM{ServiceType: chars(6)}, "service_type"},
+		{"data_sm source_addr of 65", &smpp.DataSM{Source: smpp.Address{Addr: chars(65)}}, "source_addr"},
+		{"data_sm destination_addr of 65", &smpp.DataSM{Dest: smpp.Address{Addr: chars(65)}}, "destination_addr"},
+		{"data_sm message_payload of 65536", &smpp.DataSM{TLVs: payload(0x10000)}, "optional parameter 0x0424"},
+		{"data_sm message_state of 0", &smpp.DataSM{TLVs: smpp.TLVs{{Tag: smpp.TagMessageState}}}, "optional parameter 0x0427"},
+		{"submit_sm_resp message_id of 65", &smpp.SubmitSMResp{MessageID: chars(65)}, "message_id"},
+		{"deliver_sm_resp message_id of 65", &smpp.DeliverSMResp{MessageID: chars(65)}, "message_id"},
+		{"data_sm_resp message_id of 65", &smpp.DataSMResp{MessageID: chars(65)}, "message_id"},
+		{"data_sm_resp message_id with NUL", &smpp.DataSMResp{MessageID: "a\x00"}, "message_id"},
+		{"data_sm_resp additional_status_info_text of 65536", &smpp.DataSMResp{TLVs: smpp.TLVs{{Tag: smpp.TagAdditionalStatusInfo, Value: make([]byte, 0x10000)}}}, "optional parameter 0x001d"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, err := smpp.Append([]byte("kept"), smpp.PDU{Seq: 1, Body: c.body})
+			var ee *smpp.EncodeError
+			if !errors.As(err, &ee) {
+				t.Fatalf("Append = %x, %v (%T), want an *EncodeError", out, err, err)
+			}
+			if ee.Field != c.field {
+				t.Errorf("field %q, want %q (%v)", ee.Field, c.field, err)
+			}
+			if c.body != nil && ee.Command != c.body.Command() {
+				t.Errorf("command %v, want %v", ee.Command, c.body.Command())
+			}
+			if !strings.Contains(ee.Error(), c.field) {
+				t.Errorf("%q does not say the field %q", ee.Error(), c.field)
+			}
+		})
+	}
+}
+
+// A response with an error status goes without the body SMPP 3.4 leaves
+// out (bind_*_resp, submit_sm_resp) when nothing is set in it, and with
+// whatever is set in it otherwise.
+func TestAppendErrorResponses(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		p    smpp.PDU
+		raw  []byte
+	}{
+		{"submit_sm_resp", smpp.PDU{Status: smpp.ESME_RMSGQFUL, Seq: 2, Body: &smpp.SubmitSMResp{}},
+			hx("00000010 80000004 00000014 00000002")},
+		{"submit_sm_resp with message_id", smpp.PDU{Status: smpp.ESME_RMSGQFUL, Seq: 2, Body: &smpp.SubmitSMResp{MessageID: "a"}},
+			hx("00000012 80000004 00000014 00000002 6100")},
+		{"bind_receiver_resp", smpp.PDU{Status: smpp.ESME_RBINDFAIL, Seq: 2, Body: &smpp.BindResp{Mode: smpp.Receiver}},
+			hx("00000010 80000001 0000000d 00000002")},
+		{"bind_transceiver_resp with sc_interface_version", smpp.PDU{Status: smpp.ESME_RBINDFAIL, Seq: 2, Body: &smpp.BindResp{
+			Mode: smpp.Transceiver, TLVs: smpp.TLVs{smpp.U8(smpp.TagSCInterfaceVersion, 0x34)}}},
+			hx("00000016 80000009 0000000d 00000002 00 0210 0001 34")},
+		{"deliver_sm_resp", smpp.PDU{Status: smpp.ESME_RX_T_APPN, Seq: 2, Body: &smpp.DeliverSMResp{}},
+			hx("00000011 80000005 00000064 00000002 00")},
+		{"data_sm_resp", smpp.PDU{Status: smpp.ESME_RX_P_APPN, Seq: 2, Body: &smpp.DataSMResp{}},
+			hx("00000011 80000103 00000065 00000002 00")},
+		{"generic_nack", smpp.PDU{Status: smpp.ESME_RINVCMDLEN, Seq: 2, Body: &smpp.Empty{ID: smpp.CmdGenericNack}},
+			hx("00000010 80000000 00000002 00000002")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			enc, err := smpp.Append(nil, c.p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(enc, c.raw) {
+				t.Errorf("Append:\n got %x\nwant %x", enc, c.raw)
+			}
+			got, err := smpp.Decode(enc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(c.p, got, cmpOpts...); diff != "" {
+				t.Errorf("Decode (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestDecodedValuesAreCapped(t *testing.T) {
+	// Decoded values point into the PDU's octets, each no further than
+	// its own end: appending to one must not overwrite the next field.
+	v := vec("submit_sm with SAR parameters")
+	raw := bytes.Clone(v.raw)
+	p, err := smpp.Decode(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := p.Body.(*smpp.SubmitSM)
+	_ = append(s.Message, "XXXX"...)
+	_ = append(s.TLVs[0].Value, "XXXX"...)
+	if !bytes.Equal(raw, v.raw) {
+		t.Errorf("appending to decoded values changed the PDU:\n got %x\nwant %x", raw, v.raw)
+	}
+}
+
+// stream is every vector one after the other.
+func stream() []byte {
+	var b []byte
+	for _, v := range vectors {
+		b = append(b, v.raw...)
+	}
+	return b
+}
+
+func TestReadStream(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		r    func([]byte) io.Reader
+		buf  []byte
+	}{
+		{"buffer of 512", func(b []byte) io.Reader { return bytes.NewReader(b) }, make([]byte, 0, 512)},
+		{"no buffer", func(b []byte) io.Reader { return bytes.NewReader(b) }, nil},
+		{"buffer of 8, a byte a read", func(b []byte) io.Reader { return iotest.OneByteReader(bytes.NewReader(b)) }, make([]byte, 8)},
+		{"half reads", func(b []byte) io.Reader { return iotest.HalfReader(bytes.NewReader(b)) }, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := c.r(stream())
+			buf := c.buf
+			var first *byte
+			for i, v := range vectors {
+				p, nb, err := smpp.Read(r, buf, 0)
+				if err != nil {
+					t.Fatalf("PDU %d (%s): %v", i, v.name, err)
+				}
+				if diff := cmp.Diff(v.pdu, p, cmpOpts...); diff != "" {
+					t.Fatalf("PDU %d (%s) (-want +got):\n%s", i, v.name, diff)
+				}
+				if !bytes.Equal(nb, v.raw) {
+					t.Errorf("PDU %d (%s): buffer %x, want the PDU %x", i, v.name, nb, v.raw)
+				}
+				if len(v.raw) <= 512 && cap(nb) > 512 {
+					t.Errorf("PDU %d: buffer of capacity %d", i, cap(nb))
+				}
+				// Every vector fits the first buffer a Read makes, so each
+				// Read after it reuses that.
+				if first == nil {
+					first = &nb[:1][0]
+				} else if &nb[:1][0] != first {
+					t.Errorf("PDU %d (%s): a new buffer", i, v.name)
+				}
+				buf = nb
+			}
+			if _, _, err := smpp.Read(r, buf, 0); err != io.EOF {
+				t.Errorf("at the end of the stream: %v, want io.EOF", err)
+			}
+		})
+	}
+}
+
+func TestReadGrowsBuffer(t *testing.T) {
+	v := vec("deliver_sm delivery receipt") // 187 octets
+	buf := make([]byte, 0, 100)
+	p, nb, err := smpp.Read(bytes.NewReader(v.raw), buf, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(v.pdu, p, cmpOpts...); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if len(nb) != len(v.raw) || cap(nb) < len(v.raw) {
+		t.Errorf("buffer of length %d capacity %d", len(nb), cap(nb))
+	}
+}
+
+// A Read after one that failed to decode reads the next PDU.
+func TestReadAfterDecodeError(t *testing.T) {
+	bad := pdu(0x00000003, 0, 77, cs("x")) // query_sm
+	in := cat(bad, vec("enquire_link").raw)
+	r := bytes.NewReader(in)
+	_, buf, err := smpp.Read(r, nil, 0)
+	if de := checkDecodeError(t, err); de.Status != smpp.ESME_RINVCMDID || de.Seq != 77 {
+		t.Errorf("%v: status %v sequence %d", err, de.Status, de.Seq)
+	}
+	p, _, err := smpp.Read(r, buf, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(vec("enquire_link").pdu, p, cmpOpts...); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestReadRefusesLength(t *testing.T) {
+	const limit = 1 << 20
+	for _, c := range []struct {
+		name   string
+		length uint32
+		limit  int
+	}{
+		{"0", 0, limit},
+		{"4", 4, limit},
+		{"15", 15, limit},
+		{"limit+1", limit + 1, limit},
+		{"0x7fffffff", 0x7fffffff, limit},
+		{"0xffffffff", 0xffffffff, limit},
+		{"DefaultMaxPDU+1 with no limit", smpp.DefaultMaxPDU + 1, 0},
+		{"17 with a limit of 16", 17, 16},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			// The header and more: Read must stop after command_length.
+			in := cat(binary.BigEndian.AppendUint32(nil, c.length), hx("00000004 00000000 00000001"), make([]byte, 64))
+			r := bytes.NewReader(in)
+			buf := make([]byte, 0, 32)
+			_, nb, err := smpp.Read(r, buf, c.limit)
+			if !errors.Is(err, smpp.ErrTooLong) {
+				t.Fatalf("error %v, want ErrTooLong", err)
+			}
+			if read := len(in) - r.Len(); read != 4 {
+				t.Errorf("read %d octets, want the 4 of command_length", read)
+			}
+			if cap(nb) != cap(buf) {
+				t.Errorf("buffer capacity %d, want the %d given", cap(nb), cap(buf))
+			}
+		})
+	}
+}
+
+// A command_length claiming 2 GiB costs no memory: Read refuses it before
+// allocating.
+func TestReadLyingLengthAllocates(t *testing.T) {
+	const limit = 1 << 20
+	in := cat(hx("7fffffff 00000004 00000000 00000001"), make([]byte, 1000))
+	r := bytes.NewReader(in)
+	var (
+		buf    []byte
+		err    error
+		unread int
+	)
+	read := func() {
+		r.Reset(in)
+		_, buf, err = smpp.Read(r, nil, limit)
+		unread = r.Len()
+	}
+	allocs := testing.AllocsPerRun(100, read)
+	if !errors.Is(err, smpp.ErrTooLong) {
+		t.Fatalf("error %v, want ErrTooLong", err)
+	}
+	if allocs > 8 { // the error and its message; nothing of the body
+		t.Errorf("%.0f allocations a Read", allocs)
+	}
+	if cap(buf) != 0 {
+		t.Errorf("buffer of capacity %d", cap(buf))
+	}
+	if unread != len(in)-4 {
+		t.Errorf("read %d octets, want 4", len(in)-unread)
+	}
+
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	const runs = 100
+	for range runs {
+		read()
+	}
+	runtime.ReadMemStats(&after)
+	// A Read allocating even the limit would take 100 MiB here.
+	if n := after.TotalAlloc - before.TotalAlloc; n > 256<<10 {
+		t.Errorf("%d Reads allocated %d octets", runs, n)
+	}
+}
+
+func TestReadAtLimit(t *testing.T) {
+	v := vec("submit_sm GSM text")
+	if _, _, err := smpp.Read(bytes.NewReader(v.raw), nil, len(v.raw)); err != nil {
+		t.Errorf("at the limit: %v", err)
+	}
+	if _, _, err := smpp.Read(bytes.NewReader(v.raw), nil, len(v.raw)-1); !errors.Is(err, smpp.ErrTooLong) {
+		t.Errorf("one over the limit: %v, want ErrTooLong", err)
+	}
+}
+
+func TestReadEOF(t *testing.T) {
+	v := vec("submit_sm GSM text")
+	for _, c := range []struct {
+		name string
+		in   []byte
+		want error
+	}{
+		{"nothing", nil, io.EOF},
+		{"2 octets of command_length", v.raw[:2], io.ErrUnexpectedEOF},
+		{"command_length only", v.raw[:4], io.ErrUnexpectedEOF},
+		{"the header", v.raw[:16], io.ErrUnexpectedEOF},
+		{"all but an octet", v.raw[:len(v.raw)-1], io.ErrUnexpectedEOF},
+		{"a PDU and half another", cat(vec("enquire_link").raw, v.raw[:30]), io.ErrUnexpectedEOF},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := bytes.NewReader(c.in)
+			var err error
+			var buf []byte
+			for range 3 {
+				if _, buf, err = smpp.Read(r, buf, 0); err != nil {
+					break
+				}
+			}
+			if err != c.want {
+				t.Errorf("error %v, want %v", err, c.want)
+			}
+		})
+	}
+}
+
+func TestReadPassesReaderErrors(t *testing.T) {
+	boom := errors.New("boom")
+	v := vec("submit_sm GSM text")
+	for _, n := range []int{0, 2, 4, 20} {
+		r := io.MultiReader(bytes.NewReader(v.raw[:n]), iotest.ErrReader(boom))
+		if _, _, err := smpp.Read(r, nil, 0); !errors.Is(err, boom) {
+			t.Errorf("after %d octets: %v, want boom", n, err)
+		}
+	}
+}
+
+// specStatuses are the command_status values of SMPP 3.4 section 5.1.3.
+var specStatuses = map[string]uint32{
+	"ESME_ROK":              0x00000000,
+	"ESME_RINVMSGLEN":       0x00000001,
+	"ESME_RINVCMDLEN":       0x00000002,
+	"ESME_RINVCMDID":        0x00000003,
+	"ESME_RINVBNDSTS":       0x00000004,
+	"ESME_RALYBND":          0x00000005,
+	"ESME_RINVPRTFLG":       0x00000006,
+	"ESME_RINVREGDLVFLG":    0x00000007,
+	"ESME_RSYSERR":          0x00000008,
+	"ESME_RINVSRCADR":       0x0000000A,
+	"ESME_RINVDSTADR":       0x0000000B,
+	"ESME_RINVMSGID":        0x0000000C,
+	"ESME_RBINDFAIL":        0x0000000D,
+	"ESME_RINVPASWD":        0x0000000E,
+	"ESME_RINVSYSID":        0x0000000F,
+	"ESME_RCANCELFAIL":      0x00000011,
+	"ESME_RREPLACEFAIL":     0x00000013,
+	"ESME_RMSGQFUL":         0x00000014,
+	"ESME_RINVSERTYP":       0x00000015,
+	"ESME_RINVNUMDESTS":     0x00000033,
+	"ESME_RINVDLNAME":       0x00000034,
+	"ESME_RINVDESTFLAG":     0x00000040,
+	"ESME_RINVSUBREP":       0x00000042,
+	"ESME_RINVESMCLASS":     0x00000043,
+	"ESME_RCNTSUBDL":        0x00000044,
+	"ESME_RSUBMITFAIL":      0x00000045,
+	"ESME_RINVSRCTON":       0x00000048,
+	"ESME_RINVSRCNPI":       0x00000049,
+	"ESME_RINVDSTTON":       0x00000050,
+	"ESME_RINVDSTNPI":       0x00000051,
+	"ESME_RINVSYSTYP":       0x00000053,
+	"ESME_RINVREPFLAG":      0x00000054,
+	"ESME_RINVNUMMSGS":      0x00000055,
+	"ESME_RTHROTTLED":       0x00000058,
+	"ESME_RINVSCHED":        0x00000061,
+	"ESME_RINVEXPIRY":       0x00000062,
+	"ESME_RINVDFTMSGID":     0x00000063,
+	"ESME_RX_T_APPN":        0x00000064,
+	"ESME_RX_P_APPN":        0x00000065,
+	"ESME_RX_R_APPN":        0x00000066,
+	"ESME_RQUERYFAIL":       0x00000067,
+	"ESME_RINVOPTPARSTREAM": 0x000000C0,
+	"ESME_ROPTPARNOTALLWD":  0x000000C1,
+	"ESME_RINVPARLEN":       0x000000C2,
+	"ESME_RMISSINGOPTPARAM": 0x000000C3,
+	"ESME_RINVOPTPARAMVAL":  0x000000C4,
+	"ESME_RDELIVERYFAILURE": 0x000000FE,
+	"ESME_RUNKNOWNERR":      0x000000FF,
+}
+
+func TestStatuses(t *testing.T) {
+	all := smpp.Statuses()
+	if len(all) != len(specStatuses) {
+		t.Errorf("%d statuses, SMPP 3.4 names %d", len(all), len(specStatuses))
+	}
+	names := map[string]smpp.Status{}
+	for _, s := range all {
+		name := s.String()
+		if prev, dup := names[name]; dup {
+			t.Errorf("0x%08x and 0x%08x are both %s", uint32(prev), uint32(s), name)
+		}
+		names[name] = s
+		want, ok := specStatuses[name]
+		if !ok {
+			t.Errorf("0x%08x is %q, not a name of SMPP 3.4", uint32(s), name)
+			continue
+		}
+		if uint32(s) != want {
+			t.Errorf("%s is 0x%08x, SMPP 3.4 has 0x%08x", name, uint32(s), want)
+		}
+	}
+	for name, v := range specStatuses {
+		if _, ok := names[name]; !ok {
+			t.Errorf("Statuses() lacks %s (0x%08x)", name, v)
+		}
+		if got := smpp.Status(v).String(); got != name {
+			t.Errorf("Status(0x%08x) = %q, want %q", v, got, name)
+		}
+	}
+	// The constants themselves.
+	for _, c := range []struct {
+		s    smpp.Status
+		name string
+	}{
+		{smpp.ESME_ROK, "ESME_ROK"}, {smpp.ESME_RINVCMDLEN, "ESME_RINVCMDLEN"}, {smpp.ESME_RINVCMDID, "ESME_RINVCMDID"},
+		{smpp.ESME_RINVSRCADR, "ESME_RINVSRCADR"}, {smpp.ESME_RINVDSTADR, "ESME_RINVDSTADR"}, {smpp.ESME_RINVMSGID, "ESME_RINVMSGID"},
+		{smpp.ESME_RMSGQFUL, "ESME_RMSGQFUL"}, {smpp.ESME_RINVSERTYP, "ESME_RINVSERTYP"}, {smpp.ESME_RINVDSTTON, "ESME_RINVDSTTON"},
+		{smpp.ESME_RINVSYSTYP, "ESME_RINVSYSTYP"}, {smpp.ESME_RTHROTTLED, "ESME_RTHROTTLED"}, {smpp.ESME_RX_T_APPN, "ESME_RX_T_APPN"},
+		{smpp.ESME_RINVOPTPARSTREAM, "ESME_RINVOPTPARSTREAM"}, {smpp.ESME_RINVPARLEN, "ESME_RINVPARLEN"},
+		{smpp.ESME_RDELIVERYFAILURE, "ESME_RDELIVERYFAILURE"}, {smpp.ESME_RUNKNOWNERR, "ESME_RUNKNOWNERR"},
+	} {
+		if got := c.s.String(); got != c.name {
+			t.Errorf("%s.String() = %q", c.name, got)
+		}
+		if uint32(c.s) != specStatuses[c.name] {
+			t.Errorf("%s = 0x%08x, want 0x%08x", c.name, uint32(c.s), specStatuses[c.name])
+		}
+	}
+	// Reserved and vendor statuses print by number.
+	for _, c := range []struct {
+		s    smpp.Status
+		want string
+	}{
+		{0x09, "command_status(0x00000009)"},
+		{0x16, "command_status(0x00000016)"},
+		{0xc5, "command_status(0x000000c5)"},
+		{0x400, "command_status(0x00000400)"},
+		{0xffffffff, "command_status(0xffffffff)"},
+	} {
+		if got := c.s.String(); got != c.want {
+			t.Errorf("Status(0x%x).String() = %q, want %q", uint32(c.s), got, c.want)
+		}
+	}
+}
+
+// allCommands are the command_id values of SMPP 3.4 section 5.1.2.1 an
+// ESME needs.
+var allCommands = []struct {
+	id    smpp.CommandID
+	name  string
+	value uint32
+}{
+	{smpp.CmdGenericNack, "generic_nack", 0x80000000},
+	{smpp.CmdBindReceiver, "bind_receiver", 0x00000001},
+	{smpp.CmdBindReceiverResp, "bind_receiver_resp", 0x80000001},
+	{smpp.CmdBindTransmitter, "bind_transmitter", 0x00000002},
+	{smpp.CmdBindTransmitterResp, "bind_transmitter_resp", 0x80000002},
+	{smpp.CmdSubmitSM, "submit_sm", 0x00000004},
+	{smpp.CmdSubmitSMResp, "submit_sm_resp", 0x80000004},
+	{smpp.CmdDeliverSM, "deliver_sm", 0x00000005},
+	{smpp.CmdDeliverSMResp, "deliver_sm_resp", 0x80000005},
+	{smpp.CmdUnbind, "unbind", 0x00000006},
+	{smpp.CmdUnbindResp, "unbind_resp", 0x80000006},
+	{smpp.CmdBindTransceiver, "bind_transceiver", 0x00000009},
+	{smpp.CmdBindTransceiverResp, "bind_transceiver_resp", 0x80000009},
+	{smpp.CmdEnquireLink, "enquire_link", 0x00000015},
+	{smpp.CmdEnquireLinkResp, "enquire_link_resp", 0x80000015},
+	{smpp.CmdDataSM, "data_sm", 0x00000103},
+	{smpp.CmdDataSMResp, "data_sm_resp", 0x80000103},
+}
+
+func TestCommandIDs(t *testing.T) {
+	for _, c := range allCommands {
+		if uint32(c.id) != c.value {
+			t.Errorf("%s = 0x%08x, SMPP 3.4 has 0x%08x", c.name, uint32(c.id), c.value)
+		}
+		if got := c.id.String(); got != c.name {
+			t.Errorf("0x%08x.String() = %q, want %q", c.value, got, c.name)
+		}
+		if got, want := c.id.IsResponse(), c.value&0x80000000 != 0; got != want {
+			t.Errorf("%s.IsResponse() = %v", c.name, got)
+		}
+	}
+	if smpp.RespBit != 0x80000000 {
+		t.Errorf("RespBit = 0x%08x", uint32(smpp.RespBit))
+	}
+	for _, c := range []struct {
+		id   smpp.CommandID
+		want string
+	}{
+		{0x00000003, "command_id(0x00000003)"}, // query_sm
+		{0x80000021, "command_id(0x80000021)"}, // submit_multi_resp
+		{0x00000102, "command_id(0x00000102)"}, // alert_notification
+	} {
+		if got := c.id.String(); got != c.want {
+			t.Errorf("CommandID(0x%08x).String() = %q, want %q", uint32(c.id), got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		m    smpp.BindMode
+		want string
+		id   smpp.CommandID
+	}{
+		{smpp.Transmitter, "transmitter", smpp.CmdBindTransmitter},
+		{smpp.Receiver, "receiver", smpp.CmdBindReceiver},
+		{smpp.Transceiver, "transceiver", smpp.CmdBindTransceiver},
+	} {
+		if got := c.m.String(); got != c.want {
+			t.Errorf("BindMode %d = %q, want %q", c.m, got, c.want)
+		}
+		if got := (&smpp.Bind{Mode: c.m}).Command(); got != c.id {
+			t.Errorf("Bind %s command %v", c.want, got)
+		}
+		if got := (&smpp.BindResp{Mode: c.m}).Command(); got != c.id|smpp.RespBit {
+			t.Errorf("BindResp %s command %v", c.want, got)
+		}
+	}
+	if got := (&smpp.Error{Command: smpp.CmdSubmitSMResp, Status: smpp.ESME_RTHROTTLED}).Error(); got != "smpp: submit_sm_resp: ESME_RTHROTTLED" {
+		t.Errorf("Error() = %q", got)
+	}
+}
+
+func TestTLVs(t *testing.T) {
+	ts := smpp.TLVs{
+		smpp.U8(smpp.TagMessageState, 2),
+		smpp.CStr(smpp.TagReceiptedMessageID, "first"),
+		{Tag: smpp.TagSarMsgRefNum, Value: []byte{0x12, 0x34}},
+		{Tag: smpp.TagQOSTimeToLive, Value: []byte{0x00, 0x01, 0x51, 0x80}},
+		{Tag: smpp.TagNetworkErrorCode, Value: []byte{3, 0x01, 0x02}},
+		smpp.U16(smpp.TagUserMessageReference, 0xbeef),
+		{Tag: smpp.TagReceiptedMessageID, Value: []byte("last")}, // repeated, without its NUL
+		{Tag: smpp.TagAdditionalStatusInfo, Value: nil},
+		{Tag: smpp.TagCallbackNum, Value: []byte{1, 2, 3}},
+	}
+	if v, ok := ts.Get(smpp.TagReceiptedMessageID); !ok || string(v) != "last" {
+		t.Errorf("Get of a repeated tag = %q, %v, want the last", v, ok)
+	}
+	if v, ok := ts.Get(smpp.TagMessagePayload); ok || v != nil {
+		t.Errorf("Get of a missing tag = %q, %v", v, ok)
+	}
+	if v, ok := ts.Get(smpp.TagAdditionalStatusInfo); !ok || len(v) != 0 {
+		t.Errorf("Get of an empty value = %q, %v", v, ok)
+	}
+	for _, c := range []struct {
+		tag  smpp.Tag
+		want uint32
+		ok   bool
+	}{
+		{smpp.TagMessageState, 2, true},
+		{smpp.TagSarMsgRefNum, 0x1234, true},
+		{smpp.TagUserMessageReference, 0xbeef, true},
+		{smpp.TagQOSTimeToLive, 86400, true},
+		{smpp.TagNetworkErrorCode, 0, false}, // 3 octets
+		{smpp.TagAdditionalStatusInfo, 0, false},
+		{smpp.TagMessagePayload, 0, false},
+	} {
+		if got, ok := ts.Uint(c.tag); got != c.want || ok != c.ok {
+			t.Errorf("Uint(0x%04x) = %d, %v, want %d, %v", uint16(c.tag), got, ok, c.want, c.ok)
+		}
+	}
+	if s, ok := (smpp.TLVs{smpp.CStr(smpp.TagReceiptedMessageID, "5f3a2b1c")}).CString(smpp.TagReceiptedMessageID); !ok || s != "5f3a2b1c" {
+		t.Errorf("CString with NUL = %q, %v", s, ok)
+	}
+	if s, ok := ts.CString(smpp.TagReceiptedMessageID); !ok || s != "last" {
+		t.Errorf("CString without NUL = %q, %v", s, ok)
+	}
+	if s, ok := ts.CString(smpp.TagAdditionalStatusInfo); !ok || s != "" {
+		t.Errorf("CString of an empty value = %q, %v", s, ok)
+	}
+	if s, ok := (smpp.TLVs{smpp.CStr(smpp.TagAdditionalStatusInfo, "")}).CString(smpp.TagAdditionalStatusInfo); !ok || s != "" {
+		t.Errorf("CString of a NUL = %q, %v", s, ok)
+	}
+	if s, ok := ts.CString(smpp.TagMessagePayload); ok || s != "" {
+		t.Errorf("CString of a missing tag = %q, %v", s, ok)
+	}
+	if ne, ok := ts.NetworkError(); !ok || ne != (smpp.NetworkErrorCode{Type: 3, Code: 0x0102}) {
+		t.Errorf("NetworkError = %+v, %v", ne, ok)
+	}
+	if ne, ok := (smpp.TLVs{{Tag: smpp.TagNetworkErrorCode, Value: []byte{3, 1}}}).NetworkError(); ok {
+		t.Errorf("NetworkError of 2 octets = %+v, %v", ne, ok)
+	}
+	if ne, ok := (smpp.TLVs{}).NetworkError(); ok {
+		t.Errorf("NetworkError of none = %+v, %v", ne, ok)
+	}
+	for _, c := range []struct {
+		got  smpp.TLV
+		want smpp.TLV
+	}{
+		{smpp.U8(smpp.TagSarTotalSegments, 3), smpp.TLV{Tag: 0x020e, Value: []byte{3}}},
+		{smpp.U16(smpp.TagSarMsgRefNum, 0xabcd), smpp.TLV{Tag: 0x020c, Value: []byte{0xab, 0xcd}}},
+		{smpp.CStr(smpp.TagReceiptedMessageID, "id"), smpp.TLV{Tag: 0x001e, Value: []byte{'i', 'd', 0}}},
+	} {
+		if diff := cmp.Diff(c.want, c.got); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+	}
+
+	// The decoded receipt of the vectors, read with the helpers.
+	p, err := smpp.Decode(vec("deliver_sm delivery receipt").raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dlr := p.Body.(*smpp.DeliverSM)
+	if id, ok := dlr.TLVs.CString(smpp.TagReceiptedMessageID); !ok || id != "5f3a2b1c" {
+		t.Errorf("receipted_message_id = %q, %v", id, ok)
+	}
+	if st, ok := dlr.TLVs.Uint(smpp.TagMessageState); !ok || st != 5 {
+		t.Errorf("message_state = %d, %v", st, ok)
+	}
+	if ne, ok := dlr.TLVs.NetworkError(); !ok || ne != (smpp.NetworkErrorCode{Type: 3, Code: 34}) {
+		t.Errorf("network_error_code = %+v, %v", ne, ok)
+	}
+}
+
+// The tags of the optional parameters against SMPP 3.4 section 5.3.2.
+func TestTags(t *testing.T) {
+	for _, c := range []struct {
+		tag  smpp.Tag
+		want uint16
+	}{
+		{smpp.TagDestAddrSubunit, 0x0005}, {smpp.TagSourceAddrSubunit, 0x000D}, {smpp.TagPayloadType, 0x0019},
+		{smpp.TagAdditionalStatusInfo, 0x001D}, {smpp.TagReceiptedMessageID, 0x001E}, {smpp.TagMSMsgWaitFacilities, 0x0030},
+		{smpp.TagUserMessageReference, 0x0204}, {smpp.TagSourcePort, 0x020A}, {smpp.TagDestinationPort, 0x020B},
+		{smpp.TagSarMsgRefNum, 0x020C}, {smpp.TagLanguageIndicator, 0x020D}, {smpp.TagSarTotalSegments, 0x020E},
+		{smpp.TagSarSegmentSeqnum, 0x020F}, {smpp.TagSCInterfaceVersion, 0x0210}, {smpp.TagNetworkErrorCode, 0x0423},
+		{smpp.TagMessagePayload, 0x0424}, {smpp.TagDeliveryFailureReason, 0x0425}, {smpp.TagMoreMessagesToSend, 0x0426},
+		{smpp.TagMessageState, 0x0427}, {smpp.TagUSSDServiceOp, 0x0501}, {smpp.TagAlertOnMessageDelivery, 0x130C},
+	} {
+		if uint16(c.tag) != c.want {
+			t.Errorf("tag 0x%04x, SMPP 3.4 has 0x%04x", uint16(c.tag), c.want)
+		}
+	}
+}

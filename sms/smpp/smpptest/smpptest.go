@@ -1,0 +1,102 @@
+// Package smpptest is the store contract of package smpp: every
+// smpp.Store runs RunStoreTests, so that memstore and pgstore behave
+// alike.
+package smpptest
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/msgkit/msgkit/sms"
+	"github.com/msgkit/msgkit/sms/smpp"
+)
+
+// RunStoreTests runs the contract against stores newStore makes, each
+// empty.
+func RunStoreTests(t *testing.T, newStore func(t *testing.T) smpp.Store) {
+	t.Run("save and find", func(t *testing.T) {
+		s := newStore(t)
+		ctx := t.Context()
+		a0 := smpp.PartKey{MsgID: "m-1", PartNum: 0}
+		a1 := smpp.PartKey{MsgID: "m-1", PartNum: 1}
+		b0 := smpp.PartKey{MsgID: "m-2", PartNum: 0}
+		if got, err := s.SubmittedParts(ctx, []smpp.PartKey{a0, a1}); err != nil || len(got) != 0 {
+			t.Fatalf("an empty store: %v, %v", got, err)
+		}
+		if err := s.SaveSubmitted(ctx, []smpp.Submitted{
+			{PartKey: a0, Conn: "smsc-a", SMSCID: "1A2B"},
+			{PartKey: a1, Conn: "smsc-a", SMSCID: "1A2C"},
+			{PartKey: b0, Conn: "smsc-b", SMSCID: "1A2B"}, // the same id on another connection
+		}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.SubmittedParts(ctx, []smpp.PartKey{a0, a1, {MsgID: "m-3"}})
+		if err != nil || len(got) != 2 || got[a1].SMSCID != "1A2C" || got[a0].Conn != "smsc-a" {
+			t.Fatalf("SubmittedParts: %v, %v", got, err)
+		}
+		for _, c := range []struct {
+			conn string
+			ids  []string
+			want smpp.PartKey
+			ok   bool
+		}{
+			{"smsc-a", []string{"1A2B"}, a0, true},
+			{"smsc-b", []string{"1A2B"}, b0, true},
+			{"smsc-a", []string{"6699", "1a2c", "1A2C"}, a1, true}, // the first variant that has a part
+			{"smsc-a", []string{"1a2b"}, smpp.PartKey{}, false},    // ids are matched as sent
+			{"smsc-c", []string{"1A2B"}, smpp.PartKey{}, false},
+			{"smsc-a", nil, smpp.PartKey{}, false},
+		} {
+			sub, ok, err := s.PartOf(ctx, c.conn, c.ids)
+			if err != nil || ok != c.ok || ok && (sub.PartKey != c.want || sub.Conn != c.conn) {
+				t.Errorf("PartOf(%s, %v) = %+v, %v, %v", c.conn, c.ids, sub, ok, err)
+			}
+		}
+		// A part saved again (sent again after a lost answer) keeps its
+		// newest id; the old id finds nothing.
+		if err := s.SaveSubmitted(ctx, []smpp.Submitted{{PartKey: a0, Conn: "smsc-a", SMSCID: "9"}, {PartKey: a0, Conn: "smsc-a", SMSCID: "10"}}); err != nil {
+			t.Fatal(err)
+		}
+		if sub, ok, _ := s.PartOf(ctx, "smsc-a", []string{"10"}); !ok || sub.PartKey != a0 {
+			t.Errorf("the newest id: %+v %v", sub, ok)
+		}
+		if _, ok, _ := s.PartOf(ctx, "smsc-a", []string{"1A2B"}); ok {
+			t.Errorf("the replaced id still finds its part")
+		}
+		// Odd octets in an SMSC's id are kept as sent.
+		odd := smpp.PartKey{MsgID: "m-4"}
+		if err := s.SaveSubmitted(ctx, []smpp.Submitted{{PartKey: odd, Conn: "smsc-a", SMSCID: "\xff\xfe id"}}); err != nil {
+			t.Fatal(err)
+		}
+		if sub, ok, _ := s.PartOf(ctx, "smsc-a", []string{"\xff\xfe id"}); !ok || sub.PartKey != odd || sub.SMSCID != "\xff\xfe id" {
+			t.Errorf("an id of odd octets: %+v %v", sub, ok)
+		}
+	})
+	t.Run("concurrent saves", func(t *testing.T) {
+		s := newStore(t)
+		ctx := t.Context()
+		var wg sync.WaitGroup
+		for w := range 8 {
+			wg.Go(func() {
+				var subs []smpp.Submitted
+				for i := range 50 {
+					subs = append(subs, smpp.Submitted{PartKey: smpp.PartKey{MsgID: sms.MessageID(fmt.Sprintf("w%d-%d", w, i))}, Conn: "c", SMSCID: fmt.Sprintf("%d-%d", w, i)})
+				}
+				if err := s.SaveSubmitted(ctx, subs); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		var keys []smpp.PartKey
+		for w := range 8 {
+			for i := range 50 {
+				keys = append(keys, smpp.PartKey{MsgID: sms.MessageID(fmt.Sprintf("w%d-%d", w, i))})
+			}
+		}
+		if got, err := s.SubmittedParts(ctx, keys); err != nil || len(got) != 400 {
+			t.Errorf("after concurrent saves: %d parts, %v", len(got), err)
+		}
+	})
+}
