@@ -102,7 +102,7 @@ type Client struct {
 	opts Options
 	log  *slog.Logger
 
-	mu    sync.Mutex
+	mu      sync.Mutex
 	binds   []*bind       // bound, able to send
 	next    int           // round robin over binds
 	changed chan struct{} // closed and replaced when binds changes
