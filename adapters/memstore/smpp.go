@@ -79,14 +79,15 @@ func (s *SMPPStore) SubmittedParts(_ context.Context, keys []smpp.PartKey) (map[
 	return out, nil
 }
 
-// PartOf finds the part conn's SMSC calls one of ids.
-func (s *SMPPStore) PartOf(_ context.Context, conn string, ids []string) (smpp.Submitted, bool, error) {
+// PartsOf finds the parts conn's SMSC calls by ids.
+func (s *SMPPStore) PartsOf(_ context.Context, conn string, ids []string) (map[string]smpp.Submitted, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	out := map[string]smpp.Submitted{}
 	for _, id := range ids {
 		if k, ok := s.byID[smppID{conn, id}]; ok {
-			return s.byPart[k], true, nil
+			out[id] = s.byPart[k]
 		}
 	}
-	return smpp.Submitted{}, false, nil
+	return out, nil
 }

@@ -2,7 +2,6 @@ package pgstore
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"time"
 
@@ -16,7 +15,9 @@ import (
 var _ smpp.Store = (*SMPPStore)(nil)
 
 // SMPPStore keeps the parts SMSCs took over SMPP (0022_smpp.sql), shared
-// by every replica.
+// by every replica. Its lookups take their keys as arrays and are planned
+// for each call (QueryExecModeDescribeExec): a generic plan made while the
+// table was small would scan it, and keep scanning it as it grows.
 type SMPPStore struct {
 	pool *pgxpool.Pool
 	log  *slog.Logger
@@ -68,7 +69,7 @@ func (s *SMPPStore) SubmittedParts(ctx context.Context, keys []smpp.PartKey) (ma
 		return out, nil
 	}
 	rows, err := s.pool.Query(ctx, `SELECT s.msg_id, s.part_num, s.conn, s.smsc_id FROM smpp_submitted s
-		JOIN unnest($1::text[], $2::int[]) AS k(msg_id, part_num) USING (msg_id, part_num)`, msgs, parts)
+		JOIN unnest($1::text[], $2::int[]) AS k(msg_id, part_num) USING (msg_id, part_num)`, pgx.QueryExecModeDescribeExec, msgs, parts)
 	if err != nil {
 		return nil, classify(err, "submitted_part", "submitted parts")
 	}
@@ -95,26 +96,32 @@ func scanSubmitted(row pgx.Row) (smpp.Submitted, error) {
 	return sub, nil
 }
 
-// PartOf finds the part conn's SMSC calls one of ids: the first id of
-// the list that has a part, its newest part.
-func (s *SMPPStore) PartOf(ctx context.Context, conn string, ids []string) (smpp.Submitted, bool, error) {
+// PartsOf finds the parts conn's SMSC calls by ids, in one query: of an
+// id given to several parts, the newest.
+func (s *SMPPStore) PartsOf(ctx context.Context, conn string, ids []string) (map[string]smpp.Submitted, error) {
+	out := map[string]smpp.Submitted{}
 	if !storable(conn) || len(ids) == 0 {
-		return smpp.Submitted{}, false, nil
+		return out, nil
 	}
 	raw := make([][]byte, len(ids))
 	for i, id := range ids {
 		raw[i] = []byte(id)
 	}
-	sub, err := scanSubmitted(s.pool.QueryRow(ctx, `SELECT msg_id, part_num, conn, smsc_id FROM smpp_submitted
+	rows, err := s.pool.Query(ctx, `SELECT DISTINCT ON (smsc_id) msg_id, part_num, conn, smsc_id FROM smpp_submitted
 		WHERE conn = $1 AND smsc_id = ANY($2::bytea[])
-		ORDER BY array_position($2::bytea[], smsc_id), created_at DESC LIMIT 1`, conn, raw))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return smpp.Submitted{}, false, nil
-	}
+		ORDER BY smsc_id, created_at DESC`, pgx.QueryExecModeDescribeExec, conn, raw)
 	if err != nil {
-		return smpp.Submitted{}, false, classify(err, "submitted_part", "submitted part")
+		return nil, classify(err, "submitted_part", "submitted parts")
 	}
-	return sub, true, nil
+	defer rows.Close()
+	for rows.Next() {
+		sub, err := scanSubmitted(rows)
+		if err != nil {
+			return nil, err
+		}
+		out[sub.SMSCID] = sub
+	}
+	return out, classify(rows.Err(), "submitted_part", "submitted parts")
 }
 
 // PurgeSubmitted forgets the parts submitted before t, whose receipts

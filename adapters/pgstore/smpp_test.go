@@ -24,7 +24,7 @@ func TestSMPPPurge(t *testing.T) {
 	if n, err := s.PurgeSubmitted(ctx, time.Now().Add(time.Hour)); err != nil || n != 1 {
 		t.Fatalf("a purge of everything: %d, %v", n, err)
 	}
-	if _, ok, _ := s.PartOf(ctx, "c", []string{"1"}); ok {
+	if got, _ := s.PartsOf(ctx, "c", []string{"1"}); len(got) != 0 {
 		t.Error("a purged part is found")
 	}
 }

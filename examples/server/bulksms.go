@@ -15,6 +15,7 @@ import (
 	"github.com/msgkit/msgkit/adapters/httpapi/bulksmsapi"
 	"github.com/msgkit/msgkit/sms"
 	"github.com/msgkit/msgkit/sms/simnet"
+	"github.com/msgkit/msgkit/sms/smpp"
 	"github.com/shopspring/decimal"
 )
 
@@ -41,6 +42,34 @@ type bulkSMSOptions struct {
 	// the store: this one accepts, charges and queues, and runs none of
 	// the jobs.
 	AcceptOnly bool
+	// SMPP, when set, is the network instead of the simulated one: an
+	// SMSC connection, and the store of the parts it took.
+	SMPP      *smpp.Config
+	SMPPStore smppStore
+}
+
+// smppStore is the store of the parts SMSCs took; PostgreSQL's can also
+// forget old ones.
+type smppStore interface {
+	smpp.Store
+}
+
+// smppKeep is how long the record of a part an SMSC took is kept for its
+// receipts.
+const smppKeep = 7 * 24 * time.Hour
+
+// purger is a store of taken parts that forgets those too old for
+// receipts to come.
+type purger interface {
+	PurgeSubmitted(ctx context.Context, before time.Time) (int64, error)
+}
+
+// gatewaySink hands status events to the gateway once it exists: the
+// SMPP client is built before the gateway, which needs its transmitter.
+type gatewaySink struct{ g *sms.Gateway }
+
+func (s *gatewaySink) HandleStatus(ctx context.Context, ev sms.StatusEvent) error {
+	return s.g.HandleStatus(ctx, ev)
 }
 
 // bulkSMS is the bulk SMS family: a gateway that accepts and queues
@@ -49,7 +78,9 @@ type bulkSMSOptions struct {
 type bulkSMS struct {
 	store       smsStore
 	gateway     *sms.Gateway
-	network     *simnet.Network
+	network     *simnet.Network // nil with an SMSC
+	smsc        *smpp.Client    // nil on the simulated network
+	smscStore   smppStore
 	transmitter *sms.Transmitter
 	dispatcher  *sms.Dispatcher
 	logger      *slog.Logger
@@ -61,15 +92,28 @@ func newBulkSMS(store smsStore, o bulkSMSOptions) *bulkSMS {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	o.Gateway.Logger, o.Network.Logger, o.Transmitter.Logger, o.Dispatcher.Logger = o.Logger, o.Logger, o.Logger, o.Logger
-	network := simnet.New(o.Network)
-	transmitter := sms.NewTransmitter(store, network, o.Transmitter)
+	var upstream sms.Upstream
+	var network *simnet.Network
+	var smsc *smpp.Client
+	sink := &gatewaySink{}
+	if o.SMPP != nil {
+		smsc = smpp.New(*o.SMPP, smpp.Options{Store: o.SMPPStore, Sink: sink, Logger: o.Logger})
+		upstream = smsc
+	} else {
+		network = simnet.New(o.Network)
+		upstream = network
+	}
+	transmitter := sms.NewTransmitter(store, upstream, o.Transmitter)
 	if !o.AcceptOnly {
 		o.Gateway.Transmitter = transmitter // the gateway hands its parts over in memory
 	}
+	sink.g = sms.NewGateway(store, o.Gateway)
 	return &bulkSMS{
 		store:       store,
-		gateway:     sms.NewGateway(store, o.Gateway),
+		gateway:     sink.g,
 		network:     network,
+		smsc:        smsc,
+		smscStore:   o.SMPPStore,
 		transmitter: transmitter,
 		dispatcher:  sms.NewDispatcher(store, httpapi.NewReportPoster(o.Poster), o.Dispatcher),
 		logger:      o.Logger,
@@ -89,7 +133,6 @@ func (b *bulkSMS) family() family {
 		docs: []apiDoc{{"bulksms", bulksmsapi.OpenAPI(), bulkServers}},
 		jobs: []func(context.Context){
 			b.transmitter.Run,
-			b.runNetwork,
 			b.dispatcher.Run,
 			every(10*time.Second, "expiring parts", b.logger, b.gateway.ExpireDue),
 		},
@@ -97,6 +140,19 @@ func (b *bulkSMS) family() family {
 			return applyEach("smsAccounts", raw, func(a bootstrapSMSAccount) error { return b.createAccount(ctx, a, secret) })
 		}}},
 		demo: b.demo,
+	}
+	if b.smsc != nil {
+		f.jobs = append(f.jobs, b.smsc.Run)
+		if p, ok := b.smscStore.(purger); ok {
+			// A receipt comes within the part's validity or not at all;
+			// smppKeep outlasts any validity an account sensibly has.
+			f.jobs = append(f.jobs, every(time.Hour, "forgetting old SMPP submissions", b.logger, func(ctx context.Context) (int, error) {
+				n, err := p.PurgeSubmitted(ctx, time.Now().Add(-smppKeep))
+				return int(n), err
+			}))
+		}
+	} else {
+		f.jobs = append(f.jobs, b.runNetwork)
 	}
 	if b.acceptOnly {
 		f.jobs = nil

@@ -52,6 +52,7 @@ import (
 
 	"github.com/msgkit/msgkit/adapters/egress"
 	"github.com/msgkit/msgkit/adapters/memstore"
+	"github.com/msgkit/msgkit/sms/smpp"
 )
 
 func main() {
@@ -90,6 +91,7 @@ type config struct {
 	filesDir                string                          // invoice files; "": PostgreSQL, or a temporary directory
 	testTimeLimit           time.Duration                   // how long a test message has to reach its handset
 	campaignWebhook         string                          // where campaigns of channels other than sms are posted; "": nowhere
+	smpp                    *smpp.Config                    // the SMSC bulk SMS goes to; nil: the simulated network
 }
 
 func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
@@ -122,6 +124,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&send, "sms-send", env("sms-send", "true"), "true: this server sends the bulk SMS it queues and delivers their reports; false: it only accepts, charges and queues them, for other servers sharing its PostgreSQL store to send (needs -store postgres)")
 	var keep, keepFor, testLimit string
 	fs.StringVar(&c.campaignWebhook, "campaign-webhook", env("campaign-webhook", ""), "URL the messages of campaigns of channels other than sms are posted to, one JSON body each (campaign.WebhookMessage); without it their messages fail")
+	var smppPath string
+	fs.StringVar(&smppPath, "smpp", env("smpp", ""), "JSON file of an SMSC connection (SMPP 3.4) that bulk SMS goes to instead of the simulated network (see examples/server/smpp.example.json)")
 	fs.StringVar(&testLimit, "test-time-limit", env("test-time-limit", "30s"), "how long a test system message has to reach its simulated handset before it is judged (a Go duration)")
 	fs.StringVar(&keep, "mem-keep-finished", env("mem-keep-finished", strconv.Itoa(memstore.DefaultKeepFinished)), "finished messages the memory store keeps (the oldest leave first); 0 keeps none")
 	fs.StringVar(&keepFor, "mem-keep-finished-for", env("mem-keep-finished-for", memstore.DefaultKeepFinishedFor.String()), "how long the memory store keeps a finished message (a Go duration)")
@@ -139,6 +143,11 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	c.mem.KeepFinished = cmp.Or(n, -1) // memstore's 0 is its default
 	if c.testTimeLimit, err = time.ParseDuration(testLimit); err != nil || c.testTimeLimit <= 0 {
 		return c, fmt.Errorf("-test-time-limit must be a positive duration, not %q", testLimit)
+	}
+	if smppPath != "" {
+		if c.smpp, err = loadSMPP(smppPath, getenv); err != nil {
+			return c, err
+		}
 	}
 	if c.mem.KeepFinishedFor, err = time.ParseDuration(keepFor); err != nil || c.mem.KeepFinishedFor <= 0 {
 		return c, fmt.Errorf("-mem-keep-finished-for must be a positive duration, not %q", keepFor)

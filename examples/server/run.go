@@ -42,6 +42,7 @@ type stores struct {
 	tests    testsystem.Store
 	campaign campaignStore
 	ui       uiproxy.Store
+	smpp     smppStore
 	blobs    finance.BlobStore // invoice files
 	pinger   httpapi.Pinger    // nil: always ready
 	close    func()
@@ -54,7 +55,7 @@ func openStores(ctx context.Context, cfg config, logger *slog.Logger) (stores, e
 		if err != nil {
 			return stores{}, fmt.Errorf("opening PostgreSQL: %w", err)
 		}
-		st := stores{auth: pg.Auth(), sms: pg.SMS(), finance: pg.Finance(), contacts: pg.Contacts(), routing: pg.Routing(), tests: pg.TestSystem(), campaign: pg.Campaigns(), ui: pg.UIProxy(), blobs: pg.Blobs(), pinger: pg, close: pg.Close, empty: pg.Fresh()}
+		st := stores{auth: pg.Auth(), sms: pg.SMS(), finance: pg.Finance(), contacts: pg.Contacts(), routing: pg.Routing(), tests: pg.TestSystem(), campaign: pg.Campaigns(), ui: pg.UIProxy(), smpp: pg.SMPP(), blobs: pg.Blobs(), pinger: pg, close: pg.Close, empty: pg.Fresh()}
 		if cfg.filesDir != "" {
 			if st.blobs, err = blobfs.New(cfg.filesDir); err != nil {
 				pg.Close()
@@ -64,7 +65,7 @@ func openStores(ctx context.Context, cfg config, logger *slog.Logger) (stores, e
 		return st, nil
 	}
 	mem := memstore.NewWith(cfg.mem)
-	st := stores{auth: mem.Auth(), sms: mem.SMS(), finance: mem.Finance(), contacts: mem.Contacts(), routing: mem.Routing(), tests: mem.TestSystem(), campaign: mem.Campaigns(), ui: mem.UIProxy(), close: func() {}, empty: true}
+	st := stores{auth: mem.Auth(), sms: mem.SMS(), finance: mem.Finance(), contacts: mem.Contacts(), routing: mem.Routing(), tests: mem.TestSystem(), campaign: mem.Campaigns(), ui: mem.UIProxy(), smpp: mem.SMPP(), close: func() {}, empty: true}
 	dir := cfg.filesDir
 	if dir == "" {
 		// Files live as long as the process, as the memory store's data do.
@@ -101,6 +102,8 @@ func newPlatform(st stores, cfg config, logger *slog.Logger) platform {
 		Network:    demoNetwork(),
 		Poster:     httpapi.ReportPosterOptions{Policy: cfg.dlr},
 		AcceptOnly: !cfg.smsSend,
+		SMPP:       cfg.smpp,
+		SMPPStore:  st.smpp,
 	})
 	families := append(restFamilies(svc, opts, st, cfg.testTimeLimit, logger), uiProxyFamily(opts, st.ui, cfg.dlr), bulk.family())
 	if st.campaign != nil {

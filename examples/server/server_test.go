@@ -616,3 +616,31 @@ func TestLoadBootstrap(t *testing.T) {
 		t.Errorf("the load account: %d %s", resp.StatusCode, body)
 	}
 }
+
+// TestSMPPFile: the example -smpp file loads; a broken one is refused
+// naming what is wrong.
+func TestSMPPFile(t *testing.T) {
+	c, err := loadSMPP("smpp.example.json", func(k string) string { return map[string]string{"SMPP_PASSWORD": "pw"}[k] })
+	if err != nil || c.Addr != "127.0.0.1:2775" || c.Password != "pw" || c.Binds != 2 || c.Window != 50 || c.Timeout != 10*time.Second {
+		t.Fatalf("the example: %+v, %v", c, err)
+	}
+	dir := t.TempDir()
+	for name, file := range map[string]string{
+		"no addr":       `{"systemId": "x", "password": "p"}`,
+		"unknown field": `{"addr": "h:1", "systemId": "x", "password": "p", "windw": 5}`,
+		"bad mode":      `{"addr": "h:1", "systemId": "x", "password": "p", "mode": "receiver"}`,
+		"bad concat":    `{"addr": "h:1", "systemId": "x", "password": "p", "concat": "udh"}`,
+		"bad duration":  `{"addr": "h:1", "systemId": "x", "password": "p", "timeout": "soon"}`,
+		"empty env":     `{"addr": "h:1", "systemId": "x", "passwordEnv": "NOPE"}`,
+		"window":        `{"addr": "h:1", "systemId": "x", "password": "p", "window": 5000}`,
+	} {
+		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "_")+".json")
+		os.WriteFile(path, []byte(file), 0o600)
+		if _, err := loadSMPP(path, func(string) string { return "" }); err == nil {
+			t.Errorf("%s: loaded", name)
+		}
+	}
+	if _, err := parseConfig([]string{"-smpp", filepath.Join(dir, "missing.json")}, func(string) string { return "" }, io.Discard); err == nil {
+		t.Error("-smpp of a missing file parsed")
+	}
+}

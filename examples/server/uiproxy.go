@@ -133,13 +133,14 @@ func (b bootstrapComponent) component(secret secretSource) (uiproxy.Component, e
 	return c, nil
 }
 
-// duration reads an optional Go duration of the bootstrap file.
+// duration reads an optional Go duration of a configuration file; ""
+// is 0, the default.
 func duration(name, raw string) (time.Duration, error) {
 	if raw == "" {
 		return 0, nil
 	}
 	d, err := time.ParseDuration(raw)
-	if err != nil {
+	if err != nil || d < 0 {
 		return 0, fmt.Errorf("%s: %q is not a duration such as 5s", name, raw)
 	}
 	return d, nil

@@ -44,6 +44,7 @@ func main() {
 	flag.IntVar(&cfg.N, "n", 20000, "submissions to send at most")
 	flag.IntVar(&cfg.Workers, "c", 32, "concurrent workers")
 	flag.DurationVar(&cfg.Duration, "duration", 30*time.Second, "time to run at most")
+	flag.Float64Var(&cfg.Rate, "rate", 0, "submissions per second at most, spread over the workers; 0: as fast as they go")
 	flag.DurationVar(&cfg.Every, "progress", time.Second, "how often to print progress to standard error; 0: never")
 	flag.StringVar(&cfg.DLRURL, "dlr-url", "", "delivery report URL (dlrUrl) of every submission with -api bulk; none by default")
 	mask := flag.Int("dlr-mask", -1, "dlrMask of every submission with -api bulk: the sum of DELIVERED 1, UNDELIVERED 2, BUFFERED 4, SENT_TO_SMSC 8, REJECTED 16; -1 leaves it out (the platform then reports 19 with a -dlr-url)")
@@ -69,6 +70,7 @@ type config struct {
 	URL, API, User, Password, Receiver, Text string
 	N, Workers                               int
 	Duration                                 time.Duration
+	Rate                                     float64       // submissions a second at most; 0: no limit
 	DLRURL                                   string        // "": no dlrUrl
 	DLRMask                                  *int          // nil: no dlrMask
 	Every                                    time.Duration // progress lines; 0: none
@@ -141,11 +143,26 @@ func run(ctx context.Context, cfg config) (result, error) {
 		wg                         sync.WaitGroup
 	)
 	start := time.Now()
+	// pace gives each submission its slot on the clock: the i-th goes no
+	// earlier than start + i/Rate, so a sustained rate is held whatever
+	// the answers' latency (as long as the workers keep up).
+	pace := func(i int64) bool {
+		if cfg.Rate <= 0 {
+			return true
+		}
+		at := start.Add(time.Duration(float64(i-1) / cfg.Rate * float64(time.Second)))
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(time.Until(at)):
+			return true
+		}
+	}
 	for range cfg.Workers {
 		wg.Go(func() {
 			local := make([]time.Duration, 0, cfg.N/cfg.Workers+1)
 			defer func() { mu.Lock(); latencies = append(latencies, local...); mu.Unlock() }()
-			for next.Add(1) <= int64(cfg.N) && ctx.Err() == nil {
+			for i := next.Add(1); i <= int64(cfg.N) && ctx.Err() == nil && pace(i); i = next.Add(1) {
 				t0 := time.Now()
 				resp, err := client.Do(newRequest(ctx))
 				if err != nil {

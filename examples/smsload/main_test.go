@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -154,5 +155,24 @@ func TestKannelRequests(t *testing.T) {
 	}
 	if _, err := requests(config{API: "smpp"}); err == nil {
 		t.Error("an unknown -api was taken")
+	}
+}
+
+// TestRate: -rate spreads the submissions over time: 20 at 200/s take
+// at least the 95 ms their slots span, however many workers.
+func TestRate(t *testing.T) {
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		w.WriteHeader(http.StatusAccepted)
+	}))
+	defer srv.Close()
+	start := time.Now()
+	r, err := run(context.Background(), config{URL: srv.URL, User: "u", Password: "p", Receiver: "38640123456", N: 20, Workers: 8, Duration: 10 * time.Second, Rate: 200})
+	if err != nil || r.Accepted != 20 || n.Load() != 20 {
+		t.Fatalf("%v, %v", r, err)
+	}
+	if took := time.Since(start); took < 95*time.Millisecond {
+		t.Errorf("20 submissions at 200/s took %v", took)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -30,6 +31,7 @@ type bind struct {
 	once   sync.Once
 	err    error // why it closed; set before closed is closed
 
+	dead     atomic.Bool // writing failed: no new requests; the reader still drains the answers
 	seq      atomic.Uint32
 	lastRead atomic.Int64 // unix nanoseconds of the last PDU read
 	restTill atomic.Int64 // unix nanoseconds until which it rests
@@ -37,8 +39,6 @@ type bind struct {
 
 	mu      sync.Mutex
 	pending map[uint32]*call
-
-	receipts chan struct{} // bounds receipts handled at once
 }
 
 // call is a request waiting for its response.
@@ -64,11 +64,10 @@ func (c *Client) connect(ctx context.Context, m BindMode) (*bind, error) {
 	}
 	b := &bind{
 		c: c, mode: m, conn: conn,
-		out:      make(chan []byte, 4*c.cfg.Window+16),
-		window:   make(chan struct{}, c.cfg.Window),
-		closed:   make(chan struct{}),
-		pending:  map[uint32]*call{},
-		receipts: make(chan struct{}, 64),
+		out:     make(chan []byte, 4*c.cfg.Window+16),
+		window:  make(chan struct{}, c.cfg.Window),
+		closed:  make(chan struct{}),
+		pending: map[uint32]*call{},
 	}
 	b.lastRead.Store(time.Now().UnixNano())
 	go b.write()
@@ -141,6 +140,9 @@ func (b *bind) close(err error) {
 }
 
 func (b *bind) isClosed() bool {
+	if b.dead.Load() {
+		return true
+	}
 	select {
 	case <-b.closed:
 		return true
@@ -164,6 +166,9 @@ func (b *bind) request(ctx context.Context, body Body, inWindow bool) (*call, er
 // requestFor is request for a submit_sm of a part (part nil for other
 // requests).
 func (b *bind) requestFor(ctx context.Context, body Body, inWindow bool, part *PartKey) (*call, error) {
+	if b.dead.Load() {
+		return nil, errLost("the bind cannot send")
+	}
 	if inWindow {
 		select {
 		case b.window <- struct{}{}:
@@ -255,17 +260,30 @@ func (b *bind) write() {
 			return
 		case p := <-b.out:
 			if _, err := w.Write(p); err != nil {
-				b.close(err)
+				b.writeFailed(err)
 				return
 			}
 			if len(b.out) == 0 {
 				if err := w.Flush(); err != nil {
-					b.close(err)
+					b.writeFailed(err)
 					return
 				}
 			}
 		}
 	}
+}
+
+// writeFailed retires a bind whose connection no longer takes writes
+// (the SMSC reset it): no new request goes on it, but answers the SMSC
+// sent before may still be unread in the socket, so the reader drains
+// them to the end before close fails the calls left waiting; a reader
+// that does not end within the timeout is closed anyway.
+func (b *bind) writeFailed(err error) {
+	b.dead.Store(true)
+	if cw, ok := b.conn.(interface{ CloseWrite() error }); ok {
+		cw.CloseWrite()
+	}
+	time.AfterFunc(b.c.cfg.Timeout, func() { b.close(err) })
 }
 
 // reply queues a response to the SMSC's request seq.
@@ -341,11 +359,12 @@ func (b *bind) decodeFailed(de *DecodeError) {
 	b.reply(de.Seq, de.Status, &Empty{ID: CmdGenericNack})
 }
 
-// deliver handles a deliver_sm off the reading goroutine: the receipt's
-// part is found and its event handed to the sink before the SMSC gets
-// ESME_ROK; a receipt that cannot be handled now gets ESME_RX_T_APPN, so
-// the SMSC offers it again later. A mobile-originated message is
-// acknowledged and dropped: this client carries receipts only.
+// deliver handles a deliver_sm: a receipt goes to the client's receipt
+// worker, which acknowledges it once its event is stored (ESME_ROK) or
+// answers ESME_RX_T_APPN, so the SMSC offers it again later; the reader
+// waits only when the worker is that far behind. A mobile-originated
+// message is acknowledged and dropped: this client carries receipts
+// only.
 func (b *bind) deliver(seq uint32, d *DeliverSM) {
 	rc, isReceipt, err := ReceiptOf(d)
 	switch {
@@ -358,43 +377,159 @@ func (b *bind) deliver(seq uint32, d *DeliverSM) {
 		b.reply(seq, ESME_RX_P_APPN, &DeliverSMResp{})
 		return
 	}
+	job := receiptJob{rc: rc, reply: func(st Status) { b.reply(seq, st, &DeliverSMResp{}) }}
+	h := fnv.New32a()
+	h.Write([]byte(canonicalID(rc.ID)))
 	select {
-	case b.receipts <- struct{}{}:
+	case b.c.receiptQ[h.Sum32()%uint32(len(b.c.receiptQ))] <- job:
 	case <-b.closed:
-		return
 	}
-	go func() {
-		defer func() { <-b.receipts }()
-		b.reply(seq, b.c.handleReceipt(rc), &DeliverSMResp{})
-	}()
 }
 
-// handleReceipt finds the receipt's part and hands its event to the
-// sink, and says what to answer.
-func (c *Client) handleReceipt(rc Receipt) Status {
+// receiptJob is a receipt waiting for its event to be stored.
+type receiptJob struct {
+	rc    Receipt
+	reply func(Status)
+}
+
+// maxReceiptBatch bounds the receipts looked up and stored together;
+// receiptWorkers store batches at once, so that the store's round trips
+// overlap.
+const (
+	maxReceiptBatch = 256
+	receiptWorkers  = 4
+)
+
+// handleReceipts takes receipts from every bind in batches, as many as
+// have come while the last batch was stored: one store lookup and one
+// sink call (StatusBatchSink's, when the sink has it) for the batch.
+func (c *Client) handleReceipts(ctx context.Context, q chan receiptJob) {
+	for {
+		var first receiptJob
+		select {
+		case <-ctx.Done():
+			return
+		case first = <-q:
+		}
+		batch := []receiptJob{first}
+	fill:
+		for len(batch) < maxReceiptBatch {
+			select {
+			case j := <-q:
+				batch = append(batch, j)
+			default:
+				break fill
+			}
+		}
+		c.receiptBatch(ctx, batch)
+	}
+}
+
+// receiptBatch finds the parts of jobs, among the parts whose records
+// are being saved and then in the store, hands their events to the sink
+// and answers each. A receipt whose part is not found yet waits on its
+// own (receiptLater): its submit_sm_resp may still be on its way.
+func (c *Client) receiptBatch(ctx context.Context, jobs []receiptJob) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.cfg.Timeout)
+	defer cancel()
+	keys := make([]PartKey, len(jobs))
+	found := make([]bool, len(jobs))
+	variants := make([][]string, len(jobs))
+	var ask []string
+	for i, j := range jobs {
+		variants[i] = IDVariants(j.rc.ID)
+		if keys[i], found[i], _ = c.recentPart(variants[i]); !found[i] {
+			ask = append(ask, variants[i]...)
+		}
+	}
+	if len(ask) > 0 {
+		got, err := c.opts.Store.PartsOf(ctx, c.cfg.Name, ask)
+		if err != nil {
+			c.log.Warn("smpp: looking up receipts' parts", "receipts", len(jobs), "err", err)
+		}
+		for i := range jobs {
+			for _, id := range variants[i] {
+				if sub, ok := got[id]; ok && !found[i] {
+					keys[i], found[i] = sub.PartKey, true
+				}
+			}
+		}
+	}
+	var evs []sms.StatusEvent
+	var idx []int
+	for i, j := range jobs {
+		if !found[i] {
+			go c.receiptLater(j)
+			continue
+		}
+		evs = append(evs, receiptEvent(j.rc, keys[i]))
+		idx = append(idx, i)
+	}
+	if len(evs) == 0 {
+		return
+	}
+	errs := c.handleEvents(ctx, evs)
+	for n, i := range idx {
+		st := ESME_ROK
+		if errs[n] != nil {
+			c.log.Warn("smpp: a receipt's event was not stored; the SMSC will offer it again", "id", jobs[i].rc.ID, "err", errs[n])
+			st = ESME_RX_T_APPN
+		}
+		jobs[i].reply(st)
+	}
+}
+
+// receiptLater handles a receipt whose part was not found with its
+// batch: it waits for a response in flight to bring the part (partOf);
+// one that never finds its part is acknowledged and dropped, and one the
+// store or the sink failed is answered ESME_RX_T_APPN.
+func (c *Client) receiptLater(j receiptJob) {
 	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.Timeout)
 	defer cancel()
-	ids := IDVariants(rc.ID)
-	key, ok, err := c.partOf(ctx, ids)
-	if err != nil {
-		c.log.Warn("smpp: looking up a receipt's part", "id", rc.ID, "err", err)
-		return ESME_RX_T_APPN
+	key, ok, err := c.partOf(ctx, IDVariants(j.rc.ID))
+	switch {
+	case err != nil:
+		c.log.Warn("smpp: looking up a receipt's part", "id", j.rc.ID, "err", err)
+	case !ok:
+		// No part, and no response in flight could bring one: a receipt
+		// of a copy sent before an answer was lost, or of a part whose
+		// record is gone. Offered again it would never match, so it is
+		// taken and dropped.
+		c.log.Warn("smpp: a receipt of no part sent on this connection, dropped", "id", j.rc.ID)
+		j.reply(ESME_ROK)
+		return
+	default:
+		if errs := c.handleEvents(ctx, []sms.StatusEvent{receiptEvent(j.rc, key)}); errs[0] == nil {
+			j.reply(ESME_ROK)
+			return
+		} else {
+			c.log.Warn("smpp: a receipt's event was not stored; the SMSC will offer it again", "id", j.rc.ID, "err", errs[0])
+		}
 	}
-	if !ok {
-		c.log.Warn("smpp: a receipt of no part sent on this connection", "id", rc.ID)
-		return ESME_RX_T_APPN
-	}
+	j.reply(ESME_RX_T_APPN)
+}
+
+// receiptEvent is the status event a receipt says of its part.
+func receiptEvent(rc Receipt, key PartKey) sms.StatusEvent {
 	st, code := rc.Event()
 	at := rc.DoneDate
 	if at.IsZero() {
 		at = time.Now()
 	}
-	ev := sms.StatusEvent{MsgID: key.MsgID, PartNum: key.PartNum, Status: st, ErrorCode: code, At: at}
-	if err := c.opts.Sink.HandleStatus(ctx, ev); err != nil {
-		c.log.Warn("smpp: the receipt's event was not stored; the SMSC will offer it again", "id", rc.ID, "err", err)
-		return ESME_RX_T_APPN
+	return sms.StatusEvent{MsgID: key.MsgID, PartNum: key.PartNum, Status: st, ErrorCode: code, At: at}
+}
+
+// handleEvents hands events to the sink, in one call when it takes
+// batches; one error per event.
+func (c *Client) handleEvents(ctx context.Context, evs []sms.StatusEvent) []error {
+	if bs, ok := c.opts.Sink.(sms.StatusBatchSink); ok {
+		return bs.HandleStatuses(ctx, evs)
 	}
-	return ESME_ROK
+	errs := make([]error, len(evs))
+	for i, ev := range evs {
+		errs[i] = c.opts.Sink.HandleStatus(ctx, ev)
+	}
+	return errs
 }
 
 // partOf finds the part of a receipt's ids: among the parts whose
@@ -408,9 +543,27 @@ func (c *Client) partOf(ctx context.Context, ids []string) (PartKey, bool, error
 		if ok {
 			return key, true, nil
 		}
-		sub, found, err := c.opts.Store.PartOf(ctx, c.cfg.Name, ids)
-		if err != nil || found || c.inFlight.Load() == 0 {
-			return sub.PartKey, found, err
+		got, err := c.opts.Store.PartsOf(ctx, c.cfg.Name, ids)
+		if err != nil {
+			return PartKey{}, false, err
+		}
+		for _, id := range ids {
+			if sub, found := got[id]; found {
+				return sub.PartKey, true, nil
+			}
+		}
+		// Submits in flight are counted before added is looked at: a
+		// response is noted (added closed) before its call stops being
+		// counted, so nothing in flight and nothing added means no
+		// response can still bring the part.
+		inFlight := c.inFlight.Load()
+		select {
+		case <-added:
+			continue // a response came while the store was asked: look again
+		default:
+		}
+		if inFlight == 0 {
+			return PartKey{}, false, nil
 		}
 		select {
 		case <-added:

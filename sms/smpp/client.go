@@ -114,6 +114,11 @@ type Client struct {
 	recent      map[string]PartKey
 	recentAdded chan struct{}
 	inFlight    atomic.Int64 // submit_sm sent and not answered
+
+	// receiptQ are the queues of the receipt workers (handleReceipts); a
+	// receipt goes to the one its id hashes to, so the receipts of one
+	// part are handled in the order they came.
+	receiptQ []chan receiptJob
 }
 
 // New returns a client; Run brings its binds up.
@@ -129,7 +134,12 @@ func New(cfg Config, opts Options) *Client {
 		opts.Dial = d.DialContext
 	}
 	cfg = cfg.withDefaults()
-	return &Client{cfg: cfg, opts: opts, log: opts.Logger.With("smsc", cfg.Name), changed: make(chan struct{}), recent: map[string]PartKey{}, recentAdded: make(chan struct{})}
+	c := &Client{cfg: cfg, opts: opts, log: opts.Logger.With("smsc", cfg.Name), changed: make(chan struct{}), recent: map[string]PartKey{}, recentAdded: make(chan struct{})}
+	c.receiptQ = make([]chan receiptJob, receiptWorkers)
+	for i := range c.receiptQ {
+		c.receiptQ[i] = make(chan receiptJob, 2*maxReceiptBatch)
+	}
+	return c
 }
 
 // Run keeps the connection's binds up until ctx ends, then unbinds them.
@@ -146,6 +156,9 @@ func (c *Client) Run(ctx context.Context) {
 	}
 	for i, m := range modes {
 		wg.Go(func() { c.keep(ctx, i, m) })
+	}
+	for _, q := range c.receiptQ {
+		wg.Go(func() { c.handleReceipts(ctx, q) })
 	}
 	wg.Wait()
 }
@@ -302,6 +315,7 @@ func (c *Client) Send(ctx context.Context, parts []sms.OutboundPart) []error {
 	}
 	if len(subs) > 0 {
 		c.saveSubmitted(ctx, subs)
+		c.accepted(ctx, subs)
 	}
 	for _, e := range errs {
 		if e != nil {
@@ -339,6 +353,22 @@ func (c *Client) saveSubmitted(ctx context.Context, subs []Submitted) {
 		case <-time.After(wait):
 		}
 		wait = min(2*wait, 2*time.Second)
+	}
+}
+
+// accepted reports the parts the SMSC took to the sink (StatusAccepted,
+// the SENT_TO_SMSC of delivery reports), in one call. A failure is
+// logged: the part's receipt still moves it on.
+func (c *Client) accepted(ctx context.Context, subs []Submitted) {
+	now := time.Now()
+	evs := make([]sms.StatusEvent, len(subs))
+	for i, s := range subs {
+		evs[i] = sms.StatusEvent{MsgID: s.MsgID, PartNum: s.PartNum, Status: sms.StatusAccepted, At: now}
+	}
+	for i, err := range c.handleEvents(ctx, evs) {
+		if err != nil {
+			c.log.Warn("smpp: a part's acceptance was not stored", "msgId", evs[i].MsgID, "partNum", evs[i].PartNum, "err", err)
+		}
 	}
 }
 

@@ -16,12 +16,14 @@ import (
 	"github.com/msgkit/msgkit/sms/smpp/smppsim"
 )
 
-// sink records status events; fail makes it refuse them.
+// sink records status events, the parts the SMSC took (StatusAccepted)
+// apart from what their receipts said; fail makes it refuse receipts'.
 type sink struct {
-	mu   sync.Mutex
-	evs  []sms.StatusEvent
-	fail bool
-	got  chan struct{}
+	mu       sync.Mutex
+	evs      []sms.StatusEvent
+	accepted []sms.StatusEvent
+	fail     bool
+	got      chan struct{}
 }
 
 func newSink() *sink { return &sink{got: make(chan struct{}, 1000)} }
@@ -29,6 +31,10 @@ func newSink() *sink { return &sink{got: make(chan struct{}, 1000)} }
 func (s *sink) HandleStatus(_ context.Context, ev sms.StatusEvent) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if ev.Status == sms.StatusAccepted {
+		s.accepted = append(s.accepted, ev)
+		return nil
+	}
 	if s.fail {
 		return errors.New("the store is down")
 	}
@@ -155,6 +161,11 @@ func TestSendAndReceipt(t *testing.T) {
 	if evs[0].MsgID != "m1" || evs[0].PartNum != 0 || evs[0].Status != sms.StatusDelivered {
 		t.Errorf("event %+v", evs[0])
 	}
+	e.sink.mu.Lock()
+	if len(e.sink.accepted) != 1 || e.sink.accepted[0].MsgID != "m1" {
+		t.Errorf("the part taken was reported %+v", e.sink.accepted)
+	}
+	e.sink.mu.Unlock()
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
 	if _, err := e.sim.WaitAcked(ctx, 1); err != nil {

@@ -14,4 +14,47 @@
 // maximum is refused before any of the body is read or allocated. A
 // DecodeError names the field and the command_status that answers it
 // (generic_nack for a header the ESME cannot use).
+//
+// # Client
+//
+// Client is an ESME on one SMSC connection and an sms.Upstream: Run keeps
+// Config.Binds binds up (transceivers, or transmitters with Receivers
+// receiver binds), reconnecting with backoff, with enquire_link every
+// EnquireEvery and a bind that hears nothing for DeadAfter dropped. Send
+// hands parts over round robin, at most Window submit_sm unanswered per
+// bind, each answer waited for at most Timeout.
+//
+// A part becomes a submit_sm as the connection says: GSM 7-bit septets
+// one an octet (data_coding 0) or packed (GSMPacked), UCS-2 (8), 8-bit
+// data (4) with its ports (WAP push to port 2948), a flash message in
+// class 0 (0x10 added); a long message's parts tied by an 8-bit (IEI
+// 0x00) or 16-bit (0x08) reference in the user data header, or by the SAR
+// parameters (Concat); a receipt always asked for; the validity as an
+// absolute UTC time.
+//
+// What the SMSC answers decides the part: ESME_ROK records the part and
+// the SMSC's id in the Store before Send returns, and reports it taken
+// (StatusAccepted); ESME_RTHROTTLED and ESME_RMSGQFUL rest the bind
+// (Throttled, doubling) and are RateLimited, to be tried again;
+// ESME_RSYSERR and the SMSC's other troubles are Unavailable; the rest
+// refuse the part for good (a *sms.Refusal: 995 for a bad destination,
+// 989 otherwise). A bind that drops fails its unanswered parts as
+// Unavailable, so the outbound queue offers them again; a part the Store
+// says the SMSC took is never sent again. The one window no ESME closes
+// is a part whose submit_sm went out and whose answer was lost with the
+// connection or the process: it is sent again.
+//
+// # Receipts
+//
+// A deliver_sm with the receipt bits of esm_class is read by ReceiptOf
+// (the receipt text and the receipted_message_id and message_state
+// parameters, which win), its part found by the SMSC's id in whichever
+// form it is written (IDVariants: decimal or hex, padded or not; ids are
+// kept in canonical form), and its event handed to the sink, in batches
+// (sms.StatusBatchSink) by four workers; the SMSC gets ESME_ROK only once
+// the event is stored, ESME_RX_T_APPN when it could not be, so it offers
+// the receipt again. A receipt that overtakes its submit_sm_resp waits for
+// it; one whose part is not found at all is acknowledged and dropped.
+// Mobile-originated messages are acknowledged and dropped: this client
+// carries what msgkit sends.
 package smpp

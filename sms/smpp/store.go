@@ -32,7 +32,9 @@ type Store interface {
 	// SubmittedParts returns, of keys, those some connection's SMSC took,
 	// with their record: a part among them is not sent again.
 	SubmittedParts(ctx context.Context, keys []PartKey) (map[PartKey]Submitted, error)
-	// PartOf returns the part that connection conn's SMSC calls one of
-	// ids (the first found, in the order given); ok false when none.
-	PartOf(ctx context.Context, conn string, ids []string) (sub Submitted, ok bool, err error)
+	// PartsOf returns the parts that connection conn's SMSC calls by
+	// ids, by id; ids that name no part are left out. A receipt's ids are
+	// the variants of the one it carries, looked up in one call with
+	// those of the receipts that came with it.
+	PartsOf(ctx context.Context, conn string, ids []string) (map[string]Submitted, error)
 }

@@ -48,9 +48,9 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) smpp.Store) {
 			{"smsc-c", []string{"1A2B"}, smpp.PartKey{}, false},
 			{"smsc-a", nil, smpp.PartKey{}, false},
 		} {
-			sub, ok, err := s.PartOf(ctx, c.conn, c.ids)
+			sub, ok, err := partOf(t, s, c.conn, c.ids)
 			if err != nil || ok != c.ok || ok && (sub.PartKey != c.want || sub.Conn != c.conn) {
-				t.Errorf("PartOf(%s, %v) = %+v, %v, %v", c.conn, c.ids, sub, ok, err)
+				t.Errorf("PartsOf(%s, %v) = %+v, %v, %v", c.conn, c.ids, sub, ok, err)
 			}
 		}
 		// A part saved again (sent again after a lost answer) keeps its
@@ -58,10 +58,10 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) smpp.Store) {
 		if err := s.SaveSubmitted(ctx, []smpp.Submitted{{PartKey: a0, Conn: "smsc-a", SMSCID: "9"}, {PartKey: a0, Conn: "smsc-a", SMSCID: "10"}}); err != nil {
 			t.Fatal(err)
 		}
-		if sub, ok, _ := s.PartOf(ctx, "smsc-a", []string{"10"}); !ok || sub.PartKey != a0 {
+		if sub, ok, _ := partOf(t, s, "smsc-a", []string{"10"}); !ok || sub.PartKey != a0 {
 			t.Errorf("the newest id: %+v %v", sub, ok)
 		}
-		if _, ok, _ := s.PartOf(ctx, "smsc-a", []string{"1A2B"}); ok {
+		if _, ok, _ := partOf(t, s, "smsc-a", []string{"1A2B"}); ok {
 			t.Errorf("the replaced id still finds its part")
 		}
 		// Odd octets in an SMSC's id are kept as sent.
@@ -69,8 +69,25 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) smpp.Store) {
 		if err := s.SaveSubmitted(ctx, []smpp.Submitted{{PartKey: odd, Conn: "smsc-a", SMSCID: "\xff\xfe id"}}); err != nil {
 			t.Fatal(err)
 		}
-		if sub, ok, _ := s.PartOf(ctx, "smsc-a", []string{"\xff\xfe id"}); !ok || sub.PartKey != odd || sub.SMSCID != "\xff\xfe id" {
+		if sub, ok, _ := partOf(t, s, "smsc-a", []string{"\xff\xfe id"}); !ok || sub.PartKey != odd || sub.SMSCID != "\xff\xfe id" {
 			t.Errorf("an id of odd octets: %+v %v", sub, ok)
+		}
+	})
+	t.Run("many ids at once", func(t *testing.T) {
+		s := newStore(t)
+		var subs []smpp.Submitted
+		var ids []string
+		for i := range 300 {
+			id := fmt.Sprint(1000 + i)
+			subs = append(subs, smpp.Submitted{PartKey: smpp.PartKey{MsgID: sms.MessageID("m" + id)}, Conn: "c", SMSCID: id})
+			ids = append(ids, id, "x"+id)
+		}
+		if err := s.SaveSubmitted(t.Context(), subs); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.PartsOf(t.Context(), "c", ids)
+		if err != nil || len(got) != 300 || got["1299"].MsgID != "m1299" {
+			t.Errorf("PartsOf of 600 ids: %d parts, %v", len(got), err)
 		}
 	})
 	t.Run("concurrent saves", func(t *testing.T) {
@@ -99,4 +116,19 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) smpp.Store) {
 			t.Errorf("after concurrent saves: %d parts, %v", len(got), err)
 		}
 	})
+}
+
+// partOf is the part of the first of ids that names one, as a receipt
+// looks its part up.
+func partOf(t *testing.T, s smpp.Store, conn string, ids []string) (smpp.Submitted, bool, error) {
+	got, err := s.PartsOf(t.Context(), conn, ids)
+	if err != nil {
+		return smpp.Submitted{}, false, err
+	}
+	for _, id := range ids {
+		if sub, ok := got[id]; ok {
+			return sub, true, nil
+		}
+	}
+	return smpp.Submitted{}, false, nil
 }

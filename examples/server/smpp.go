@@ -1,0 +1,96 @@
+package main
+
+import (
+	"bytes"
+	"crypto/tls"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/msgkit/msgkit/sms/smpp"
+)
+
+// smppFile is the -smpp file: one SMSC connection the bulk SMS gateway
+// sends through instead of the simulated network. Durations are Go
+// durations ("30s"); the password is given in clear or as the name of an
+// environment variable.
+type smppFile struct {
+	Name         string `json:"name"`
+	Addr         string `json:"addr"`
+	TLS          bool   `json:"tls"`
+	TLSInsecure  bool   `json:"tlsInsecureSkipVerify"` // a test SMSC's own certificate
+	SystemID     string `json:"systemId"`
+	Password     string `json:"password"`
+	PasswordEnv  string `json:"passwordEnv"`
+	SystemType   string `json:"systemType"`
+	AddressRange string `json:"addressRange"`
+	Mode         string `json:"mode"` // transceiver (default), transmitter
+	Binds        int    `json:"binds"`
+	Receivers    int    `json:"receivers"` // with mode transmitter
+	Window       int    `json:"window"`
+	Timeout      string `json:"timeout"`
+	EnquireEvery string `json:"enquireEvery"`
+	Concat       string `json:"concat"` // udh8 (default), udh16, sar
+	GSMPacked    bool   `json:"gsmPacked"`
+	ServiceType  string `json:"serviceType"`
+}
+
+// loadSMPP reads the -smpp file, strictly.
+func loadSMPP(path string, getenv func(string) string) (*smpp.Config, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("-smpp: %w", err)
+	}
+	var f smppFile
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return nil, fmt.Errorf("-smpp %s: %w", path, err)
+	}
+	bad := func(format string, args ...any) (*smpp.Config, error) {
+		return nil, fmt.Errorf("-smpp %s: "+format, append([]any{path}, args...)...)
+	}
+	if f.Addr == "" || f.SystemID == "" {
+		return bad("addr and systemId are required")
+	}
+	password, err := secretSource{getenv}.get(f.Password, f.PasswordEnv)
+	if err != nil {
+		return bad("password: %v", err)
+	}
+	c := &smpp.Config{
+		Name: f.Name, Addr: f.Addr, SystemID: f.SystemID, Password: password, SystemType: f.SystemType,
+		Range: smpp.Address{Addr: f.AddressRange}, Binds: f.Binds, Receivers: f.Receivers, Window: f.Window,
+		GSMPacked: f.GSMPacked, ServiceType: f.ServiceType,
+	}
+	if f.TLS {
+		c.TLS = &tls.Config{InsecureSkipVerify: f.TLSInsecure}
+	}
+	switch f.Mode {
+	case "", "transceiver":
+		c.Mode = smpp.Transceiver
+	case "transmitter":
+		c.Mode = smpp.Transmitter
+	default:
+		return bad("mode must be transceiver or transmitter, not %q", f.Mode)
+	}
+	switch f.Concat {
+	case "", "udh8":
+		c.Concat = smpp.ConcatUDH8
+	case "udh16":
+		c.Concat = smpp.ConcatUDH16
+	case "sar":
+		c.Concat = smpp.ConcatSAR
+	default:
+		return bad("concat must be udh8, udh16 or sar, not %q", f.Concat)
+	}
+	if c.Timeout, err = duration("timeout", f.Timeout); err != nil {
+		return bad("%v", err)
+	}
+	if c.EnquireEvery, err = duration("enquireEvery", f.EnquireEvery); err != nil {
+		return bad("%v", err)
+	}
+	if f.Window < 0 || f.Window > 1000 || f.Binds < 0 || f.Receivers < 0 {
+		return bad("window is 1 to 1000, binds and receivers at least 0")
+	}
+	return c, nil
+}
