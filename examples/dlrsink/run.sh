@@ -21,7 +21,9 @@
 # Environment: KEEP_LOGS (a directory to copy the logs to), N (20000), C
 # (32), MASK (9), IDLE (10s), RATE (0: as fast as
 # the workers go), DURATION (2m), TEXT (a 2-part text), NETWORK (sim or
-# smpp), and the ports API (18081), SMS (22021), SINK (12040), SMSC (22775).
+# smpp), with smpp BINDS (4), WINDOW (100) and RECEIPT_DELAY (1s, the
+# SMSC's), and the ports API (18081), SMS (22021), SINK (12040), SMSC
+# (22775).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 store=${1:-memory}
@@ -52,7 +54,7 @@ smpp)
   smsc=$!
   pids+=($smsc)
   cat >"$tmp/smpp.json" <<JSON
-{"name": "smsc", "addr": "127.0.0.1:$SMSC", "systemId": "msgkit", "password": "secret", "binds": 2, "window": 50}
+{"name": "smsc", "addr": "127.0.0.1:$SMSC", "systemId": "msgkit", "password": "secret", "binds": ${BINDS:-4}, "window": ${WINDOW:-100}}
 JSON
   args+=(-smpp "$tmp/smpp.json") ;;
 *) echo "NETWORK must be sim or smpp" >&2; exit 2 ;;

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -99,6 +100,9 @@ func newBulkSMS(store smsStore, o bulkSMSOptions) *bulkSMS {
 	if o.SMPP != nil {
 		smsc = smpp.New(*o.SMPP, smpp.Options{Store: o.SMPPStore, Sink: sink, Logger: o.Logger})
 		upstream = smsc
+		// A round waits for the SMSC's answers and the stores: more of
+		// them at once keep the binds' windows full.
+		o.Transmitter.MaxInFlight = cmp.Or(o.Transmitter.MaxInFlight, 1024)
 	} else {
 		network = simnet.New(o.Network)
 		upstream = network

@@ -119,6 +119,10 @@ type Client struct {
 	// receipt goes to the one its id hashes to, so the receipts of one
 	// part are handled in the order they came.
 	receiptQ []chan receiptJob
+
+	// acceptQ holds the acceptances of every Send for handleAccepted,
+	// which stores them in batches: Send does not wait for them.
+	acceptQ chan sms.StatusEvent
 }
 
 // New returns a client; Run brings its binds up.
@@ -135,6 +139,7 @@ func New(cfg Config, opts Options) *Client {
 	}
 	cfg = cfg.withDefaults()
 	c := &Client{cfg: cfg, opts: opts, log: opts.Logger.With("smsc", cfg.Name), changed: make(chan struct{}), recent: map[string]PartKey{}, recentAdded: make(chan struct{})}
+	c.acceptQ = make(chan sms.StatusEvent, 4096)
 	c.receiptQ = make([]chan receiptJob, receiptWorkers)
 	for i := range c.receiptQ {
 		c.receiptQ[i] = make(chan receiptJob, 2*maxReceiptBatch)
@@ -160,6 +165,7 @@ func (c *Client) Run(ctx context.Context) {
 	for _, q := range c.receiptQ {
 		wg.Go(func() { c.handleReceipts(ctx, q) })
 	}
+	wg.Go(func() { c.handleAccepted(ctx) })
 	wg.Wait()
 }
 
@@ -357,17 +363,50 @@ func (c *Client) saveSubmitted(ctx context.Context, subs []Submitted) {
 }
 
 // accepted reports the parts the SMSC took to the sink (StatusAccepted,
-// the SENT_TO_SMSC of delivery reports), in one call. A failure is
-// logged: the part's receipt still moves it on.
+// the SENT_TO_SMSC of delivery reports) through handleAccepted; Send
+// waits only when that is far behind.
 func (c *Client) accepted(ctx context.Context, subs []Submitted) {
 	now := time.Now()
-	evs := make([]sms.StatusEvent, len(subs))
-	for i, s := range subs {
-		evs[i] = sms.StatusEvent{MsgID: s.MsgID, PartNum: s.PartNum, Status: sms.StatusAccepted, At: now}
+	for _, s := range subs {
+		select {
+		case c.acceptQ <- sms.StatusEvent{MsgID: s.MsgID, PartNum: s.PartNum, Status: sms.StatusAccepted, At: now}:
+		case <-ctx.Done():
+			return
+		}
 	}
-	for i, err := range c.handleEvents(ctx, evs) {
-		if err != nil {
-			c.log.Warn("smpp: a part's acceptance was not stored", "msgId", evs[i].MsgID, "partNum", evs[i].PartNum, "err", err)
+}
+
+// acceptLinger is how long handleAccepted gathers acceptances after the
+// first of a batch: one sink call (one commit, on PostgreSQL) for many.
+const acceptLinger = 10 * time.Millisecond
+
+// handleAccepted hands acceptances to the sink in batches of at most
+// maxReceiptBatch. A failure is logged: the part's receipt still moves
+// it on.
+func (c *Client) handleAccepted(ctx context.Context) {
+	for {
+		var first sms.StatusEvent
+		select {
+		case <-ctx.Done():
+			return
+		case first = <-c.acceptQ:
+		}
+		evs := []sms.StatusEvent{first}
+		linger := time.NewTimer(acceptLinger)
+	fill:
+		for len(evs) < maxReceiptBatch {
+			select {
+			case ev := <-c.acceptQ:
+				evs = append(evs, ev)
+			case <-linger.C:
+				break fill
+			}
+		}
+		linger.Stop()
+		for i, err := range c.handleEvents(context.WithoutCancel(ctx), evs) {
+			if err != nil {
+				c.log.Warn("smpp: a part's acceptance was not stored", "msgId", evs[i].MsgID, "partNum", evs[i].PartNum, "err", err)
+			}
 		}
 	}
 }

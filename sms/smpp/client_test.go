@@ -161,11 +161,18 @@ func TestSendAndReceipt(t *testing.T) {
 	if evs[0].MsgID != "m1" || evs[0].PartNum != 0 || evs[0].Status != sms.StatusDelivered {
 		t.Errorf("event %+v", evs[0])
 	}
-	e.sink.mu.Lock()
-	if len(e.sink.accepted) != 1 || e.sink.accepted[0].MsgID != "m1" {
-		t.Errorf("the part taken was reported %+v", e.sink.accepted)
+	// The part taken is reported too, in a batch of its own.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		e.sink.mu.Lock()
+		acc := slices.Clone(e.sink.accepted)
+		e.sink.mu.Unlock()
+		if len(acc) == 1 && acc[0].MsgID == "m1" && acc[0].Status == sms.StatusAccepted {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the part taken was reported %+v", acc)
+		}
 	}
-	e.sink.mu.Unlock()
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
 	if _, err := e.sim.WaitAcked(ctx, 1); err != nil {
