@@ -36,6 +36,7 @@ pids=()
 schema=""
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  # (SIGTERM: the server stops gracefully and writes its -cpuprofile)
   wait 2>/dev/null || true
   if [ -n "${KEEP_LOGS:-}" ]; then mkdir -p "$KEEP_LOGS" && cp "$tmp"/*.log "$tmp"/*.out "$KEEP_LOGS"/ 2>/dev/null || true; fi
   if [ -n "$schema" ]; then psql -q "$MSGKIT_PG" -c "DROP SCHEMA IF EXISTS $schema CASCADE" >/dev/null 2>&1 || true; fi
@@ -67,7 +68,8 @@ postgres)
 *) echo "usage: $0 memory|postgres" >&2; exit 2 ;;
 esac
 
-"$tmp/server" "${args[@]}" 2>"$tmp/server.log" &
+# SERVER_ARGS adds flags, e.g. SERVER_ARGS="-cpuprofile /tmp/server.cpu".
+"$tmp/server" "${args[@]}" ${SERVER_ARGS:-} 2>"$tmp/server.log" &
 pids+=($!)
 for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$API/readyz" >/dev/null && break; sleep 0.1; done
 curl -sf "http://127.0.0.1:$API/readyz" >/dev/null || { cat "$tmp/server.log" >&2; exit 1; }

@@ -67,10 +67,18 @@ type purger interface {
 
 // gatewaySink hands status events to the gateway once it exists: the
 // SMPP client is built before the gateway, which needs its transmitter.
+// It passes batches on as batches (sms.StatusBatchSink): one transaction
+// for many events, not one each.
 type gatewaySink struct{ g *sms.Gateway }
+
+var _ sms.StatusBatchSink = (*gatewaySink)(nil)
 
 func (s *gatewaySink) HandleStatus(ctx context.Context, ev sms.StatusEvent) error {
 	return s.g.HandleStatus(ctx, ev)
+}
+
+func (s *gatewaySink) HandleStatuses(ctx context.Context, evs []sms.StatusEvent) []error {
+	return s.g.HandleStatuses(ctx, evs)
 }
 
 // bulkSMS is the bulk SMS family: a gateway that accepts and queues

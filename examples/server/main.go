@@ -45,6 +45,7 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -65,10 +66,22 @@ func main() {
 		os.Exit(2)
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.logLevel}))
+	if cfg.cpuProfile != "" {
+		f, err := os.Create(cfg.cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "server: -cpuprofile:", err)
+			os.Exit(2)
+		}
+		defer func() { pprof.StopCPUProfile(); f.Close() }()
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, cfg, logger, os.Stdout, nil); err != nil {
 		logger.Error("server stopped", "err", err)
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }
@@ -92,6 +105,7 @@ type config struct {
 	testTimeLimit           time.Duration                   // how long a test message has to reach its handset
 	campaignWebhook         string                          // where campaigns of channels other than sms are posted; "": nowhere
 	smpp                    *smpp.Config                    // the SMSC bulk SMS goes to; nil: the simulated network
+	cpuProfile              string                          // where to write a CPU profile of the whole run; "": none
 }
 
 func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
@@ -124,6 +138,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&send, "sms-send", env("sms-send", "true"), "true: this server sends the bulk SMS it queues and delivers their reports; false: it only accepts, charges and queues them, for other servers sharing its PostgreSQL store to send (needs -store postgres)")
 	var keep, keepFor, testLimit string
 	fs.StringVar(&c.campaignWebhook, "campaign-webhook", env("campaign-webhook", ""), "URL the messages of campaigns of channels other than sms are posted to, one JSON body each (campaign.WebhookMessage); without it their messages fail")
+	fs.StringVar(&c.cpuProfile, "cpuprofile", env("cpuprofile", ""), "write a CPU profile of the run to this file when the server stops (for go tool pprof)")
 	var smppPath string
 	fs.StringVar(&smppPath, "smpp", env("smpp", ""), "JSON file of an SMSC connection (SMPP 3.4) that bulk SMS goes to instead of the simulated network (see examples/server/smpp.example.json)")
 	fs.StringVar(&testLimit, "test-time-limit", env("test-time-limit", "30s"), "how long a test system message has to reach its simulated handset before it is judged (a Go duration)")

@@ -490,7 +490,14 @@ func (c *Client) dial(ctx context.Context) (net.Conn, error) {
 	if c.cfg.TLS == nil {
 		return conn, nil
 	}
-	tc := tls.Client(conn, c.cfg.TLS)
+	cfg := c.cfg.TLS
+	if cfg.ServerName == "" && !cfg.InsecureSkipVerify {
+		// The certificate is checked against the host dialled, as an
+		// HTTPS client does.
+		cfg = cfg.Clone()
+		cfg.ServerName, _, _ = net.SplitHostPort(c.cfg.Addr)
+	}
+	tc := tls.Client(conn, cfg)
 	hctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
 	if err := tc.HandshakeContext(hctx); err != nil {

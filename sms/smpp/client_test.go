@@ -2,8 +2,14 @@ package smpp_test
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"sync"
 	"testing"
@@ -505,5 +511,85 @@ func TestTransmitterAndReceiver(t *testing.T) {
 	}
 	if len(conns) != 2 {
 		t.Errorf("submits on %d connections, want both transmitters", len(conns))
+	}
+}
+
+// TestTLS: a connection configured with TLS binds, sends and takes
+// receipts through it (a TLS front to the simulator, with the test
+// server certificate of net/http/httptest).
+func TestTLS(t *testing.T) {
+	sim := smppsim.New(smppsim.Options{Accounts: map[string]string{"msgkit": "secret"}})
+	plain, err := sim.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sim.Close)
+	certSrv := httptest.NewUnstartedServer(http.NotFoundHandler())
+	certSrv.StartTLS()
+	certSrv.Close()
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: certSrv.TLS.Certificates})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				s, err := net.Dial("tcp", plain)
+				if err != nil {
+					return
+				}
+				defer s.Close()
+				go io.Copy(s, c)
+				io.Copy(c, s)
+			}()
+		}
+	}()
+	roots := x509.NewCertPool()
+	roots.AddCert(certSrv.Certificate())
+	snk := newSink()
+	c := smpp.New(smpp.Config{Addr: ln.Addr().String(), TLS: &tls.Config{RootCAs: roots}, SystemID: "msgkit", Password: "secret", Timeout: 2 * time.Second},
+		smpp.Options{Store: memstore.New().SMPP(), Sink: snk})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { c.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	sendCtx, stop := context.WithTimeout(t.Context(), 10*time.Second)
+	defer stop()
+	if errs := c.Send(sendCtx, []sms.OutboundPart{part("tls", 0, "over TLS")}); errs != nil {
+		t.Fatal(errs)
+	}
+	if evs := snk.wait(t, 1); evs[0].MsgID != "tls" || evs[0].Status != sms.StatusDelivered {
+		t.Errorf("event %+v", evs[0])
+	}
+	// An SMSC whose certificate the client does not trust is not bound.
+	bad := smpp.New(smpp.Config{Addr: ln.Addr().String(), TLS: &tls.Config{}, SystemID: "msgkit", Password: "secret"},
+		smpp.Options{Store: memstore.New().SMPP(), Sink: newSink()})
+	badCtx, badCancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+	defer badCancel()
+	go bad.Run(badCtx)
+	if errs := bad.Send(badCtx, []sms.OutboundPart{part("x", 0, "x")}); msgkit.KindOf(errs[0]) != msgkit.Unavailable {
+		t.Errorf("an untrusted SMSC: %v", errs)
+	}
+}
+
+// TestResponseTimeout: a submit_sm the SMSC does not answer within the
+// timeout is Unavailable, to be tried again, and frees its window place.
+func TestResponseTimeout(t *testing.T) {
+	e := start(t, smppsim.Options{}, smpp.Config{Timeout: 100 * time.Millisecond, Window: 1, EnquireEvery: time.Hour})
+	e.waitBound(t, 1)
+	e.sim.Stall(true)
+	begin := time.Now()
+	errs := send(t, e, part("slow1", 0, "x"), part("slow2", 0, "x"))
+	if msgkit.KindOf(errs[0]) != msgkit.Unavailable || msgkit.KindOf(errs[1]) != msgkit.Unavailable {
+		t.Fatalf("unanswered parts: %v", errs)
+	}
+	if took := time.Since(begin); took > 2*time.Second {
+		t.Errorf("two unanswered parts through a window of 1 took %v", took)
 	}
 }
