@@ -57,7 +57,6 @@ func (s *SMPPStore) SaveSubmitted(ctx context.Context, subs []smpp.Submitted) er
 
 // SubmittedParts returns the records of the keys the SMSCs took.
 func (s *SMPPStore) SubmittedParts(ctx context.Context, keys []smpp.PartKey) (map[smpp.PartKey]smpp.Submitted, error) {
-	out := map[smpp.PartKey]smpp.Submitted{}
 	var msgs []string
 	var parts []int32
 	for _, k := range keys {
@@ -66,20 +65,28 @@ func (s *SMPPStore) SubmittedParts(ctx context.Context, keys []smpp.PartKey) (ma
 		}
 	}
 	if len(msgs) == 0 {
-		return out, nil
+		return map[smpp.PartKey]smpp.Submitted{}, nil
 	}
-	rows, err := s.pool.Query(ctx, `SELECT s.msg_id, s.part_num, s.conn, s.smsc_id FROM smpp_submitted s
-		JOIN unnest($1::text[], $2::int[]) AS k(msg_id, part_num) USING (msg_id, part_num)`, pgx.QueryExecModeDescribeExec, msgs, parts)
+	return querySubmitted(ctx, s, func(sub smpp.Submitted) smpp.PartKey { return sub.PartKey },
+		`SELECT s.msg_id, s.part_num, s.conn, s.smsc_id FROM smpp_submitted s
+		JOIN unnest($1::text[], $2::int[]) AS k(msg_id, part_num) USING (msg_id, part_num)`, msgs, parts)
+}
+
+// querySubmitted runs a query of submitted parts, planned for its
+// arguments (see SMPPStore), and keys its rows by key.
+func querySubmitted[K comparable](ctx context.Context, s *SMPPStore, key func(smpp.Submitted) K, sql string, args ...any) (map[K]smpp.Submitted, error) {
+	rows, err := s.pool.Query(ctx, sql, append([]any{pgx.QueryExecModeDescribeExec}, args...)...)
 	if err != nil {
 		return nil, classify(err, "submitted_part", "submitted parts")
 	}
 	defer rows.Close()
+	out := map[K]smpp.Submitted{}
 	for rows.Next() {
 		sub, err := scanSubmitted(rows)
 		if err != nil {
-			return nil, err
+			return nil, storageError(err, "reading submitted parts")
 		}
-		out[sub.PartKey] = sub
+		out[key(sub)] = sub
 	}
 	return out, classify(rows.Err(), "submitted_part", "submitted parts")
 }
@@ -99,29 +106,17 @@ func scanSubmitted(row pgx.Row) (smpp.Submitted, error) {
 // PartsOf finds the parts conn's SMSC calls by ids, in one query: of an
 // id given to several parts, the newest.
 func (s *SMPPStore) PartsOf(ctx context.Context, conn string, ids []string) (map[string]smpp.Submitted, error) {
-	out := map[string]smpp.Submitted{}
 	if !storable(conn) || len(ids) == 0 {
-		return out, nil
+		return map[string]smpp.Submitted{}, nil
 	}
 	raw := make([][]byte, len(ids))
 	for i, id := range ids {
 		raw[i] = []byte(id)
 	}
-	rows, err := s.pool.Query(ctx, `SELECT DISTINCT ON (smsc_id) msg_id, part_num, conn, smsc_id FROM smpp_submitted
+	return querySubmitted(ctx, s, func(sub smpp.Submitted) string { return sub.SMSCID },
+		`SELECT DISTINCT ON (smsc_id) msg_id, part_num, conn, smsc_id FROM smpp_submitted
 		WHERE conn = $1 AND smsc_id = ANY($2::bytea[])
-		ORDER BY smsc_id, created_at DESC`, pgx.QueryExecModeDescribeExec, conn, raw)
-	if err != nil {
-		return nil, classify(err, "submitted_part", "submitted parts")
-	}
-	defer rows.Close()
-	for rows.Next() {
-		sub, err := scanSubmitted(rows)
-		if err != nil {
-			return nil, err
-		}
-		out[sub.SMSCID] = sub
-	}
-	return out, classify(rows.Err(), "submitted_part", "submitted parts")
+		ORDER BY smsc_id, created_at DESC`, conn, raw)
 }
 
 // PurgeSubmitted forgets the parts submitted before t, whose receipts
