@@ -45,8 +45,9 @@ type bind struct {
 type call struct {
 	b      *bind
 	seq    uint32
-	part   *PartKey // a submit_sm's part
-	window bool     // holds a window token
+	part   *PartKey      // a submit_sm's part
+	saved  chan struct{} // closed once the part the SMSC took is recorded
+	window bool          // holds a window token
 	done   chan result
 	timer  *time.Timer
 }
@@ -322,6 +323,7 @@ func (b *bind) read() {
 			if cl := b.take(p.Seq); cl != nil {
 				if resp, ok := p.Body.(*SubmitSMResp); ok && cl.part != nil && p.Status == ESME_ROK {
 					b.c.taken(resp.MessageID, *cl.part)
+					cl.saved = b.c.save(Submitted{PartKey: *cl.part, Conn: b.c.cfg.Name, SMSCID: canonicalID(resp.MessageID)})
 				}
 				cl.finish(result{pdu: p})
 			}

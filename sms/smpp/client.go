@@ -123,6 +123,10 @@ type Client struct {
 	// acceptQ holds the acceptances of every Send for handleAccepted,
 	// which stores them in batches: Send does not wait for them.
 	acceptQ chan sms.StatusEvent
+
+	// saveQ holds the parts the SMSC took, as their answers are read,
+	// for saver.
+	saveQ chan saveReq
 }
 
 // New returns a client; Run brings its binds up.
@@ -140,6 +144,7 @@ func New(cfg Config, opts Options) *Client {
 	cfg = cfg.withDefaults()
 	c := &Client{cfg: cfg, opts: opts, log: opts.Logger.With("smsc", cfg.Name), changed: make(chan struct{}), recent: map[string]PartKey{}, recentAdded: make(chan struct{})}
 	c.acceptQ = make(chan sms.StatusEvent, 4096)
+	c.saveQ = make(chan saveReq, 4096)
 	c.receiptQ = make([]chan receiptJob, receiptWorkers)
 	for i := range c.receiptQ {
 		c.receiptQ[i] = make(chan receiptJob, 2*maxReceiptBatch)
@@ -166,6 +171,7 @@ func (c *Client) Run(ctx context.Context) {
 		wg.Go(func() { c.handleReceipts(ctx, q) })
 	}
 	wg.Go(func() { c.handleAccepted(ctx) })
+	wg.Go(func() { c.saver(ctx) })
 	wg.Wait()
 }
 
@@ -303,7 +309,6 @@ func (c *Client) Send(ctx context.Context, parts []sms.OutboundPart) []error {
 			errs[i] = err
 		}
 	}
-	var subs []Submitted
 	for i, cl := range calls {
 		if cl == nil {
 			continue
@@ -317,11 +322,17 @@ func (c *Client) Send(ctx context.Context, parts []sms.OutboundPart) []error {
 			errs[i] = cl.b.statusError(resp.Status)
 			continue
 		}
-		subs = append(subs, Submitted{PartKey: keys[i], Conn: c.cfg.Name, SMSCID: canonicalID(resp.Body.(*SubmitSMResp).MessageID)})
-	}
-	if len(subs) > 0 {
-		c.saveSubmitted(ctx, subs)
-		c.accepted(ctx, subs)
+		if cl.saved == nil { // an answer that is no submit_sm_resp
+			errs[i] = errLost(fmt.Sprintf("the SMSC answered %s", resp.Body.Command()))
+			continue
+		}
+		// The reader handed the part to the saver as its answer came;
+		// Send returns once it is recorded.
+		select {
+		case <-cl.saved:
+		case <-ctx.Done():
+			// Recorded later all the same; it counts as taken.
+		}
 	}
 	for _, e := range errs {
 		if e != nil {
@@ -331,9 +342,80 @@ func (c *Client) Send(ctx context.Context, parts []sms.OutboundPart) []error {
 	return nil
 }
 
-// saveSubmitted records what the SMSC took, retrying a failing store
-// while ctx allows; until then receipts find the parts in recent, where
-// the reader put them as their responses came. A part the store never
+// saveReq is a part the SMSC took, for the saver; done is closed once it
+// is recorded (or given up on).
+type saveReq struct {
+	sub  Submitted
+	done chan struct{}
+}
+
+// Parts the SMSC took are recorded in batches gathered for at most
+// saveLinger after the first, so that a part's record follows its answer
+// within milliseconds whatever the Send it belongs to waits for: what a
+// crash can make the client send twice is only what was answered in that
+// moment.
+const (
+	saveLinger   = 5 * time.Millisecond
+	maxSaveBatch = 1024
+)
+
+// save hands a part the SMSC took to the saver; the channel is closed
+// once it is recorded.
+func (c *Client) save(sub Submitted) chan struct{} {
+	done := make(chan struct{})
+	c.saveQ <- saveReq{sub: sub, done: done}
+	return done
+}
+
+// saver records the parts the SMSC took (saveSubmitted), reports them
+// taken (accepted), and tells their Sends. When ctx ends it records what
+// it holds and stops.
+func (c *Client) saver(ctx context.Context) {
+	for {
+		var first saveReq
+		select {
+		case <-ctx.Done():
+			for {
+				select {
+				case r := <-c.saveQ:
+					c.saveBatch(ctx, []saveReq{r})
+				default:
+					return
+				}
+			}
+		case first = <-c.saveQ:
+		}
+		batch := []saveReq{first}
+		linger := time.NewTimer(saveLinger)
+	fill:
+		for len(batch) < maxSaveBatch {
+			select {
+			case r := <-c.saveQ:
+				batch = append(batch, r)
+			case <-linger.C:
+				break fill
+			}
+		}
+		linger.Stop()
+		c.saveBatch(ctx, batch)
+	}
+}
+
+func (c *Client) saveBatch(ctx context.Context, batch []saveReq) {
+	subs := make([]Submitted, len(batch))
+	for i, r := range batch {
+		subs[i] = r.sub
+	}
+	c.saveSubmitted(ctx, subs)
+	for _, r := range batch {
+		close(r.done)
+	}
+	c.accepted(ctx, subs)
+}
+
+// saveSubmitted records what the SMSC took, retrying a failing store for
+// up to a minute; until then receipts find the parts in recent, where
+// the reader put them as their answers came. A part the store never
 // records still counts as taken (sending it again would reach the handset
 // twice); its receipts then find no part.
 func (c *Client) saveSubmitted(ctx context.Context, subs []Submitted) {
@@ -344,20 +426,18 @@ func (c *Client) saveSubmitted(ctx context.Context, subs []Submitted) {
 		}
 		c.recentMu.Unlock()
 	}()
+	deadline := time.Now().Add(time.Minute)
 	wait := 50 * time.Millisecond
 	for {
 		err := c.opts.Store.SaveSubmitted(context.WithoutCancel(ctx), subs)
 		if err == nil {
 			return
 		}
-		if ctx.Err() != nil {
+		if time.Now().After(deadline) {
 			c.log.Error("smpp: the SMSC took parts the store did not record; their receipts will find no part", "parts", len(subs), "err", err)
 			return
 		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(wait):
-		}
+		time.Sleep(wait) // the store's trouble, not a schedule: backing off
 		wait = min(2*wait, 2*time.Second)
 	}
 }

@@ -40,9 +40,12 @@
 // refuse the part for good (a *sms.Refusal: 995 for a bad destination,
 // 989 otherwise). A bind that drops fails its unanswered parts as
 // Unavailable, so the outbound queue offers them again; a part the Store
-// says the SMSC took is never sent again. The one window no ESME closes
-// is a part whose submit_sm went out and whose answer was lost with the
-// connection or the process: it is sent again.
+// says the SMSC took is never sent again. A part's record is written
+// within milliseconds of its answer (the saver gathers 5 ms of answers
+// from every bind into one write), not when its Send ends; so what a
+// crash of the process can make the client send twice is what was on
+// the wire then, at most the binds' windows, and those whose answer came
+// in the last milliseconds: the window no ESME closes.
 //
 // # Receipts
 //
