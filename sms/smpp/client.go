@@ -31,7 +31,7 @@ type Config struct {
 	Range                          Address
 	// Mode is how each bind binds; default Transceiver. Transmitters send
 	// and receivers take receipts; a connection needs both, on one
-	// transceiver or on binds of either kind (Binds per mode, see Modes).
+	// transceiver, or on transmitters with Receivers receiver binds.
 	Mode BindMode
 	// Binds is how many binds of Mode the connection keeps; default 1.
 	Binds int
