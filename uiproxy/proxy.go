@@ -153,15 +153,15 @@ func cached[T any](ctx context.Context, p *Proxy, c Component, call Call, parse 
 // last (when the customer gives the number of pages), prev and next.
 func ownLinks(p Pagination, r Request, q url.Values, self string) Pagination {
 	current := cmp.Or(p.CurrentPage, r.PageNumber)
-	link := func(n int) *string {
-		v := url.Values{}
-		for k, vals := range q {
-			if k != msgkit.ParamPaging {
-				v[k] = vals
-			}
+	v := url.Values{}
+	for k, vals := range q {
+		if k != msgkit.ParamPaging {
+			v[k] = vals
 		}
+	}
+	v.Set(msgkit.ParamPageSize, strconv.Itoa(r.PageSize))
+	link := func(n int) *string {
 		v.Set(msgkit.ParamPageNumber, strconv.Itoa(n))
-		v.Set(msgkit.ParamPageSize, strconv.Itoa(r.PageSize))
 		s := self + "?" + v.Encode()
 		return &s
 	}

@@ -46,13 +46,7 @@ type bulkSMSOptions struct {
 	// SMPP, when set, is the network instead of the simulated one: an
 	// SMSC connection, and the store of the parts it took.
 	SMPP      *smpp.Config
-	SMPPStore smppStore
-}
-
-// smppStore is the store of the parts SMSCs took; PostgreSQL's can also
-// forget old ones.
-type smppStore interface {
-	smpp.Store
+	SMPPStore smpp.Store
 }
 
 // smppKeep is how long the record of a part an SMSC took is kept for its
@@ -89,7 +83,7 @@ type bulkSMS struct {
 	gateway     *sms.Gateway
 	network     *simnet.Network // nil with an SMSC
 	smsc        *smpp.Client    // nil on the simulated network
-	smscStore   smppStore
+	smscStore   smpp.Store
 	transmitter *sms.Transmitter
 	dispatcher  *sms.Dispatcher
 	logger      *slog.Logger

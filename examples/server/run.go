@@ -21,6 +21,7 @@ import (
 	"github.com/msgkit/msgkit/finance"
 	"github.com/msgkit/msgkit/routing"
 	"github.com/msgkit/msgkit/sms"
+	"github.com/msgkit/msgkit/sms/smpp"
 	"github.com/msgkit/msgkit/testsystem"
 	"github.com/msgkit/msgkit/uiproxy"
 )
@@ -42,7 +43,7 @@ type stores struct {
 	tests    testsystem.Store
 	campaign campaignStore
 	ui       uiproxy.Store
-	smpp     smppStore
+	smpp     smpp.Store
 	blobs    finance.BlobStore // invoice files
 	pinger   httpapi.Pinger    // nil: always ready
 	close    func()

@@ -1,6 +1,7 @@
 package smpp_test
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -100,8 +101,8 @@ func start(t *testing.T, opts smppsim.Options, cfg smpp.Config) *env {
 	if cfg.SystemID == "" {
 		cfg.SystemID, cfg.Password = "msgkit", "secret"
 	}
-	cfg.MinBackoff, cfg.MaxBackoff = cmpOr(cfg.MinBackoff, 20*time.Millisecond), cmpOr(cfg.MaxBackoff, 100*time.Millisecond)
-	cfg.Timeout = cmpOr(cfg.Timeout, 2*time.Second)
+	cfg.MinBackoff, cfg.MaxBackoff = cmp.Or(cfg.MinBackoff, 20*time.Millisecond), cmp.Or(cfg.MaxBackoff, 100*time.Millisecond)
+	cfg.Timeout = cmp.Or(cfg.Timeout, 2*time.Second)
 	e := &env{sim: sim, store: memstore.New().SMPP(), sink: newSink(), done: make(chan struct{})}
 	e.client = smpp.New(cfg, smpp.Options{Store: e.store, Sink: e.sink})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -114,14 +115,6 @@ func start(t *testing.T, opts smppsim.Options, cfg smpp.Config) *env {
 func (e *env) stop() {
 	e.cancel()
 	<-e.done
-}
-
-func cmpOr[T comparable](a, b T) T {
-	var zero T
-	if a != zero {
-		return a
-	}
-	return b
 }
 
 func (e *env) waitBound(t *testing.T, n int) {

@@ -2,6 +2,7 @@ package smpp_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"encoding/hex"
@@ -478,8 +479,8 @@ func startESME(t *testing.T, s *smsc, cfg smpp.Config, sk *sink) *smpp.Client {
 func startESMELogged(t *testing.T, s *smsc, cfg smpp.Config, sk *sink, log *lockedBuffer) *smpp.Client {
 	t.Helper()
 	cfg.Addr = s.addr
-	cfg.SystemID = cmpOr(cfg.SystemID, "msgkit")
-	cfg.Password = cmpOr(cfg.Password, "secret")
+	cfg.SystemID = cmp.Or(cfg.SystemID, "msgkit")
+	cfg.Password = cmp.Or(cfg.Password, "secret")
 	cfg.MinBackoff, cfg.MaxBackoff = 20*time.Millisecond, 200*time.Millisecond
 	cfg.Timeout = 3 * time.Second
 	c := smpp.New(cfg, smpp.Options{Store: memstore.New().SMPP(), Sink: sk, Logger: slog.New(slog.NewTextHandler(log, nil))})
