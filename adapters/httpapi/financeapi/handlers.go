@@ -88,22 +88,27 @@ var managedClasses = map[auth.Privilege][]finance.Class{
 	auth.PrivFinanceNettingInvoicesManage:  {finance.NettingInvoice},
 }
 
-// manageScope is what the caller may change: every partner's documents,
-// of every class with finance-invoices.manage, else of the classes its
-// manage privileges name.
-func manageScope(r *http.Request) finance.Scope {
+// changeScope is what the caller may change: the documents it sees (every
+// partner's with finance-invoices.view, else its tenants' partners'), of
+// every class with finance-invoices.manage, else of the classes its manage
+// privileges name. A manage privilege never widens what a caller sees, so
+// a document out of its view is not found on change too.
+func (a *api) changeScope(r *http.Request) (finance.Scope, error) {
+	s, err := a.scope(r, auth.PrivFinanceInvoicesView)
+	if err != nil {
+		return finance.Scope{}, err
+	}
 	p, _ := httpapi.PrincipalFrom(r.Context())
 	if p.HasAny(auth.PrivFinanceInvoicesManage) {
-		return finance.Scope{All: true}
+		return s, nil
 	}
-	s := finance.Scope{All: true}
 	for priv, classes := range managedClasses {
 		if p.HasAny(priv) {
 			s.Classes = append(s.Classes, classes...)
 		}
 	}
 	slices.Sort(s.Classes)
-	return s
+	return s, nil
 }
 
 func (a *api) today() msgkit.Date {
@@ -235,7 +240,11 @@ func (a *api) createInvoice(w http.ResponseWriter, r *http.Request) error {
 		return msgkit.Invalidf(finance.CodeInvalidInvoice, "classCodeName", "classCodeName %q is none of %s", class, classList())
 	}
 	in.Class = nil
-	inv, err := a.b.Service.Create(r.Context(), manageScope(r), finance.Class(class), in)
+	scope, err := a.changeScope(r)
+	if err != nil {
+		return err
+	}
+	inv, err := a.b.Service.Create(r.Context(), scope, finance.Class(class), in)
 	if err != nil {
 		return err
 	}
@@ -275,7 +284,11 @@ func (a *api) updateInvoice(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	inv, err := a.b.Service.Update(r.Context(), manageScope(r), id, in)
+	scope, err := a.changeScope(r)
+	if err != nil {
+		return err
+	}
+	inv, err := a.b.Service.Update(r.Context(), scope, id, in)
 	if err != nil {
 		return err
 	}
@@ -285,7 +298,10 @@ func (a *api) updateInvoice(w http.ResponseWriter, r *http.Request) error {
 func (a *api) deleteInvoice(w http.ResponseWriter, r *http.Request) error {
 	id, err := invoiceAt(r)
 	if err == nil {
-		err = a.b.Service.Delete(r.Context(), manageScope(r), id)
+		var scope finance.Scope
+		if scope, err = a.changeScope(r); err == nil {
+			err = a.b.Service.Delete(r.Context(), scope, id)
+		}
 	}
 	if err != nil {
 		return err
@@ -360,7 +376,11 @@ func (a *api) setSyncStatus(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	inv, err := a.b.Service.SetSyncStatus(r.Context(), manageScope(r), id, c)
+	scope, err := a.changeScope(r)
+	if err != nil {
+		return err
+	}
+	inv, err := a.b.Service.SetSyncStatus(r.Context(), scope, id, c)
 	if err != nil {
 		return err
 	}
@@ -406,7 +426,11 @@ func (a *api) setSyncStatusMany(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	results := a.b.Service.SetSyncStatusMany(r.Context(), manageScope(r), ids, c)
+	scope, err := a.changeScope(r)
+	if err != nil {
+		return err
+	}
+	results := a.b.Service.SetSyncStatusMany(r.Context(), scope, ids, c)
 	out := struct {
 		Result []syncResultJSON `json:"result"`
 	}{Result: make([]syncResultJSON, len(results))}
@@ -437,7 +461,11 @@ func (a *api) setDeliveryStatus(w http.ResponseWriter, r *http.Request) error {
 	if b.Status == nil {
 		return msgkit.Invalidf(finance.CodeInvalidValue, "status", "status is required")
 	}
-	inv, err := a.b.Service.SetDeliveryStatus(r.Context(), manageScope(r), id, *b.Status)
+	scope, err := a.changeScope(r)
+	if err != nil {
+		return err
+	}
+	inv, err := a.b.Service.SetDeliveryStatus(r.Context(), scope, id, *b.Status)
 	if err != nil {
 		return err
 	}
@@ -478,7 +506,11 @@ func (a *api) upload(w http.ResponseWriter, r *http.Request) error {
 		if name == "" {
 			return msgkit.Invalidf(finance.CodeInvalidFile, uploadField, "%s must be a file (with a filename)", uploadField)
 		}
-		rec, err := a.b.Service.Upload(r.Context(), manageScope(r), a.b.Blobs, a.b.Files, id, name, part)
+		scope, err := a.changeScope(r)
+		if err != nil {
+			return err
+		}
+		rec, err := a.b.Service.Upload(r.Context(), scope, a.b.Blobs, a.b.Files, id, name, part)
 		if err != nil {
 			if mb, ok := errors.AsType[*http.MaxBytesError](err); ok {
 				err = tooLarge(mb)

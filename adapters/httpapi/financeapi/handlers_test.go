@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/shopspring/decimal"
 
 	"github.com/msgkit/msgkit"
@@ -27,11 +28,13 @@ import (
 )
 
 // The clients of these tests, beside the fixture's: an administrator of
-// every partner, a client of tenant B seeing its own partners only, and a
-// manager of supplier documents only.
+// every partner, a client of tenant B seeing its own partners only, the
+// same holding every manage privilege as well, and a manager of supplier
+// documents only (who sees every partner's).
 const (
 	admin         = "fin-admin"
 	own           = "fin-own"
+	ownManager    = "fin-own-manager"
 	supplierAdmin = "fin-supplier"
 )
 
@@ -80,7 +83,9 @@ func newEnv(t *testing.T) *env {
 	}{
 		{admin, []msgkit.ServiceUUID{httpapitest.TenantA}, []auth.Privilege{auth.PrivFinanceInvoicesView, auth.PrivFinanceInvoicesManage, auth.PrivFinanceBalanceView}},
 		{own, []msgkit.ServiceUUID{httpapitest.TenantB}, []auth.Privilege{auth.PrivFinanceInvoicesOwnView, auth.PrivFinanceBalanceOwnView}},
-		{supplierAdmin, []msgkit.ServiceUUID{httpapitest.TenantA}, []auth.Privilege{auth.PrivFinanceSupplierInvoicesManage}},
+		{ownManager, []msgkit.ServiceUUID{httpapitest.TenantB}, []auth.Privilege{auth.PrivFinanceInvoicesOwnView, auth.PrivFinanceBalanceOwnView,
+			auth.PrivFinanceInvoicesManage, auth.PrivFinanceCustInvoicesManage, auth.PrivFinanceSupplierInvoicesManage, auth.PrivFinanceNettingInvoicesManage}},
+		{supplierAdmin, []msgkit.ServiceUUID{httpapitest.TenantA}, []auth.Privilege{auth.PrivFinanceInvoicesView, auth.PrivFinanceSupplierInvoicesManage}},
 	} {
 		if _, _, err := f.Auth.CreateClient(ctx, auth.ClientSpec{ID: c.id, Secret: httpapitest.ClientSecret, Networks: nets,
 			Services: c.services, Privileges: c.privs}); err != nil {
@@ -103,7 +108,7 @@ func newEnv(t *testing.T) *env {
 		}
 	}
 	e := &env{h: Handler(f.Opts, newBackend(t, f, store)), f: f, store: store, tokens: map[string]string{}}
-	for _, id := range []string{admin, own, supplierAdmin, httpapitest.FinanceViewer} {
+	for _, id := range []string{admin, own, ownManager, supplierAdmin, httpapitest.FinanceViewer} {
 		e.tokens[id] = f.Token(t, id)
 	}
 	return e
@@ -250,6 +255,92 @@ func TestGetAndScopes(t *testing.T) {
 	m = decode(t, e.do(t, own, "GET", fmt.Sprintf("%sbalances/biz-partners/customers/%d/sheets", BasePath, custOther), ""), 200)
 	if len(m["data"].([]any)) != 0 {
 		t.Errorf("own sees another partner's sheet: %v", m["data"])
+	}
+}
+
+// A manage privilege never widens what the caller sees: a client of
+// tenant B that sees its own partners only may change nothing of another
+// partner's (every change answers as for an unknown invoice, and nothing
+// changes) and create nothing for another partner, while its own
+// partner's invoices change as usual.
+func TestChangesStayInViewScope(t *testing.T) {
+	e := newEnv(t)
+	other := id(e.create(t, "CUSTOMER_INVOICE", customerBody(custOther)))
+	mine := id(e.create(t, "CUSTOMER_INVOICE", customerBody(custB)))
+	const unknown = 99
+	before, err := e.store.Invoice(context.Background(), finance.InvoiceID(other))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pdf := []byte("%PDF-1.7\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n")
+	changes := []struct {
+		name, method, path, body string
+	}{
+		{"update", "PUT", BasePath + "invoices/%d", `{"comment": "B was here"}`},
+		{"sync status", "PUT", BasePath + "invoices/%d/sync-status", `{"status": "exported"}`},
+		{"docs delivery status", "PUT", BasePath + "invoices/%d/docs-delivery-status", `{"status": "sent"}`},
+		{"files", "GET", BasePath + "invoices/%d/files", ""},
+		{"delete", "DELETE", BasePath + "invoices/%d", ""},
+	}
+	// answer is a request's status and body with the invoice's id
+	// replaced, so that answers about two ids compare.
+	answer := func(w *httptest.ResponseRecorder, n int64) string {
+		return fmt.Sprint(w.Code, " ", strings.ReplaceAll(w.Body.String(), fmt.Sprint(n), "{id}"))
+	}
+	for _, c := range changes {
+		t.Run(c.name, func(t *testing.T) {
+			got := e.do(t, ownManager, c.method, fmt.Sprintf(c.path, other), c.body)
+			wantFinanceError(t, got, 404, "INVOICE_NOTFOUND")
+			if a, b := answer(got, other), answer(e.do(t, ownManager, c.method, fmt.Sprintf(c.path, unknown), c.body), unknown); a != b {
+				t.Errorf("another partner's invoice answers %s, an unknown one %s", a, b)
+			}
+		})
+	}
+	t.Run("upload", func(t *testing.T) {
+		got := e.upload(t, ownManager, other, uploadField, "x.pdf", pdf, true)
+		wantFinanceError(t, got, 404, "INVOICE_NOTFOUND")
+		if a, b := answer(got, other), answer(e.upload(t, ownManager, unknown, uploadField, "x.pdf", pdf, true), unknown); a != b {
+			t.Errorf("another partner's invoice answers %s, an unknown one %s", a, b)
+		}
+	})
+	t.Run("sync status of many", func(t *testing.T) {
+		res := decode(t, e.do(t, ownManager, "PUT", fmt.Sprintf("%sinvoices-list/%d,%d/sync-status", BasePath, other, unknown), `{"status": "exported"}`), 200)["result"].([]any)
+		a, _ := json.Marshal(res[0].(map[string]any)["error"])
+		b, _ := json.Marshal(res[1].(map[string]any)["error"])
+		if res[0].(map[string]any)["opStatus"] != "ERROR" || strings.ReplaceAll(string(a), fmt.Sprint(other), "{id}") != strings.ReplaceAll(string(b), fmt.Sprint(unknown), "{id}") {
+			t.Errorf("another partner's invoice in a change of many: %v", res)
+		}
+	})
+	t.Run("create for another partner", func(t *testing.T) {
+		got := e.do(t, ownManager, "POST", BasePath+"invoices?classCodeName=CUSTOMER_INVOICE", customerBody(custOther))
+		wantFinanceError(t, got, 400, "custID")
+		unknownPartner := e.do(t, ownManager, "POST", BasePath+"invoices?classCodeName=CUSTOMER_INVOICE", customerBody(999))
+		if a, b := answer(got, custOther), answer(unknownPartner, 999); a != b {
+			t.Errorf("another's partner answers %s, an unknown partner %s", a, b)
+		}
+	})
+	after, err := e.store.Invoice(context.Background(), finance.InvoiceID(other))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(before, after); diff != "" {
+		t.Errorf("another partner's invoice changed (-before +after):\n%s", diff)
+	}
+	files, err := e.store.Files(context.Background(), finance.InvoiceID(other))
+	if err != nil || len(files) != 0 {
+		t.Errorf("another partner's invoice has files %v (%v)", files, err)
+	}
+	m := decode(t, e.do(t, admin, "GET", BasePath+"invoices", ""), 200)
+	if n := len(m["data"].([]any)); n != 2 {
+		t.Errorf("%d invoices, want the 2 the administrator made", n)
+	}
+	// Its own partner's invoice: every change works.
+	decode(t, e.do(t, ownManager, "PUT", fmt.Sprintf("%sinvoices/%d", BasePath, mine), `{"comment": "ours"}`), 200)
+	decode(t, e.do(t, ownManager, "PUT", fmt.Sprintf("%sinvoices/%d/docs-delivery-status", BasePath, mine), `{"status": "sent"}`), 200)
+	decode(t, e.upload(t, ownManager, mine, uploadField, "x.pdf", pdf, true), http.StatusCreated)
+	decode(t, e.do(t, ownManager, "POST", BasePath+"invoices?classCodeName=CUSTOMER_INVOICE", customerBody(custB)), 200)
+	if w := e.do(t, ownManager, "DELETE", fmt.Sprintf("%sinvoices/%d", BasePath, mine), ""); w.Code != 200 {
+		t.Errorf("deleting its own partner's invoice: %d %s", w.Code, w.Body)
 	}
 }
 
