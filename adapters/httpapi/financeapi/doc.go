@@ -30,7 +30,12 @@
 //     supplier invoices and supplier credit/debit notes;
 //     finance-netting-invoices.manage netting statements. Creating another
 //     class is 403; changing a document of another class is 404, as for a
-//     document out of scope.
+//     document out of scope. A manage privilege never widens what the
+//     caller sees: without finance-invoices.view every change, upload,
+//     file listing and create is confined to the partners of the caller's
+//     tenants, and another partner's invoice answers exactly as an unknown
+//     one (404 INVOICE_NOTFOUND; a create for another partner 400 custID,
+//     as for an unknown partner), changing nothing.
 //   - Code is an integer: the error's code when that parses as a decimal
 //     int32, else the HTTP status (400, 404, 501, ...). The interface's
 //     named errors (INVOICE_NOTFOUND, UNKNOWN_STATUS, INVALID_VALUE) and
