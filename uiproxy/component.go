@@ -92,7 +92,9 @@ const CodeInvalidComponent = "invalid_component"
 
 // Check names every problem of c at once: an id of letters, digits, '-',
 // '_' and '.'; a type; an absolute http(s) URL whose placeholders are
-// known variables or Fixed names (which must not shadow a variable); a
+// known variables or Fixed names (which must not shadow a variable), in
+// its path and query only (a placeholder in the scheme, host or port
+// would let a caller choose where the customer token goes); a
 // valid header name for the token; a timeout up to MaxTimeout; a
 // canonical service UUID; a cache time up to MaxCacheTTL; for grids
 // one to MaxColumns columns of known kinds and unique names, and none for
@@ -115,6 +117,9 @@ func (c Component) Check() error {
 	u, err := url.Parse(strings.NewReplacer("{", "", "}", "").Replace(c.URL))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.ContainsAny(c.URL, " \t\r\n") {
 		bad("url", "url must be an absolute http or https URL")
+	}
+	if strings.ContainsAny(origin(c.URL), "{}") {
+		bad("url", "url must name its scheme, host and port without placeholders: where the customer token goes is the operator's choice")
 	}
 	for name := range c.Fixed {
 		if slices.Contains(variables, name) || !placeholderName(name) {
@@ -153,6 +158,19 @@ func (c Component) Check() error {
 		return e
 	}
 	return nil
+}
+
+// origin is the part of an address template before its path, query or
+// fragment: scheme, user information, host and port.
+func origin(tmpl string) string {
+	scheme, rest, ok := strings.Cut(tmpl, "://")
+	if !ok {
+		return tmpl
+	}
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	return scheme + "://" + rest
 }
 
 // placeholderName reports whether s may be a variable or column name.

@@ -28,8 +28,11 @@
 // freely, with the placeholders {referenceId}, {componentId},
 // {componentType} (grid or KPI), {token}, {language}, {locale} and, for
 // grids, {pageNumber}, {pageSize} and {sort} ("column1,-column2"), plus
-// fixed name and value pairs of the component. Placeholders before the
-// URL's '?' are path-escaped, after it query-escaped. The token goes in
+// fixed name and value pairs of the component, in its path, query and
+// fragment only: a placeholder in the scheme, user information, host or
+// port is refused when the component is configured, since a caller's
+// reference would then choose where the customer token goes. Placeholders
+// before the URL's '?' are path-escaped, after it query-escaped. The token goes in
 // the header the component names, else as the query parameter token
 // (unless the template places {token}).
 //

@@ -72,6 +72,42 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+// A placeholder may fill the path and the query, never the scheme, user
+// information, host or port: the caller must not choose where the
+// customer token goes.
+func TestCheckPlaceholdersStayOutOfTheOrigin(t *testing.T) {
+	for _, u := range []string{
+		"http://{referenceId}/grid",
+		"https://{referenceId}.customer.example/grid",
+		"https://customer.example{referenceId}/grid",
+		"https://customer.example:{pageSize}/grid",
+		"https://{referenceId}@customer.example/grid",
+		"https://customer.example{referenceId}",
+		"https://customer.example{referenceId}?x=1",
+		"http{referenceId}://customer.example/grid",
+		"{referenceId}://customer.example/grid",
+		"https://{tenant}/grid", // a fixed name is a placeholder too
+	} {
+		c := grid()
+		c.URL = u
+		if got := slices.Compact(fieldNames(t, c.Check())); !slices.Equal(got, []string{"url"}) {
+			t.Errorf("%s: fields %v, want [url]", u, got)
+		}
+	}
+	for _, u := range []string{
+		"https://customer.example/{referenceId}",
+		"https://customer.example:8443/a/{referenceId}?p={pageNumber}#{sort}",
+		"https://customer.example?r={referenceId}",
+		"https://customer.example#{referenceId}",
+	} {
+		c := grid()
+		c.URL = u
+		if err := c.Check(); err != nil {
+			t.Errorf("%s: %v", u, err)
+		}
+	}
+}
+
 func TestParseRequestAndBuild(t *testing.T) {
 	c := grid()
 	v, _ := url.ParseQuery("reference_id=ACME/42&language=sl&page_number=2&page_size=25&sort=-invoiceDate,id" +
