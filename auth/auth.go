@@ -14,8 +14,11 @@ type Privilege string
 
 // The privileges of the interfaces: the finance interface's privileges for
 // finance, news for the customer data storage and campaign API, testsystem
-// for the SMS route test system, and ui-components (msgkit's own) for UI
-// components' data through the integration proxy.
+// for the SMS route test system, and msgkit's own: testsystem.manage for
+// an operator of the test system, who changes the platform's reference
+// lists (categories, suppliers, gates and their routes) every user shares
+// (without it a user changes only the records it made), and ui-components
+// for UI components' data through the integration proxy.
 const (
 	PrivNews                          Privilege = "news"
 	PrivFinanceInvoicesView           Privilege = "finance-invoices.view"
@@ -27,6 +30,7 @@ const (
 	PrivFinanceBalanceView            Privilege = "finance-balance-view"
 	PrivFinanceBalanceOwnView         Privilege = "finance-balance-own-view"
 	PrivTestSystem                    Privilege = "testsystem"
+	PrivTestSystemManage              Privilege = "testsystem.manage"
 	PrivUIComponents                  Privilege = "ui-components"
 )
 
@@ -35,7 +39,7 @@ func Privileges() []Privilege {
 	return []Privilege{
 		PrivNews, PrivFinanceInvoicesView, PrivFinanceInvoicesOwnView, PrivFinanceInvoicesManage,
 		PrivFinanceCustInvoicesManage, PrivFinanceSupplierInvoicesManage, PrivFinanceNettingInvoicesManage,
-		PrivFinanceBalanceView, PrivFinanceBalanceOwnView, PrivTestSystem, PrivUIComponents,
+		PrivFinanceBalanceView, PrivFinanceBalanceOwnView, PrivTestSystem, PrivTestSystemManage, PrivUIComponents,
 	}
 }
 

@@ -116,8 +116,25 @@
 // service_type and prefix) makes the gate, category and supplier by name
 // when new and one route row per parameter given: param_name "tlv"
 // (value "tag=value"), "service_type" or "prefix". A row already stored
-// is not added again. gate_id names the gate's id: a new gate takes it,
-// and it must be the id of a gate of that name.
+// is not added again.
+//
+// One user never changes what another sees. Categories, suppliers and
+// gates belong to the platform or to the user who made them (Named.Owner),
+// and a route goes with its gate. The platform's records are shared: every
+// user sees them, tests through their gates and may name their categories
+// and suppliers in its own routes, but only an operator (Caller.Operator;
+// over HTTP the privilege testsystem.manage) adds routes to the platform's
+// gates or deletes the platform's records (a user gets Forbidden,
+// platform_record). What a user adds is its own: its routes make its own
+// gates, categories and suppliers (a name is looked up among its own
+// records, then the platform's), and nobody else sees, uses or deletes
+// them; another user's record answers exactly as an unknown one. An
+// operator's routes make and change the platform's records. gate_id names
+// the gate's id: an operator's new gate takes it (and it must be the id of
+// a gate of that name); a user's gate_id must name one of its own gates,
+// its new gates being numbered by the platform, so that no user learns
+// which ids another's gates have. A dataset (Load, the operator's) is the
+// platform's. Names are unique per owner.
 //
 // Fixture is a small hand-written dataset (five countries' operators and
 // SMSCs, three categories, suppliers, five gates); LoadDataset reads an

@@ -62,10 +62,14 @@ func (k Kind) String() string {
 	return "Kind(" + strconv.Itoa(int(k)) + ")"
 }
 
-// Named is a route category, supplier or gate: an id and a unique name.
+// Named is a route category, supplier or gate: an id, a name unique
+// among its owner's records of the kind, and its owner: "" for the
+// platform's (shared by every user, changed only by an operator) or the
+// username of the user who made it (seen and changed by that user only).
 type Named struct {
-	ID   int64
-	Name string
+	ID    int64
+	Name  string
+	Owner string
 }
 
 // Gate is a gate with what a test message through it needs: the category
@@ -74,6 +78,7 @@ type Named struct {
 type Gate struct {
 	ID       int64
 	Name     string
+	Owner    string // "" for the platform's gates
 	Category string
 	Supplier string
 	Price    decimal.Decimal
@@ -292,27 +297,44 @@ func NamedSpec() msgkit.ListSpec {
 // Catalog keeps the reference lists. Listings filter, search, sort and
 // page as their ListSpec says; a listing without a sort is by id (routes
 // by param_id, countries by name).
+//
+// Categories, suppliers and gates have owners (see Named); a viewer sees
+// the platform's records and its own ("" sees the platform's only), and a
+// route is seen with its gate.
 type Catalog interface {
 	// Operators lists the operators of owner ("" the platform's).
 	Operators(ctx context.Context, owner string, q msgkit.ListQuery) (msgkit.Page[Operator], error)
 	// Countries lists the countries of owner's operators, each once.
 	Countries(ctx context.Context, owner string, q msgkit.ListQuery) (msgkit.Page[Country], error)
-	Routes(ctx context.Context, q msgkit.ListQuery) (msgkit.Page[Route], error)
-	Named(ctx context.Context, k Kind, q msgkit.ListQuery) (msgkit.Page[Named], error)
-	// DeleteNamed deletes a category, supplier or gate with the routes
-	// that use it and answers the deleted record; NotFound without one.
-	DeleteNamed(ctx context.Context, k Kind, id int64) (Named, error)
+	// Routes lists the routes of the gates viewer sees.
+	Routes(ctx context.Context, viewer string, q msgkit.ListQuery) (msgkit.Page[Route], error)
+	// Named lists the categories, suppliers or gates viewer sees.
+	Named(ctx context.Context, k Kind, viewer string, q msgkit.ListQuery) (msgkit.Page[Named], error)
+	// NamedByID returns a category, supplier or gate, whoever owns it;
+	// NotFound without one.
+	NamedByID(ctx context.Context, k Kind, id int64) (Named, error)
+	// DeleteNamed deletes owner's category, supplier or gate with the
+	// routes that use it and answers the deleted record; NotFound when
+	// owner has none of id.
+	DeleteNamed(ctx context.Context, k Kind, owner string, id int64) (Named, error)
 	// AddRoute stores r's parameters as routes of its gate, category and
-	// supplier, each made by name when new (a new gate takes r.GateID
-	// when set). It reports whether any row was new; a gate_id taken by
-	// another gate, or naming a gate of another name, is Conflict.
-	AddRoute(ctx context.Context, r NewRoute) (added bool, err error)
-	// Load stores a dataset: records are matched by id (operators,
-	// categories, suppliers, gates) or address (SMSCs) and replaced.
+	// supplier for owner ("" the platform), atomically, and reports
+	// whether any row was new. Records are found by name among
+	// owner's own and then the platform's, and made for owner when new. A user's
+	// route may name the platform's category and supplier but never the
+	// platform's gate (Forbidden, GateNotYours), and gives gate_id only to
+	// name one of its own gates (Invalid, GateIDNotYours): its new gates
+	// are numbered by the store. The platform's new gate takes r.GateID
+	// when set. A gate_id naming a gate of another name, or taken by
+	// another gate, is Conflict.
+	AddRoute(ctx context.Context, owner string, r NewRoute) (added bool, err error)
+	// Load stores a dataset of the platform's records: records are matched
+	// by id (operators, categories, suppliers, gates) or address (SMSCs)
+	// and replaced.
 	Load(ctx context.Context, d Dataset) error
 
-	// GatesByID returns the gates of ids that exist, in ids' order.
-	GatesByID(ctx context.Context, ids []int64) ([]Gate, error)
+	// GatesByID returns the gates of ids that viewer sees, in ids' order.
+	GatesByID(ctx context.Context, viewer string, ids []int64) ([]Gate, error)
 	// OperatorsByCode returns owner's operators whose MCCMNC is one of
 	// codes, or (codes empty) whose MCC is one of mccs, by id.
 	OperatorsByCode(ctx context.Context, owner string, codes, mccs []string) ([]Operator, error)
@@ -334,6 +356,30 @@ func NamedNotFound(k Kind, id int64) error {
 func GateIDConflict(gate string, id, asked int64) error {
 	return msgkit.Errorf(msgkit.Conflict, "gate_id_conflict", "gate %q has id %d, not %d", gate, id, asked).
 		WithField("gate_id", "gate "+strconv.Quote(gate)+" has id "+strconv.FormatInt(id, 10), "")
+}
+
+// GateNotYours is the error of a user's add-route that names a gate of
+// the platform: only an operator changes the platform's gates.
+func GateNotYours(gate string) error {
+	return msgkit.Errorf(msgkit.Forbidden, CodePlatformRecord, "gate %q is the platform's: only an operator adds routes to it", gate).
+		WithField("gate", "gate "+strconv.Quote(gate)+" is the platform's", "")
+}
+
+// GateIDNotYours is the error of a user's add-route whose gate_id is not
+// the id of one of the user's gates: a user's new gate is numbered by the
+// platform.
+func GateIDNotYours(id int64) error {
+	return msgkit.Invalidf(CodeInvalidRoute, "gate_id", "gate_id %d names none of your gates; leave it out to make a new gate", id)
+}
+
+// CodePlatformRecord is the code of a user's change to the platform's
+// reference records, which only an operator changes.
+const CodePlatformRecord = "platform_record"
+
+// PlatformRecord is the error of a user's delete of the platform's
+// category, supplier or gate.
+func PlatformRecord(k Kind, id int64) error {
+	return msgkit.Errorf(msgkit.Forbidden, CodePlatformRecord, "%s %d is the platform's: only an operator deletes it", k, id)
 }
 
 // GateIDTaken is the error of an add-route whose gate_id is another

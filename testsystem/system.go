@@ -128,7 +128,7 @@ func (s *System) Send(ctx context.Context, user string, req Request) (Session, Q
 	if _, err := s.opts.Texts.Text(req.Lang, req.TextType, "M", 0); err != nil {
 		return Session{}, Quota{}, err
 	}
-	gates, err := s.gates(ctx, req.Gates)
+	gates, err := s.gates(ctx, user, req.Gates)
 	if err != nil {
 		return Session{}, Quota{}, err
 	}
@@ -165,9 +165,10 @@ func (s *System) Send(ctx context.Context, user string, req Request) (Session, Q
 	return sess, quota, nil
 }
 
-// gates resolves the requested gate ids; unknown ones are named.
-func (s *System) gates(ctx context.Context, ids []int64) ([]Gate, error) {
-	gates, err := s.catalog.GatesByID(ctx, ids)
+// gates resolves the requested gate ids among the gates user sees (the
+// platform's and user's own); others are named as unknown.
+func (s *System) gates(ctx context.Context, user string, ids []int64) ([]Gate, error) {
+	gates, err := s.catalog.GatesByID(ctx, user, ids)
 	if err != nil {
 		return nil, err
 	}

@@ -106,12 +106,18 @@ func (s *TestSystemStore) Countries(_ context.Context, owner string, q msgkit.Li
 	})
 }
 
-// Routes lists the routes by parameter id.
-func (s *TestSystemStore) Routes(_ context.Context, q msgkit.ListQuery) (msgkit.Page[testsystem.Route], error) {
+// sees reports whether viewer sees a record of owner: the platform's and
+// its own.
+func sees(viewer, owner string) bool { return owner == "" || owner == viewer }
+
+// Routes lists the routes of the gates viewer sees, by parameter id.
+func (s *TestSystemStore) Routes(_ context.Context, viewer string, q msgkit.ListQuery) (msgkit.Page[testsystem.Route], error) {
 	s.mu.RLock()
 	rs := make([]testsystem.Route, 0, len(s.routes))
 	for _, id := range slices.Sorted(maps.Keys(s.routes)) {
-		rs = append(rs, s.namedRouteLocked(s.routes[id]))
+		if r := s.routes[id]; sees(viewer, s.named[testsystem.Gates][r.GateID].Owner) {
+			rs = append(rs, s.namedRouteLocked(r))
+		}
 	}
 	s.mu.RUnlock()
 	return msgkit.Apply(rs, q, func(r testsystem.Route, attr string) (msgkit.Value, bool) {
@@ -139,13 +145,15 @@ func (s *TestSystemStore) namedRouteLocked(r testsystem.Route) testsystem.Route 
 	return r
 }
 
-// Named lists categories, suppliers or gates by id.
-func (s *TestSystemStore) Named(_ context.Context, k testsystem.Kind, q msgkit.ListQuery) (msgkit.Page[testsystem.Named], error) {
+// Named lists the categories, suppliers or gates viewer sees, by id.
+func (s *TestSystemStore) Named(_ context.Context, k testsystem.Kind, viewer string, q msgkit.ListQuery) (msgkit.Page[testsystem.Named], error) {
 	s.mu.RLock()
 	m := s.named[k]
 	ns := make([]testsystem.Named, 0, len(m))
 	for _, id := range slices.Sorted(maps.Keys(m)) {
-		ns = append(ns, m[id])
+		if sees(viewer, m[id].Owner) {
+			ns = append(ns, m[id])
+		}
 	}
 	s.mu.RUnlock()
 	return msgkit.Apply(ns, q, func(n testsystem.Named, attr string) (msgkit.Value, bool) {
@@ -159,12 +167,23 @@ func (s *TestSystemStore) Named(_ context.Context, k testsystem.Kind, q msgkit.L
 	})
 }
 
-// DeleteNamed deletes a category, supplier or gate and its routes.
-func (s *TestSystemStore) DeleteNamed(_ context.Context, k testsystem.Kind, id int64) (testsystem.Named, error) {
+// NamedByID returns a category, supplier or gate, whoever owns it.
+func (s *TestSystemStore) NamedByID(_ context.Context, k testsystem.Kind, id int64) (testsystem.Named, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	n, ok := s.named[k][id]
+	if !ok {
+		return testsystem.Named{}, testsystem.NamedNotFound(k, id)
+	}
+	return n, nil
+}
+
+// DeleteNamed deletes owner's category, supplier or gate and its routes.
+func (s *TestSystemStore) DeleteNamed(_ context.Context, k testsystem.Kind, owner string, id int64) (testsystem.Named, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n, ok := s.named[k][id]
-	if !ok {
+	if !ok || n.Owner != owner {
 		return testsystem.Named{}, testsystem.NamedNotFound(k, id)
 	}
 	delete(s.named[k], id)
@@ -189,20 +208,21 @@ func routeUses(r testsystem.Route, k testsystem.Kind, id int64) bool {
 	return r.GateID == id
 }
 
-// AddRoute stores the parameters of r, making its records by name.
-func (s *TestSystemStore) AddRoute(_ context.Context, r testsystem.NewRoute) (bool, error) {
+// AddRoute stores the parameters of r for owner, making its records by
+// name.
+func (s *TestSystemStore) AddRoute(_ context.Context, owner string, r testsystem.NewRoute) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	gate, gateNew, err := s.gateForLocked(r)
+	gate, gateNew, err := s.gateForLocked(owner, r)
 	if err != nil {
 		return false, err
 	}
 	if gateNew {
-		s.named[testsystem.Gates][gate] = testsystem.Named{ID: gate, Name: r.Gate}
-		s.gates[gate] = testsystem.Gate{ID: gate, Name: r.Gate}
+		s.named[testsystem.Gates][gate] = testsystem.Named{ID: gate, Name: r.Gate, Owner: owner}
+		s.gates[gate] = testsystem.Gate{ID: gate, Name: r.Gate, Owner: owner}
 	}
-	cat := s.byNameLocked(testsystem.Categories, r.Category)
-	sup := s.byNameLocked(testsystem.Suppliers, r.Supplier)
+	cat := s.byNameLocked(testsystem.Categories, owner, r.Category)
+	sup := s.byNameLocked(testsystem.Suppliers, owner, r.Supplier)
 	added := false
 	for _, p := range r.Params() {
 		row := testsystem.Route{GateID: gate, CategoryID: cat, SupplierID: sup, ParamName: p[0], ParamValue: p[1]}
@@ -237,20 +257,29 @@ func maxKey[V any](m map[int64]V) int64 {
 	return top
 }
 
-// gateForLocked finds or numbers r's gate: the id of the gate of its
-// name, which must be r.GateID when that is set; or a new id (r.GateID
-// when set and free).
-func (s *TestSystemStore) gateForLocked(r testsystem.NewRoute) (id int64, isNew bool, err error) {
-	for _, g := range s.named[testsystem.Gates] {
-		if g.Name == r.Gate {
-			if r.GateID != 0 && r.GateID != g.ID {
-				return 0, false, testsystem.GateIDConflict(r.Gate, g.ID, r.GateID)
-			}
-			return g.ID, false, nil
+// gateForLocked finds or numbers owner's gate of r (see
+// testsystem.Catalog.AddRoute): the id of the gate of its name, the
+// platform's (which only the platform's routes may use) or owner's, which
+// must be r.GateID when that is set; or a new id (r.GateID when set and
+// free, for the platform only).
+func (s *TestSystemStore) gateForLocked(owner string, r testsystem.NewRoute) (id int64, isNew bool, err error) {
+	if g, ok := s.findLocked(testsystem.Gates, owner, r.Gate); ok {
+		switch {
+		case g.Owner != owner:
+			return 0, false, testsystem.GateNotYours(r.Gate)
+		case r.GateID != 0 && r.GateID != g.ID:
+			return 0, false, testsystem.GateIDConflict(r.Gate, g.ID, r.GateID)
 		}
+		return g.ID, false, nil
 	}
 	if r.GateID != 0 {
-		if g, taken := s.named[testsystem.Gates][r.GateID]; taken {
+		g, taken := s.named[testsystem.Gates][r.GateID]
+		switch {
+		case taken && (owner == "" || g.Owner == owner):
+			return 0, false, testsystem.GateIDTaken(r.GateID, g.Name)
+		case owner != "":
+			return 0, false, testsystem.GateIDNotYours(r.GateID)
+		case taken:
 			return 0, false, testsystem.GateIDTaken(r.GateID, g.Name)
 		}
 		return r.GateID, true, nil
@@ -259,17 +288,32 @@ func (s *TestSystemStore) gateForLocked(r testsystem.NewRoute) (id int64, isNew 
 	return s.lastNamedID[testsystem.Gates], true, nil
 }
 
-// byNameLocked returns the id of the record of kind k named name, made
-// when there is none.
-func (s *TestSystemStore) byNameLocked(k testsystem.Kind, name string) int64 {
+// findLocked finds the record of kind k named name that owner's routes
+// see: owner's own, else the platform's.
+func (s *TestSystemStore) findLocked(k testsystem.Kind, owner, name string) (testsystem.Named, bool) {
+	var platform testsystem.Named
+	found := false
 	for _, n := range s.named[k] {
-		if n.Name == name {
-			return n.ID
+		switch {
+		case n.Name != name:
+		case n.Owner == owner:
+			return n, true
+		case n.Owner == "":
+			platform, found = n, true
 		}
+	}
+	return platform, found
+}
+
+// byNameLocked returns the id of the record of kind k named name that
+// owner's routes see, made for owner when there is none.
+func (s *TestSystemStore) byNameLocked(k testsystem.Kind, owner, name string) int64 {
+	if n, ok := s.findLocked(k, owner, name); ok {
+		return n.ID
 	}
 	s.lastNamedID[k] = max(s.lastNamedID[k], maxKey(s.named[k])) + 1
 	id := s.lastNamedID[k]
-	s.named[k][id] = testsystem.Named{ID: id, Name: name}
+	s.named[k][id] = testsystem.Named{ID: id, Name: name, Owner: owner}
 	return id
 }
 
@@ -286,21 +330,21 @@ func (s *TestSystemStore) Load(_ context.Context, d testsystem.Dataset) error {
 		named[k] = maps.Clone(m)
 	}
 	for _, n := range d.Categories {
-		named[testsystem.Categories][n.ID] = n
+		named[testsystem.Categories][n.ID] = testsystem.Named{ID: n.ID, Name: n.Name}
 	}
 	for _, n := range d.Suppliers {
-		named[testsystem.Suppliers][n.ID] = n
+		named[testsystem.Suppliers][n.ID] = testsystem.Named{ID: n.ID, Name: n.Name}
 	}
 	for _, g := range d.Gates {
 		named[testsystem.Gates][g.ID] = testsystem.Named{ID: g.ID, Name: g.Name}
 	}
 	for _, m := range named {
-		seen := map[string]bool{}
+		seen := map[[2]string]bool{}
 		for _, n := range m {
-			if seen[n.Name] {
+			if seen[[2]string{n.Owner, n.Name}] {
 				return msgkit.Errorf(msgkit.Conflict, "dataset_name_exists", "two records of one list would have the same name %q", n.Name)
 			}
-			seen[n.Name] = true
+			seen[[2]string{n.Owner, n.Name}] = true
 		}
 	}
 	for _, r := range d.Routes {
@@ -328,19 +372,19 @@ func (s *TestSystemStore) Load(_ context.Context, d testsystem.Dataset) error {
 	return nil
 }
 
-// GatesByID returns the gates of ids that exist, in ids' order, with the
-// category and supplier of their first route.
-func (s *TestSystemStore) GatesByID(_ context.Context, ids []int64) ([]testsystem.Gate, error) {
+// GatesByID returns the gates of ids that viewer sees, in ids' order,
+// with the category and supplier of their first route.
+func (s *TestSystemStore) GatesByID(_ context.Context, viewer string, ids []int64) ([]testsystem.Gate, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	var out []testsystem.Gate
 	for _, id := range ids {
 		n, ok := s.named[testsystem.Gates][id]
-		if !ok {
+		if !ok || !sees(viewer, n.Owner) {
 			continue
 		}
 		g := s.gates[id]
-		g.ID, g.Name = id, n.Name
+		g.ID, g.Name, g.Owner = id, n.Name, n.Owner
 		first := int64(0)
 		for pid, r := range s.routes {
 			if r.GateID == id && (first == 0 || pid < first) {

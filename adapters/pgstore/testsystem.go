@@ -84,7 +84,7 @@ var (
 		From: "testsystem_routes r JOIN testsystem_gates g ON g.id = r.gate_id" +
 			" JOIN testsystem_categories c ON c.id = r.category_id JOIN testsystem_suppliers s ON s.id = r.supplier_id",
 		Select: "r.param_id, r.gate_id, r.category_id, r.supplier_id, g.name, c.name, s.name, r.param_name, r.param_value",
-		Scope:  "TRUE",
+		Scope:  "(g.owner = '' OR g.owner = $1)",
 		Attrs: map[string]listAttr{
 			"gate_name":     {"g.name", msgkit.AttrString},
 			"category_name": {"c.name", msgkit.AttrString},
@@ -129,7 +129,7 @@ func newNamedList(k testsystem.Kind, table string) namedList {
 	return namedList{
 		table: table,
 		listing: listTable{
-			From: table + " n", Select: "n.id, n.name", Scope: "TRUE",
+			From: table + " n", Select: "n.id, n.name, n.owner", Scope: "(n.owner = '' OR n.owner = $1)",
 			Attrs: map[string]listAttr{"name": {"n.name", msgkit.AttrString}, "id": {"n.id", msgkit.AttrNumber}},
 			Order: "n.id",
 		},
@@ -177,17 +177,28 @@ func (s *TestSystemStore) Countries(ctx context.Context, owner string, q msgkit.
 	return listPage(ctx, s.pool, &countriesTable, q, scan, owner)
 }
 
-// Routes lists the route parameters with the names of their gate,
-// category and supplier, by parameter id unless q sorts them.
-func (s *TestSystemStore) Routes(ctx context.Context, q msgkit.ListQuery) (msgkit.Page[testsystem.Route], error) {
-	return listPage(ctx, s.pool, &routesTable, q, func(row pgx.CollectableRow) (r testsystem.Route, err error) {
-		return r, row.Scan(&r.ParamID, &r.GateID, &r.CategoryID, &r.SupplierID, &r.Gate, &r.Category, &r.Supplier, &r.ParamName, &r.ParamValue)
-	})
+// viewerOf is viewer as a query parameter: a name no row can have (text
+// PostgreSQL cannot hold) owns nothing, so it sees the platform's records
+// only, as in memstore.
+func viewerOf(viewer string) string {
+	if !storable(viewer) {
+		return ""
+	}
+	return viewer
 }
 
-// Named lists the categories, suppliers or gates, by id unless q sorts
-// them. A kind that is none of those has no records.
-func (s *TestSystemStore) Named(ctx context.Context, k testsystem.Kind, q msgkit.ListQuery) (msgkit.Page[testsystem.Named], error) {
+// Routes lists the route parameters of the gates viewer sees, with the
+// names of their gate, category and supplier, by parameter id unless q
+// sorts them.
+func (s *TestSystemStore) Routes(ctx context.Context, viewer string, q msgkit.ListQuery) (msgkit.Page[testsystem.Route], error) {
+	return listPage(ctx, s.pool, &routesTable, q, func(row pgx.CollectableRow) (r testsystem.Route, err error) {
+		return r, row.Scan(&r.ParamID, &r.GateID, &r.CategoryID, &r.SupplierID, &r.Gate, &r.Category, &r.Supplier, &r.ParamName, &r.ParamValue)
+	}, viewerOf(viewer))
+}
+
+// Named lists the categories, suppliers or gates viewer sees, by id
+// unless q sorts them. A kind that is none of those has no records.
+func (s *TestSystemStore) Named(ctx context.Context, k testsystem.Kind, viewer string, q msgkit.ListQuery) (msgkit.Page[testsystem.Named], error) {
 	l, ok := namedLists[k]
 	if !ok {
 		attrs := namedLists[testsystem.Gates].listing.Attrs
@@ -197,19 +208,18 @@ func (s *TestSystemStore) Named(ctx context.Context, k testsystem.Kind, q msgkit
 		})
 	}
 	return listPage(ctx, s.pool, &l.listing, q, func(row pgx.CollectableRow) (n testsystem.Named, err error) {
-		return n, row.Scan(&n.ID, &n.Name)
-	})
+		return n, row.Scan(&n.ID, &n.Name, &n.Owner)
+	}, viewerOf(viewer))
 }
 
-// DeleteNamed deletes a category, supplier or gate; its routes go with it
-// (ON DELETE CASCADE).
-func (s *TestSystemStore) DeleteNamed(ctx context.Context, k testsystem.Kind, id int64) (testsystem.Named, error) {
+// NamedByID returns a category, supplier or gate, whoever owns it.
+func (s *TestSystemStore) NamedByID(ctx context.Context, k testsystem.Kind, id int64) (testsystem.Named, error) {
 	l, ok := namedLists[k]
 	if !ok {
 		return testsystem.Named{}, testsystem.NamedNotFound(k, id)
 	}
 	n := testsystem.Named{ID: id}
-	err := s.pool.QueryRow(ctx, `DELETE FROM `+l.table+` WHERE id = $1 RETURNING name`, id).Scan(&n.Name)
+	err := s.pool.QueryRow(ctx, `SELECT name, owner FROM `+l.table+` WHERE id = $1`, id).Scan(&n.Name, &n.Owner)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return testsystem.Named{}, testsystem.NamedNotFound(k, id)
 	}
@@ -219,10 +229,31 @@ func (s *TestSystemStore) DeleteNamed(ctx context.Context, k testsystem.Kind, id
 	return n, nil
 }
 
-// AddRoute stores r's parameters as routes of its gate, category and
-// supplier, making each by name when new, with the four route tables
+// DeleteNamed deletes owner's category, supplier or gate; its routes go
+// with it (ON DELETE CASCADE).
+func (s *TestSystemStore) DeleteNamed(ctx context.Context, k testsystem.Kind, owner string, id int64) (testsystem.Named, error) {
+	l, ok := namedLists[k]
+	if !ok || !storable(owner) {
+		return testsystem.Named{}, testsystem.NamedNotFound(k, id)
+	}
+	n := testsystem.Named{ID: id, Owner: owner}
+	err := s.pool.QueryRow(ctx, `DELETE FROM `+l.table+` WHERE id = $1 AND owner = $2 RETURNING name`, id, owner).Scan(&n.Name)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return testsystem.Named{}, testsystem.NamedNotFound(k, id)
+	}
+	if err != nil {
+		return testsystem.Named{}, classify(err, k.String(), k.String()+" "+strconv.FormatInt(id, 10))
+	}
+	return n, nil
+}
+
+// AddRoute stores r's parameters as owner's routes of its gate, category
+// and supplier, making each by name when new, with the four route tables
 // locked (see TestSystemStore).
-func (s *TestSystemStore) AddRoute(ctx context.Context, r testsystem.NewRoute) (bool, error) {
+func (s *TestSystemStore) AddRoute(ctx context.Context, owner string, r testsystem.NewRoute) (bool, error) {
+	if !storable(owner) {
+		return false, msgkit.Invalidf(testsystem.CodeInvalidRoute, "owner", "the owner must be valid UTF-8 without NUL characters")
+	}
 	for _, f := range []struct{ name, v string }{{"category", r.Category}, {"supplier", r.Supplier}, {"gate", r.Gate},
 		{"tlv_tag", r.TLVTag}, {"tlv_value", r.TLVValue}, {"service_type", r.ServiceType}, {"prefix", r.Prefix}} {
 		if !storable(f.v) {
@@ -236,15 +267,15 @@ func (s *TestSystemStore) AddRoute(ctx context.Context, r testsystem.NewRoute) (
 			IN SHARE ROW EXCLUSIVE MODE`); err != nil {
 			return err
 		}
-		gate, err := gateFor(ctx, tx, r)
+		gate, err := gateFor(ctx, tx, owner, r)
 		if err != nil {
 			return err
 		}
-		cat, err := namedByName(ctx, tx, testsystem.Categories, r.Category)
+		cat, err := namedByName(ctx, tx, testsystem.Categories, owner, r.Category)
 		if err != nil {
 			return err
 		}
-		sup, err := namedByName(ctx, tx, testsystem.Suppliers, r.Supplier)
+		sup, err := namedByName(ctx, tx, testsystem.Suppliers, owner, r.Supplier)
 		if err != nil {
 			return err
 		}
@@ -273,13 +304,18 @@ func (s *TestSystemStore) AddRoute(ctx context.Context, r testsystem.NewRoute) (
 	return added, nil
 }
 
-// gateFor finds or makes r's gate, as memstore does: the gate of its name,
-// which must have r.GateID when that is set; else a new gate, numbered
-// r.GateID when set (and free) or the next id.
-func gateFor(ctx context.Context, tx pgx.Tx, r testsystem.NewRoute) (int64, error) {
+// gateFor finds or makes owner's gate of r, as memstore does (see
+// testsystem.Catalog.AddRoute): the gate of its name, owner's or else the
+// platform's (which only the platform's routes may use), which must have
+// r.GateID when that is set; else a new gate, numbered r.GateID when set
+// (and free, for the platform only) or the next id.
+func gateFor(ctx context.Context, tx pgx.Tx, owner string, r testsystem.NewRoute) (int64, error) {
 	var id int64
-	err := tx.QueryRow(ctx, `SELECT id FROM testsystem_gates WHERE name = $1`, r.Gate).Scan(&id)
+	var gateOwner string
+	err := tx.QueryRow(ctx, findByNameSQL("testsystem_gates"), r.Gate, owner).Scan(&id, &gateOwner)
 	switch {
+	case err == nil && gateOwner != owner:
+		return 0, final{testsystem.GateNotYours(r.Gate)}
 	case err == nil && r.GateID != 0 && r.GateID != id:
 		return 0, final{testsystem.GateIDConflict(r.Gate, id, r.GateID)}
 	case err == nil:
@@ -288,35 +324,44 @@ func gateFor(ctx context.Context, tx pgx.Tx, r testsystem.NewRoute) (int64, erro
 		return 0, err
 	}
 	if r.GateID != 0 {
-		var other string
-		err := tx.QueryRow(ctx, `SELECT name FROM testsystem_gates WHERE id = $1`, r.GateID).Scan(&other)
-		if err == nil {
+		var other, otherOwner string
+		err := tx.QueryRow(ctx, `SELECT name, owner FROM testsystem_gates WHERE id = $1`, r.GateID).Scan(&other, &otherOwner)
+		switch {
+		case err == nil && (owner == "" || otherOwner == owner):
 			return 0, final{testsystem.GateIDTaken(r.GateID, other)}
-		}
-		if !errors.Is(err, pgx.ErrNoRows) {
+		case owner != "" && (err == nil || errors.Is(err, pgx.ErrNoRows)):
+			return 0, final{testsystem.GateIDNotYours(r.GateID)}
+		case !errors.Is(err, pgx.ErrNoRows):
 			return 0, err
 		}
 		id = r.GateID
 	} else if err := tx.QueryRow(ctx, namedLists[testsystem.Gates].nextID).Scan(&id); err != nil {
 		return 0, err
 	}
-	_, err = tx.Exec(ctx, `INSERT INTO testsystem_gates (id, name) VALUES ($1, $2)`, id, r.Gate)
+	_, err = tx.Exec(ctx, `INSERT INTO testsystem_gates (id, name, owner) VALUES ($1, $2, $3)`, id, r.Gate, owner)
 	return id, err
 }
 
-// namedByName returns the id of the record of kind k named name, made
-// with the next id when there is none.
-func namedByName(ctx context.Context, tx pgx.Tx, k testsystem.Kind, name string) (int64, error) {
+// findByNameSQL finds the record of table named $1 that the routes of
+// owner $2 see: $2's own, else the platform's.
+func findByNameSQL(table string) string {
+	return `SELECT id, owner FROM ` + table + ` WHERE name = $1 AND (owner = $2 OR owner = '') ORDER BY owner = $2 DESC LIMIT 1`
+}
+
+// namedByName returns the id of the record of kind k named name that
+// owner's routes see, made for owner with the next id when there is none.
+func namedByName(ctx context.Context, tx pgx.Tx, k testsystem.Kind, owner, name string) (int64, error) {
 	l := namedLists[k]
 	var id int64
-	err := tx.QueryRow(ctx, `SELECT id FROM `+l.table+` WHERE name = $1`, name).Scan(&id)
+	var found string
+	err := tx.QueryRow(ctx, findByNameSQL(l.table), name, owner).Scan(&id, &found)
 	if !errors.Is(err, pgx.ErrNoRows) {
 		return id, err
 	}
 	if err := tx.QueryRow(ctx, l.nextID).Scan(&id); err != nil {
 		return 0, err
 	}
-	_, err = tx.Exec(ctx, `INSERT INTO `+l.table+` (id, name) VALUES ($1, $2)`, id, name)
+	_, err = tx.Exec(ctx, `INSERT INTO `+l.table+` (id, name, owner) VALUES ($1, $2, $3)`, id, name, owner)
 	return id, err
 }
 
@@ -340,10 +385,10 @@ const (
 		ON CONFLICT (id) DO UPDATE SET owner = excluded.owner, name = excluded.name, country = excluded.country,
 			mcc = excluded.mcc, mnc = excluded.mnc`
 	loadNamedSQL = ` (id, name) SELECT * FROM unnest($1::bigint[], $2::text[])
-		ON CONFLICT (id) DO UPDATE SET name = excluded.name`
+		ON CONFLICT (id) DO UPDATE SET name = excluded.name, owner = ''`
 	loadGatesSQL = `INSERT INTO testsystem_gates (id, name, price, currency)
 		SELECT * FROM unnest($1::bigint[], $2::text[], $3::numeric[], $4::text[])
-		ON CONFLICT (id) DO UPDATE SET name = excluded.name, price = excluded.price, currency = excluded.currency`
+		ON CONFLICT (id) DO UPDATE SET name = excluded.name, owner = '', price = excluded.price, currency = excluded.currency`
 	loadRoutesSQL = `INSERT INTO testsystem_routes (param_id, gate_id, category_id, supplier_id, param_name, param_value)
 		SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::text[], $6::text[])
 		ON CONFLICT (param_id) DO UPDATE SET gate_id = excluded.gate_id, category_id = excluded.category_id,
@@ -475,9 +520,9 @@ func columnOf[T, V any](items []T, field func(T) V) []V {
 // gatesByIDSQL reads the gates of $1 in its order, duplicates included,
 // each with the category and supplier of its first route (by parameter
 // id; "" without routes).
-const gatesByIDSQL = `SELECT g.id, g.name, COALESCE(c.name, ''), COALESCE(s.name, ''), g.price::text, g.currency
+const gatesByIDSQL = `SELECT g.id, g.name, g.owner, COALESCE(c.name, ''), COALESCE(s.name, ''), g.price::text, g.currency
 	FROM unnest($1::bigint[]) WITH ORDINALITY AS u(id, n)
-	JOIN testsystem_gates g ON g.id = u.id
+	JOIN testsystem_gates g ON g.id = u.id AND (g.owner = '' OR g.owner = $2)
 	LEFT JOIN LATERAL (
 		SELECT r.category_id, r.supplier_id FROM testsystem_routes r WHERE r.gate_id = g.id ORDER BY r.param_id LIMIT 1
 	) r ON TRUE
@@ -485,19 +530,19 @@ const gatesByIDSQL = `SELECT g.id, g.name, COALESCE(c.name, ''), COALESCE(s.name
 	LEFT JOIN testsystem_suppliers s ON s.id = r.supplier_id
 	ORDER BY u.n`
 
-// GatesByID returns the gates of ids that exist, in ids' order.
-func (s *TestSystemStore) GatesByID(ctx context.Context, ids []int64) ([]testsystem.Gate, error) {
+// GatesByID returns the gates of ids that viewer sees, in ids' order.
+func (s *TestSystemStore) GatesByID(ctx context.Context, viewer string, ids []int64) ([]testsystem.Gate, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	rows, err := s.pool.Query(ctx, gatesByIDSQL, ids)
+	rows, err := s.pool.Query(ctx, gatesByIDSQL, ids, viewerOf(viewer))
 	if err != nil {
 		return nil, classify(err, "gate", "gates")
 	}
 	gs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (testsystem.Gate, error) {
 		var g testsystem.Gate
 		var price string
-		if err := row.Scan(&g.ID, &g.Name, &g.Category, &g.Supplier, &price, &g.Currency); err != nil {
+		if err := row.Scan(&g.ID, &g.Name, &g.Owner, &g.Category, &g.Supplier, &price, &g.Currency); err != nil {
 			return g, err
 		}
 		var err error

@@ -261,7 +261,7 @@ func TestTestSystemUnstorableText(t *testing.T) {
 	if _, err := s.Session(ctx, "\xff", 1); msgkit.KindOf(err) != msgkit.NotFound {
 		t.Errorf("Session = %v", err)
 	}
-	if _, err := s.AddRoute(ctx, testsystem.NewRoute{Category: "c\x00", Supplier: "s", Gate: "g", Prefix: "1"}); msgkit.KindOf(err) != msgkit.Invalid {
+	if _, err := s.AddRoute(ctx, "", testsystem.NewRoute{Category: "c\x00", Supplier: "s", Gate: "g", Prefix: "1"}); msgkit.KindOf(err) != msgkit.Invalid {
 		t.Errorf("AddRoute = %v", err)
 	}
 	d := testsystem.Dataset{Operators: []testsystem.Operator{{ID: 1, Name: "\xff"}}}
@@ -315,26 +315,26 @@ func TestTestSystemCatalogIDsAndNames(t *testing.T) {
 	if err := s.Load(ctx, testsystem.Fixture()); err != nil {
 		t.Fatal(err)
 	}
-	top, err := s.Named(ctx, testsystem.Gates, msgkit.ListQuery{PageNumber: 1, PageSize: 1, Sort: []msgkit.SortKey{{Attr: "id", Desc: true}}})
+	top, err := s.Named(ctx, testsystem.Gates, "", msgkit.ListQuery{PageNumber: 1, PageSize: 1, Sort: []msgkit.SortKey{{Attr: "id", Desc: true}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	last := top.Items[0].ID
-	if _, err := s.AddRoute(ctx, testsystem.NewRoute{Category: "Direct", Supplier: "New", Gate: "new-1", Prefix: "1"}); err != nil {
+	if _, err := s.AddRoute(ctx, "", testsystem.NewRoute{Category: "Direct", Supplier: "New", Gate: "new-1", Prefix: "1"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.DeleteNamed(ctx, testsystem.Gates, last+1); err != nil {
+	if _, err := s.DeleteNamed(ctx, testsystem.Gates, "", last+1); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.AddRoute(ctx, testsystem.NewRoute{Category: "Direct", Supplier: "New", Gate: "new-2", Prefix: "1"}); err != nil {
+	if _, err := s.AddRoute(ctx, "", testsystem.NewRoute{Category: "Direct", Supplier: "New", Gate: "new-2", Prefix: "1"}); err != nil {
 		t.Fatal(err)
 	}
-	gs, err := s.GatesByID(ctx, []int64{last + 1, last + 2, last + 2})
+	gs, err := s.GatesByID(ctx, "", []int64{last + 1, last + 2, last + 2})
 	if err != nil || len(gs) != 2 || gs[0].Name != "new-2" || gs[1].Name != "new-2" || gs[0].Supplier != "New" || !gs[0].Price.IsZero() {
 		t.Errorf("GatesByID = %+v, %v; want new-2 twice under id %d", gs, err, last+2)
 	}
 
-	cats, _ := s.Named(ctx, testsystem.Categories, msgkit.ListQuery{})
+	cats, _ := s.Named(ctx, testsystem.Categories, "", msgkit.ListQuery{})
 	a, b := cats.Items[0], cats.Items[1]
 	swap := testsystem.Dataset{Categories: []testsystem.Named{{ID: a.ID, Name: b.Name}, {ID: b.ID, Name: a.Name}}}
 	if err := s.Load(ctx, swap); err != nil {
@@ -344,14 +344,14 @@ func TestTestSystemCatalogIDsAndNames(t *testing.T) {
 	if err := s.Load(ctx, dup); msgkit.KindOf(err) != msgkit.Conflict {
 		t.Errorf("Load giving one name twice = %v, want Conflict", err)
 	}
-	again, _ := s.Named(ctx, testsystem.Categories, msgkit.ListQuery{})
+	again, _ := s.Named(ctx, testsystem.Categories, "", msgkit.ListQuery{})
 	if again.Items[0].Name != b.Name || again.Items[1].Name != a.Name {
 		t.Errorf("categories after the swap and a refused load = %+v", again.Items[:2])
 	}
-	if p, err := s.Named(ctx, testsystem.Kind(9), msgkit.ListQuery{PageNumber: 1, PageSize: 5}); err != nil || p.Total != 0 {
+	if p, err := s.Named(ctx, testsystem.Kind(9), "", msgkit.ListQuery{PageNumber: 1, PageSize: 5}); err != nil || p.Total != 0 {
 		t.Errorf("Named of an unknown kind = %+v, %v", p, err)
 	}
-	if _, err := s.DeleteNamed(ctx, testsystem.Kind(9), 1); msgkit.KindOf(err) != msgkit.NotFound {
+	if _, err := s.DeleteNamed(ctx, testsystem.Kind(9), "", 1); msgkit.KindOf(err) != msgkit.NotFound {
 		t.Errorf("DeleteNamed of an unknown kind = %v", err)
 	}
 }

@@ -36,6 +36,7 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) Fixture) {
 		{"reference lists", testLists},
 		{"add route", testAddRoute},
 		{"delete named", testDeleteNamed},
+		{"records of users", testOwners},
 		{"lookups", testLookups},
 		{"sessions and quota", testSessions},
 		{"quota across concurrent requests", testQuotaConcurrent},
@@ -114,22 +115,22 @@ func testLists(t *testing.T, f Fixture) {
 	if got := names(cs.Items, func(c testsystem.Country) string { return c.Name }); err != nil || !slices.Equal(got, []string{"Slovenia", "Germany"}) {
 		t.Errorf("alice's countries = %v, %v", got, err)
 	}
-	rs, err := s.Routes(ctx, q(1, 10, nil))
+	rs, err := s.Routes(ctx, "", q(1, 10, nil))
 	if err != nil || rs.Total != 6 || rs.Items[1] != (testsystem.Route{ParamID: 2, GateID: 2, CategoryID: 2, SupplierID: 2,
 		Gate: "beta-wholesale", Category: "Wholesale", Supplier: "Beta Routes", ParamName: "tlv", ParamValue: "0x1400=wholesale"}) {
 		t.Errorf("Routes = %+v, %v", rs, err)
 	}
-	rs, err = s.Routes(ctx, q(1, 10, nil, eq("supplier_name", "Gamma SMS")))
+	rs, err = s.Routes(ctx, "", q(1, 10, nil, eq("supplier_name", "Gamma SMS")))
 	if err != nil || rs.Total != 2 {
 		t.Errorf("routes of Gamma SMS: %d, %v", rs.Total, err)
 	}
 	for _, k := range []testsystem.Kind{testsystem.Categories, testsystem.Suppliers, testsystem.Gates} {
-		ns, err := s.Named(ctx, k, q(2, 2, nil))
+		ns, err := s.Named(ctx, k, "", q(2, 2, nil))
 		if err != nil || ns.Total < 3 || len(ns.Items) != min(2, ns.Total-2) || ns.Items[0].ID != 3 {
 			t.Errorf("Named(%s) page 2 = %+v, %v", k, ns, err)
 		}
 	}
-	gs, err := s.Named(ctx, testsystem.Gates, q(1, 10, []msgkit.SortKey{{Attr: "name"}}))
+	gs, err := s.Named(ctx, testsystem.Gates, "", q(1, 10, []msgkit.SortKey{{Attr: "name"}}))
 	if got := names(gs.Items, func(n testsystem.Named) string { return n.Name }); err != nil || !slices.IsSorted(got) || len(got) != 5 {
 		t.Errorf("gates by name = %v, %v", got, err)
 	}
@@ -138,31 +139,31 @@ func testLists(t *testing.T, f Fixture) {
 func testAddRoute(t *testing.T, f Fixture) {
 	ctx, s := t.Context(), f.Store
 	load(t, s)
-	added, err := s.AddRoute(ctx, testsystem.NewRoute{Category: "Direct", Supplier: "Delta", Gate: "delta-1", Prefix: "43", ServiceType: "DLT"})
+	added, err := s.AddRoute(ctx, "", testsystem.NewRoute{Category: "Direct", Supplier: "Delta", Gate: "delta-1", Prefix: "43", ServiceType: "DLT"})
 	if err != nil || !added {
 		t.Fatalf("AddRoute = %v, %v", added, err)
 	}
-	rs, err := s.Routes(ctx, q(1, 10, nil, eq("gate_name", "delta-1")))
+	rs, err := s.Routes(ctx, "", q(1, 10, nil, eq("gate_name", "delta-1")))
 	if err != nil || rs.Total != 2 || rs.Items[0].Category != "Direct" || rs.Items[0].CategoryID != 1 || rs.Items[0].Supplier != "Delta" ||
 		rs.Items[0].ParamName != testsystem.ParamServiceType || rs.Items[1].ParamValue != "43" || rs.Items[0].ParamID <= 6 {
 		t.Fatalf("the new routes = %+v, %v", rs.Items, err)
 	}
-	added, err = s.AddRoute(ctx, testsystem.NewRoute{Category: "Direct", Supplier: "Delta", Gate: "delta-1", Prefix: "43"})
+	added, err = s.AddRoute(ctx, "", testsystem.NewRoute{Category: "Direct", Supplier: "Delta", Gate: "delta-1", Prefix: "43"})
 	if err != nil || added {
 		t.Errorf("the same route again = %v, %v; want nothing added", added, err)
 	}
-	added, err = s.AddRoute(ctx, testsystem.NewRoute{Category: "Direct", Supplier: "Delta", Gate: "epsilon", GateID: 77, TLVTag: "0x1500", TLVValue: "x"})
+	added, err = s.AddRoute(ctx, "", testsystem.NewRoute{Category: "Direct", Supplier: "Delta", Gate: "epsilon", GateID: 77, TLVTag: "0x1500", TLVValue: "x"})
 	if err != nil || !added {
 		t.Fatalf("a new gate with an id = %v, %v", added, err)
 	}
-	if gs, err := s.GatesByID(ctx, []int64{77}); err != nil || len(gs) != 1 || gs[0].Name != "epsilon" || gs[0].Supplier != "Delta" {
+	if gs, err := s.GatesByID(ctx, "", []int64{77}); err != nil || len(gs) != 1 || gs[0].Name != "epsilon" || gs[0].Supplier != "Delta" {
 		t.Errorf("gate 77 = %+v, %v", gs, err)
 	}
-	_, err = s.AddRoute(ctx, testsystem.NewRoute{Category: "Direct", Supplier: "Delta", Gate: "epsilon", GateID: 78, Prefix: "1"})
+	_, err = s.AddRoute(ctx, "", testsystem.NewRoute{Category: "Direct", Supplier: "Delta", Gate: "epsilon", GateID: 78, Prefix: "1"})
 	wantKind(t, err, msgkit.Conflict, "a gate under another id")
-	_, err = s.AddRoute(ctx, testsystem.NewRoute{Category: "Direct", Supplier: "Delta", Gate: "zeta", GateID: 1, Prefix: "1"})
+	_, err = s.AddRoute(ctx, "", testsystem.NewRoute{Category: "Direct", Supplier: "Delta", Gate: "zeta", GateID: 1, Prefix: "1"})
 	wantKind(t, err, msgkit.Conflict, "an id of another gate")
-	if ns, _ := s.Named(ctx, testsystem.Gates, q(1, 100, nil)); ns.Total != 7 {
+	if ns, _ := s.Named(ctx, testsystem.Gates, "", q(1, 100, nil)); ns.Total != 7 {
 		t.Errorf("%d gates after refusals, want 7", ns.Total)
 	}
 }
@@ -170,36 +171,127 @@ func testAddRoute(t *testing.T, f Fixture) {
 func testDeleteNamed(t *testing.T, f Fixture) {
 	ctx, s := t.Context(), f.Store
 	load(t, s)
-	n, err := s.DeleteNamed(ctx, testsystem.Gates, 2)
+	n, err := s.DeleteNamed(ctx, testsystem.Gates, "", 2)
 	if err != nil || n != (testsystem.Named{ID: 2, Name: "beta-wholesale"}) {
 		t.Fatalf("DeleteNamed(gate 2) = %+v, %v", n, err)
 	}
-	rs, _ := s.Routes(ctx, q(1, 10, nil))
+	rs, _ := s.Routes(ctx, "", q(1, 10, nil))
 	if rs.Total != 4 {
 		t.Errorf("%d routes after deleting a gate of two, want 4", rs.Total)
 	}
-	if gs, _ := s.GatesByID(ctx, []int64{2}); len(gs) != 0 {
+	if gs, _ := s.GatesByID(ctx, "", []int64{2}); len(gs) != 0 {
 		t.Errorf("deleted gate still found: %+v", gs)
 	}
-	_, err = s.DeleteNamed(ctx, testsystem.Gates, 2)
+	_, err = s.DeleteNamed(ctx, testsystem.Gates, "", 2)
 	wantKind(t, err, msgkit.NotFound, "a deleted gate")
-	if n, err = s.DeleteNamed(ctx, testsystem.Suppliers, 3); err != nil || n.Name != "Gamma SMS" {
+	if n, err = s.DeleteNamed(ctx, testsystem.Suppliers, "", 3); err != nil || n.Name != "Gamma SMS" {
 		t.Fatalf("DeleteNamed(supplier 3) = %+v, %v", n, err)
 	}
-	if rs, _ = s.Routes(ctx, q(1, 10, nil)); rs.Total != 2 {
+	if rs, _ = s.Routes(ctx, "", q(1, 10, nil)); rs.Total != 2 {
 		t.Errorf("%d routes after deleting a supplier, want 2", rs.Total)
 	}
-	if n, err = s.DeleteNamed(ctx, testsystem.Categories, 1); err != nil || n.Name != "Direct" {
+	if n, err = s.DeleteNamed(ctx, testsystem.Categories, "", 1); err != nil || n.Name != "Direct" {
 		t.Fatalf("DeleteNamed(category 1) = %+v, %v", n, err)
 	}
-	_, err = s.DeleteNamed(ctx, testsystem.Categories, 99)
+	_, err = s.DeleteNamed(ctx, testsystem.Categories, "", 99)
 	wantKind(t, err, msgkit.NotFound, "an unknown category")
+}
+
+// A user's categories, suppliers, gates and routes are its own: others
+// neither see nor change them, and its routes never change the
+// platform's gates.
+func testOwners(t *testing.T, f Fixture) {
+	ctx, s := t.Context(), f.Store
+	load(t, s)
+	platformRoutes, err := s.Routes(ctx, "", q(1, 100, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// alice's route on a gate of her own, with the platform's category
+	// and a supplier of her own.
+	added, err := s.AddRoute(ctx, "alice", testsystem.NewRoute{Category: "Direct", Supplier: "Alice Supply", Gate: "alice-gate", Prefix: "49"})
+	if err != nil || !added {
+		t.Fatalf("alice's AddRoute = %v, %v", added, err)
+	}
+	aliceGates, err := s.Named(ctx, testsystem.Gates, "alice", q(1, 100, []msgkit.SortKey{{Attr: "id", Desc: true}}))
+	if err != nil || aliceGates.Total != 6 || aliceGates.Items[0].Name != "alice-gate" || aliceGates.Items[0].Owner != "alice" {
+		t.Fatalf("alice's gates = %+v, %v", aliceGates, err)
+	}
+	gate := aliceGates.Items[0].ID
+	for _, viewer := range []string{"", "bob"} {
+		for _, k := range []testsystem.Kind{testsystem.Gates, testsystem.Suppliers} {
+			ns, err := s.Named(ctx, k, viewer, q(1, 100, nil))
+			if got := names(ns.Items, func(n testsystem.Named) string { return n.Name }); err != nil || slices.Contains(got, "alice-gate") || slices.Contains(got, "Alice Supply") {
+				t.Errorf("%q sees alice's %s: %v, %v", viewer, k, got, err)
+			}
+		}
+		if rs, err := s.Routes(ctx, viewer, q(1, 100, nil)); err != nil || rs.Total != platformRoutes.Total {
+			t.Errorf("%q sees %d routes, want the platform's %d (%v)", viewer, rs.Total, platformRoutes.Total, err)
+		}
+		if gs, err := s.GatesByID(ctx, viewer, []int64{gate, 1}); err != nil || len(gs) != 1 || gs[0].ID != 1 {
+			t.Errorf("%q's GatesByID(alice's, 1) = %+v, %v", viewer, gs, err)
+		}
+	}
+	if rs, err := s.Routes(ctx, "alice", q(1, 100, nil, eq("gate_name", "alice-gate"))); err != nil || rs.Total != 1 || rs.Items[0].Category != "Direct" || rs.Items[0].CategoryID != 1 {
+		t.Errorf("alice's routes = %+v, %v", rs, err)
+	}
+	if gs, err := s.GatesByID(ctx, "alice", []int64{gate}); err != nil || len(gs) != 1 || gs[0].Owner != "alice" || gs[0].Supplier != "Alice Supply" {
+		t.Errorf("alice's GatesByID = %+v, %v", gs, err)
+	}
+	// bob may make a gate of the same name: it is another gate.
+	if added, err := s.AddRoute(ctx, "bob", testsystem.NewRoute{Category: "Bob Cat", Supplier: "Alice Supply", Gate: "alice-gate", Prefix: "1"}); err != nil || !added {
+		t.Fatalf("bob's AddRoute = %v, %v", added, err)
+	}
+	bobGates, _ := s.Named(ctx, testsystem.Gates, "bob", q(1, 100, []msgkit.SortKey{{Attr: "id", Desc: true}}))
+	if bobGates.Items[0].Name != "alice-gate" || bobGates.Items[0].ID == gate || bobGates.Items[0].Owner != "bob" {
+		t.Errorf("bob's gates = %+v", bobGates.Items)
+	}
+	// A user's route never changes the platform's gate; gate_id names only
+	// the user's own gates.
+	_, err = s.AddRoute(ctx, "alice", testsystem.NewRoute{Category: "Direct", Supplier: "Alpha Telecom", Gate: "alpha-direct", Prefix: "1"})
+	wantKind(t, err, msgkit.Forbidden, "alice's route on the platform's gate")
+	_, err = s.AddRoute(ctx, "alice", testsystem.NewRoute{Category: "Direct", Supplier: "Delta", Gate: "new", GateID: 500, Prefix: "1"})
+	wantKind(t, err, msgkit.Invalid, "alice's new gate with an id")
+	_, err = s.AddRoute(ctx, "alice", testsystem.NewRoute{Category: "Direct", Supplier: "Delta", Gate: "new", GateID: bobGates.Items[0].ID, Prefix: "1"})
+	wantKind(t, err, msgkit.Invalid, "alice's new gate with bob's gate's id")
+	_, err = s.AddRoute(ctx, "alice", testsystem.NewRoute{Category: "Direct", Supplier: "Delta", Gate: "alice-gate", GateID: 1, Prefix: "1"})
+	wantKind(t, err, msgkit.Conflict, "alice's gate with another id")
+	if added, err := s.AddRoute(ctx, "alice", testsystem.NewRoute{Category: "Direct", Supplier: "Alice Supply", Gate: "alice-gate", GateID: gate, Prefix: "48"}); err != nil || !added {
+		t.Errorf("alice's route naming her gate by id = %v, %v", added, err)
+	}
+	if rs, _ := s.Routes(ctx, "", q(1, 100, nil)); !cmp.Equal(rs, platformRoutes) {
+		t.Errorf("the platform's routes changed: %+v", rs.Items)
+	}
+	// Deletes: only the owner's record goes.
+	if n, err := s.NamedByID(ctx, testsystem.Gates, gate); err != nil || n != (testsystem.Named{ID: gate, Name: "alice-gate", Owner: "alice"}) {
+		t.Errorf("NamedByID(alice's gate) = %+v, %v", n, err)
+	}
+	if n, err := s.NamedByID(ctx, testsystem.Gates, 1); err != nil || n.Owner != "" || n.Name != "alpha-direct" {
+		t.Errorf("NamedByID(gate 1) = %+v, %v", n, err)
+	}
+	_, err = s.NamedByID(ctx, testsystem.Gates, 9999)
+	wantKind(t, err, msgkit.NotFound, "NamedByID of an unknown gate")
+	_, err = s.DeleteNamed(ctx, testsystem.Gates, "bob", gate)
+	wantKind(t, err, msgkit.NotFound, "bob deleting alice's gate")
+	_, err = s.DeleteNamed(ctx, testsystem.Gates, "alice", 1)
+	wantKind(t, err, msgkit.NotFound, "alice deleting the platform's gate as her own")
+	_, err = s.DeleteNamed(ctx, testsystem.Gates, "", gate)
+	wantKind(t, err, msgkit.NotFound, "the platform deleting alice's gate as its own")
+	if n, err := s.DeleteNamed(ctx, testsystem.Gates, "alice", gate); err != nil || n != (testsystem.Named{ID: gate, Name: "alice-gate", Owner: "alice"}) {
+		t.Errorf("alice deleting her gate = %+v, %v", n, err)
+	}
+	if rs, _ := s.Routes(ctx, "alice", q(1, 100, nil)); rs.Total != platformRoutes.Total {
+		t.Errorf("alice's routes after deleting her gate: %d, want the platform's %d", rs.Total, platformRoutes.Total)
+	}
+	if rs, _ := s.Routes(ctx, "bob", q(1, 100, nil)); rs.Total != platformRoutes.Total+1 {
+		t.Errorf("bob's routes after alice deleted her gate: %d, want %d", rs.Total, platformRoutes.Total+1)
+	}
 }
 
 func testLookups(t *testing.T, f Fixture) {
 	ctx, s := t.Context(), f.Store
 	load(t, s)
-	gs, err := s.GatesByID(ctx, []int64{3, 9, 1})
+	gs, err := s.GatesByID(ctx, "", []int64{3, 9, 1})
 	if err != nil || len(gs) != 2 || gs[0].ID != 3 || gs[1].ID != 1 || gs[1].Category != "Direct" || gs[1].Supplier != "Alpha Telecom" ||
 		!gs[1].Price.Equal(decimal.RequireFromString("0.045")) || gs[1].Currency != "EUR" {
 		t.Errorf("GatesByID = %+v, %v", gs, err)

@@ -40,4 +40,10 @@
 //     on /test/operator/country one code.
 //   - Category, supplier and gate ids are answered as strings; an id that
 //     is not a number is 404 as an unknown one.
+//   - Reference records have owners (see the testsystem package doc): a
+//     user sees the platform's records and its own; its routes make its
+//     own records, another user's record answers as an unknown one, and
+//     the platform's records are changed (added routes, deletes) only by a
+//     token that also holds testsystem.manage, msgkit's own privilege of
+//     an operator: without it such a change is 403 platform_record.
 package testsystemapi

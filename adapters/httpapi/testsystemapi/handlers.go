@@ -8,6 +8,7 @@ import (
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/adapters/httpapi"
+	"github.com/msgkit/msgkit/auth"
 	"github.com/msgkit/msgkit/testsystem"
 	"github.com/msgkit/msgkit/testsystem/testtext"
 )
@@ -38,6 +39,13 @@ func serve(h func(w http.ResponseWriter, r *http.Request) error) http.Handler {
 func user(r *http.Request) string {
 	p, _ := httpapi.PrincipalFrom(r.Context())
 	return p.Subject
+}
+
+// caller is the authenticated caller of the reference lists: an operator
+// when it holds testsystem.manage.
+func caller(r *http.Request) testsystem.Caller {
+	p, _ := httpapi.PrincipalFrom(r.Context())
+	return testsystem.Caller{User: p.Subject, Operator: p.HasAny(auth.PrivTestSystemManage)}
 }
 
 // envelope is the test system's collection answer: data and
@@ -221,7 +229,7 @@ func (a *api) routes(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	page, err := a.b.Store.Routes(r.Context(), q)
+	page, err := a.b.System.Routes(r.Context(), caller(r), q)
 	if err != nil {
 		return err
 	}
@@ -240,11 +248,7 @@ func (a *api) addRoute(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.DecodeJSON(w, r, &in, httpapi.DecodeOptions{}); err != nil {
 		return err
 	}
-	rt, err := testsystem.FillRoute(in)
-	if err != nil {
-		return err
-	}
-	added, err := a.b.Store.AddRoute(r.Context(), rt)
+	added, err := a.b.System.AddRoute(r.Context(), caller(r), in)
 	if err != nil {
 		return err
 	}
@@ -269,7 +273,7 @@ func (a *api) named(k testsystem.Kind) func(w http.ResponseWriter, r *http.Reque
 		if err != nil {
 			return err
 		}
-		page, err := a.b.Store.Named(r.Context(), k, q)
+		page, err := a.b.System.Named(r.Context(), caller(r), k, q)
 		if err != nil {
 			return err
 		}
@@ -284,7 +288,7 @@ func (a *api) deleteNamed(k testsystem.Kind) func(w http.ResponseWriter, r *http
 		if err != nil || id < 1 {
 			return msgkit.Errorf(msgkit.NotFound, k.String()+"_not_found", "%s %q not found", k, raw)
 		}
-		n, err := a.b.Store.DeleteNamed(r.Context(), k, id)
+		n, err := a.b.System.DeleteNamed(r.Context(), caller(r), k, id)
 		if err != nil {
 			return err
 		}

@@ -39,17 +39,24 @@ type env struct {
 	nets     []*simnet.Network
 	tester   string
 	other    string
+	operator string // holds testsystem.manage
 	fixture  *httpapitest.Fixture
 }
 
 // login takes new tokens: a token lives an hour of the clock.
 func (e *env) login(t *testing.T) {
 	e.tester, e.other = e.fixture.UserToken(t, httpapitest.UserName), e.fixture.UserToken(t, "other-tester")
+	e.operator = e.fixture.UserToken(t, "ts-operator")
 }
 
 func newEnv(t *testing.T, limit int) *env {
 	f := httpapitest.NewFixture(t)
 	if _, err := f.Auth.CreateUser(t.Context(), authUser("other-tester")); err != nil {
+		t.Fatal(err)
+	}
+	op := authUser("ts-operator")
+	op.Privileges = append(op.Privileges, auth.PrivTestSystemManage)
+	if _, err := f.Auth.CreateUser(t.Context(), op); err != nil {
 		t.Fatal(err)
 	}
 	db := memstore.New()
@@ -211,7 +218,7 @@ func TestAddAndDeleteRoutes(t *testing.T) {
 	msgkittest.Golden(t, "testdata/add_route_invalid.json", httpapitest.Answer(w))
 	wantFields(t, e.bad(t, e.tester, "POST", "/route", `{"category":"c","supplier":"s","gate":"g"}`), 400, testsystem.CodeInvalidRoute, "tlv_tag", "service_type", "prefix")
 	wantFields(t, e.bad(t, e.tester, "POST", "/route", `{"gate":7}`), 400, "invalid_json")
-	httpapitest.WantError(t, e.do(t, e.tester, "POST", "/route", `{"category":"c","supplier":"s","gate":"alpha-direct","gate_id":2,"prefix":"1"}`), httpapi.TestSystem, 409, "gate_id_conflict")
+	httpapitest.WantError(t, e.do(t, e.operator, "POST", "/route", `{"category":"c","supplier":"s","gate":"alpha-direct","gate_id":2,"prefix":"1"}`), httpapi.TestSystem, 409, "gate_id_conflict")
 
 	w = e.do(t, e.tester, "DELETE", "/route/gate/6", "")
 	wantStatus(t, w, 200, `{"id":"6","name":"delta-1"}`)
@@ -221,8 +228,81 @@ func TestAddAndDeleteRoutes(t *testing.T) {
 	httpapitest.WantError(t, e.do(t, e.tester, "DELETE", "/route/gate/6", ""), httpapi.TestSystem, 404, "gate_not_found")
 	httpapitest.WantError(t, e.do(t, e.tester, "DELETE", "/route/gate/abc", ""), httpapi.TestSystem, 404, "gate_not_found")
 	wantStatus(t, e.do(t, e.tester, "DELETE", "/route/supplier/4", ""), 200, `{"id":"4","name":"Delta"}`)
-	wantStatus(t, e.do(t, e.tester, "DELETE", "/route/category/3", ""), 200, `{"id":"3","name":"Grey"}`)
-	httpapitest.WantError(t, e.do(t, e.tester, "DELETE", "/route/category/3", ""), httpapi.TestSystem, 404, "category_not_found")
+	wantStatus(t, e.do(t, e.operator, "DELETE", "/route/category/3", ""), 200, `{"id":"3","name":"Grey"}`)
+	httpapitest.WantError(t, e.do(t, e.operator, "DELETE", "/route/category/3", ""), httpapi.TestSystem, 404, "category_not_found")
+}
+
+// One user's reference records are its own: another user neither sees nor
+// changes nor uses them (another's record answers as an unknown one), and
+// the platform's records change only with testsystem.manage.
+func TestReferenceListsPerUser(t *testing.T) {
+	e := newEnv(t, 5)
+	wantStatus(t, e.do(t, e.tester, "POST", "/route", `{"category":"Lab","supplier":"Lab Supply","gate":"lab-gate","prefix":"386"}`), 201, `{"status":"created"}`)
+	const mine, unknown = "6", "999"
+	names := func(token, list string) string {
+		t.Helper()
+		w := e.do(t, token, "GET", "/route/"+list+"?page_size=100", "")
+		if w.Code != 200 {
+			t.Fatalf("%s: %d %s", list, w.Code, w.Body)
+		}
+		return w.Body.String()
+	}
+	for _, list := range []string{"gate", "category", "supplier"} {
+		if b := names(e.tester, list); !strings.Contains(b, `"Lab`) && !strings.Contains(b, `"lab-gate"`) {
+			t.Errorf("the tester does not see its own %s: %s", list, b)
+		}
+		if b := names(e.other, list); strings.Contains(b, "Lab") || strings.Contains(b, "lab-gate") {
+			t.Errorf("another user sees the tester's %s: %s", list, b)
+		}
+	}
+	if b := names(e.other, "gate"); strings.Contains(b, "lab") {
+		t.Errorf("another user's routes hold the tester's: %s", b)
+	}
+	w := e.do(t, e.other, "GET", "/route?gate_name=lab-gate", "")
+	wantStatus(t, w, 200, `{"data":[],"meta":{"pagination":{"count":0,"current_page":1,"per_page":10,"total":0,"total_pages":0}}}`)
+	// Another's gate answers exactly as an unknown one, and stays.
+	answer := func(w *httptest.ResponseRecorder, id string) string {
+		return strconv.Itoa(w.Code) + " " + strings.ReplaceAll(w.Body.String(), id, "{id}")
+	}
+	for _, list := range []string{"gate", "category", "supplier"} {
+		theirs := e.do(t, e.other, "DELETE", "/route/"+list+"/"+mine, "")
+		if list == "category" {
+			theirs = e.do(t, e.other, "DELETE", "/route/category/4", "") // the tester's Lab
+			if a, b := answer(theirs, "4"), answer(e.do(t, e.other, "DELETE", "/route/category/"+unknown, ""), unknown); a != b {
+				t.Errorf("category: another's answers %s, an unknown one %s", a, b)
+			}
+			continue
+		}
+		if a, b := answer(theirs, mine), answer(e.do(t, e.other, "DELETE", "/route/"+list+"/"+unknown, ""), unknown); a != b || theirs.Code != 404 {
+			t.Errorf("%s: another's answers %s, an unknown one %s", list, a, b)
+		}
+	}
+	if b := names(e.tester, "gate"); !strings.Contains(b, "lab-gate") {
+		t.Errorf("the tester's gate is gone after another user's delete: %s", b)
+	}
+	// Another user's test cannot use the tester's gate: as an unknown one.
+	send := func(gate string) string {
+		body := `{"username":"other-tester","test":"t","gate_id":[` + gate + `],"mcc_mnc":[23410],"text_lang":"en","text_type":"gsm","callback_api":"https://example.com/cb"}`
+		return answer(e.do(t, e.other, "POST", "/sms", body), gate)
+	}
+	if a, b := send(mine), send(unknown); a != b || !strings.HasPrefix(a, "400 ") {
+		t.Errorf("a test through another's gate answers %s, through an unknown one %s", a, b)
+	}
+	// The platform's records: 403 without testsystem.manage, and they stay.
+	httpapitest.WantError(t, e.do(t, e.other, "DELETE", "/route/gate/5", ""), httpapi.TestSystem, 403, testsystem.CodePlatformRecord)
+	httpapitest.WantError(t, e.do(t, e.other, "POST", "/route", `{"category":"x","supplier":"y","gate":"alpha-direct","prefix":"1"}`), httpapi.TestSystem, 403, testsystem.CodePlatformRecord)
+	if b := names(e.tester, "gate"); !strings.Contains(b, `"id":"5"`) {
+		t.Errorf("gate 5 is gone for the tester after another user's delete: %s", b)
+	}
+	wantStatus(t, e.do(t, e.tester, "GET", "/route?gate_name=alpha-direct", ""), 200,
+		`{"data":[{"gate_id":1,"category_id":1,"supplier_id":1,"param_id":1,"gate_name":"alpha-direct","category_name":"Direct","supplier_name":"Alpha Telecom","param_name":"service_type","param_value":"DIR"}],"meta":{"pagination":{"count":1,"current_page":1,"per_page":10,"total":1,"total_pages":1}}}`)
+	w = e.do(t, e.operator, "DELETE", "/route/gate/5", "")
+	if w.Code != 200 {
+		t.Fatalf("the operator's delete of gate 5: %d %s", w.Code, w.Body)
+	}
+	if b := names(e.tester, "gate"); strings.Contains(b, `"id":"5"`) {
+		t.Errorf("gate 5 stays after the operator's delete: %s", b)
+	}
 }
 
 func quotaHeaders(t *testing.T, w *httptest.ResponseRecorder, limit, remaining, reset int) {
