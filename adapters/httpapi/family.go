@@ -33,7 +33,33 @@ const (
 	// AuthNone lets every caller in: only for routes that serve no
 	// tenant's data (the UI proxy's mock operations, made-up data).
 	AuthNone
+	// AuthBody: the credentials are in the request body and the route's
+	// handler checks them (bulk SMS). FamilyHandler serves no such family;
+	// a handler of its own describes itself with WithSpec.
+	AuthBody
 )
+
+// Operations is a handler together with the table of what it serves.
+// FamilyHandler's and OAuthHandler's handlers are, and a handler that
+// serves its routes by its own means says so with WithSpec, so that a
+// platform can walk every operation it mounts: its tests hold every route
+// to tenancy, outage and input rules, and a route added later cannot
+// escape them.
+type Operations interface {
+	http.Handler
+	// Spec is the family and every route the handler serves.
+	Spec() FamilySpec
+}
+
+// WithSpec describes h, which serves spec's routes, as Operations.
+func WithSpec(h http.Handler, spec FamilySpec) Operations { return described{h, spec} }
+
+type described struct {
+	http.Handler
+	spec FamilySpec
+}
+
+func (d described) Spec() FamilySpec { return d.spec }
 
 // FamilySpec describes an API family for FamilyHandler.
 type FamilySpec struct {
@@ -57,11 +83,13 @@ type FamilySpec struct {
 // authentication. The handler can be mounted alone or under the prefixes
 // of the family's paths on a platform's ServeMux.
 //
+// The handler is Operations: its Spec is spec.
+//
 // It panics when opts.Auth is nil (unless spec.Auth is AuthNone), when
-// spec.Auth is not a scheme, when
+// spec.Auth is not a scheme FamilyHandler serves, when
 // tenancy or privileges are asked of an API-key family, and when a route's
 // pattern is invalid or repeated (ServeMux's panic): mistakes of wiring.
-func FamilyHandler(opts Options, spec FamilySpec) http.Handler {
+func FamilyHandler(opts Options, spec FamilySpec) Operations {
 	o := opts.withDefaults()
 	if spec.Auth != AuthNone {
 		o.needAuth("the " + spec.Family.String() + " family")
@@ -79,7 +107,7 @@ func FamilyHandler(opts Options, spec FamilySpec) http.Handler {
 	}
 	m := newFamilyMux(spec.Family)
 	m.register(o, spec)
-	return o.base(spec.Family, authenticate(m))
+	return WithSpec(o.base(spec.Family, authenticate(m)), spec)
 }
 
 // NotFoundHandler answers every request 404 {"code":"not_found","message"},

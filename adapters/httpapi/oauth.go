@@ -6,6 +6,8 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/msgkit/msgkit"
@@ -26,15 +28,19 @@ const TokenInfoPath = "/oauth2/token-info"
 // (Options.TokenRateLimit) before anything else; every answer carries
 // Cache-Control: no-store and Pragma: no-cache; errors have the RFC 6749
 // body. It panics when opts.Auth is nil.
-func OAuthHandler(opts Options) http.Handler {
+func OAuthHandler(opts Options) Operations {
 	o := opts.withDefaults()
 	o.needAuth("OAuthHandler")
 	m := newFamilyMux(OAuth)
+	spec := FamilySpec{Family: OAuth, Auth: AuthBody}
 	for pattern, h := range oauthRoutes(o) {
 		m.mux.Handle(pattern, h)
+		method, path, _ := strings.Cut(pattern, " ")
+		spec.Routes = append(spec.Routes, Route{Method: method, Path: path, Handler: h})
 	}
+	slices.SortFunc(spec.Routes, func(a, b Route) int { return strings.Compare(a.Path, b.Path) })
 	limiter := NewLimiter(o.TokenRateLimit, o.Clock)
-	return o.base(OAuth, chain(m, noStore, LimitRate(OAuth, limiter, ByClientIP(o.TrustedProxies))))
+	return WithSpec(o.base(OAuth, chain(m, noStore, LimitRate(OAuth, limiter, ByClientIP(o.TrustedProxies)))), spec)
 }
 
 // oauthRoutes are the operations of OAuthHandler by ServeMux pattern: the

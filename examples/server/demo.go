@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/msgkit/msgkit/adapters/httpapi"
 	"io"
 	"log/slog"
 	"net/http"
@@ -92,15 +93,17 @@ const demoReportPath = "/demo/dlr"
 // POST /demo/dlr logs the report and answers 204, so the printed call
 // works end to end on one machine.
 func demoReports(logger *slog.Logger) family {
+	receive := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(io.LimitReader(r.Body, 64<<10))
+		if err != nil {
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		logger.Info("demo delivery report received", "report", string(body))
+		w.WriteHeader(http.StatusNoContent)
+	})
 	return family{name: "demo reports", sms: map[string]http.Handler{
-		"POST " + demoReportPath: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			body, err := io.ReadAll(io.LimitReader(r.Body, 64<<10))
-			if err != nil {
-				w.WriteHeader(http.StatusBadRequest)
-				return
-			}
-			logger.Info("demo delivery report received", "report", string(body))
-			w.WriteHeader(http.StatusNoContent)
-		}),
+		"POST " + demoReportPath: httpapi.WithSpec(receive, httpapi.FamilySpec{Auth: httpapi.AuthNone,
+			Routes: []httpapi.Route{{Method: http.MethodPost, Path: demoReportPath, Handler: receive}}}),
 	}}
 }

@@ -52,7 +52,9 @@ func uiProxyFamily(opts httpapi.Options, st uiproxy.Store, policy egress.Policy)
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		files.ServeHTTP(w, r)
 	})
-	f := family{name: "UI proxy", api: map[string]http.Handler{uiproxyapi.MockBasePath: mock, "GET " + uiDemoPath: demoPage}}
+	demo := httpapi.WithSpec(demoPage, httpapi.FamilySpec{Family: httpapi.UIProxy, Auth: httpapi.AuthNone,
+		Routes: []httpapi.Route{{Method: http.MethodGet, Path: uiDemoPath, Handler: demoPage}}})
+	f := family{name: "UI proxy", api: map[string]http.Handler{uiproxyapi.MockBasePath: mock, "GET " + uiDemoPath: demo}}
 	f.docs = []apiDoc{{"uiproxy", uiproxyapi.OpenAPI(), restServers}}
 	if st == nil {
 		f.api[uiproxyapi.BasePath] = uiproxyapi.Handler(opts, uiproxyapi.Backend{})

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"strings"
 
 	"github.com/msgkit/msgkit/adapters/httpapi"
 )
@@ -33,8 +34,10 @@ type Options struct {
 // {"error":{"code":"1xx","message"}} with the code as a JSON string, since
 // the client libraries customers use read it as one; internal failures 500
 // and unavailability 503 without a body. Every request has a request id
-// and an access log line. It panics when gateway is nil.
-func Handler(gateway Submitter, opts Options) http.Handler {
+// and an access log line. The handler is httpapi.Operations: its one route,
+// under no family of the HTTP kit (Spec().Family is the zero Family), with
+// credentials in the body. It panics when gateway is nil.
+func Handler(gateway Submitter, opts Options) httpapi.Operations {
 	if gateway == nil {
 		panic("bulksmsapi: Handler needs a gateway")
 	}
@@ -45,10 +48,13 @@ func Handler(gateway Submitter, opts Options) http.Handler {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
 	}
 	mux := http.NewServeMux()
+	spec := httpapi.FamilySpec{Auth: httpapi.AuthBody}
 	for pattern, h := range routes(gateway, opts) {
 		mux.Handle(pattern, h)
+		method, path, _ := strings.Cut(pattern, " ")
+		spec.Routes = append(spec.Routes, httpapi.Route{Method: method, Path: path, MaxBody: opts.MaxBodyBytes, Handler: h})
 	}
-	return httpapi.RequestID(opts.NewRequestID)(httpapi.AccessLog(opts.Logger)(recoverBare(mux)))
+	return httpapi.WithSpec(httpapi.RequestID(opts.NewRequestID)(httpapi.AccessLog(opts.Logger)(recoverBare(mux))), spec)
 }
 
 // routes are the family's operations by ServeMux pattern: the set its

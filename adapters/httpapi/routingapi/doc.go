@@ -5,7 +5,11 @@
 //
 // Every route needs an X-API-Key header (exactly one, non-empty) that auth
 // knows; a missing or unknown key is 401, without WWW-Authenticate, as no
-// scheme exists for the header. The family has no privileges. Errors have
+// scheme exists for the header. The family has no privileges and no
+// tenants: routing records tie the operator's own SIGTRAN connections to
+// its SMPP connections and ESMEs, and an API key is the operator's, so
+// every key sees and changes every record; give keys to the operator's
+// provisioning systems only, never to a customer. Errors have
 // the routing body {"Code": "<string>", "Message"}: Code is the error's
 // code, or its kind's, and field problems are folded into Message as
 // "message; name: problem; ...".
