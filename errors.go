@@ -26,6 +26,11 @@ const (
 	Unavailable                 // a dependency is down; the caller may retry later
 )
 
+// CodeUnavailable is the code of an Unavailable error whose dependency is
+// down for a while (a store that cannot be reached): nothing in the request
+// was wrong, and the same request may succeed later.
+const CodeUnavailable = "unavailable"
+
 var kindNames = [...]string{
 	Internal:        "internal",
 	Invalid:         "invalid",

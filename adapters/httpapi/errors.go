@@ -129,9 +129,9 @@ func (e *StatusError) Unwrap() error { return e.Err }
 // package documentation). An error that is not a *msgkit.Error, or whose Kind
 // is Internal or unknown, is answered 500 with a generic message and logged,
 // with its cause and the request id, through the logger that AccessLog put
-// in the context; nothing of it reaches the body. A 429 always carries
-// Retry-After: the value already set on w, else the StatusError's delay,
-// else 1 second.
+// in the context; nothing of it reaches the body. A 429 or 503 always
+// carries Retry-After: the value already set on w, else the StatusError's
+// delay, else 1 second.
 func WriteError(w http.ResponseWriter, r *http.Request, fam Family, err error) {
 	writeError(w, r, fam, err)
 }
@@ -170,7 +170,7 @@ func writeError(w http.ResponseWriter, r *http.Request, fam Family, err error, l
 	switch {
 	case status == http.StatusTooManyRequests && h.Get("Retry-After") == "":
 		h.Set("Retry-After", retryAfterSeconds(retry))
-	case status == http.StatusServiceUnavailable && retry > 0:
+	case status == http.StatusServiceUnavailable && h.Get("Retry-After") == "":
 		h.Set("Retry-After", retryAfterSeconds(retry))
 	case status == http.StatusUnauthorized && fam == OAuth && h.Get("WWW-Authenticate") == "":
 		// The token endpoint's client authentication; token-info, a

@@ -59,6 +59,17 @@ func TestErrorBodyRules(t *testing.T) {
 			t.Fatalf("Retry-After = %q, want 3600", w.Header().Get("Retry-After"))
 		}
 	})
+	t.Run("503 always says when to retry", func(t *testing.T) {
+		for _, fam := range []httpapi.Family{httpapi.CDS, httpapi.Finance, httpapi.Routing, httpapi.TestSystem, httpapi.OAuth, httpapi.UIProxy} {
+			w := render(fam, msgkit.Wrap(errors.New("dial tcp: connection refused"), msgkit.Unavailable, msgkit.CodeUnavailable, "the database is unavailable"))
+			if w.Code != 503 || w.Header().Get("Retry-After") != "1" {
+				t.Errorf("%s: %d, Retry-After %q; want 503 with 1", fam, w.Code, w.Header().Get("Retry-After"))
+			}
+			if strings.Contains(w.Body.String(), "refused") {
+				t.Errorf("%s: the cause reaches the body: %s", fam, w.Body)
+			}
+		}
+	})
 	t.Run("OAuth statuses follow RFC 6749", func(t *testing.T) {
 		for _, tt := range []struct {
 			err    error

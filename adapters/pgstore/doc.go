@@ -57,7 +57,12 @@
 // only reachable as the cause, for logs. Text PostgreSQL cannot hold
 // (invalid UTF-8, NUL bytes) is refused as Invalid when writing and is
 // NotFound when looking up, as in memstore, instead of a server error.
-// A database that cannot be reached at Open or Ping is Unavailable.
+// A database that cannot be reached is Unavailable, at Open and Ping
+// (pgstore_unavailable) and at every other call (code unavailable): a
+// connection that cannot be made or breaks under a query, and the server
+// shutting down, starting up or out of connections (SQLSTATE class 08,
+// 57P01 to 57P03, 53300). The HTTP families answer it 503 with
+// Retry-After; the pool reconnects by itself once the database is back.
 //
 // # Bulk SMS
 //

@@ -1,8 +1,11 @@
 package pgstore
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"strings"
 	"unicode/utf8"
 
@@ -46,15 +49,56 @@ func classify(err error, thing, what string) error {
 	return storageError(err)
 }
 
-// storageError is a failure the caller cannot fix: Internal, with a
-// generic message, the cause (its SQL details included) kept for logs.
-// context, when given, says what was being read or written ("account
-// shop") in the cause.
+// storageError is a failure the caller cannot fix: Unavailable when the
+// database cannot be reached (see unreachable), so that callers answer
+// "try again later"; otherwise Internal, with a generic message, the cause
+// (its SQL details included) kept for logs. context, when given, says
+// what was being read or written ("account shop") in the cause.
 func storageError(err error, context ...any) error {
 	if len(context) > 0 {
 		err = fmt.Errorf("%s: %w", fmt.Sprint(context...), err)
 	}
+	if unreachable(err) {
+		return msgkit.Wrap(err, msgkit.Unavailable, msgkit.CodeUnavailable, "the database is unavailable; try again later")
+	}
 	return msgkit.Wrap(err, msgkit.Internal, CodeStorage, "storage error")
+}
+
+// unreachable reports whether err says the database could not be reached
+// or went away: no connection could be made, a connection broke, or the
+// server is shutting down, starting up or out of connections (SQLSTATE
+// class 08, 57P01 to 57P03, 53300). Such a failure ends when the
+// database is back; nothing about the request was wrong.
+func unreachable(err error) bool {
+	if err == nil || errors.Is(err, context.Canceled) {
+		return false
+	}
+	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok {
+		switch {
+		case strings.HasPrefix(pgErr.Code, "08"), pgErr.Code == "57P01", pgErr.Code == "57P02", pgErr.Code == "57P03", pgErr.Code == "53300":
+			return true
+		}
+		return false
+	}
+	if _, ok := errors.AsType[*pgconn.ConnectError](err); ok {
+		return true
+	}
+	if _, ok := errors.AsType[net.Error](err); ok {
+		return true
+	}
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) ||
+		pgconn.SafeToRetry(err) || connClosed(err)
+}
+
+// connClosed reports pgx's error for a connection that closed under a
+// query, which has no type of its own.
+func connClosed(err error) bool {
+	for ; err != nil; err = errors.Unwrap(err) {
+		if msg := err.Error(); msg == "conn closed" || strings.HasSuffix(msg, ": conn closed") {
+			return true
+		}
+	}
+	return false
 }
 
 // storable reports whether PostgreSQL can hold s in a text column: valid

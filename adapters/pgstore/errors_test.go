@@ -1,9 +1,13 @@
 package pgstore
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -33,7 +37,18 @@ func TestClassify(t *testing.T) {
 		{"foreign key violation", pgErr("23503"), msgkit.Invalid, "client_invalid_reference", true},
 		{"syntax error", pgErr("42601"), msgkit.Internal, CodeStorage, true},
 		{"serialization failure", pgErr("40001"), msgkit.Internal, CodeStorage, true},
-		{"not a database error", errors.New("conn closed"), msgkit.Internal, CodeStorage, true},
+		{"not a database error", errors.New("something broke"), msgkit.Internal, CodeStorage, true},
+		// The database out of reach: Unavailable, which the HTTP families
+		// answer 503 with Retry-After.
+		{"connection closed under a query", errors.New("conn closed"), msgkit.Unavailable, msgkit.CodeUnavailable, true},
+		{"connection refused", &pgconn.ConnectError{}, msgkit.Unavailable, msgkit.CodeUnavailable, false},
+		{"network error", fmt.Errorf("read: %w", &net.OpError{Op: "read", Err: syscall.ECONNRESET}), msgkit.Unavailable, msgkit.CodeUnavailable, true},
+		{"connection ended", fmt.Errorf("receive message: %w", io.ErrUnexpectedEOF), msgkit.Unavailable, msgkit.CodeUnavailable, true},
+		{"administrator shutdown", pgErr("57P01"), msgkit.Unavailable, msgkit.CodeUnavailable, true},
+		{"starting up", pgErr("57P03"), msgkit.Unavailable, msgkit.CodeUnavailable, true},
+		{"connection exception", pgErr("08006"), msgkit.Unavailable, msgkit.CodeUnavailable, true},
+		{"too many connections", pgErr("53300"), msgkit.Unavailable, msgkit.CodeUnavailable, true},
+		{"the caller went away", fmt.Errorf("query: %w", context.Canceled), msgkit.Internal, CodeStorage, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

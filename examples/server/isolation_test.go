@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -128,10 +129,18 @@ func (a answer) same(b answer) bool { return a.status == b.status && a.body == b
 // credentials of headers.
 func (w *walkWorld) call(r walkRoute, p probe, v ids, tenant msgkit.ServiceUUID, headers string) (answer, bool) {
 	w.t.Helper()
+	a, res := w.callRecorded(r, p, v, tenant, headers)
+	return a, res != nil
+}
+
+// callRecorded is call with the whole answer; nil when the walk has no id
+// for one of the path's wildcards.
+func (w *walkWorld) callRecorded(r walkRoute, p probe, v ids, tenant msgkit.ServiceUUID, headers string) (answer, *httptest.ResponseRecorder) {
+	w.t.Helper()
 	path, missing, ok := fill(r.route.Path, v, tenant)
 	if !ok {
 		w.t.Errorf("%s: the walk has no id for {%s}", r.op(), missing)
-		return answer{}, false
+		return answer{}, nil
 	}
 	if p.query != "" {
 		path += "?" + fillText(p.query, v)
@@ -150,7 +159,7 @@ func (w *walkWorld) call(r walkRoute, p probe, v ids, tenant msgkit.ServiceUUID,
 		h = w.sms
 	}
 	res := w.do(h, r.route.Method, path, ct, body, headers)
-	return answer{res.Code, res.Body.String(), path + " " + body}, true
+	return answer{res.Code, res.Body.String(), path + " " + body}, res
 }
 
 // normalizeTo rewrites A's ids in body as v's.

@@ -59,19 +59,27 @@ func (h *sendSMS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case msgkit.Internal:
 			if httpapi.Ended(r) { // the client went away: see httpapi.Ended
 				httpapi.LoggerFrom(r.Context()).InfoContext(r.Context(), "bulk SMS submission ended with its request", "err", err, "request_id", httpapi.RequestIDFrom(r.Context()))
-				w.WriteHeader(http.StatusServiceUnavailable)
+				unavailable(w)
 				return
 			}
 			httpapi.LoggerFrom(r.Context()).ErrorContext(r.Context(), "bulk SMS submission failed", "err", err, "request_id", httpapi.RequestIDFrom(r.Context()))
 			w.WriteHeader(http.StatusInternalServerError)
 		case msgkit.Unavailable:
-			w.WriteHeader(http.StatusServiceUnavailable)
+			httpapi.LoggerFrom(r.Context()).WarnContext(r.Context(), "bulk SMS submission: unavailable", "err", err, "request_id", httpapi.RequestIDFrom(r.Context()))
+			unavailable(w)
 		default:
 			writeBulkError(w, sms.CodeOf(err), msgkit.MessageOf(err))
 		}
 		return
 	}
 	httpapi.WriteJSON(w, http.StatusAccepted, sendSMSAccepted{MsgID: acc.MsgID, NumParts: acc.NumParts})
+}
+
+// unavailable answers 503 without a body, as every bulk SMS 5xx, with
+// Retry-After: a store that cannot be reached is back soon.
+func unavailable(w http.ResponseWriter) {
+	w.Header().Set("Retry-After", "1")
+	w.WriteHeader(http.StatusServiceUnavailable)
 }
 
 func writeBulkError(w http.ResponseWriter, code sms.Code, msg string) {
