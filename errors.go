@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 )
 
@@ -25,6 +26,80 @@ const (
 	PaymentRequired             // not enough credit or balance
 	Unavailable                 // a dependency is down; the caller may retry later
 )
+
+// MaxQuoted is the most characters of a caller's value an error message
+// quotes (see Short).
+const MaxQuoted = 40
+
+// Short is s as an error message quotes a caller's value: whole when it
+// has at most MaxQuoted characters, else its first MaxQuoted characters
+// and "…", so that no message echoes a long value (a request's bad value
+// may be as long as its body allows).
+func Short(s string) string {
+	if len(s) <= MaxQuoted {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == MaxQuoted {
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
+}
+
+// Sprintf is fmt.Sprintf for error messages: a string (or []byte)
+// formatted with %q is quoted as Short gives it, since a quoted value is a
+// caller's and may be as long as a body allows; values formatted
+// otherwise (%s of a list of what is allowed) are whole. Errorf and
+// Invalidf format with it.
+func Sprintf(format string, args ...any) string {
+	var short []any // args, copied once one is shortened
+	arg := 0
+	for i := 0; i < len(format); i++ {
+		if format[i] != '%' {
+			continue
+		}
+		i++
+		for i < len(format) && strings.IndexByte("+-# 0", format[i]) >= 0 {
+			i++
+		}
+		for i < len(format) && (format[i] >= '0' && format[i] <= '9' || format[i] == '.' || format[i] == '*') {
+			if format[i] == '*' {
+				arg++
+			}
+			i++
+		}
+		if i >= len(format) || format[i] == '%' {
+			continue
+		}
+		if format[i] == '[' { // explicit argument indexes: leave the values whole
+			short = nil
+			break
+		}
+		if format[i] == 'q' && arg < len(args) {
+			var s string
+			switch v := args[arg].(type) {
+			case string:
+				s = v
+			case []byte:
+				s = string(v)
+			}
+			if len(s) > MaxQuoted {
+				if short == nil {
+					short = slices.Clone(args)
+				}
+				short[arg] = Short(s)
+			}
+		}
+		arg++
+	}
+	if short != nil {
+		args = short
+	}
+	return fmt.Sprintf(format, args...)
+}
 
 // CodeUnavailable is the code of an Unavailable error whose dependency is
 // down for a while (a store that cannot be reached): nothing in the request
@@ -92,7 +167,7 @@ func New(kind Kind, code, message string) *Error {
 
 // Errorf is New with a formatted message.
 func Errorf(kind Kind, code, format string, args ...any) *Error {
-	return &Error{Kind: kind, Code: code, Message: fmt.Sprintf(format, args...)}
+	return &Error{Kind: kind, Code: code, Message: Sprintf(format, args...)}
 }
 
 // Wrap classifies a cause. The cause stays reachable through errors.Unwrap
@@ -103,7 +178,7 @@ func Wrap(cause error, kind Kind, code, message string) *Error {
 
 // Invalidf returns an Invalid error naming one field.
 func Invalidf(code, field, format string, args ...any) *Error {
-	msg := fmt.Sprintf(format, args...)
+	msg := Sprintf(format, args...)
 	return &Error{Kind: Invalid, Code: code, Message: msg, Fields: []FieldError{{Name: field, Message: msg}}}
 }
 

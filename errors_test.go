@@ -201,3 +201,40 @@ func TestWrapReclassifies(t *testing.T) {
 		t.Errorf("the cause is lost from the log text: %s", err)
 	}
 }
+
+func TestShort(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"", ""},
+		{"GSM", "GSM"},
+		{strings.Repeat("x", msgkit.MaxQuoted), strings.Repeat("x", msgkit.MaxQuoted)},
+		{strings.Repeat("x", msgkit.MaxQuoted+1), strings.Repeat("x", msgkit.MaxQuoted) + "…"},
+		{strings.Repeat("é", msgkit.MaxQuoted), strings.Repeat("é", msgkit.MaxQuoted)},
+		{strings.Repeat("é", 100_000), strings.Repeat("é", msgkit.MaxQuoted) + "…"},
+	} {
+		if got := msgkit.Short(tt.in); got != tt.want {
+			t.Errorf("Short(%.20q…) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// A message quotes at most MaxQuoted characters of a value formatted with
+// %q, and keeps values formatted otherwise whole.
+func TestSprintfShortensQuotedValues(t *testing.T) {
+	long := strings.Repeat("x", 100_000)
+	list := strings.Repeat("a, ", 30)
+	for _, tt := range []struct {
+		got, want string
+	}{
+		{msgkit.Sprintf("dcs must be GSM or UCS, got %q", long), `dcs must be GSM or UCS, got "` + strings.Repeat("x", msgkit.MaxQuoted) + `…"`},
+		{msgkit.Sprintf("%q is none of %s", long, list), `"` + strings.Repeat("x", msgkit.MaxQuoted) + `…" is none of ` + list},
+		{msgkit.Sprintf("%5.2f%% and %-8q", 1.5, "ok"), " 1.50% and \"ok\"    "},
+		{msgkit.Sprintf("%*d %q", 3, 7, []byte(long)), `  7 "` + strings.Repeat("x", msgkit.MaxQuoted) + `…"`},
+		{msgkit.Sprintf("%q", 'x'), `'x'`},
+		{msgkit.Invalidf("c", "f", "unknown %q", long).Message, `unknown "` + strings.Repeat("x", msgkit.MaxQuoted) + `…"`},
+		{msgkit.Errorf(msgkit.Invalid, "c", "unknown %q", long).Message, `unknown "` + strings.Repeat("x", msgkit.MaxQuoted) + `…"`},
+	} {
+		if tt.got != tt.want {
+			t.Errorf("got %.120q, want %.120q", tt.got, tt.want)
+		}
+	}
+}

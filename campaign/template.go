@@ -2,7 +2,6 @@ package campaign
 
 import (
 	"encoding/json"
-	"fmt"
 	"regexp"
 	"slices"
 	"sort"
@@ -26,7 +25,7 @@ const MaxMessages = 20
 func checkDocument(doc string) []msgkit.FieldError {
 	var out []msgkit.FieldError
 	bad := func(path, format string, args ...any) {
-		out = append(out, msgkit.FieldError{Name: path, Message: path + " " + fmt.Sprintf(format, args...)})
+		out = append(out, msgkit.FieldError{Name: path, Message: path + " " + msgkit.Sprintf(format, args...)})
 	}
 	root, ok := object(doc)
 	if !ok {

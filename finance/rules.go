@@ -3,7 +3,9 @@ package finance
 import (
 	"slices"
 	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
 
@@ -107,6 +109,53 @@ func (v *invalid) merge(err error) {
 	}
 }
 
+// Text limits of invoices: names, numbers and codes at most MaxTextLen
+// characters, comments at most MaxCommentLen; every text valid UTF-8
+// without the NUL character, which neither store could hold alike.
+const (
+	MaxTextLen    = 255
+	MaxCommentLen = 1000
+)
+
+// checkText names every text of in over its limit or not storable.
+func checkText(in *Input, v *invalid) {
+	check := func(field string, s *string, limit int) {
+		switch {
+		case s == nil:
+		case !utf8.ValidString(*s) || strings.ContainsRune(*s, 0):
+			v.add(field, "%s must be valid UTF-8 without the NUL character", field)
+		case utf8.RuneCountInString(*s) > limit:
+			v.add(field, "%s is longer than %d characters", field, limit)
+		}
+	}
+	for _, f := range []struct {
+		name string
+		s    *string
+	}{
+		{"lang", in.Lang}, {"invNumberFix", in.InvNumberFix}, {"supplierInvNumber", in.SupplierInvNumber},
+		{"invPeriod", in.InvPeriod}, {"ownerVatNumber", in.OwnerVatNumber}, {"status", in.Status},
+		{"docsDeliveryStatus", in.DocsDeliveryStatus}, {"reminderStatus", in.ReminderStatus},
+		{"dataSourceCodeName", in.DataSource}, {"domainCodeName", in.Domain}, {"dtsSelectorCodeName", in.Selector},
+		{"finDocClassCodeName", in.Class}, {"custName", in.Customer.Name}, {"custAttn", in.Customer.Attn},
+		{"custAddress", in.Customer.Address}, {"custAddress2", in.Customer.Address2}, {"custPost", in.Customer.Post},
+		{"custCity", in.Customer.City}, {"custPOBox", in.Customer.POBox}, {"custVatNumber", in.Customer.VatNumber},
+	} {
+		check(f.name, f.s, MaxTextLen)
+	}
+	check("comment", in.Comment, MaxCommentLen)
+	for i := range in.Items {
+		it := &in.Items[i]
+		p := "items[" + strconv.Itoa(i) + "]."
+		check(p+"name", &it.Name, MaxTextLen)
+		check(p+"status", &it.Status, MaxTextLen)
+		check(p+"dataSourceForeignKey", &it.DataSourceForeignKey, MaxTextLen)
+	}
+	if in.Payment != nil {
+		check("payment.comment", &in.Payment.Comment, MaxCommentLen)
+		check("payment.paymentReference", &in.Payment.PaymentReference, MaxTextLen)
+	}
+}
+
 func (v *invalid) err() error {
 	if v.e == nil {
 		return nil
@@ -134,6 +183,9 @@ func (v *invalid) err() error {
 //   - a payment marks the invoice paid in full (closed) or leaves it open.
 func Create(in Input, class Class, partner Partner, today msgkit.Date, now time.Time) (Invoice, error) {
 	var v invalid
+	if checkText(&in, &v); v.e != nil {
+		return Invoice{}, v.err() // nothing else is read of a text that breaks these
+	}
 	inv := Invoice{Class: class, Customer: partner, Status: Draft, PaymentStatus: PaymentNone,
 		SyncStatus: SyncNone, DocsDeliveryStatus: DeliveryNone, CollectionMode: "none", InsertDt: now, StatusDt: now}
 	if !slices.Contains(Classes(), class) {

@@ -243,3 +243,54 @@ func TestDeleteAndStatusChanges(t *testing.T) {
 		t.Errorf("delivery delivered: %v", err)
 	}
 }
+
+// Every text an invoice keeps has a maximum, and none holds the NUL
+// character or invalid UTF-8, on create and update alike, so both stores
+// answer every input the same; a refused text is named, never quoted.
+func TestTextLimits(t *testing.T) {
+	long, nul := strings.Repeat("x", MaxTextLen+1), "C-\x00"
+	in := func(change func(*Input)) Input {
+		in := Input{CustID: ptr(int64(7)), InvNumberFix: ptr("C-1"), Currency: ptr(978), InvDueDateDays: ptr(14),
+			Items: []ItemInput{{Name: "sms", Quantity: d("1"), Price: d("1")}}}
+		change(&in)
+		return in
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(*Input)
+		want   string
+	}{
+		{"invoice number at the limit", func(in *Input) { in.InvNumberFix = ptr(strings.Repeat("é", MaxTextLen)) }, ""},
+		{"invoice number too long", func(in *Input) { in.InvNumberFix = &long }, "invNumberFix"},
+		{"NUL in the invoice number", func(in *Input) { in.InvNumberFix = &nul }, "invNumberFix"},
+		{"invalid UTF-8", func(in *Input) { in.Lang = ptr("\xff") }, "lang"},
+		{"item name too long", func(in *Input) { in.Items[0].Name = long }, "items[0].name"},
+		{"a long code", func(in *Input) { in.Domain = &long }, "domainCodeName"},
+		{"a partner's name", func(in *Input) { in.Customer.Name = &long }, "custName"},
+		{"comment at its limit", func(in *Input) { in.Comment = ptr(strings.Repeat("c", MaxCommentLen)) }, ""},
+		{"comment too long", func(in *Input) { in.Comment = ptr(strings.Repeat("c", MaxCommentLen+1)) }, "comment"},
+	} {
+		_, err := Create(in(tc.change), CustomerInvoice, acme, todayFin, now)
+		if got := ""; err != nil {
+			got = fields(err)
+			if got != tc.want {
+				t.Errorf("create, %s: %s, want %s", tc.name, got, tc.want)
+			}
+			if strings.Contains(err.Error(), strings.Repeat("x", 40)) || strings.Contains(err.Error(), "\x00") {
+				t.Errorf("create, %s: the error quotes the text: %.100s", tc.name, err)
+			}
+		} else if tc.want != "" {
+			t.Errorf("create, %s: accepted, want %s refused", tc.name, tc.want)
+		}
+	}
+	stored, err := Create(in(func(*Input) {}), CustomerInvoice, acme, todayFin, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Update(stored, Input{InvNumberFix: &long}, todayFin, now); fields(err) != "invNumberFix" {
+		t.Errorf("update with a long invoice number: %v", err)
+	}
+	if _, err := Update(stored, Input{Comment: &nul}, todayFin, now); fields(err) != "comment" {
+		t.Errorf("update with NUL in the comment: %v", err)
+	}
+}

@@ -45,6 +45,9 @@ func Update(stored Invoice, in Input, today msgkit.Date, now time.Time) (Invoice
 		return stored, err
 	}
 	var v invalid
+	if checkText(&in, &v); v.e != nil {
+		return stored, v.err() // nothing else is read of a text that breaks these
+	}
 	inv := stored
 	inv.Items = append([]Item(nil), stored.Items...)
 	for _, f := range []struct {

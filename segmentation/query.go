@@ -97,7 +97,7 @@ type wireRule struct {
 type problems struct{ list []msgkit.FieldError }
 
 func (p *problems) add(path, format string, args ...any) {
-	p.list = append(p.list, msgkit.FieldError{Name: path, Message: fmt.Sprintf(format, args...)})
+	p.list = append(p.list, msgkit.FieldError{Name: path, Message: msgkit.Sprintf(format, args...)})
 }
 
 func (p *problems) err() error {
@@ -396,17 +396,17 @@ func normalise(f Field, c Condition, v string) (string, string) {
 		if g := strings.ToLower(v); g == "male" || g == "female" {
 			return g, ""
 		}
-		return "", fmt.Sprintf("gender is male or female, not %q", v)
+		return "", msgkit.Sprintf("gender is male or female, not %q", v)
 	case KindDate:
 		d, err := msgkit.ParseDate(v)
 		if err != nil || d.Year < 1 {
-			return "", fmt.Sprintf("%q is not a date of the form YYYY-MM-DD", v)
+			return "", msgkit.Sprintf("%q is not a date of the form YYYY-MM-DD", v)
 		}
 		return d.String(), ""
 	case KindMembership:
 		u, err := uuid.Parse(v)
 		if err != nil || len(v) != 36 {
-			return "", fmt.Sprintf("%q is not a subscription option UUID", v)
+			return "", msgkit.Sprintf("%q is not a subscription option UUID", v)
 		}
 		return u.String(), ""
 	}
@@ -418,11 +418,11 @@ func normalise(f Field, c Condition, v string) (string, string) {
 func e164(v string) (string, string) {
 	digits := numberDigits(v)
 	if digits == "" {
-		return "", fmt.Sprintf("%q is not a phone number", v)
+		return "", msgkit.Sprintf("%q is not a phone number", v)
 	}
 	num, err := phonenumbers.Parse("+"+digits, "")
 	if err != nil || !phonenumbers.IsPossibleNumber(num) {
-		return "", fmt.Sprintf("%q is not an international phone number", v)
+		return "", msgkit.Sprintf("%q is not an international phone number", v)
 	}
 	return phonenumbers.Format(num, phonenumbers.E164), ""
 }
@@ -433,7 +433,7 @@ func e164(v string) (string, string) {
 func numberFragment(c Condition, v string) (string, string) {
 	digits := numberDigits(v)
 	if digits == "" {
-		return "", fmt.Sprintf("%q holds no digits of a phone number", v)
+		return "", msgkit.Sprintf("%q holds no digits of a phone number", v)
 	}
 	if c == StartsWith {
 		return "+" + digits, ""

@@ -101,7 +101,7 @@ const CodeInvalidComponent = "invalid_component"
 // KPIs.
 func (c Component) Check() error {
 	e := msgkit.New(msgkit.Invalid, CodeInvalidComponent, "the component is invalid")
-	bad := func(field, format string, args ...any) { e.WithField(field, fmt.Sprintf(format, args...), "") }
+	bad := func(field, format string, args ...any) { e.WithField(field, msgkit.Sprintf(format, args...), "") }
 	if c.ID == "" || len(c.ID) > 100 || strings.Trim(c.ID, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") != "" {
 		bad("id", "id must be 1 to 100 letters, digits, '-', '_' or '.'")
 	}

@@ -188,6 +188,18 @@
 // of JSON requests is not checked. WriteJSON encodes before writing and sets
 // Content-Type: application/json.
 //
+// Before decoding, every body passes CheckJSON, one reader's rules for
+// every family, where encoding/json would silently change or merge what
+// the client sent: a string with invalid UTF-8, a lone surrogate escape
+// (\ud800) or the NUL character, an object giving a key twice or two keys
+// that differ only in case (json would keep the last), and a string longer
+// than DefaultMaxString (1,000) characters, or than the route allows its
+// place (DecodeOptions.LongStrings), are Invalid (invalid_json) naming the
+// member as items[0].name. No refusal quotes the value: messages format
+// a caller's values with msgkit.Sprintf, which quotes at most
+// msgkit.MaxQuoted characters of each. The bulk SMS family reads its body
+// in one pass of its own, with the same rules (see bulksmsapi).
+//
 // # Requests, logs, panics
 //
 // RequestID keeps an incoming X-Request-Id of 1 to 64 characters of

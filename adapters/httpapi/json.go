@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,42 +25,75 @@ type DecodeOptions struct {
 	// the first one. Off, they are ignored: read-only fields a client sends
 	// back (uuid, created_dt) are not an error.
 	DisallowUnknownFields bool
+	// MaxString is the longest string in characters; zero means
+	// DefaultMaxString.
+	MaxString int
+	// LongStrings are the places that take longer strings, by their path
+	// with array indexes written [] ("data", "items[].text"), and how long.
+	LongStrings map[string]int
 }
 
-// DecodeJSON reads exactly one JSON value from the request body into v.
+// DecodeJSON reads exactly one JSON value from the request body into v,
+// after CheckJSON: invalid UTF-8, lone surrogate escapes, the NUL
+// character, a key given twice in an object (or two keys that differ
+// only in case) and strings longer than the options allow are refused,
+// naming the place, before anything is decoded.
 //
 // Every failure is an error ready for WriteError: a body over the limit is
 // 413 (a *StatusError over Invalid, code CodeRequestTooLarge); a value of the
 // wrong type is Invalid naming the field by its JSON path (items.price);
 // malformed JSON, an empty body or anything after the value is Invalid
 // naming "body"; an error a field's UnmarshalJSON returns is kept when it is
-// a *msgkit.Error and otherwise becomes Invalid naming "body". The
+// a *msgkit.Error and otherwise becomes Invalid naming "body". Keys match
+// v's fields without regard to case, as encoding/json matches them. The
 // Content-Type is not checked.
 func DecodeJSON(w http.ResponseWriter, r *http.Request, v any, opts DecodeOptions) error {
-	body := r.Body
-	if body == nil {
-		body = http.NoBody
+	data, err := ReadBody(w, r, opts.MaxBytes)
+	if err != nil {
+		return err
 	}
-	switch limit, limited := r.Context().Value(bodyLimitKey{}).(int64); {
-	case opts.MaxBytes > 0:
-		body = http.MaxBytesReader(w, body, opts.MaxBytes)
-	case !limited || limit <= 0:
-		body = http.MaxBytesReader(w, body, DefaultMaxBodyBytes)
+	if err := CheckJSON(data, cmpOrInt(opts.MaxString, DefaultMaxString), opts.LongStrings); err != nil {
+		return err
 	}
-	dec := json.NewDecoder(body)
+	dec := json.NewDecoder(bytes.NewReader(data))
 	if opts.DisallowUnknownFields {
 		dec.DisallowUnknownFields()
 	}
 	if err := dec.Decode(v); err != nil {
 		return decodeError(err)
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		if mb, ok := errors.AsType[*http.MaxBytesError](err); ok {
-			return tooLarge(mb.Limit)
-		}
-		return invalidBody("the body must hold exactly one JSON value")
-	}
 	return nil
+}
+
+// ReadBody reads the request body whole, within maxBytes (zero: the limit
+// LimitBody set for the route, or DefaultMaxBodyBytes); a body over it is
+// the 413 of DecodeJSON.
+func ReadBody(w http.ResponseWriter, r *http.Request, maxBytes int64) ([]byte, error) {
+	body := r.Body
+	if body == nil {
+		body = http.NoBody
+	}
+	switch limit, limited := r.Context().Value(bodyLimitKey{}).(int64); {
+	case maxBytes > 0:
+		body = http.MaxBytesReader(w, body, maxBytes)
+	case !limited || limit <= 0:
+		body = http.MaxBytesReader(w, body, DefaultMaxBodyBytes)
+	}
+	data, err := io.ReadAll(body)
+	if err != nil {
+		if mb, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			return nil, tooLarge(mb.Limit)
+		}
+		return nil, invalidBody("the body could not be read")
+	}
+	return data, nil
+}
+
+func cmpOrInt(a, b int) int {
+	if a != 0 {
+		return a
+	}
+	return b
 }
 
 func decodeError(err error) error {

@@ -325,7 +325,7 @@ func TestLimitBody(t *testing.T) {
 	}
 	// The route's limit, not the default, is the one DecodeJSON keeps.
 	wide := httpapi.LimitBody(httpapi.TestSystem, 4*httpapi.DefaultMaxBodyBytes)(decode)
-	huge := `{"name":"` + strings.Repeat("x", int(2*httpapi.DefaultMaxBodyBytes)) + `"}`
+	huge := `{"name":"ok","pad":[` + strings.Repeat(`"x",`, int(httpapi.DefaultMaxBodyBytes)/2) + `"x"]}`
 	r = httptest.NewRequest(http.MethodPost, "/", strings.NewReader(huge))
 	r.ContentLength = -1
 	if w := httpapitest.Serve(wide, r); w.Code != http.StatusNoContent {

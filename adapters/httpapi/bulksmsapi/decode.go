@@ -6,6 +6,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/msgkit/msgkit/adapters/httpapi"
 	"github.com/msgkit/msgkit/sms"
 )
 
@@ -691,11 +692,12 @@ func hex4(b []byte, i int) (rune, bool) {
 	return r, true
 }
 
-// keySet holds the keys of one object, to refuse a key given twice. Keys
-// are compared as written once escapes are undone, so "\u0061" and "a" are
-// the same key, and "A" another. A search of a few keys is fastest; an
-// object of many gets a map, so that a body of many keys costs linear
-// time, not quadratic.
+// keySet holds the keys of one object, to refuse a key given twice: keys
+// are compared as written once escapes are undone and without regard to
+// case, as they match fields and as httpapi.CheckJSON compares them in
+// every family's bodies, so "\u0061", "a" and "A" are one key. A search
+// of a few keys is fastest; an object of many gets a map, so that a body
+// of many keys costs linear time, not quadratic.
 type keySet struct {
 	few  [16][]byte
 	n    int
@@ -706,7 +708,7 @@ type keySet struct {
 func (s *keySet) add(key []byte) (dup bool) {
 	if s.many == nil {
 		for _, k := range s.few[:s.n] {
-			if bytes.Equal(k, key) {
+			if bytes.EqualFold(k, key) {
 				return true
 			}
 		}
@@ -717,12 +719,13 @@ func (s *keySet) add(key []byte) (dup bool) {
 		}
 		s.many = make(map[string]struct{}, 2*len(s.few))
 		for _, k := range s.few {
-			s.many[string(k)] = struct{}{}
+			s.many[httpapi.FoldKey(string(k))] = struct{}{}
 		}
 	}
-	if _, ok := s.many[string(key)]; ok {
+	fk := httpapi.FoldKey(string(key))
+	if _, ok := s.many[fk]; ok {
 		return true
 	}
-	s.many[string(key)] = struct{}{}
+	s.many[fk] = struct{}{}
 	return false
 }

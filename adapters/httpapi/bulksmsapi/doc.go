@@ -36,9 +36,10 @@
 // \ud800 (json would replace either with U+FFFD, which the customer never
 // sent and would pay for), and a key given twice in one object (json
 // keeps the last: a second auth would merge into the first). Keys are
-// compared as json reads them, so "\u0061" and "a" are the same key, and
-// "A" another: of keys that name one field, such as text and TEXT, the
-// last counts.
+// compared as json reads them and without regard to case, as they match
+// fields and as every family of the HTTP kit compares them
+// (httpapi.CheckJSON), so "\u0061", "a" and "A" are the same key: text
+// and TEXT in one body are one field given twice, 109.
 //
 // The body is read in one pass that holds it to the JSON grammar (RFC
 // 8259, nesting at most 10000 deep) and reports the first fault in the

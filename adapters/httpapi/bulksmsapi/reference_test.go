@@ -281,7 +281,7 @@ func (s *refScanner) object() {
 		}
 		s.path = append(s.path, refStep{key: key, index: -1})
 		for _, k := range keys {
-			if bytes.Equal(k, key) {
+			if bytes.EqualFold(k, key) { // in any case, as the fields match
 				s.fail("is given twice")
 				return
 			}

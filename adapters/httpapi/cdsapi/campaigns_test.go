@@ -235,7 +235,7 @@ func TestCampaignRefusals(t *testing.T) {
 			httpapi.CodeInvalidJSON, "name,status,template_vars", "campaign_400_wrong_types"},
 		{"a template variable of null", `{"clone_uuid":"` + campaignN(9) + `","template_vars":{"first_name":null}}`, true, httpapi.CodeInvalidJSON, "template_vars", ""},
 		{"template_vars not an object", `{"template_vars":["a"]}`, true, httpapi.CodeInvalidJSON, "template_vars", ""},
-		{"unknown members", body(t, smsCampaign, map[string]any{"colour": "red", "Name": "x"}), true, httpapi.CodeInvalidJSON, "Name,colour", ""},
+		{"unknown members", body(t, smsCampaign, map[string]any{"colour": "red", "Named": "x"}), true, httpapi.CodeInvalidJSON, "Named,colour", ""},
 		{"malformed JSON", `{"name":`, true, httpapi.CodeInvalidJSON, "body", ""},
 		{"not an object", `[]`, true, httpapi.CodeInvalidJSON, "body", ""},
 	} {

@@ -139,4 +139,11 @@
 //     created_dt, updated_dt, next_dt and last_dt (attribute=value or
 //     operator(attribute)=value), sort, page_number, page_size, paging,
 //     and q, searching name.
+//   - Bodies pass the HTTP kit's JSON rules (httpapi.CheckJSON): bad
+//     bytes, the NUL character, a key given twice or in two cases, and a
+//     string over 1,000 characters are 400 invalid_json naming the member;
+//     a campaign's template (campaign.MaxTemplateLen bytes), its
+//     recipient_lists and web push addresses, and segmentation queries
+//     (query, data: segmentation.MaxQueryBytes) may be longer, and contact
+//     values are at most contacts.MaxValueLen characters.
 package cdsapi

@@ -97,9 +97,25 @@ func readInput[T any](w http.ResponseWriter, r *http.Request, input func(map[str
 	return input(body)
 }
 
+// longStrings are the members of CDS bodies that take more than
+// httpapi.DefaultMaxString characters: a campaign's template, its list of
+// lists and its web push addresses, and segmentation queries (data of sets
+// and groups, a campaign's query). Every other string is at most
+// httpapi.DefaultMaxString characters (and contact values at most
+// contacts.MaxValueLen).
+var longStrings = map[string]int{
+	"template":           campaign.MaxTemplateLen,
+	"recipient_lists":    campaign.MaxLists * 40,
+	"webpush_target_url": campaign.MaxURLLen,
+	"webpush_icon":       campaign.MaxURLLen,
+	"webpush_image":      campaign.MaxURLLen,
+	"query":              segmentation.MaxQueryBytes,
+	"data":               segmentation.MaxQueryBytes,
+}
+
 func readObject(w http.ResponseWriter, r *http.Request) (map[string]json.RawMessage, error) {
 	var body map[string]json.RawMessage
-	if err := httpapi.DecodeJSON(w, r, &body, httpapi.DecodeOptions{}); err != nil {
+	if err := httpapi.DecodeJSON(w, r, &body, httpapi.DecodeOptions{LongStrings: longStrings}); err != nil {
 		return nil, err
 	}
 	if body == nil {

@@ -57,9 +57,12 @@
 //     finDocClassId, dtsSelectorId: 1, 2, … in the order of
 //     finance.DataSources, Domains and Classes; the one selector,
 //     PART-PAYMENT, is 1). Body members are matched without regard to case
-//     (templateID and templateId both work), and members that are not
+//     (templateID and templateId both work), but two members that differ
+//     only in case are 400, as are bad bytes and the NUL character (the
+//     HTTP kit's JSON rules, httpapi.CheckJSON); members that are not
 //     fields of the body (an invoice's read-only fields sent back) are
-//     ignored. Update answers the invoice; delete answers 200 without a
+//     ignored. An invoice's texts are at most finance.MaxTextLen (255)
+//     characters, its comments finance.MaxCommentLen (1,000). Update answers the invoice; delete answers 200 without a
 //     body.
 //   - Invoice fields the platform does not keep (account managers,
 //     disputes, netting and collection-lead details, domestic-currency

@@ -22,5 +22,9 @@
 // Choices where the interface is silent: create answers 200 with the
 // route, update and delete 200 without a body, list an array ([] when
 // empty, not 404); connection ids are answered as strings; a malformed id
-// in the path is 404; no operation takes query parameters (400).
+// in the path is 404; no operation takes query parameters (400). Bodies
+// pass the HTTP kit's JSON rules (httpapi.CheckJSON): bad bytes, the NUL
+// character, a key given twice or in two cases (SIGTRAN_CONNECT_ID beside
+// sigtran_connect_id), and a string over 1,000 characters are 400
+// invalid_json naming the member.
 package routingapi

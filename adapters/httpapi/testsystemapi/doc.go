@@ -46,4 +46,8 @@
 //     the platform's records are changed (added routes, deletes) only by a
 //     token that also holds testsystem.manage, msgkit's own privilege of
 //     an operator: without it such a change is 403 platform_record.
+//   - Bodies pass the HTTP kit's JSON rules (httpapi.CheckJSON): bad
+//     bytes, the NUL character, a key given twice or in two cases, and a
+//     string over 1,000 characters (callback_api: 2,048) are 400
+//     invalid_json naming the member.
 package testsystemapi

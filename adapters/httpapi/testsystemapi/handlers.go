@@ -306,7 +306,7 @@ type sessionCreatedJSON struct {
 func (a *api) sendSMS(w http.ResponseWriter, r *http.Request) error {
 	who := user(r)
 	var in testsystem.Input
-	err := httpapi.DecodeJSON(w, r, &in, httpapi.DecodeOptions{})
+	err := httpapi.DecodeJSON(w, r, &in, httpapi.DecodeOptions{LongStrings: map[string]int{"callback_api": testsystem.MaxURLLength}})
 	var req testsystem.Request
 	if err == nil {
 		req, err = testsystem.Fill(in)
