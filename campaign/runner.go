@@ -172,6 +172,10 @@ func (r *Runner) RunOnce(ctx context.Context) (int, error) {
 	var wg sync.WaitGroup
 	errs := make([]error, len(tasks))
 	for i, t := range tasks {
+		// Which runner works which task, for operators and the crash test:
+		// a task taken over shows its progress so far.
+		r.log.InfoContext(ctx, "campaign: running a task", "campaign", t.Campaign, "task", t.ID,
+			"queued", t.Recipients, "sent", t.Sent, "failed", t.Failed)
 		wg.Go(func() { errs[i] = r.work(ctx, t) })
 	}
 	wg.Wait()

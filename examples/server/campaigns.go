@@ -9,6 +9,7 @@ import (
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/campaign"
+	"golang.org/x/time/rate"
 )
 
 // campaignAccounts says which bulk SMS account pays for each tenant's
@@ -33,14 +34,19 @@ func (a *campaignAccounts) account(tenant msgkit.ServiceUUID) (string, bool) {
 	return acct, ok
 }
 
+// campaignPage is how many recipients a runner resolves, queues and
+// sends at a time: its lease is renewed once a page (see campaignPace).
+const campaignPage = 500
+
 // campaignRuns sends the campaigns: a Runner over the campaign and
 // contacts stores, sms campaigns through the bulk SMS gateway charged to
 // the tenant's account (campaignAccounts), the other channels through
 // webhook (-campaign-webhook; without it their messages fail, naming the
-// channel). Its demo makes the demo tenant's campaigns pay with the demo
-// bulk SMS account, so it comes after the bulk SMS family. An
-// accept-only replica runs no runner.
-func campaignRuns(store campaign.RunStore, audience campaign.Audience, gateway campaign.SMSGateway, webhook campaign.Sender, acceptOnly bool, logger *slog.Logger) family {
+// channel), with the lease and pace of -campaign-lease and -campaign-rate
+// (zero: the runner's defaults). Its demo makes the demo tenant's
+// campaigns pay with the demo bulk SMS account, so it comes after the bulk
+// SMS family. An accept-only replica runs no runner.
+func campaignRuns(store campaign.RunStore, audience campaign.Audience, gateway campaign.SMSGateway, webhook campaign.Sender, cfg config, logger *slog.Logger) family {
 	accounts := &campaignAccounts{m: map[msgkit.ServiceUUID]string{}}
 	senders := map[campaign.Channel]campaign.Sender{campaign.SMS: campaign.SMSSender{Gateway: gateway, Account: accounts.account}}
 	if webhook != nil {
@@ -50,7 +56,11 @@ func campaignRuns(store campaign.RunStore, audience campaign.Audience, gateway c
 			}
 		}
 	}
-	runner := campaign.NewRunner(store, audience, senders, campaign.RunnerOptions{Logger: logger})
+	opts := campaign.RunnerOptions{Logger: logger, Page: campaignPage, Lease: cfg.campaignLease}
+	if cfg.campaignRate > 0 {
+		opts.Rate = func(msgkit.ServiceUUID) rate.Limit { return rate.Limit(cfg.campaignRate) }
+	}
+	runner := campaign.NewRunner(store, audience, senders, opts)
 	f := family{
 		name: "campaign runs",
 		jobs: []func(context.Context){runner.Run},
@@ -69,7 +79,7 @@ func campaignRuns(store campaign.RunStore, audience campaign.Audience, gateway c
 			return nil
 		},
 	}
-	if acceptOnly {
+	if !cfg.smsSend {
 		f.jobs = nil
 	}
 	return f

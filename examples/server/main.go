@@ -12,6 +12,11 @@
 // the addresses this server listens on. SIGINT or SIGTERM stops accepting connections,
 // lets requests in flight finish, then exits.
 //
+// Servers sharing a PostgreSQL store divide the campaigns' runs: a run is
+// held under a lease (-campaign-lease) that another server takes over when
+// its holder dies, and each server paces each tenant's campaigns
+// (-campaign-rate).
+//
 // Every flag has an environment fallback named after it: -sms-http is
 // MSGKIT_SMS_HTTP, -pg is MSGKIT_PG, and so on; -h lists them.
 //
@@ -41,6 +46,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/netip"
 	"os"
@@ -106,6 +112,8 @@ type config struct {
 	campaignWebhook         string                          // where campaigns of channels other than sms are posted; "": nowhere
 	smpp                    *smpp.Config                    // the SMSC bulk SMS goes to; nil: the simulated network
 	cpuProfile              string                          // where to write a CPU profile of the whole run; "": none
+	campaignLease           time.Duration                   // how long a campaign runner holds a task between store steps; 0: the runner's default
+	campaignRate            float64                         // messages a second of a tenant's campaigns, per server; 0: the runner's default
 }
 
 func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
@@ -136,7 +144,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&level, "log-level", env("log-level", "info"), "log level: debug, info, warn or error")
 	var send string
 	fs.StringVar(&send, "sms-send", env("sms-send", "true"), "true: this server sends the bulk SMS it queues and delivers their reports; false: it only accepts, charges and queues them, for other servers sharing its PostgreSQL store to send (needs -store postgres)")
-	var keep, keepFor, testLimit string
+	var keep, keepFor, testLimit, campaignLease, campaignRate string
+	fs.StringVar(&campaignLease, "campaign-lease", env("campaign-lease", time.Minute.String()), "how long a campaign runner holds a running campaign between its store steps; a server that dies mid-run leaves the run to another sharing the store once it ends (a Go duration, at least twice the time a page of 500 messages takes at -campaign-rate)")
+	fs.StringVar(&campaignRate, "campaign-rate", env("campaign-rate", "200"), "messages a second each tenant's campaigns are sent at, at most, by one server")
 	fs.StringVar(&c.campaignWebhook, "campaign-webhook", env("campaign-webhook", ""), "URL the messages of campaigns of channels other than sms are posted to, one JSON body each (campaign.WebhookMessage); without it their messages fail")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", env("cpuprofile", ""), "write a CPU profile of the run to this file when the server stops (for go tool pprof)")
 	var smppPath string
@@ -166,6 +176,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	}
 	if c.mem.KeepFinishedFor, err = time.ParseDuration(keepFor); err != nil || c.mem.KeepFinishedFor <= 0 {
 		return c, fmt.Errorf("-mem-keep-finished-for must be a positive duration, not %q", keepFor)
+	}
+	if c.campaignLease, c.campaignRate, err = campaignPace(campaignLease, campaignRate); err != nil {
+		return c, err
 	}
 	switch c.store {
 	case "memory":
@@ -215,6 +228,27 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		return c, fmt.Errorf("-log-level: %w", err)
 	}
 	return c, nil
+}
+
+// campaignPace reads -campaign-lease and -campaign-rate. A runner renews
+// its lease once a page (campaignPage messages), so a lease shorter than
+// twice a page's time at the rate would let another server take a live
+// run over: refused.
+func campaignPace(leaseFlag, rateFlag string) (time.Duration, float64, error) {
+	lease, err := time.ParseDuration(leaseFlag)
+	if err != nil || lease <= 0 {
+		return 0, 0, fmt.Errorf("-campaign-lease must be a positive duration, not %q", leaseFlag)
+	}
+	perSecond, err := strconv.ParseFloat(rateFlag, 64)
+	if err != nil || !(perSecond > 0) || math.IsInf(perSecond, 1) {
+		return 0, 0, fmt.Errorf("-campaign-rate must be a positive number of messages a second, not %q", rateFlag)
+	}
+	page := time.Duration(float64(campaignPage) / perSecond * float64(time.Second))
+	if lease < 2*page {
+		return 0, 0, fmt.Errorf("-campaign-lease %v is less than twice the %v a page of %d messages takes at -campaign-rate %v: another server would take live runs over",
+			lease, page, campaignPage, rateFlag)
+	}
+	return lease, perSecond, nil
 }
 
 // rangeList reads a flag's comma-separated addresses and ranges.

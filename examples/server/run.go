@@ -112,7 +112,7 @@ func newPlatform(st stores, cfg config, logger *slog.Logger) platform {
 		if cfg.campaignWebhook != "" {
 			webhook = campaign.WebhookSender{Poster: httpapi.NewReportPoster(httpapi.ReportPosterOptions{Policy: cfg.dlr}), URL: cfg.campaignWebhook}
 		}
-		families = append(families, campaignRuns(st.campaign, st.contacts, bulk.gateway, webhook, !cfg.smsSend, logger))
+		families = append(families, campaignRuns(st.campaign, st.contacts, bulk.gateway, webhook, cfg, logger))
 	}
 	if cfg.demo {
 		families = append(families, demoReports(logger))

@@ -448,6 +448,45 @@ func TestParseConfig(t *testing.T) {
 	}
 }
 
+// The campaign runners' lease and pace: defaults, values given, and
+// values refused, among them a lease a page of messages at the pace would
+// outlast (another server would take live runs over).
+func TestParseConfigCampaignRuns(t *testing.T) {
+	none := func(string) string { return "" }
+	c, err := parseConfig(nil, none, io.Discard)
+	if err != nil || c.campaignLease != time.Minute || c.campaignRate != 200 {
+		t.Fatalf("defaults: lease %v, rate %v (%v); want 1m0s, 200", c.campaignLease, c.campaignRate, err)
+	}
+	c, err = parseConfig([]string{"-campaign-lease", "4s", "-campaign-rate", "500"}, none, io.Discard)
+	if err != nil || c.campaignLease != 4*time.Second || c.campaignRate != 500 {
+		t.Fatalf("-campaign-lease 4s -campaign-rate 500: lease %v, rate %v (%v)", c.campaignLease, c.campaignRate, err)
+	}
+	c, err = parseConfig(nil, func(k string) string {
+		return map[string]string{"MSGKIT_CAMPAIGN_RATE": "12.5", "MSGKIT_CAMPAIGN_LEASE": "2m"}[k]
+	}, io.Discard)
+	if err != nil || c.campaignLease != 2*time.Minute || c.campaignRate != 12.5 {
+		t.Fatalf("from the environment: lease %v, rate %v (%v)", c.campaignLease, c.campaignRate, err)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-campaign-lease", "0s"}, "-campaign-lease"},
+		{[]string{"-campaign-lease", "soon"}, "-campaign-lease"},
+		{[]string{"-campaign-rate", "0"}, "-campaign-rate"},
+		{[]string{"-campaign-rate", "-5"}, "-campaign-rate"},
+		{[]string{"-campaign-rate", "fast"}, "-campaign-rate"},
+		{[]string{"-campaign-rate", "NaN"}, "-campaign-rate"},
+		{[]string{"-campaign-rate", "+Inf"}, "-campaign-rate"},
+		{[]string{"-campaign-lease", "4s"}, "2.5s"},                                    // a page of 500 at 200 a second
+		{[]string{"-campaign-lease", "1s", "-campaign-rate", "500"}, "-campaign-rate"}, // 1 s a page
+	} {
+		if _, err := parseConfig(tt.args, none, io.Discard); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("parseConfig(%v) = %v, want an error naming %s", tt.args, err, tt.want)
+		}
+	}
+}
+
 // Delivery reports are closed to special addresses unless -dlr-allow
 // opens them; the demo opens loopback, so its printed call works.
 func TestParseConfigReportPolicy(t *testing.T) {
@@ -515,7 +554,7 @@ func TestHelpNamesTheEnvironment(t *testing.T) {
 		t.Fatalf("-h: %v", err)
 	}
 	for _, name := range []string{"addr", "sms-http", "sms-https", "tls-cert", "tls-key", "store", "pg", "pg-schema",
-		"bootstrap", "dlr-allow", "dlr-forbid", "demo", "log-level", "mem-keep-finished", "mem-keep-finished-for"} {
+		"bootstrap", "dlr-allow", "dlr-forbid", "demo", "log-level", "mem-keep-finished", "mem-keep-finished-for", "campaign-lease", "campaign-rate"} {
 		if !strings.Contains(help.String(), "(env "+envName(name)+")") {
 			t.Errorf("-h does not name %s for -%s:\n%s", envName(name), name, help.String())
 		}

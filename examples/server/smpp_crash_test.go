@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -40,48 +41,103 @@ func TestMain(m *testing.M) {
 
 // serverProcess is the server running as a child process.
 type serverProcess struct {
-	cmd     *exec.Cmd
-	smsAddr string
-	done    chan struct{}
+	cmd              *exec.Cmd
+	apiAddr, smsAddr string
+	done             chan struct{}
+
+	mu   sync.Mutex
+	logs []logLine // what it wrote to stderr
 }
 
-var listening = regexp.MustCompile(`msg="msgkit listening".* sms-http=(\S+)`)
+// logLine is a line a server process wrote and when the test read it.
+type logLine struct {
+	at   time.Time
+	text string
+}
+
+var listening = regexp.MustCompile(`msg="msgkit listening" api=(\S+) sms-http=(\S+)`)
 
 // startServer runs the server as a child process with args and waits
 // until it listens.
 func startServer(t *testing.T, args ...string) *serverProcess {
 	t.Helper()
+	return startServers(t, 1, args...)[0]
+}
+
+// startServers runs n servers with the same args at once, as child
+// processes, and waits until each listens.
+func startServers(t *testing.T, n int, args ...string) []*serverProcess {
+	t.Helper()
 	raw, _ := json.Marshal(args)
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "MSGKIT_SERVER_ARGS="+string(raw))
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p := &serverProcess{cmd: cmd, done: make(chan struct{})}
-	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
-				addr <- m[1]
-			}
+	ps := make([]*serverProcess, n)
+	addrs := make([]chan []string, n)
+	for i := range ps {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), "MSGKIT_SERVER_ARGS="+string(raw))
+		stderr, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
 		}
-		cmd.Wait()
-		close(p.done)
-	}()
-	t.Cleanup(func() { p.kill() })
-	select {
-	case p.smsAddr = <-addr:
-	case <-p.done:
-		t.Fatal("the server exited before it listened")
-	case <-time.After(60 * time.Second):
-		t.Fatal("the server did not listen within a minute")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		p := &serverProcess{cmd: cmd, done: make(chan struct{})}
+		ps[i], addrs[i] = p, make(chan []string, 1)
+		go func() {
+			sc := bufio.NewScanner(stderr)
+			for sc.Scan() {
+				line := sc.Text()
+				p.mu.Lock()
+				p.logs = append(p.logs, logLine{at: time.Now(), text: line})
+				p.mu.Unlock()
+				if m := listening.FindStringSubmatch(line); m != nil {
+					addrs[i] <- m[1:]
+				}
+			}
+			cmd.Wait()
+			close(p.done)
+		}()
+		t.Cleanup(func() { p.kill() })
 	}
-	return p
+	timeout := time.After(60 * time.Second)
+	for i, p := range ps {
+		select {
+		case a := <-addrs[i]:
+			p.apiAddr, p.smsAddr = a[0], a[1]
+		case <-p.done:
+			t.Fatalf("the server exited before it listened:\n%s", strings.Join(p.tail(regexp.MustCompile(``), 20), "\n"))
+		case <-timeout:
+			t.Fatal("the server did not listen within a minute")
+		}
+	}
+	return ps
+}
+
+// lastLog is the last line the process wrote that re matches, and when
+// the test read it; ok false when none did.
+func (p *serverProcess) lastLog(re *regexp.Regexp) (at time.Time, text string, ok bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i := len(p.logs) - 1; i >= 0; i-- {
+		if re.MatchString(p.logs[i].text) {
+			return p.logs[i].at, p.logs[i].text, true
+		}
+	}
+	return time.Time{}, "", false
+}
+
+// tail is the last n lines the process wrote that re matches.
+func (p *serverProcess) tail(re *regexp.Regexp, n int) []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []string
+	for i := len(p.logs) - 1; i >= 0 && len(out) < n; i-- {
+		if re.MatchString(p.logs[i].text) {
+			out = append(out, p.logs[i].text)
+		}
+	}
+	slices.Reverse(out)
+	return out
 }
 
 // kill ends the process at once, as a crash does.

@@ -206,9 +206,6 @@ func (b *bind) requestFor(ctx context.Context, body Body, inWindow bool, part *P
 		}
 	})
 	b.pending[seq] = cl
-	if part != nil {
-		b.c.inFlight.Add(1)
-	}
 	b.mu.Unlock()
 	select {
 	case b.out <- pdu:
@@ -231,9 +228,6 @@ func (b *bind) take(seq uint32) *call {
 func (cl *call) finish(r result) {
 	if cl.timer != nil {
 		cl.timer.Stop()
-	}
-	if cl.part != nil {
-		cl.b.c.inFlight.Add(-1)
 	}
 	if cl.window {
 		<-cl.b.window
@@ -400,6 +394,9 @@ type receiptJob struct {
 const (
 	maxReceiptBatch = 256
 	receiptWorkers  = 4
+	// receiptRetry is the first pause of a receipt whose part is not
+	// found before it asks the store again (partOf).
+	receiptRetry = 20 * time.Millisecond
 )
 
 // handleReceipts takes receipts from every bind in batches, as many as
@@ -482,9 +479,10 @@ func (c *Client) receiptBatch(ctx context.Context, jobs []receiptJob) {
 }
 
 // receiptLater handles a receipt whose part was not found with its
-// batch: it waits for a response in flight to bring the part (partOf);
-// one that never finds its part is acknowledged and dropped, and one the
-// store or the sink failed is answered ESME_RX_T_APPN.
+// batch: it waits up to Timeout for the part (partOf), brought by a
+// response on its way here or saved by a replica; one that never finds
+// its part is acknowledged and dropped, and one the store or the sink
+// failed is answered ESME_RX_T_APPN.
 func (c *Client) receiptLater(j receiptJob) {
 	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.Timeout)
 	defer cancel()
@@ -493,11 +491,10 @@ func (c *Client) receiptLater(j receiptJob) {
 	case err != nil:
 		c.log.Warn("smpp: looking up a receipt's part", "id", j.rc.ID, "err", err)
 	case !ok:
-		// No part, and no response in flight could bring one: a receipt
-		// of a copy sent before an answer was lost, or of a part whose
-		// record is gone. Offered again it would never match, so it is
-		// taken and dropped.
-		c.log.Warn("smpp: a receipt of no part sent on this connection, dropped", "id", j.rc.ID)
+		// No part within Timeout: a receipt of a copy sent before an
+		// answer was lost, or of a part whose record is gone. Offered
+		// again it would never match, so it is taken and dropped.
+		c.log.Warn("smpp: a receipt of no part the SMSC took, dropped", "id", j.rc.ID)
 		j.reply(ESME_ROK)
 		return
 	default:
@@ -536,10 +533,16 @@ func (c *Client) handleEvents(ctx context.Context, evs []sms.StatusEvent) []erro
 
 // partOf finds the part of a receipt's ids: among the parts whose
 // responses came and whose records are being saved, then in the store.
-// A receipt can overtake its submit_sm_resp on the wire, so one that
-// finds no part waits, while submits are in flight and until ctx ends,
-// for a response to bring it.
+// A receipt can overtake its submit_sm_resp on the wire, and on a store
+// shared by replicas bound with one system id it can reach this client
+// before the replica that submitted its part has saved the record; so
+// one that finds no part looks again whenever a response comes here, and
+// in the store at growing intervals (receiptRetry, doubling up to a
+// second), until ctx ends.
 func (c *Client) partOf(ctx context.Context, ids []string) (PartKey, bool, error) {
+	wait := receiptRetry
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
 	for {
 		key, ok, added := c.recentPart(ids)
 		if ok {
@@ -554,21 +557,11 @@ func (c *Client) partOf(ctx context.Context, ids []string) (PartKey, bool, error
 				return sub.PartKey, true, nil
 			}
 		}
-		// Submits in flight are counted before added is looked at: a
-		// response is noted (added closed) before its call stops being
-		// counted, so nothing in flight and nothing added means no
-		// response can still bring the part.
-		inFlight := c.inFlight.Load()
 		select {
 		case <-added:
-			continue // a response came while the store was asked: look again
-		default:
-		}
-		if inFlight == 0 {
-			return PartKey{}, false, nil
-		}
-		select {
-		case <-added:
+		case <-timer.C:
+			wait = min(2*wait, time.Second)
+			timer.Reset(wait)
 		case <-ctx.Done():
 			return PartKey{}, false, nil
 		}

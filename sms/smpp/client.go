@@ -10,7 +10,6 @@ import (
 	"math/rand/v2"
 	"net"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/msgkit/msgkit"
@@ -113,7 +112,6 @@ type Client struct {
 	recentMu    sync.Mutex
 	recent      map[string]PartKey
 	recentAdded chan struct{}
-	inFlight    atomic.Int64 // submit_sm sent and not answered
 
 	// receiptQ are the queues of the receipt workers (handleReceipts); a
 	// receipt goes to the one its id hashes to, so the receipts of one

@@ -586,3 +586,104 @@ func TestResponseTimeout(t *testing.T) {
 		t.Errorf("two unanswered parts through a window of 1 took %v", took)
 	}
 }
+
+// heldStore is a Store whose SaveSubmitted waits for release: a replica
+// slow to save what its SMSC took.
+type heldStore struct {
+	smpp.Store
+	release chan struct{}
+}
+
+func (s *heldStore) SaveSubmitted(ctx context.Context, subs []smpp.Submitted) error {
+	select {
+	case <-s.release:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return s.Store.SaveSubmitted(ctx, subs)
+}
+
+// missCounter is a Store that tells missed of each PartsOf that found
+// nothing.
+type missCounter struct {
+	smpp.Store
+	missed chan struct{}
+}
+
+func (s *missCounter) PartsOf(ctx context.Context, conn string, ids []string) (map[string]smpp.Submitted, error) {
+	got, err := s.Store.PartsOf(ctx, conn, ids)
+	if err == nil && len(got) == 0 {
+		select {
+		case s.missed <- struct{}{}:
+		default:
+		}
+	}
+	return got, err
+}
+
+// TestReceiptOfAReplica: a receipt that reaches one client for a part a
+// replica sharing its Store submitted, before the replica saved the
+// part's record, waits for the record (asking the Store again) instead
+// of being dropped, and its event goes to the client that took it.
+func TestReceiptOfAReplica(t *testing.T) {
+	sim := smppsim.New(smppsim.Options{Accounts: map[string]string{"msgkit": "secret"}})
+	addr, err := sim.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sim.Close)
+	shared := memstore.New().SMPP()
+	slow := &heldStore{Store: shared, release: make(chan struct{})}
+	looking := &missCounter{Store: shared, missed: make(chan struct{}, 16)}
+	cfg := smpp.Config{Name: "sim", Addr: addr, SystemID: "msgkit", Password: "secret", Timeout: 5 * time.Second,
+		MinBackoff: 20 * time.Millisecond, MaxBackoff: 100 * time.Millisecond}
+	sender := cfg
+	sender.Mode = smpp.Transmitter // no receipts: they all go to the other client
+	ownSink, otherSink := newSink(), newSink()
+	clients := []*smpp.Client{
+		smpp.New(sender, smpp.Options{Store: slow, Sink: ownSink}),
+		smpp.New(cfg, smpp.Options{Store: looking, Sink: otherSink}),
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	for _, c := range clients {
+		wg.Go(func() { c.Run(ctx) })
+	}
+	for deadline := time.Now().Add(10 * time.Second); clients[0].Bound() < 1 || clients[1].Bound() < 1; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the clients did not bind")
+		}
+	}
+	sent := make(chan []error, 1)
+	go func() {
+		sctx, scancel := context.WithTimeout(ctx, 10*time.Second)
+		defer scancel()
+		sent <- clients[0].Send(sctx, []sms.OutboundPart{part("r1", 0, "x")})
+	}()
+	// The other client looks the receipt's part up with its batch, then
+	// alone, and finds nothing: the sender has not saved it yet.
+	for range 2 {
+		select {
+		case <-looking.missed:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the receipt's part was not looked up")
+		}
+	}
+	close(slow.release)
+	if errs := <-sent; errs != nil {
+		t.Fatalf("Send: %v", errs)
+	}
+	evs := otherSink.wait(t, 1)
+	if evs[0].MsgID != "r1" || evs[0].Status != sms.StatusDelivered {
+		t.Errorf("event %+v", evs[0])
+	}
+	if got := ownSink.events(); len(got) != 0 {
+		t.Errorf("the sender's sink got receipts' events %+v", got)
+	}
+	actx, acancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer acancel()
+	if _, err := sim.WaitAcked(actx, 1); err != nil {
+		t.Fatalf("the receipt was not acknowledged: %v", err)
+	}
+}

@@ -56,8 +56,13 @@
 // kept in canonical form), and its event handed to the sink, in batches
 // (sms.StatusBatchSink) by four workers; the SMSC gets ESME_ROK only once
 // the event is stored, ESME_RX_T_APPN when it could not be, so it offers
-// the receipt again. A receipt that overtakes its submit_sm_resp waits for
-// it; one whose part is not found at all is acknowledged and dropped.
+// the receipt again. A receipt whose part is not found waits for it up to
+// Timeout: its submit_sm_resp may still be on its way, or, on a Store
+// shared by replicas bound with one system id, the replica that sent the
+// part may not have saved its record yet (the store is asked again at
+// growing intervals). One whose part is still not found is acknowledged
+// and dropped: after a crash, the receipts of copies sent before their
+// answer was stored hold a place of the SMSC's receipt window that long.
 // Mobile-originated messages are acknowledged and dropped: this client
 // carries what msgkit sends.
 package smpp
