@@ -6,9 +6,30 @@ import (
 	"time"
 
 	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/adapters/httpapi/httpapitest"
+	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/campaign"
 	"github.com/msgkit/msgkit/contacts"
 )
+
+// FuzzHandlerBodies holds every JSON body the family reads to the HTTP
+// kit's JSON rules (httpapitest.CheckBodies): never a 5xx, and what
+// encoding/json would change or merge refused with 400. (The import reads
+// an array of contacts by rules of its own.)
+func FuzzHandlerBodies(f *testing.F) {
+	for _, s := range append(httpapitest.BodySeeds(), []byte(smsCampaign), []byte(`{"name":"x","Name":"y"}`),
+		[]byte(`{"list_uuid":"0b6a3d4e-8f1c-4c2a-9a51-3f0e2d1c4b5a","first_name":"Ana\u0000"}`)) {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		db := memstore.New()
+		st := db.Contacts()
+		svc := campaign.NewService(db.Campaigns(), st, httpapitest.NewClock().Now, nil)
+		b := Backend{Contacts: st, Catalog: st, Imports: st, Campaigns: svc, Runs: db.Campaigns()}
+		httpapitest.CheckBodies(t, spec(&api{b: b}), body, httpapitest.BodyOptions{Skip: []string{"POST " + BasePath + "services/{serviceUuid}/cds/imports"},
+			ID: "0b6a3d4e-8f1c-4c2a-9a51-3f0e2d1c4b5a"})
+	})
+}
 
 // The body readers of every CDS operation take any JSON object without a
 // panic, and refuse only with an Invalid error naming its fields.
