@@ -17,9 +17,14 @@
 // %2B386… and 00386… find the same contact), email, first_name,
 // last_name, age, query, required, and the listing engine's paging, sort
 // (birthday, created_dt, first_name, gender, last_name, mobile,
-// updated_dt) and operator filters (gt(updated_dt)=…). age N selects the
-// contacts born after today minus N+1 years and on or before today minus
-// N years (29 February counts on 28 February in common years).
+// updated_dt) and operator filters (gt(updated_dt)=…). created_dt and
+// updated_dt filters compare the times as the family shows them, in whole
+// seconds (ShownTime): gt(updated_dt)=T leaves out a contact shown with
+// updated_dt T whatever fraction of that second it keeps, eq(updated_dt)=T
+// selects the contacts shown with T, and lists' filters do the same;
+// sorting is by the time kept. age N selects the contacts born after
+// today minus N+1 years and on or before today minus N years (29 February
+// counts on 28 February in common years).
 //
 // The membership, group and channel filters, where the interface is
 // silent:

@@ -42,6 +42,8 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) contacts.Store) {
 		{"listing", testListing},
 		{"listing filters", testFilters},
 		{"listing filters law", testFiltersLaw},
+		{"listing at the shown second", testShownTimes},
+		{"listing time filters law", testTimeFiltersLaw},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
@@ -247,8 +249,11 @@ func testFiltersLaw(t *testing.T, s contacts.Store) {
 		v := mustValues("")
 		v.Set("page_size", fmt.Sprint(rapid.IntRange(1, 20).Draw(rt, "size")))
 		v.Set("page_number", fmt.Sprint(rapid.IntRange(1, 3).Draw(rt, "page")))
-		if sort := rapid.SampledFrom([]string{"", "first_name", "-last_name,first_name", "-created_dt"}).Draw(rt, "sort"); sort != "" {
+		if sort := rapid.SampledFrom([]string{"", "first_name", "-last_name,first_name", "-created_dt", "updated_dt"}).Draw(rt, "sort"); sort != "" {
 			v.Set("sort", sort)
+		}
+		if rapid.Bool().Draw(rt, "time filter") {
+			drawTimeFilter(rt, v)
 		}
 		lq, err := msgkit.ParseListQuery(v, contacts.ContactSpec())
 		if err != nil {
@@ -288,6 +293,76 @@ func testFiltersLaw(t *testing.T, s contacts.Store) {
 		want := model(t, all, q)
 		if got.Total != want.Total || !slices.EqualFunc(got.Items, want.Items, func(a, b contacts.Contact) bool { return cmp.Equal(a, b, cmpContact) }) {
 			rt.Fatalf("got %d %v\nwant %d %v", got.Total, uuids(got.Items), want.Total, uuids(want.Items))
+		}
+	})
+}
+
+// drawTimeFilter adds to v a filter of created_dt or updated_dt around the
+// times of the contacts of testFiltersLaw, which keep a fraction of a
+// second the listing does not show: at a shown second, within it, or just
+// before it.
+func drawTimeFilter(rt *rapid.T, v url.Values) {
+	attr, base := "created_dt", int64(100)
+	if rapid.Bool().Draw(rt, "updated") {
+		attr, base = "updated_dt", 200
+	}
+	value := func() time.Time {
+		tm := at(base + int64(rapid.IntRange(0, 45).Draw(rt, "contact")))
+		switch rapid.IntRange(0, 3).Draw(rt, "shown") {
+		case 0:
+			tm = tm.Truncate(time.Second)
+		case 1:
+			tm = tm.Truncate(time.Second).Add(time.Second / 2)
+		case 2:
+			tm = tm.Truncate(time.Second).Add(-time.Microsecond)
+		}
+		return tm
+	}
+	op := rapid.SampledFrom([]string{"eq", "neq", "lt", "lte", "gt", "gte", "in", "notin", "between", "notbetween"}).Draw(rt, "time op")
+	lo := value()
+	raw := lo.Format(time.RFC3339Nano)
+	switch op {
+	case "in", "notin", "between", "notbetween":
+		hi := value()
+		if hi.Before(lo) {
+			lo, hi = hi, lo
+		}
+		raw = lo.Format(time.RFC3339Nano) + "," + hi.Format(time.RFC3339Nano)
+	}
+	v.Add(op+"("+attr+")", raw)
+}
+
+// testTimeFiltersLaw: for any created_dt and updated_dt filters, compared
+// at the second the listing shows, with sort and paging, the store lists
+// the page the model does.
+func testTimeFiltersLaw(t *testing.T, s contacts.Store) {
+	ctx := context.Background()
+	all := filterContacts(t, s)
+	for n := 20; n < 44; n++ {
+		all = append(all, mustContact(t, s, TenantA, NewContact(t, n, ListUUID(1+n%2), map[string]string{"first_name": fmt.Sprintf("N%c", 'a'+n%5)})))
+	}
+	rapid.Check(t, func(rt *rapid.T) {
+		v := mustValues("")
+		v.Set("page_size", fmt.Sprint(rapid.IntRange(1, 40).Draw(rt, "size")))
+		v.Set("page_number", fmt.Sprint(rapid.IntRange(1, 2).Draw(rt, "page")))
+		if sort := rapid.SampledFrom([]string{"", "-updated_dt", "created_dt", "first_name"}).Draw(rt, "sort"); sort != "" {
+			v.Set("sort", sort)
+		}
+		for range rapid.IntRange(1, 2).Draw(rt, "time filters") {
+			drawTimeFilter(rt, v)
+		}
+		lq, err := msgkit.ParseListQuery(v, contacts.ContactSpec())
+		if err != nil {
+			rt.Fatal(err)
+		}
+		q := contacts.ContactQuery{List: lq, ShowDeleted: rapid.Bool().Draw(rt, "deleted")}
+		got, err := s.Contacts(ctx, TenantA, q)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		want := model(t, all, q)
+		if got.Total != want.Total || !slices.EqualFunc(got.Items, want.Items, func(a, b contacts.Contact) bool { return cmp.Equal(a, b, cmpContact) }) {
+			rt.Fatalf("%s: got %d %v\nwant %d %v", v.Encode(), got.Total, uuids(got.Items), want.Total, uuids(want.Items))
 		}
 	})
 }

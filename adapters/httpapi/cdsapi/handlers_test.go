@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/adapters/httpapi"
@@ -37,6 +38,7 @@ type env struct {
 	h      http.Handler
 	tokenA string
 	tokenB string
+	clock  *msgkittest.Clock
 }
 
 func newEnv(t *testing.T) *env {
@@ -57,7 +59,7 @@ func newEnv(t *testing.T) *env {
 		n++
 		return fmt.Sprintf("00000000-0000-4000-8000-%012d", n)
 	}}
-	return &env{h: c.Handler(t, Handler(f.Opts, b)), tokenA: f.Token(t, httpapitest.ClientID), tokenB: f.Token(t, newsB)}
+	return &env{h: c.Handler(t, Handler(f.Opts, b)), tokenA: f.Token(t, httpapitest.ClientID), tokenB: f.Token(t, newsB), clock: f.Clock}
 }
 
 func tenantPath(svc msgkit.ServiceUUID, rest string) string {
@@ -185,6 +187,38 @@ func TestContactsLifecycle(t *testing.T) {
 	page = want(t, e.do(t, "GET", "/cds/contacts?fields=show_deleted", "", false), 200)
 	if strings.Contains(fmt.Sprint(page), contact2) || strings.Contains(fmt.Sprint(page), "Ana") {
 		t.Errorf("an erased contact is still listed: %v", page)
+	}
+}
+
+// A contact's times filter as they are shown, in whole seconds: the
+// updated_dt a client read back is no time after itself.
+func TestContactsTimesAsShown(t *testing.T) {
+	e := newEnv(t)
+	list := want(t, e.do(t, "POST", "/cds/lists", `{"name":"L"}`, false), 201)["uuid"].(string)
+	e.clock.Set(time.Date(2026, 3, 1, 12, 0, 0, 250_000_000, time.UTC))
+	a := want(t, e.do(t, "POST", "/cds/contacts", `{"list_uuid":"`+list+`","first_name":"Ana"}`, false), 201)
+	e.clock.Advance(time.Second + time.Second/2) // 12:00:01.75
+	b := want(t, e.do(t, "POST", "/cds/contacts", `{"list_uuid":"`+list+`","first_name":"Bojan"}`, false), 201)
+	if a["updated_dt"] != "2026-03-01T12:00:00Z" {
+		t.Fatalf("updated_dt shown as %v", a["updated_dt"])
+	}
+	for _, tt := range []struct {
+		query string
+		want  []any
+	}{
+		{"gt(updated_dt)=" + a["updated_dt"].(string), []any{b["uuid"]}},
+		{"gte(updated_dt)=" + a["updated_dt"].(string), []any{a["uuid"], b["uuid"]}},
+		{"updated_dt=" + b["updated_dt"].(string), []any{b["uuid"]}},
+		{"lte(created_dt)=2026-03-01T12:00:00.5Z", []any{a["uuid"]}},
+	} {
+		page := want(t, e.do(t, "GET", "/cds/contacts?"+tt.query, "", false), 200)
+		var got []any
+		for _, c := range page["data"].([]any) {
+			got = append(got, c.(map[string]any)["uuid"])
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("%s: %v, want %v", tt.query, got, tt.want)
+		}
 	}
 }
 
