@@ -2,7 +2,10 @@
 // contacts of one or more lists, optionally narrowed by a segmentation
 // query, now, once at a set time, or on every occurrence of an iCalendar
 // recurrence rule. The CDS HTTP family serves it under
-// /news/v1/services/{serviceUuid}/campaigns.
+// /news/v1/services/{serviceUuid}/campaigns. Its listing (ListSpec)
+// filters created_dt, updated_dt, next_dt and last_dt as the family shows
+// them, in whole seconds: gt(next_dt)=T leaves out a campaign shown with
+// next_dt T.
 //
 // # Fields and rules
 //

@@ -103,8 +103,9 @@
 // create or replace body (RecordInput) for a kind and names every problem
 // at once (code invalid_<kind>), in the order of the kind's fields, then
 // any field the kind does not have. Records are listed over
-// RecordSpec(kind) in store order created then uuid; the deleted only
-// with show_deleted. Where the interface is silent:
+// RecordSpec(kind) in store order created then uuid, their times filtered
+// as shown (ShownTime); the deleted only with show_deleted. Where the
+// interface is silent:
 //   - Shapes: group, touchpoint and interest are {uuid, name,
 //     description, status, created_dt, updated_dt}; group list {uuid,
 //     group_uuid, list_uuid, created_dt, updated_dt}; group segmentation
