@@ -14,16 +14,17 @@ var contactAttrs = map[string]struct {
 	typ msgkit.AttrType
 	get func(*Contact) msgkit.Value
 }{
-	"uuid":               {msgkit.AttrString, func(c *Contact) msgkit.Value { return msgkit.StringValue(c.UUID) }},
-	"list_uuid":          {msgkit.AttrString, func(c *Contact) msgkit.Value { return msgkit.StringValue(c.ListUUID) }},
-	"member_status":      {msgkit.AttrString, func(c *Contact) msgkit.Value { return msgkit.StringValue(string(c.Member)) }},
-	"opt_status":         {msgkit.AttrString, func(c *Contact) msgkit.Value { return textValue(string(c.OptStatus)) }},
-	"opt_status_webpush": {msgkit.AttrString, func(c *Contact) msgkit.Value { return textValue(string(c.OptStatusWebpush)) }},
-	"gender":             {msgkit.AttrString, func(c *Contact) msgkit.Value { return textValue(c.Value(segmentation.Gender)) }},
-	"mobile":             {msgkit.AttrString, func(c *Contact) msgkit.Value { return textValue(c.Value(segmentation.Mobile)) }},
-	"email":              {msgkit.AttrString, func(c *Contact) msgkit.Value { return textValue(c.Value(segmentation.Email)) }},
-	"first_name":         {msgkit.AttrString, func(c *Contact) msgkit.Value { return textValue(c.Value(segmentation.FirstName)) }},
-	"last_name":          {msgkit.AttrString, func(c *Contact) msgkit.Value { return textValue(c.Value(segmentation.LastName)) }},
+	"uuid":                 {msgkit.AttrString, func(c *Contact) msgkit.Value { return msgkit.StringValue(c.UUID) }},
+	"list_uuid":            {msgkit.AttrString, func(c *Contact) msgkit.Value { return msgkit.StringValue(c.ListUUID) }},
+	"member_status":        {msgkit.AttrString, func(c *Contact) msgkit.Value { return msgkit.StringValue(string(c.Member)) }},
+	"opt_status":           {msgkit.AttrString, func(c *Contact) msgkit.Value { return textValue(string(c.OptStatus)) }},
+	"opt_status_webpush":   {msgkit.AttrString, func(c *Contact) msgkit.Value { return textValue(string(c.OptStatusWebpush)) }},
+	"webpush_subscription": {msgkit.AttrString, func(c *Contact) msgkit.Value { return textValue(c.WebpushSubscription) }},
+	"gender":               {msgkit.AttrString, func(c *Contact) msgkit.Value { return textValue(c.Value(segmentation.Gender)) }},
+	"mobile":               {msgkit.AttrString, func(c *Contact) msgkit.Value { return textValue(c.Value(segmentation.Mobile)) }},
+	"email":                {msgkit.AttrString, func(c *Contact) msgkit.Value { return textValue(c.Value(segmentation.Email)) }},
+	"first_name":           {msgkit.AttrString, func(c *Contact) msgkit.Value { return textValue(c.Value(segmentation.FirstName)) }},
+	"last_name":            {msgkit.AttrString, func(c *Contact) msgkit.Value { return textValue(c.Value(segmentation.LastName)) }},
 	"birthday": {msgkit.AttrDate, func(c *Contact) msgkit.Value {
 		if c.Birthday.IsZero() {
 			return msgkit.Null()

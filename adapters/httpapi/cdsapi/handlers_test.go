@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"github.com/msgkit/msgkit/adapters/httpapi/httpapitest"
 	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/auth"
+	"github.com/msgkit/msgkit/contacts"
 	"github.com/msgkit/msgkit/msgkittest"
 )
 
@@ -172,6 +174,34 @@ func TestContactsLifecycle(t *testing.T) {
 	if c["opt_status"] != "out" || c["opt_status_webpush"] != "in" || c["first_name"] != "Ana Marija" {
 		t.Errorf("patched: %v", c)
 	}
+
+	// The webpush channel: a subscription set by PATCH (a create or
+	// replace body's is ignored), listed in channels, found by the
+	// webpush_subscription filter.
+	const sub = "https://push.example/s/AbC-1"
+	w = e.do(t, "PATCH", "/cds/contacts/"+contact2, `{"webpush_subscription":" `+sub+` "}`, false)
+	c = want(t, w, 200)
+	msgkittest.Golden(t, "testdata/patch_contact_webpush.json", httpapitest.Answer(w))
+	if ch := fmt.Sprint(c["channels"]); c["webpush_subscription"] != sub || !strings.Contains(ch, "channel_name:webpush") || !strings.Contains(ch, "identifier:"+sub) {
+		t.Errorf("webpush: %v", c)
+	}
+	c = want(t, e.do(t, "PUT", "/cds/contacts/"+contact2, `{"first_name":"Ana Marija","mobile":"+38640123456","webpush_subscription":"https://other"}`, false), 200)
+	if c["webpush_subscription"] != sub {
+		t.Errorf("a replace changed the subscription: %v", c["webpush_subscription"])
+	}
+	for query, n := range map[string]int{"webpush_subscription=" + url.QueryEscape(sub): 1, "webpush_subscription=https://push.example/s/abc-1": 0,
+		"channel_name=webpush&channel_opt_status=in": 1, "isnotnull(webpush_subscription)": 1} {
+		if d := want(t, e.do(t, "GET", "/cds/contacts?"+query, "", false), 200)["data"].([]any); len(d) != n {
+			t.Errorf("%s: %d contacts, want %d", query, len(d), n)
+		}
+	}
+	for _, name := range []string{"facebook", "instagram"} {
+		m := httpapitest.WantError(t, e.bad(t, "GET", "/cds/contacts?channel_name="+name, ""), httpapi.CDS, 400, msgkit.CodeInvalidQuery)
+		if items := fmt.Sprint(m["items"]); !strings.Contains(items, "name:channel_name") || !strings.Contains(items, name) {
+			t.Errorf("channel_name=%s: %v", name, m["items"])
+		}
+	}
+	httpapitest.WantError(t, e.do(t, "PATCH", "/cds/contacts/"+contact2, `{"webpush_subscription":"a\u0000b"}`, false), httpapi.CDS, 405, contacts.CodeInvalidContact)
 
 	// gdpr=no: gone from use, readable with show_deleted; gdpr=yes: gone.
 	want(t, e.do(t, "DELETE", "/cds/contacts/"+contact2, "", false), 204)
