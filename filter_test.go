@@ -510,3 +510,20 @@ func TestPatternOperatorsOnInvalidUTF8(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkFilterMatchPrecision: comparing an instant as shown costs a
+// truncation over comparing it as stored, and allocates nothing.
+func BenchmarkFilterMatchPrecision(b *testing.B) {
+	v := TimeValue(time.Date(2026, 1, 31, 9, 30, 0, 123_456_000, time.UTC))
+	for _, p := range []time.Duration{0, time.Second} {
+		f := Filter{Op: OpGt, Attr: "at", Values: []Value{TimeValue(time.Date(2026, 1, 31, 9, 30, 0, 0, time.UTC))}, Precision: p}
+		b.Run("precision "+p.String(), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if f.Match(v) == (p > 0) {
+					b.Fatal("wrong match")
+				}
+			}
+		})
+	}
+}
