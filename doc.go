@@ -92,6 +92,17 @@
 // ignore case (Unicode simple folding, as strings.EqualFold), because grid
 // users type "smith" to find "Smith".
 //
+// Precision. A listing shows its date-times at some precision (RFC 3339
+// without a fraction shows whole seconds), while the items keep finer
+// instants. With ListSpec.TimePrecision a filter on a date-time attribute
+// compares the instant as shown, truncated to that precision, with the
+// value as given: gt(updated_dt)=T never selects an item shown with
+// updated_dt T, eq(updated_dt)=T selects the items shown with T (none
+// when T has a finer fraction than is shown), and every other operator
+// follows. Sorting stays by the stored instant, which orders items shown
+// alike consistently, and lets a SQL store sort and filter on the column
+// as it is indexed.
+//
 // Nulls follow SQL: a comparison with null is never true, so neq, notin,
 // notbetween and doesnotcontain do not match null; on non-null values they
 // are exactly the negations of eq, in, between and contains. isnull matches

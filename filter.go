@@ -264,6 +264,12 @@ type Filter struct {
 	Op     Op
 	Attr   string
 	Values []Value
+	// Precision, when positive, is the precision a date-time attribute is
+	// shown at (ListSpec.TimePrecision): its instant is truncated to it
+	// before it is compared with Values, which are taken as given, so the
+	// filter selects by the time a client sees. Zero compares instants as
+	// stored.
+	Precision time.Duration
 }
 
 // Match reports whether v satisfies f. Comparisons never match null, as in
@@ -273,6 +279,9 @@ type Filter struct {
 // to them and neither less nor greater. A malformed Filter (unknown Op, wrong number of Values) matches nothing;
 // Apply refuses such filters before matching.
 func (f Filter) Match(v Value) bool {
+	if f.Precision > 0 && v.typ == AttrDateTime {
+		v.t = v.t.Truncate(f.Precision)
+	}
 	switch f.Op {
 	case OpIsNull:
 		return v.typ == 0

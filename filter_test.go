@@ -230,6 +230,51 @@ func TestFilterMatch(t *testing.T) {
 	}
 }
 
+// TestFilterMatchPrecision: with a Precision, a date-time compares as
+// shown, truncated to it, with the filter's values as given.
+func TestFilterMatchPrecision(t *testing.T) {
+	at := func(s string) Value {
+		tm, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return TimeValue(tm)
+	}
+	shown := at("2026-01-01T10:00:00.7Z") // shown as 10:00:00
+	f := func(op Op, vs ...Value) Filter { return Filter{Op: op, Attr: "x", Values: vs, Precision: time.Second} }
+	whole, half, next := at("2026-01-01T10:00:00Z"), at("2026-01-01T10:00:00.5Z"), at("2026-01-01T10:00:01Z")
+	tests := []struct {
+		f    Filter
+		want bool
+	}{
+		{f(OpGt, whole), false}, // the bug: 10:00:00.7 > 10:00:00
+		{f(OpGte, whole), true},
+		{f(OpLt, next), true},
+		{f(OpLte, whole), true},
+		{f(OpLt, half), true}, // 10:00:00 < 10:00:00.5
+		{f(OpGt, half), false},
+		{f(OpEq, whole), true},
+		{f(OpEq, shown), false}, // the value given has a fraction no shown time has
+		{f(OpNeq, whole), false},
+		{f(OpNeq, half), true},
+		{f(OpIn, half, whole), true},
+		{f(OpNotIn, half, whole), false},
+		{f(OpBetween, half, next), false},
+		{f(OpBetween, whole, whole), true},
+		{f(OpNotBetween, whole, whole), false},
+		{f(OpIsNotNull), true},
+		{Filter{Op: OpGt, Attr: "x", Values: []Value{whole}}, true}, // no precision: as stored
+	}
+	for _, tt := range tests {
+		if got := tt.f.Match(shown); got != tt.want {
+			t.Errorf("%s(%v) at %v: Match = %v, want %v", tt.f.Op, tt.f.Values, tt.f.Precision, got, tt.want)
+		}
+	}
+	if (Filter{Op: OpEq, Values: []Value{IntValue(1)}, Precision: time.Second}).Match(IntValue(1)) != true {
+		t.Error("a precision changed a number")
+	}
+}
+
 // TestNullMatchesOnlyNullChecks: a comparison with null is never true.
 func TestNullMatchesOnlyNullChecks(t *testing.T) {
 	for _, o := range Ops() {
@@ -464,4 +509,21 @@ func TestPatternOperatorsOnInvalidUTF8(t *testing.T) {
 			}
 		}
 	})
+}
+
+// BenchmarkFilterMatchPrecision: comparing an instant as shown costs a
+// truncation over comparing it as stored, and allocates nothing.
+func BenchmarkFilterMatchPrecision(b *testing.B) {
+	v := TimeValue(time.Date(2026, 1, 31, 9, 30, 0, 123_456_000, time.UTC))
+	for _, p := range []time.Duration{0, time.Second} {
+		f := Filter{Op: OpGt, Attr: "at", Values: []Value{TimeValue(time.Date(2026, 1, 31, 9, 30, 0, 0, time.UTC))}, Precision: p}
+		b.Run("precision "+p.String(), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if f.Match(v) == (p > 0) {
+					b.Fatal("wrong match")
+				}
+			}
+		})
+	}
 }

@@ -64,6 +64,12 @@ type ListSpec struct {
 	// anything else, even when they are reserved names or filterable
 	// attributes.
 	Ignore []string
+	// TimePrecision is the precision the listing shows its date-time
+	// attributes at (time.Second for RFC 3339 without a fraction). Their
+	// filters compare an item's instant truncated to it (Filter.Precision),
+	// so gt(updated_dt)=T never selects an item shown with updated_dt T.
+	// Zero compares instants as stored. Sorting is by the stored instant.
+	TimePrecision time.Duration
 }
 
 // pageSizes resolves the spec's defaults and checks them.
@@ -78,6 +84,9 @@ func (s ListSpec) pageSizes() (def, maxSize int, err error) {
 	if def < 1 || maxSize < 1 || def > maxSize {
 		return 0, 0, Errorf(Internal, CodeInvalidListSpec,
 			"list spec: default page size %d must be between 1 and the maximum %d", def, maxSize)
+	}
+	if s.TimePrecision < 0 {
+		return 0, 0, Errorf(Internal, CodeInvalidListSpec, "list spec: negative time precision %v", s.TimePrecision)
 	}
 	for _, a := range s.Search {
 		if s.Filter[a] != AttrString {
@@ -363,6 +372,9 @@ func (p *queryParser) filter(key, raw string) (f Filter, ok bool, err error) {
 	if !f.Op.appliesTo(typ) {
 		p.add(key, "operator "+string(f.Op)+" does not apply to "+typ.String()+" attribute "+quote(f.Attr), "")
 		return Filter{}, false, nil
+	}
+	if typ == AttrDateTime {
+		f.Precision = p.spec.TimePrecision
 	}
 
 	var texts []string

@@ -135,6 +135,10 @@ func TestParseListQuery(t *testing.T) {
 		{name: "reserved name filtered with eq form", raw: "eq(sort)=x&sort=name",
 			spec: func(s *ListSpec) { s.Filter["sort"] = AttrString },
 			want: ListQuery{PageNumber: 1, PageSize: 10, Sort: []SortKey{{Attr: "name"}}, Filters: []Filter{f(OpEq, "sort", str("x"))}}},
+		{name: "date-time at the precision shown", raw: "gt(at)=2026-01-01T10:00:00Z&gt(amount)=5",
+			spec: func(s *ListSpec) { s.TimePrecision = time.Second },
+			want: with(f(OpGt, "amount", num(t, "5")),
+				Filter{Op: OpGt, Attr: "at", Values: []Value{instant(t, "2026-01-01T10:00:00Z")}, Precision: time.Second})},
 		{name: "everything together", raw: "paging=2,5&sort=-day&contains(name)=a&between(amount)=1,2&q=ignored",
 			want: ListQuery{PageNumber: 2, PageSize: 5, Sort: []SortKey{{Attr: "day", Desc: true}}, Filters: []Filter{
 				f(OpBetween, "amount", num(t, "1"), num(t, "2")), f(OpContains, "name", str("a"))}}},
@@ -327,6 +331,7 @@ func TestParseListQueryBadSpec(t *testing.T) {
 		{name: "negative max", spec: func(s *ListSpec) { s.MaxPageSize = -5 }},
 		{name: "attribute without a type", raw: "odd=1", spec: func(s *ListSpec) { s.Filter["odd"] = 0 }},
 		{name: "attribute with an unknown type", raw: "odd=1", spec: func(s *ListSpec) { s.Filter["odd"] = 99 }},
+		{name: "negative time precision", spec: func(s *ListSpec) { s.TimePrecision = -time.Second }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -182,10 +182,15 @@ func TestApplyVars(t *testing.T) {
 	if err != nil || !json.Valid([]byte(out)) || !strings.Contains(out, `Hi Ana \"the great\"`) {
 		t.Errorf("in a document: %s, %v", out, err)
 	}
-	_, err = campaign.ApplyVars("Hi {name} {city}", map[string]string{"name": "Ana", "zip": "1000"}, false)
+	// A placeholder without a value stays as written.
+	out, err = campaign.ApplyVars("Hi {name} from {city}, {city}", map[string]string{"name": "Ana"}, false)
+	if err != nil || out != "Hi Ana from {city}, {city}" {
+		t.Errorf("a placeholder left: %q, %v", out, err)
+	}
+	_, err = campaign.ApplyVars("Hi {name} {city}", map[string]string{"name": "Ana", "zip": "1000", "age": "3"}, false)
 	if e, ok := err.(*msgkit.Error); !ok || len(e.Fields) != 2 || e.Fields[0].Name != "template_vars" ||
-		!strings.Contains(e.Fields[0].Message, "zip") || !strings.Contains(e.Fields[1].Message, "{city}") {
-		t.Errorf("a var without placeholder and a placeholder left: %v", err)
+		!strings.Contains(e.Fields[0].Message, "template_vars.age") || !strings.Contains(e.Fields[1].Message, "template_vars.zip") {
+		t.Errorf("vars without placeholders: %v", err)
 	}
 }
 
@@ -211,8 +216,13 @@ func TestClone(t *testing.T) {
 	if c, err = campaign.Clone(src, campaign.Input{}, now); err != nil || c.Name != src.Name || c.Template != src.Template {
 		t.Errorf("a plain copy: %+v %v", c, err)
 	}
-	if _, err = campaign.Clone(src, campaign.Input{TemplateVars: map[string]string{"name": "x"}}, now); !slices.Equal(fields(t, err), []string{"template_vars"}) {
-		t.Errorf("a placeholder left: %v", err)
+	// Placeholders without a value stay as written, as in a clone without
+	// template_vars.
+	if c, err = campaign.Clone(src, campaign.Input{TemplateVars: map[string]string{"name": "x"}}, now); err != nil || c.Template != "Hi x, {deal} today" {
+		t.Errorf("a placeholder left: %q, %v", c.Template, err)
+	}
+	if _, err = campaign.Clone(src, campaign.Input{TemplateVars: map[string]string{"nmae": "x"}}, now); !slices.Equal(fields(t, err), []string{"template_vars"}) {
+		t.Errorf("a variable without a placeholder: %v", err)
 	}
 	past := now.Add(30 * 24 * time.Hour)
 	if _, err = campaign.Clone(src, campaign.Input{}, past); !slices.Equal(fields(t, err), []string{"schedule_rrule"}) {

@@ -2,7 +2,10 @@
 // contacts of one or more lists, optionally narrowed by a segmentation
 // query, now, once at a set time, or on every occurrence of an iCalendar
 // recurrence rule. The CDS HTTP family serves it under
-// /news/v1/services/{serviceUuid}/campaigns.
+// /news/v1/services/{serviceUuid}/campaigns. Its listing (ListSpec)
+// filters created_dt, updated_dt, next_dt and last_dt as the family shows
+// them, in whole seconds: gt(next_dt)=T leaves out a campaign shown with
+// next_dt T.
 //
 // # Fields and rules
 //
@@ -45,12 +48,15 @@
 // A create with clone_uuid copies that campaign of the tenant; the
 // members sent override the copy's. template_vars replaces each {name}
 // placeholder (a letter or '_', then letters, digits, '_') of the
-// template, the copy's or the one sent; a variable without a placeholder
-// and a placeholder left without a value are both refused, naming
-// template_vars. In a JSON template the values are inserted escaped as
-// JSON string content. name, when not sent, is the source's; status, when
-// not sent, is the source's if active or draft, else draft. The clone has
-// its own UUID, times and runs.
+// template, the copy's or the one sent, that it has a value for. A
+// placeholder left without a value stays as written, as it does in a
+// clone sent without template_vars (the interface accepts that clone, so
+// it accepts one that fills some placeholders); a variable without a
+// placeholder is refused, naming template_vars, as its name is likely
+// misspelt. In a JSON template the values are inserted escaped as JSON
+// string content. name, when not sent, is the source's; status, when not
+// sent, is the source's if active or draft, else draft. The clone has its
+// own UUID, times and runs.
 //
 // # Status
 //

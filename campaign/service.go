@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/contacts"
 )
 
 // Store keeps a tenant's campaigns. Every method is one atomic
@@ -31,9 +32,11 @@ type ListChecker interface {
 	MissingLists(ctx context.Context, tenant msgkit.ServiceUUID, ids []string) ([]string, error)
 }
 
-// ListSpec is what the campaign listing filters and sorts by.
+// ListSpec is what the campaign listing filters and sorts by. Its times
+// filter as the family shows them, in whole seconds (contacts.ShownTime).
 func ListSpec() msgkit.ListSpec {
 	return msgkit.ListSpec{
+		TimePrecision: contacts.ShownTime,
 		Filter: map[string]msgkit.AttrType{
 			"sending_type": msgkit.AttrString, "status": msgkit.AttrString, "name": msgkit.AttrString,
 			"schedule_type": msgkit.AttrString, "created_dt": msgkit.AttrDateTime, "updated_dt": msgkit.AttrDateTime,

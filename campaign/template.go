@@ -184,11 +184,12 @@ func urlString(raw json.RawMessage, path string, bad func(string, string, ...any
 // quote or a space, so documents do not look like placeholders.
 var placeholder = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 
-// ApplyVars replaces every {name} placeholder of template with vars'
-// value. Every variable must have a placeholder and no placeholder may be
-// left: both are reported, naming template_vars. In a JSON document the
-// values are inserted as JSON string content (escaped), so the document
-// stays JSON.
+// ApplyVars replaces each {name} placeholder of template that vars holds
+// a value for; a placeholder without one stays as written, as in a clone
+// sent without template_vars. A variable without a placeholder is
+// refused (a misspelt name would otherwise be lost), naming
+// template_vars. In a JSON document the values are inserted as JSON
+// string content (escaped), so the document stays JSON.
 func ApplyVars(template string, vars map[string]string, document bool) (string, error) {
 	var p problems
 	if len(vars) > MaxVars {
@@ -196,14 +197,10 @@ func ApplyVars(template string, vars map[string]string, document bool) (string, 
 		return "", p.err()
 	}
 	used := map[string]bool{}
-	var missing []string
 	out := placeholder.ReplaceAllStringFunc(template, func(m string) string {
 		name := m[1 : len(m)-1]
 		v, ok := vars[name]
 		if !ok {
-			if !slices.Contains(missing, name) {
-				missing = append(missing, name)
-			}
 			return m
 		}
 		used[name] = true
@@ -222,9 +219,6 @@ func ApplyVars(template string, vars map[string]string, document bool) (string, 
 	sort.Strings(unused)
 	for _, name := range unused {
 		p.add("template_vars", "template_vars."+name+" has no {"+name+"} placeholder in the template")
-	}
-	for _, name := range missing {
-		p.add("template_vars", "the template's placeholder {"+name+"} has no value in template_vars")
 	}
 	if err := p.err(); err != nil {
 		return "", err

@@ -37,8 +37,9 @@ func mapKeys[V any](m map[string]V) map[string]bool {
 }
 
 // RecordSpec is the listing spec of records of kind k: filters by uuid,
-// the times and the kind's own fields (name, status, subscription_uuid,
-// ...); sorts by the name, order_num and the times; q searches the name.
+// the times (at ShownTime) and the kind's own fields (name, status,
+// subscription_uuid, ...); sorts by the name, order_num and the times; q
+// searches the name.
 func RecordSpec(k RecordKind) msgkit.ListSpec {
 	attrs := []string{"uuid", "created_dt", "updated_dt"}
 	sort := []string{"created_dt", "updated_dt"}
@@ -65,7 +66,7 @@ func RecordSpec(k RecordKind) msgkit.ListSpec {
 	case KindGroupSegmentation:
 		attrs = append(attrs, "group_uuid")
 	}
-	spec := msgkit.ListSpec{Filter: map[string]msgkit.AttrType{}, Sort: sort, Search: search, MaxPageSize: 100}
+	spec := msgkit.ListSpec{Filter: map[string]msgkit.AttrType{}, Sort: sort, Search: search, MaxPageSize: 100, TimePrecision: ShownTime}
 	for _, a := range attrs {
 		spec.Filter[a] = recordAttrs[a].typ
 	}
@@ -83,12 +84,13 @@ func RecordValue(r Record, attr string) (msgkit.Value, bool) {
 
 // MemberSpec is the listing spec of memberships of kind k: filters by
 // contact_uuid, the target's field (option_uuid, touchpoint_uuid or
-// interest_uuid), status and updated_dt; sorts by updated_dt.
+// interest_uuid), status and updated_dt (at ShownTime); sorts by
+// updated_dt.
 func MemberSpec(k MemberKind) msgkit.ListSpec {
 	return msgkit.ListSpec{
 		Filter: map[string]msgkit.AttrType{"contact_uuid": msgkit.AttrString, k.Field(): msgkit.AttrString,
 			"status": msgkit.AttrString, "updated_dt": msgkit.AttrDateTime},
-		Sort: []string{"updated_dt"}, MaxPageSize: 100,
+		Sort: []string{"updated_dt"}, MaxPageSize: 100, TimePrecision: ShownTime,
 	}
 }
 

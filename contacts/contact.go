@@ -30,8 +30,9 @@ const (
 )
 
 // Channel is a contact's address on a messaging channel other than SMS
-// (Telegram): its identifier (an alias or chat id), opt status and the
-// channel's own data, kept as sent.
+// (Telegram, WhatsApp, web push): its identifier (an alias or chat id, the
+// mobile number, the web push subscription), opt status and the channel's
+// own data, kept as sent.
 type Channel struct {
 	Name       string
 	Identifier string
@@ -43,7 +44,13 @@ type Channel struct {
 const (
 	ChannelTelegram = "telegram"
 	ChannelWhatsApp = "whatsapp"
+	ChannelWebpush  = "webpush"
 )
+
+// MaxSubscriptionLen is the most characters a web push subscription
+// holds: a browser's push endpoint URL is longer than a contact field may
+// be.
+const MaxSubscriptionLen = 2048
 
 // Contact is one person or business in a tenant's customer data. Its
 // text fields are held by segmentation.Field, so that a segmentation
@@ -67,6 +74,11 @@ type Contact struct {
 	OptStatusWebpush  OptStatus
 	OptStatusWhatsApp OptStatus // set by import (insert_opt_channels, update_opt_channels)
 	Telegram          Channel   // Name is ChannelTelegram when the contact has one
+	// WebpushSubscription identifies the contact's browser to web push:
+	// what the customer's site registered for it (such as its push
+	// subscription's endpoint URL), kept as given. Set by a status change
+	// (Patch) only, as opt_status_webpush is; "" is none.
+	WebpushSubscription string
 
 	// Options are the contact's subscription option memberships, by
 	// option UUID (lower case).
@@ -158,7 +170,8 @@ var _ segmentation.Record = (*Contact)(nil)
 
 // Channels are the contact's channels as responses list them: Telegram
 // when it has one, then WhatsApp when it has a WhatsApp opt status (its
-// identifier is the mobile number).
+// identifier is the mobile number), then web push when it has a
+// subscription (the identifier, with opt_status_webpush).
 func (c *Contact) Channels() []Channel {
 	out := []Channel{}
 	if c.Telegram.Identifier != "" || c.Telegram.OptStatus != "" || len(c.Telegram.Data) > 0 {
@@ -169,6 +182,9 @@ func (c *Contact) Channels() []Channel {
 	}
 	if c.OptStatusWhatsApp != "" {
 		out = append(out, Channel{Name: ChannelWhatsApp, Identifier: c.Value(segmentation.Mobile), OptStatus: c.OptStatusWhatsApp})
+	}
+	if c.WebpushSubscription != "" {
+		out = append(out, Channel{Name: ChannelWebpush, Identifier: c.WebpushSubscription, OptStatus: c.OptStatusWebpush})
 	}
 	return out
 }

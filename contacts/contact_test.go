@@ -113,10 +113,11 @@ func TestFillProblems(t *testing.T) {
 }
 
 // A replace clears what its body leaves out and keeps the contact's
-// system fields, list, webpush opt status and memberships.
+// system fields, list, webpush opt status and subscription and
+// memberships.
 func TestFillReplaces(t *testing.T) {
 	c := fill(t, map[string]string{"first_name": "Ana", "mobile": "+38640123456", "column_2": "x"})
-	c.UUID, c.Created, c.OptStatusWebpush = "u-1", time.Unix(1, 0), contacts.OptIn
+	c.UUID, c.Created, c.OptStatusWebpush, c.WebpushSubscription = "u-1", time.Unix(1, 0), contacts.OptIn, "https://push.example/s/1"
 	c.Options = map[string]contacts.MemberStatus{"opt": contacts.Subscribed}
 	if err := contacts.Fill(&c, contacts.Input{Values: map[string]*string{"last_name": ptr("Novak"), "first_name": nil}, OptStatus: ptr("OUT")}, false); err != nil {
 		t.Fatal(err)
@@ -125,7 +126,8 @@ func TestFillReplaces(t *testing.T) {
 		c.Value(segmentation.LastName) != "Novak" || c.OptStatus != contacts.OptOut {
 		t.Errorf("replaced: %+v", c)
 	}
-	if c.UUID != "u-1" || c.ListUUID != list || c.OptStatusWebpush != contacts.OptIn || c.Options["opt"] != contacts.Subscribed {
+	if c.UUID != "u-1" || c.ListUUID != list || c.OptStatusWebpush != contacts.OptIn || c.WebpushSubscription != "https://push.example/s/1" ||
+		c.Options["opt"] != contacts.Subscribed {
 		t.Errorf("system fields lost: %+v", c)
 	}
 }

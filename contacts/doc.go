@@ -17,9 +17,14 @@
 // %2B386… and 00386… find the same contact), email, first_name,
 // last_name, age, query, required, and the listing engine's paging, sort
 // (birthday, created_dt, first_name, gender, last_name, mobile,
-// updated_dt) and operator filters (gt(updated_dt)=…). age N selects the
-// contacts born after today minus N+1 years and on or before today minus
-// N years (29 February counts on 28 February in common years).
+// updated_dt) and operator filters (gt(updated_dt)=…). created_dt and
+// updated_dt filters compare the times as the family shows them, in whole
+// seconds (ShownTime): gt(updated_dt)=T leaves out a contact shown with
+// updated_dt T whatever fraction of that second it keeps, eq(updated_dt)=T
+// selects the contacts shown with T, and lists' filters do the same;
+// sorting is by the time kept. age N selects the contacts born after
+// today minus N+1 years and on or before today minus N years (29 February
+// counts on 28 February in common years).
 //
 // The membership, group and channel filters, where the interface is
 // silent:
@@ -43,16 +48,29 @@
 //     lists and its segmentation query; a contact of the group is in one
 //     of those lists (a group without lists has none) and matches that
 //     query. Both hold beside list_uuids and query.
-//   - channel_name is telegram, whatsapp, facebook or instagram (lower
-//     case); channel_identifier and channel_opt_status (in or out) apply
-//     to the same channel: a contact matches when one of its channels
-//     (those fields=channels lists) holds every one given. Contacts keep
-//     Telegram and WhatsApp channels only, so facebook and instagram
-//     select no contact rather than being refused, as the interface
-//     names them. A WhatsApp channel's identifier is the mobile number in
-//     E.164 (%2B386…), compared as given.
-//   - webpush_subscription is refused by name: contacts keep no webpush
-//     subscription, only opt_status_webpush.
+//   - channel_name is telegram, whatsapp or webpush (lower case);
+//     channel_identifier and channel_opt_status (in or out) apply to the
+//     same channel: a contact matches when one of its channels (those
+//     fields=channels lists) holds every one given. A WhatsApp channel's
+//     identifier is the mobile number in E.164 (%2B386…), a webpush
+//     channel's the web push subscription, compared as given. The
+//     interface also names facebook and instagram, but defines no field
+//     that gives a contact such a channel, so no contact could match:
+//     they are refused by name (400 naming channel_name) rather than
+//     answering an empty listing that looks like a result.
+//   - webpush_subscription is the contact's web push subscription, the
+//     identifier of its webpush channel: the interface lists it among the
+//     equality filters and has the contact's webpush opt status, but
+//     shows no field holding it. A contact keeps one (WebpushSubscription:
+//     what the customer's site registered for the browser, such as its
+//     push subscription's endpoint URL, at most 2048 characters), set by a
+//     status change (PATCH webpush_subscription, "" or null clearing it)
+//     as opt_status_webpush is, ignored in create and replace bodies and
+//     import items and kept by a replace. The filter selects the contacts
+//     whose subscription equals the value (trimmed), so a site finds the
+//     contact of a browser; isnotnull(webpush_subscription) those that
+//     have one. Campaigns still address web push by the contact
+//     (campaign.Address): the subscription identifies, it is not sent to.
 //   - fields=lists and fields=channels are Embed flags for the HTTP layer
 //     (the contact's list as {uuid, name}; Contact.Channels);
 //     show_deleted and count_only are ContactQuery's.
@@ -79,12 +97,15 @@
 //     b_phone are kept as written.
 //   - opt_status, opt_status_webpush and channel_telegram_opt_status are
 //     in or out (any case); channel_telegram_data is a JSON object, kept
-//     as sent. A contact's channels are its Telegram channel when it has
-//     one.
+//     as sent. A contact's channels (Channels) are its Telegram channel
+//     when it has one, its WhatsApp channel when it has a WhatsApp opt
+//     status, and its webpush channel when it has a web push
+//     subscription.
 //   - list_uuid is a UUID, required when a contact is created or imported
 //     (every contact belongs to a list); a replace without it keeps the
 //     contact's list. A replace clears every field its body leaves out,
-//     and keeps opt_status_webpush (set by PATCH only) and memberships.
+//     and keeps opt_status_webpush and webpush_subscription (set by PATCH
+//     only) and memberships.
 //   - Field names outside the standard fields and column_n are refused,
 //     as are subscription_options_in and _out (memberships are not
 //     fields of a body).
@@ -98,8 +119,9 @@
 // create or replace body (RecordInput) for a kind and names every problem
 // at once (code invalid_<kind>), in the order of the kind's fields, then
 // any field the kind does not have. Records are listed over
-// RecordSpec(kind) in store order created then uuid; the deleted only
-// with show_deleted. Where the interface is silent:
+// RecordSpec(kind) in store order created then uuid, their times filtered
+// as shown (ShownTime); the deleted only with show_deleted. Where the
+// interface is silent:
 //   - Shapes: group, touchpoint and interest are {uuid, name,
 //     description, status, created_dt, updated_dt}; group list {uuid,
 //     group_uuid, list_uuid, created_dt, updated_dt}; group segmentation
@@ -177,14 +199,15 @@
 //     definitions (ImportOptions.IdentifierColumn).
 //   - Items are read as create bodies: the system fields (uuid,
 //     created_dt, updated_dt, deleted_dt, channels, member_status, lists,
-//     opt_status_webpush) and list_uuid are ignored, the list being the
-//     import's. An item that is not an object, has a member of the wrong
-//     type or fails Fill is invalid: counted in invalid and listed in
-//     errors with the item as sent and its problems, in body order. When
-//     every failing field is in unset_invalid_fields, those fields are
-//     taken as given null and the item goes on. A body that is not one
-//     JSON array is refused whole (Invalid, code invalid_import). Items
-//     are read in parallel, one goroutine per core, keeping their order.
+//     opt_status_webpush, webpush_subscription) and list_uuid are
+//     ignored, the list being the import's. An item that is not an
+//     object, has a member of the wrong type or fails Fill is invalid:
+//     counted in invalid and listed in errors with the item as sent and
+//     its problems, in body order. When every failing field is in
+//     unset_invalid_fields, those fields are taken as given null and the
+//     item goes on. A body that is not one JSON array is refused whole
+//     (Invalid, code invalid_import). Items are read in parallel, one
+//     goroutine per core, keeping their order.
 //   - Matching: a contact belongs to exactly one list, so an item
 //     matches among the target list's contacts in use only (deleted
 //     contacts and other lists' contacts are never matched). Values

@@ -16,16 +16,14 @@ const (
 	CodeUnresolvedQuery = "unresolved_query"
 )
 
-// The channels the channel_name filter takes beside Telegram and
-// WhatsApp. Contacts keep no Facebook nor Instagram channel: they select
-// no contact.
-const (
-	ChannelFacebook  = "facebook"
-	ChannelInstagram = "instagram"
-)
+// channelNames are the values of channel_name: the channels a contact
+// keeps.
+var channelNames = []string{ChannelTelegram, ChannelWhatsApp, ChannelWebpush}
 
-// channelNames are the values of channel_name.
-var channelNames = []string{ChannelTelegram, ChannelWhatsApp, ChannelFacebook, ChannelInstagram}
+// unkeptChannels are the channels the interface names for channel_name
+// that no contact can have (no field of a contact body or status change
+// sets them): channel_name refuses them by name.
+var unkeptChannels = []string{"facebook", "instagram"}
 
 // MembershipFilter selects the contacts that are members of any of UUIDs
 // (subscription options, touchpoints or interests), with Status when it
@@ -48,10 +46,10 @@ func (f *MembershipFilter) Selects(ms map[string]MemberStatus) bool {
 
 // ChannelFilter selects the contacts having a channel (Contact.Channels)
 // with Name, Identifier and OptStatus, each when given: one channel
-// holding all three. Name is one of telegram, whatsapp, facebook and
-// instagram; contacts keep Telegram and WhatsApp channels only, the
-// others select no contact. A WhatsApp channel's identifier is the
-// contact's mobile number in E.164.
+// holding all three. Name is one of telegram, whatsapp and webpush;
+// another selects no contact. A WhatsApp channel's identifier is the
+// contact's mobile number in E.164, a webpush channel's its web push
+// subscription.
 type ChannelFilter struct {
 	Name       string
 	Identifier string
@@ -72,8 +70,12 @@ func (f ChannelFilter) Selects(c *Contact) bool {
 		holds(t.Identifier, t.OptStatus) {
 		return true
 	}
-	return (f.Name == "" || f.Name == ChannelWhatsApp) && c.OptStatusWhatsApp != "" &&
-		holds(c.values[segmentation.Mobile], c.OptStatusWhatsApp)
+	if (f.Name == "" || f.Name == ChannelWhatsApp) && c.OptStatusWhatsApp != "" &&
+		holds(c.values[segmentation.Mobile], c.OptStatusWhatsApp) {
+		return true
+	}
+	return (f.Name == "" || f.Name == ChannelWebpush) && c.WebpushSubscription != "" &&
+		holds(c.WebpushSubscription, c.OptStatusWebpush)
 }
 
 // GroupFilter is a group resolved into what selects its contacts: those

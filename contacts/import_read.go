@@ -176,19 +176,20 @@ func itemInput(body map[string]json.RawMessage) (in Input, given []string, bad [
 }
 
 // bodyReadOnly are the members of an answer that a client may send back
-// in a body but cannot set: ignored. opt_status_webpush is set by a
-// status change (Patch) only.
+// in a body but cannot set: ignored. opt_status_webpush and
+// webpush_subscription, the webpush channel, are set by a status change
+// (Patch) only.
 var bodyReadOnly = map[string]bool{
 	"uuid": true, "created_dt": true, "updated_dt": true, "deleted_dt": true, "channels": true,
-	"member_status": true, "lists": true, "opt_status_webpush": true,
+	"member_status": true, "lists": true, "opt_status_webpush": true, "webpush_subscription": true,
 }
 
 // BodyInput reads the members of a create or replace body (a JSON object)
 // into an Input: strings or null, channel_telegram_data an object (checked
 // by Fill); the read-only members of an answer (uuid, created_dt,
-// updated_dt, deleted_dt, channels, member_status, lists) and
-// opt_status_webpush are ignored. given are the members it read, sorted;
-// bad names the members of another type, sorted.
+// updated_dt, deleted_dt, channels, member_status, lists),
+// opt_status_webpush and webpush_subscription are ignored. given are the
+// members it read, sorted; bad names the members of another type, sorted.
 func BodyInput(body map[string]json.RawMessage) (in Input, given []string, bad []msgkit.FieldError) {
 	in.Values = make(map[string]*string, len(body))
 	for name, raw := range body {

@@ -3,6 +3,7 @@ package contacts
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -52,14 +53,14 @@ func (p *problems) err() error {
 }
 
 // Fill sets the fields of c from in, replacing all of them (system fields,
-// memberships and opt_status_webpush aside), and returns every problem at
+// memberships and the webpush channel aside), and returns every problem at
 // once, each naming its field. listRequired says whether list_uuid must be
 // given (create and import need a list; replace keeps the contact's when
 // the body has none). c is changed only when there is no problem.
 func Fill(c *Contact, in Input, listRequired bool) error {
 	var p problems
 	next := Contact{UUID: c.UUID, ListUUID: c.ListUUID, Member: c.Member, Created: c.Created, Updated: c.Updated, Deleted: c.Deleted,
-		OptStatusWebpush: c.OptStatusWebpush, Options: c.Options}
+		OptStatusWebpush: c.OptStatusWebpush, WebpushSubscription: c.WebpushSubscription, Options: c.Options}
 	if next.Member == "" {
 		next.Member = Subscribed
 	}
@@ -152,7 +153,11 @@ func setField(c *Contact, f segmentation.Field, name, raw string, p *problems) {
 // text is raw trimmed, or "" with a problem when it is not text a
 // contact field holds: valid UTF-8 without control characters, at most
 // MaxValueLen characters.
-func text(raw, name string, p *problems) string {
+func text(raw, name string, p *problems) string { return textOf(raw, name, MaxValueLen, p) }
+
+// textOf is raw trimmed, when it is valid UTF-8 without control
+// characters and of at most maxLen characters; else a problem of name.
+func textOf(raw, name string, maxLen int, p *problems) string {
 	v := strings.TrimSpace(raw)
 	switch {
 	case !utf8.ValidString(v):
@@ -161,8 +166,8 @@ func text(raw, name string, p *problems) string {
 	case strings.IndexFunc(v, unicode.IsControl) >= 0:
 		p.add(name, name+" holds a control character")
 		return ""
-	case utf8.RuneCountInString(v) > MaxValueLen:
-		p.add(name, name+" is longer than 255 characters")
+	case utf8.RuneCountInString(v) > maxLen:
+		p.add(name, name+" is longer than "+strconv.Itoa(maxLen)+" characters")
 		return ""
 	}
 	return v

@@ -2,6 +2,7 @@ package contacts
 
 import (
 	"slices"
+	"time"
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/segmentation"
@@ -13,16 +14,17 @@ var contactAttrs = map[string]struct {
 	typ msgkit.AttrType
 	get func(*Contact) msgkit.Value
 }{
-	"uuid":               {msgkit.AttrString, func(c *Contact) msgkit.Value { return msgkit.StringValue(c.UUID) }},
-	"list_uuid":          {msgkit.AttrString, func(c *Contact) msgkit.Value { return msgkit.StringValue(c.ListUUID) }},
-	"member_status":      {msgkit.AttrString, func(c *Contact) msgkit.Value { return msgkit.StringValue(string(c.Member)) }},
-	"opt_status":         {msgkit.AttrString, func(c *Contact) msgkit.Value { return textValue(string(c.OptStatus)) }},
-	"opt_status_webpush": {msgkit.AttrString, func(c *Contact) msgkit.Value { return textValue(string(c.OptStatusWebpush)) }},
-	"gender":             {msgkit.AttrString, func(c *Contact) msgkit.Value { return textValue(c.Value(segmentation.Gender)) }},
-	"mobile":             {msgkit.AttrString, func(c *Contact) msgkit.Value { return textValue(c.Value(segmentation.Mobile)) }},
-	"email":              {msgkit.AttrString, func(c *Contact) msgkit.Value { return textValue(c.Value(segmentation.Email)) }},
-	"first_name":         {msgkit.AttrString, func(c *Contact) msgkit.Value { return textValue(c.Value(segmentation.FirstName)) }},
-	"last_name":          {msgkit.AttrString, func(c *Contact) msgkit.Value { return textValue(c.Value(segmentation.LastName)) }},
+	"uuid":                 {msgkit.AttrString, func(c *Contact) msgkit.Value { return msgkit.StringValue(c.UUID) }},
+	"list_uuid":            {msgkit.AttrString, func(c *Contact) msgkit.Value { return msgkit.StringValue(c.ListUUID) }},
+	"member_status":        {msgkit.AttrString, func(c *Contact) msgkit.Value { return msgkit.StringValue(string(c.Member)) }},
+	"opt_status":           {msgkit.AttrString, func(c *Contact) msgkit.Value { return textValue(string(c.OptStatus)) }},
+	"opt_status_webpush":   {msgkit.AttrString, func(c *Contact) msgkit.Value { return textValue(string(c.OptStatusWebpush)) }},
+	"webpush_subscription": {msgkit.AttrString, func(c *Contact) msgkit.Value { return textValue(c.WebpushSubscription) }},
+	"gender":               {msgkit.AttrString, func(c *Contact) msgkit.Value { return textValue(c.Value(segmentation.Gender)) }},
+	"mobile":               {msgkit.AttrString, func(c *Contact) msgkit.Value { return textValue(c.Value(segmentation.Mobile)) }},
+	"email":                {msgkit.AttrString, func(c *Contact) msgkit.Value { return textValue(c.Value(segmentation.Email)) }},
+	"first_name":           {msgkit.AttrString, func(c *Contact) msgkit.Value { return textValue(c.Value(segmentation.FirstName)) }},
+	"last_name":            {msgkit.AttrString, func(c *Contact) msgkit.Value { return textValue(c.Value(segmentation.LastName)) }},
 	"birthday": {msgkit.AttrDate, func(c *Contact) msgkit.Value {
 		if c.Birthday.IsZero() {
 			return msgkit.Null()
@@ -41,11 +43,18 @@ func textValue(s string) msgkit.Value {
 	return msgkit.StringValue(s)
 }
 
+// ShownTime is the precision the CDS family shows its date-times at
+// (RFC 3339 in whole seconds), and so the precision its listings compare
+// them at: gt(updated_dt)=T leaves out a contact shown with updated_dt T,
+// whatever fraction of that second it keeps.
+const ShownTime = time.Second
+
 // ContactSpec is the listing spec of contacts: the sort attributes of the
 // interface (birthday, created_dt, first_name, gender, last_name, mobile,
-// updated_dt) and the attributes the contact filters compare.
+// updated_dt) and the attributes the contact filters compare, created_dt
+// and updated_dt at ShownTime.
 func ContactSpec() msgkit.ListSpec {
-	spec := msgkit.ListSpec{Filter: map[string]msgkit.AttrType{}, MaxPageSize: 100,
+	spec := msgkit.ListSpec{Filter: map[string]msgkit.AttrType{}, MaxPageSize: 100, TimePrecision: ShownTime,
 		Sort: []string{"birthday", "created_dt", "first_name", "gender", "last_name", "mobile", "updated_dt"}}
 	for name, a := range contactAttrs {
 		spec.Filter[name] = a.typ
@@ -129,9 +138,10 @@ func (q *ContactQuery) Matcher() Matchers {
 	return m
 }
 
-// ListSpec is the listing spec of lists: by name, status and the times.
+// ListSpec is the listing spec of lists: by name, status and the times
+// (at ShownTime).
 func ListSpec() msgkit.ListSpec {
-	return msgkit.ListSpec{
+	return msgkit.ListSpec{TimePrecision: ShownTime,
 		Filter: map[string]msgkit.AttrType{"uuid": msgkit.AttrString, "name": msgkit.AttrString, "list_status": msgkit.AttrString,
 			"created_dt": msgkit.AttrDateTime, "updated_dt": msgkit.AttrDateTime},
 		Sort: []string{"name", "created_dt", "updated_dt"}, Search: []string{"name"}, MaxPageSize: 100,

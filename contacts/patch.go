@@ -1,20 +1,22 @@
 package contacts
 
 // Patch is the body of a status change (PATCH of a contact): the opt
-// statuses and the Telegram channel's identifier and opt status, nil for
-// a field the body leaves out (which keeps its value). A status given as
-// "" or null clears it.
+// statuses, the Telegram channel's identifier and opt status and the web
+// push subscription, nil for a field the body leaves out (which keeps its
+// value). A field given as "" or null clears it.
 type Patch struct {
-	OptStatus          *string
-	OptStatusWebpush   *string
-	TelegramIdentifier *string
-	TelegramOptStatus  *string
+	OptStatus           *string
+	OptStatusWebpush    *string
+	TelegramIdentifier  *string
+	TelegramOptStatus   *string
+	WebpushSubscription *string
 }
 
 // Nothing reports whether the patch changes nothing: a body without any
 // of its fields.
 func (in Patch) Nothing() bool {
-	return in.OptStatus == nil && in.OptStatusWebpush == nil && in.TelegramIdentifier == nil && in.TelegramOptStatus == nil
+	return in.OptStatus == nil && in.OptStatusWebpush == nil && in.TelegramIdentifier == nil && in.TelegramOptStatus == nil &&
+		in.WebpushSubscription == nil
 }
 
 // ApplyPatch sets the fields in gives on c, by the rules of Fill, and
@@ -34,6 +36,9 @@ func ApplyPatch(c *Contact, in Patch) error {
 	}
 	if in.TelegramOptStatus != nil {
 		next.Telegram.OptStatus = optStatus(in.TelegramOptStatus, "channel_telegram_opt_status", &p)
+	}
+	if in.WebpushSubscription != nil {
+		next.WebpushSubscription = textOf(*in.WebpushSubscription, "webpush_subscription", MaxSubscriptionLen, &p)
 	}
 	if err := p.err(); err != nil {
 		return err

@@ -1,6 +1,8 @@
 package contacts_test
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/msgkit/msgkit"
@@ -34,6 +36,37 @@ func TestApplyPatch(t *testing.T) {
 	// "" clears a status.
 	if err := contacts.ApplyPatch(&c, contacts.Patch{TelegramOptStatus: s("")}); err != nil || c.Telegram.OptStatus != "" {
 		t.Errorf("clearing: %v %+v", err, c.Telegram)
+	}
+}
+
+// PATCH sets the web push subscription, the webpush channel's identifier,
+// kept as given (trimmed); "" clears it.
+func TestApplyPatchWebpush(t *testing.T) {
+	s := func(v string) *string { return &v }
+	var c contacts.Contact
+	if (contacts.Patch{WebpushSubscription: s("x")}).Nothing() {
+		t.Error("a subscription is something")
+	}
+	if err := contacts.ApplyPatch(&c, contacts.Patch{WebpushSubscription: s(" https://push.example/s/AbC "), OptStatusWebpush: s("in")}); err != nil {
+		t.Fatal(err)
+	}
+	want := []contacts.Channel{{Name: contacts.ChannelWebpush, Identifier: "https://push.example/s/AbC", OptStatus: contacts.OptIn}}
+	if c.WebpushSubscription != "https://push.example/s/AbC" || !slices.EqualFunc(c.Channels(), want, func(a, b contacts.Channel) bool {
+		return a.Name == b.Name && a.Identifier == b.Identifier && a.OptStatus == b.OptStatus
+	}) {
+		t.Errorf("patched: %q, channels %+v", c.WebpushSubscription, c.Channels())
+	}
+	for _, bad := range []string{"a\x00b", strings.Repeat("x", contacts.MaxSubscriptionLen+1), "\xff"} {
+		err := contacts.ApplyPatch(&c, contacts.Patch{WebpushSubscription: s(bad)})
+		if e, ok := err.(*msgkit.Error); !ok || len(e.Fields) != 1 || e.Fields[0].Name != "webpush_subscription" {
+			t.Errorf("%.20q: %v", bad, err)
+		}
+	}
+	if c.WebpushSubscription != "https://push.example/s/AbC" {
+		t.Errorf("a refused patch changed it: %q", c.WebpushSubscription)
+	}
+	if err := contacts.ApplyPatch(&c, contacts.Patch{WebpushSubscription: s("")}); err != nil || c.WebpushSubscription != "" || len(c.Channels()) != 0 {
+		t.Errorf("clearing: %v %+v", err, c.Channels())
 	}
 }
 

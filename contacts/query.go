@@ -34,11 +34,11 @@ var requirable = []segmentation.Field{segmentation.Mobile, segmentation.Email, s
 // subscription_status, opt_status, opt_status_webpush, gender, mobile (any
 // form E164 reads), email, first_name, last_name, age (whole years on
 // today), query (a segmentation query), group_uuid, channel_name,
-// channel_identifier, channel_opt_status, required (comma-separated:
-// mobile, email, birthday, first_name, last_name), and the listing
-// engine's paging, sort and filters over ContactSpec. webpush_subscription
-// is refused: contacts keep none. Every problem is named at once (an
-// Invalid error with code msgkit.CodeInvalidQuery).
+// channel_identifier, channel_opt_status, webpush_subscription, required
+// (comma-separated: mobile, email, birthday, first_name, last_name), and
+// the listing engine's paging, sort and filters over ContactSpec. Every
+// problem is named at once (an Invalid error with code
+// msgkit.CodeInvalidQuery).
 //
 // subscription_uuids and group_uuid are kept as given
 // (SubscriptionUUIDs, GroupUUID): the caller resolves them with
@@ -110,8 +110,12 @@ func ParseContactQuery(v url.Values, today msgkit.Date) (ContactQuery, Embed, er
 			}
 			q.GroupUUID = u
 		case "channel_name":
+			if slices.Contains(unkeptChannels, raw) {
+				p.add(key, "contacts keep no "+quoteName(raw)+" channel: channel_name is telegram, whatsapp or webpush")
+				continue
+			}
 			if !slices.Contains(channelNames, raw) {
-				p.add(key, "channel_name is telegram, whatsapp, facebook or instagram, not "+quoteName(raw))
+				p.add(key, "channel_name is telegram, whatsapp or webpush, not "+quoteName(raw))
 				continue
 			}
 			q.Channel.Name = raw
@@ -128,7 +132,11 @@ func ParseContactQuery(v url.Values, today msgkit.Date) (ContactQuery, Embed, er
 			}
 			q.Channel.OptStatus = OptStatus(raw)
 		case "webpush_subscription":
-			p.add(key, "contacts keep no webpush subscription, only their webpush opt status: filter by opt_status_webpush")
+			if raw == "" {
+				p.add(key, "webpush_subscription is empty: test for none with isnull(webpush_subscription)")
+				continue
+			}
+			filters = append(filters, eq(key, raw))
 		case "member_status":
 			if raw != string(Subscribed) && raw != string(Unsubscribed) {
 				p.add(key, "member_status is subscribed or unsubscribed")

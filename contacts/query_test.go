@@ -157,7 +157,7 @@ func TestParseContactQueryFilters(t *testing.T) {
 		{"group_uuid=" + strings.ToUpper(grp), contacts.ContactQuery{GroupUUID: grp}},
 		{"channel_name=telegram&channel_identifier=%20@ana%20&channel_opt_status=out",
 			contacts.ContactQuery{Channel: contacts.ChannelFilter{Name: "telegram", Identifier: "@ana", OptStatus: contacts.OptOut}}},
-		{"channel_name=instagram", contacts.ContactQuery{Channel: contacts.ChannelFilter{Name: "instagram"}}},
+		{"channel_name=webpush&channel_opt_status=in", contacts.ContactQuery{Channel: contacts.ChannelFilter{Name: "webpush", OptStatus: contacts.OptIn}}},
 		{"channel_name=whatsapp&channel_identifier=%2B38640123456", contacts.ContactQuery{Channel: contacts.ChannelFilter{Name: "whatsapp", Identifier: "+38640123456"}}},
 		{"channel_opt_status=in", contacts.ContactQuery{Channel: contacts.ChannelFilter{OptStatus: contacts.OptIn}}},
 	} {
@@ -166,6 +166,20 @@ func TestParseContactQueryFilters(t *testing.T) {
 		if diff := cmp.Diff(tt.want, q, cmp.AllowUnexported(msgkit.Value{})); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.raw, diff)
 		}
+	}
+}
+
+// webpush_subscription is an equality filter on the contact's web push
+// subscription, as given (trimmed).
+func TestParseContactQueryWebpush(t *testing.T) {
+	q, _ := parseQuery(t, "webpush_subscription=%20https://push.example/s/1%20&channel_name=telegram")
+	want := []msgkit.Filter{filter(msgkit.OpEq, "webpush_subscription", str("https://push.example/s/1"))}
+	if diff := cmp.Diff(want, q.List.Filters, cmp.AllowUnexported(msgkit.Value{})); diff != "" || q.Channel.Name != "telegram" {
+		t.Errorf("filters (-want +got):\n%s%+v", diff, q.Channel)
+	}
+	q, _ = parseQuery(t, "isnotnull(webpush_subscription)")
+	if len(q.List.Filters) != 1 || q.List.Filters[0].Op != msgkit.OpIsNotNull {
+		t.Errorf("the operator form: %+v", q.List.Filters)
 	}
 }
 
@@ -183,11 +197,15 @@ func TestParseContactQueryFilterProblems(t *testing.T) {
 		{"subscription_uuids=" + sub + "&subscription_status=subscribed&subscription_status=unsubscribed", "subscription_status", "more than once"},
 		{"group_uuid=g1", "group_uuid", "a UUID"},
 		{"group_uuid=" + sub + "&group_uuid=" + sub, "group_uuid", "more than once"},
-		{"channel_name=viber", "channel_name", `telegram, whatsapp, facebook or instagram, not "viber"`},
+		{"channel_name=viber", "channel_name", `telegram, whatsapp or webpush, not "viber"`},
 		{"channel_name=Telegram", "channel_name", `not "Telegram"`},
+		// Named by the interface, but no contact can have them: refused
+		// rather than selecting nobody.
+		{"channel_name=facebook", "channel_name", `contacts keep no "facebook" channel`},
+		{"channel_name=instagram&channel_identifier=@ana", "channel_name", `contacts keep no "instagram" channel`},
 		{"channel_identifier=%20", "channel_identifier", "empty"},
 		{"channel_opt_status=yes", "channel_opt_status", "in or out"},
-		{"webpush_subscription=abc", "webpush_subscription", "no webpush subscription"},
+		{"webpush_subscription=%20", "webpush_subscription", "empty"},
 		{"fields=webpush", "fields", `not "webpush"`},
 	} {
 		v, err := url.ParseQuery(tt.raw)

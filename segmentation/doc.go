@@ -20,12 +20,15 @@
 // Groups combine strictly left to right: the first group's result, then
 // each further group joined to the result so far by its operator (OR,
 // AND, AND NOT, OR NOT; the documents list OR, AND NOT and OR NOT, and
-// AND is accepted as well). The first group has no operator: one there
-// is refused, as a group after the first without one is. The rules of a
-// group are joined by their operator, AND or OR, the same for every rule
-// of the group; a rule may leave it out (then it takes the group's, and a
-// group where no rule names one is AND), but two different ones in a
-// group are refused. Operators are read case-insensitively.
+// AND is accepted as well). A group after the first without one is
+// refused. The first group has nothing to join: the documents list
+// operator as a group field without forbidding it there, so one there is
+// accepted when it is one of the four, and left aside (the canonical
+// form drops it, and AND NOT or OR NOT there does not negate the group).
+// The rules of a group are joined by their operator, AND or OR, the same
+// for every rule of the group; a rule may leave it out (then it takes the
+// group's, and a group where no rule names one is AND), but two different
+// ones in a group are refused. Operators are read case-insensitively.
 //
 // # Validation
 //

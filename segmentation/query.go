@@ -33,7 +33,8 @@ const (
 // Join joins a group to the result of the groups before it.
 type Join uint8
 
-// The joins. The first group has none; the others have one of the rest.
+// The joins. The first group has none (an operator it carries has nothing
+// to join and is left aside); the others have one of the rest.
 const (
 	JoinNone Join = iota
 	JoinOr
@@ -192,14 +193,14 @@ func parseGroup(raw json.RawMessage, path string, first bool, p *problems) Group
 		if !first {
 			p.add(path+".operator", "missing: a group after the first joins the result with OR, AND, AND NOT or OR NOT")
 		}
-	case first:
-		p.add(path+".operator", "the first group has nothing to join: leave operator out")
 	default:
 		j, ok := parseJoin(*w.Operator)
 		if !ok {
 			p.add(path+".operator", "%q is not OR, AND, AND NOT or OR NOT", *w.Operator)
 		}
-		g.Join = j
+		if !first { // the first group has nothing to join: its operator is left aside
+			g.Join = j
+		}
 	}
 	switch {
 	case w.Rules == nil:

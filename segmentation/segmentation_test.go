@@ -201,6 +201,11 @@ func TestMatchGroups(t *testing.T) {
 		{q(g("", "", "city=x"), g("OR", "", "first_name=c"), g("and not", "", "first_name=a")), "bc"},
 		// x AND NOT (a) OR d.
 		{q(g("", "", "city=x"), g("AND NOT", "", "first_name=a"), g("OR", "", "first_name=d")), "bd"},
+		// The first group's operator has nothing to join: it is read and
+		// left aside, whichever it is.
+		{q(g("OR", "", "city=x")), "ab"},
+		{q(g("AND NOT", "", "city=x")), "ab"},
+		{q(g("or not", "", "city=x"), g("AND", "", "first_name=b")), "b"},
 	}
 	for _, tc := range tests {
 		m := Compile(mustParse(t, tc.query), today)
@@ -286,7 +291,7 @@ func TestParseErrors(t *testing.T) {
 		{`{"segmentation":[]}`, []string{"segmentation"}},
 		{`[]`, []string{"segmentation"}},
 		{`{"segmentation":[{"rules":[]}]}`, []string{"segmentation[0].rules"}},
-		{`{"segmentation":[{"operator":"OR","rules":[{"field":"city","condition":"eq","value":"x"}]}]}`, []string{"segmentation[0].operator"}},
+		{`{"segmentation":[{"operator":"XOR","rules":[{"field":"city","condition":"eq","value":"x"}]}]}`, []string{"segmentation[0].operator"}},
 		{`{"segmentation":[{"rules":[{"field":"city","condition":"eq","value":"x"}]},{"rules":[{"field":"city","condition":"eq","value":"y"}]}]}`, []string{"segmentation[1].operator"}},
 		{`{"segmentation":[{"rules":[{"field":"city","condition":"eq","value":"x"}]},{"operator":"XOR","rules":[{"field":"city","condition":"eq","value":"y"}]}]}`, []string{"segmentation[1].operator"}},
 		{rule1("shoe_size", "eq", "42"), []string{"segmentation[0].rules[0].field"}},
@@ -354,7 +359,7 @@ func TestParseErrors(t *testing.T) {
 // What Parse normalises, and the canonical form MarshalJSON writes.
 func TestParseNormalises(t *testing.T) {
 	q := mustParse(t, `{"segmentation":[
-		{"operator":"","rules":[
+		{"operator":"or","rules":[
 			{"field":"mobile","condition":"in","value":"0049 151 1234 5678, (+7) 916-123-45-67","operator":"or"},
 			{"field":"mobile","condition":"startswith","value":"0049"},
 			{"field":"gender","condition":"eq","value":"FEMALE"}]},

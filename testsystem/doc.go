@@ -87,10 +87,12 @@
 // one of sender, sender_random and sender_same; sender_random draws a
 // sender of its kind for each message, sender_same one for the whole
 // session (alpha: "Test" and 4 to 7 letters, numeric: an international
-// number of 11 digits, short: 4 to 6 digits); gate ids, mcc and mcc_mnc
-// may be arrays or single numbers, duplicates ignored; every gate must
-// exist and every code must have an operator of the owner, or the request
-// is refused naming them; at most MaxMessages messages a session.
+// number of 11 digits, short: 4 to 6 digits); gate_id, mcc and mcc_mnc
+// are arrays, as the interface types them (a single number is refused,
+// naming the field: the interface shows no scalar form), duplicates
+// ignored; every gate must exist and every code must have an operator of
+// the owner, or the request is refused naming them; at most MaxMessages
+// messages a session.
 // mcc_mnc is read as three digits of MCC and two or three of MNC, kept as
 // strings, so 22601 (MNC 01) and 226001 (MNC 001) are different
 // networks.

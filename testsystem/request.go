@@ -80,7 +80,8 @@ type Request struct {
 // callback_api are required; one of mcc and mcc_mnc is required, and
 // with mcc_mnc mcc is ignored; operator_owner is platform (the default)
 // or me. Choices: at most one of sender, sender_random and sender_same;
-// gate ids and codes are deduplicated in their order; the text language
+// gate_id, mcc and mcc_mnc are arrays only, as the interface types them,
+// deduplicated in their order; the text language
 // and type are checked against the template library by the System.
 func Fill(in Input) (Request, error) {
 	var p problems
@@ -102,9 +103,9 @@ func Fill(in Input) (Request, error) {
 		}
 	}
 	r.Gates = gates
-	codes, msg := intList(in.MCCMNC, MaxCodes)
-	if msg != "" {
-		add("mcc_mnc", "mcc_mnc "+msg)
+	codes, codesMsg := intList(in.MCCMNC, MaxCodes)
+	if codesMsg != "" {
+		add("mcc_mnc", "mcc_mnc "+codesMsg)
 	}
 	for _, c := range codes {
 		mcc, mnc, ok := SplitMCCMNC(c)
@@ -126,7 +127,7 @@ func Fill(in Input) (Request, error) {
 			}
 			r.MCCs = append(r.MCCs, strconv.FormatInt(c, 10))
 		}
-		if len(mccs) == 0 && msg == "" && len(codes) == 0 {
+		if len(mccs) == 0 && msg == "" && len(codes) == 0 && codesMsg == "" {
 			add("mcc", "one of mcc and mcc_mnc is required")
 			add("mcc_mnc", "one of mcc_mnc and mcc is required")
 		}
@@ -182,19 +183,19 @@ func Fill(in Input) (Request, error) {
 	return r, nil
 }
 
-// intList reads an array of whole numbers, deduplicated in order; a
-// single number is taken as an array of one. The message says what is
-// wrong, "" when nothing is.
+// intList reads an array of whole numbers, deduplicated in order. The
+// interface types gate_id, mcc and mcc_mnc as arrays and shows no other
+// form, so a single number is refused. The message says what is wrong,
+// "" when nothing is.
 func intList(raw json.RawMessage, maxLen int) ([]int64, string) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, ""
 	}
-	var one int64
-	if json.Unmarshal(raw, &one) == nil {
-		return []int64{one}, ""
-	}
 	var list []int64
 	if err := json.Unmarshal(raw, &list); err != nil {
+		if c := raw[0]; c == '-' || c >= '0' && c <= '9' {
+			return nil, "must be an array of whole numbers, such as [1, 2], not a single number"
+		}
 		return nil, "must be an array of whole numbers"
 	}
 	if len(list) > maxLen {

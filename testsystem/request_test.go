@@ -49,9 +49,9 @@ func TestFill(t *testing.T) {
 		r.Owner != testsystem.OwnerPlatform || r.TextType != testtext.GSM || r.Lang != "en" || r.Callback != "https://example.com/cb" {
 		t.Errorf("mcc_mnc wins over mcc, MNC 01 and 001 differ: %+v %v", r, p)
 	}
-	r, p = fillRequest(t, `{`+base+`,"mcc":262,"operator_owner":"me","sender_same":"short"}`)
+	r, p = fillRequest(t, `{`+base+`,"mcc":[262],"operator_owner":"me","sender_same":"short"}`)
 	if p != nil || !slices.Equal(r.MCCs, []string{"262"}) || r.Owner != testsystem.OwnerMe || r.SenderSame != testsystem.SenderShort {
-		t.Errorf("a single mcc and owner me: %+v %v", r, p)
+		t.Errorf("one mcc and owner me: %+v %v", r, p)
 	}
 	if r, p = fillRequest(t, `{`+base+`,"mcc":[262],"sender":"+4917012345"}`); p != nil || r.Sender != "4917012345" {
 		t.Errorf("numeric sender: %+v %v", r, p)
@@ -67,6 +67,10 @@ func TestFill(t *testing.T) {
 		{`{` + base + `,"mcc_mnc":[2260011]}`, []string{"mcc_mnc"}},
 		{`{` + base + `,"mcc":[26]}`, []string{"mcc"}},
 		{`{` + base + `,"mcc":["262"]}`, []string{"mcc"}},
+		// gate_id, mcc and mcc_mnc are arrays: a bare number is refused.
+		{`{` + base + `,"mcc":262}`, []string{"mcc"}},
+		{`{` + base + `,"mcc_mnc":26201}`, []string{"mcc_mnc"}},
+		{`{"username":"u","test":"t","gate_id":1,"text_lang":"en","text_type":"gsm","callback_api":"https://e.com","mcc":[262]}`, []string{"gate_id"}},
 		{`{` + base + `,"mcc":[262],"sender":"x","sender_random":"alpha"}`, []string{"sender"}},
 		{`{` + base + `,"mcc":[262],"sender_random":"emoji"}`, []string{"sender_random"}},
 		{`{` + base + `,"mcc":[262],"sender_same":"alpha","sender_random":"numeric"}`, []string{"sender"}},

@@ -81,7 +81,7 @@ var contactFixedCols = []struct{ name, typ string }{
 	{"custom", "jsonb"}, {"custom_fold", "jsonb"},
 	{"opt_status", "text"}, {"opt_status_webpush", "text"}, {"opt_status_whatsapp", "text"},
 	{"telegram_identifier", "text"}, {"telegram_opt_status", "text"}, {"telegram_data", "bytea"},
-	{"options", "jsonb"}, {"touchpoints", "jsonb"}, {"interests", "jsonb"},
+	{"options", "jsonb"}, {"touchpoints", "jsonb"}, {"interests", "jsonb"}, {"webpush_subscription", "text"},
 }
 
 // contactWriteCols and contactWriteVals are the written columns and their
@@ -110,7 +110,7 @@ var contactSelect = func() string {
 		"contacts.deleted", "contacts.mobile_raw", "contacts.b_mobile_raw", "contacts.birthday", "contacts.custom",
 		"contacts.opt_status", "contacts.opt_status_webpush", "contacts.opt_status_whatsapp", "contacts.telegram_identifier",
 		"contacts.telegram_opt_status", "contacts.telegram_data", "contacts.options",
-		"contacts.touchpoints", "contacts.interests"}
+		"contacts.touchpoints", "contacts.interests", "contacts.webpush_subscription"}
 	for _, c := range contactColumns {
 		cols = append(cols, "contacts."+c.name)
 	}
@@ -161,19 +161,20 @@ var contactSegIndexed = []segmentation.Field{segmentation.Email, segmentation.Fi
 
 // contactAttrs are the listing attributes of contacts.ContactSpec.
 var contactAttrs = map[string]listAttr{
-	"uuid":               {"contacts.uuid", msgkit.AttrString},
-	"list_uuid":          {"contacts.list_uuid", msgkit.AttrString},
-	"member_status":      {"contacts.member", msgkit.AttrString},
-	"opt_status":         {"contacts.opt_status", msgkit.AttrString},
-	"opt_status_webpush": {"contacts.opt_status_webpush", msgkit.AttrString},
-	"gender":             {"contacts.gender", msgkit.AttrString},
-	"mobile":             {"contacts.mobile", msgkit.AttrString},
-	"email":              {"contacts.email", msgkit.AttrString},
-	"first_name":         {"contacts.first_name", msgkit.AttrString},
-	"last_name":          {"contacts.last_name", msgkit.AttrString},
-	"birthday":           {"contacts.birthday", msgkit.AttrDate},
-	"created_dt":         {"contacts.created", msgkit.AttrDateTime},
-	"updated_dt":         {"contacts.updated", msgkit.AttrDateTime},
+	"uuid":                 {"contacts.uuid", msgkit.AttrString},
+	"list_uuid":            {"contacts.list_uuid", msgkit.AttrString},
+	"member_status":        {"contacts.member", msgkit.AttrString},
+	"opt_status":           {"contacts.opt_status", msgkit.AttrString},
+	"opt_status_webpush":   {"contacts.opt_status_webpush", msgkit.AttrString},
+	"webpush_subscription": {"contacts.webpush_subscription", msgkit.AttrString},
+	"gender":               {"contacts.gender", msgkit.AttrString},
+	"mobile":               {"contacts.mobile", msgkit.AttrString},
+	"email":                {"contacts.email", msgkit.AttrString},
+	"first_name":           {"contacts.first_name", msgkit.AttrString},
+	"last_name":            {"contacts.last_name", msgkit.AttrString},
+	"birthday":             {"contacts.birthday", msgkit.AttrDate},
+	"created_dt":           {"contacts.created", msgkit.AttrDateTime},
+	"updated_dt":           {"contacts.updated", msgkit.AttrDateTime},
 }
 
 // contactTable is the contacts listing; Scope is set per call.
@@ -390,7 +391,8 @@ func contactArgs(svc msgkit.ServiceUUID, c *contacts.Contact) ([]any, error) {
 	for _, kv := range [][2]string{{"serviceUuid", string(svc)}, {"uuid", c.UUID}, {"list_uuid", c.ListUUID},
 		{"member_status", string(c.Member)}, {"mobile", c.MobileRaw}, {"b_mobile", c.BMobileRaw},
 		{"opt_status", string(c.OptStatus)}, {"opt_status_webpush", string(c.OptStatusWebpush)}, {"opt_status_whatsapp", string(c.OptStatusWhatsApp)},
-		{"channel_telegram_identifier", c.Telegram.Identifier}, {"channel_telegram_opt_status", string(c.Telegram.OptStatus)}} {
+		{"channel_telegram_identifier", c.Telegram.Identifier}, {"channel_telegram_opt_status", string(c.Telegram.OptStatus)},
+		{"webpush_subscription", c.WebpushSubscription}} {
 		if err := check(kv[0], kv[1]); err != nil {
 			return nil, err
 		}
@@ -435,7 +437,7 @@ func contactArgs(svc msgkit.ServiceUUID, c *contacts.Contact) ([]any, error) {
 	args := []any{string(svc), c.UUID, c.ListUUID, string(c.Member), dbTime(c.Created), dbTime(c.Updated), dbTimeOrNil(c.Deleted),
 		textOrNil(c.MobileRaw), textOrNil(c.BMobileRaw), birthday, custom, customFold,
 		textOrNil(c.OptStatus), textOrNil(c.OptStatusWebpush), textOrNil(c.OptStatusWhatsApp), textOrNil(c.Telegram.Identifier), textOrNil(c.Telegram.OptStatus),
-		tgData, options, touchpoints, interests}
+		tgData, options, touchpoints, interests, textOrNil(c.WebpushSubscription)}
 	for _, col := range contactColumns {
 		v := c.Value(col.field)
 		if err := check(col.name, v); err != nil {
@@ -467,13 +469,13 @@ func scanContact(row pgx.CollectableRow) (contacts.Contact, error) {
 		deleted, birthday               *time.Time
 		mobileRaw, bMobileRaw           *string
 		optStatus, optWebpush, optWA    *string
-		tgIdent, tgOpt                  *string
+		tgIdent, tgOpt, webpushSub      *string
 		custom, tgData, options, member []byte
 		touchpoints, interests          []byte
 	)
 	values := make([]*string, len(contactColumns))
 	dest := []any{&c.UUID, &c.ListUUID, &member, &created, &updated, &deleted, &mobileRaw, &bMobileRaw, &birthday, &custom,
-		&optStatus, &optWebpush, &optWA, &tgIdent, &tgOpt, &tgData, &options, &touchpoints, &interests}
+		&optStatus, &optWebpush, &optWA, &tgIdent, &tgOpt, &tgData, &options, &touchpoints, &interests, &webpushSub}
 	for i := range values {
 		dest = append(dest, &values[i])
 	}
@@ -514,7 +516,7 @@ func scanContact(row pgx.CollectableRow) (contacts.Contact, error) {
 		}
 	}
 	c.OptStatus, c.OptStatusWebpush = contacts.OptStatus(stringOf(optStatus)), contacts.OptStatus(stringOf(optWebpush))
-	c.OptStatusWhatsApp = contacts.OptStatus(stringOf(optWA))
+	c.OptStatusWhatsApp, c.WebpushSubscription = contacts.OptStatus(stringOf(optWA)), stringOf(webpushSub)
 	c.Telegram = contacts.Channel{Identifier: stringOf(tgIdent), OptStatus: contacts.OptStatus(stringOf(tgOpt))}
 	if tgData != nil {
 		c.Telegram.Data = tgData

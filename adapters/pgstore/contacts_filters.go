@@ -51,7 +51,8 @@ func contactFilterScope(q *contacts.ContactQuery, args *[]any, bind func(any) st
 
 // channelSQL is the condition that a contact has a channel f asks for:
 // Telegram when one of its identifier, opt status and data is not empty,
-// WhatsApp when it has a WhatsApp opt status (its identifier the mobile).
+// WhatsApp when it has a WhatsApp opt status (its identifier the mobile),
+// web push when it has a subscription (its identifier).
 func channelSQL(f contacts.ChannelFilter, bind func(any) string) string {
 	if !storable(f.Identifier) || !storable(string(f.OptStatus)) {
 		return "FALSE"
@@ -80,6 +81,9 @@ func channelSQL(f contacts.ChannelFilter, bind func(any) string) string {
 	}
 	if f.Name == "" || f.Name == contacts.ChannelWhatsApp {
 		alts = append(alts, one("contacts.opt_status_whatsapp <> ''", "contacts.mobile", "contacts.opt_status_whatsapp"))
+	}
+	if f.Name == "" || f.Name == contacts.ChannelWebpush {
+		alts = append(alts, one("contacts.webpush_subscription <> ''", "contacts.webpush_subscription", "contacts.opt_status_webpush"))
 	}
 	if len(alts) == 0 {
 		// Contacts keep no such channel; the values bound are still used,

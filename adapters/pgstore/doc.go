@@ -223,6 +223,14 @@
 //     UTF-8 bytes (so the database encoding must be UTF8); in a pattern
 //     its invalid bytes read as U+FFFD, as msgkit reads them. Numeric
 //     infinities need PostgreSQL 14 or later.
+//   - A date-time filter with a precision (msgkit.ListSpec.TimePrecision,
+//     the precision a listing shows its times at) compares the time as
+//     shown, truncated, yet is written as a comparison of the column
+//     itself with whole multiples of the precision (shown > T is column >=
+//     floor(T)+p, shown = T is floor(T) <= column < floor(T)+p when T is
+//     a multiple, and so on), so an index on the column serves it as it
+//     serves a plain comparison. TestListingShownTime and the listing law
+//     hold it to Apply; the precision must be whole microseconds.
 //   - The sort keys are ordered ASC NULLS LAST or DESC NULLS FIRST, then
 //     by the table's Order, a unique key such as the id, so that equal
 //     keys keep the store's order on every page.

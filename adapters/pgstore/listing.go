@@ -348,6 +348,9 @@ func (b *listBuilder) filter(f msgkit.Filter, a listAttr) error {
 		}
 	}
 	e := attrExpr(a)
+	if a.Type == msgkit.AttrDateTime && f.Precision > 0 && n != 0 { // the null checks need no precision
+		return b.shownTime(f, e)
+	}
 	isString := a.Type == msgkit.AttrString
 	switch f.Op {
 	case msgkit.OpIsNull:
@@ -593,6 +596,86 @@ func (b *listBuilder) between(not bool, e string, t msgkit.AttrType, lo, hi msgk
 		}
 		b.write("(", e, op, b.typed(l.arg, t), " AND ", e, " <= ", b.typed(h.arg, t), ")")
 	}
+}
+
+// shownTime writes f over e, an instant that f compares as shown: its
+// instant truncated to f.Precision (msgkit.Filter.Match). Every
+// comparison of the shown s(x) with a value v is written as one of x
+// itself with multiples of the precision p, so that an index on the column
+// serves it as it serves a comparison as stored: s(x) < v is x < ceil(v),
+// s(x) <= v is x < floor(v)+p, s(x) > v is x >= floor(v)+p, s(x) >= v is
+// x >= ceil(v), and s(x) = v is floor(v) <= x < floor(v)+p when v is a
+// multiple of p, and never otherwise. The multiples are exact for a
+// precision of whole microseconds, which timestamptz keeps; another is a
+// programming error.
+func (b *listBuilder) shownTime(f msgkit.Filter, e string) error {
+	p := f.Precision
+	if p%time.Microsecond != 0 {
+		return msgkit.Errorf(msgkit.Internal, msgkit.CodeInvalidListSpec,
+			"list query: %s(%s) compares at %v, which is no whole number of microseconds", f.Op, f.Attr, p)
+	}
+	floor := func(v msgkit.Value) time.Time { return v.Time().Truncate(p) }
+	ceil := func(v msgkit.Value) time.Time {
+		fl := floor(v)
+		if fl.Equal(v.Time()) {
+			return fl
+		}
+		return fl.Add(p)
+	}
+	at := func(t time.Time) string { return b.arg(t) + "::timestamptz" }
+	// shows is the condition that e shows v; "" when no instant does.
+	shows := func(v msgkit.Value) string {
+		fl := floor(v)
+		if !fl.Equal(v.Time()) {
+			return ""
+		}
+		return "(" + e + " >= " + at(fl) + " AND " + e + " < " + at(fl.Add(p)) + ")"
+	}
+	// anyOf is the condition that e shows one of vs; "" when none can be.
+	anyOf := func(vs []msgkit.Value) string {
+		var alts []string
+		for _, v := range vs {
+			if c := shows(v); c != "" {
+				alts = append(alts, c)
+			}
+		}
+		return strings.Join(alts, " OR ")
+	}
+	v := f.Values[0]
+	switch f.Op {
+	case msgkit.OpLt:
+		b.write(e, " < ", at(ceil(v)))
+	case msgkit.OpLte:
+		b.write(e, " < ", at(floor(v).Add(p)))
+	case msgkit.OpGt:
+		b.write(e, " >= ", at(floor(v).Add(p)))
+	case msgkit.OpGte:
+		b.write(e, " >= ", at(ceil(v)))
+	case msgkit.OpEq, msgkit.OpIn, msgkit.OpNeq, msgkit.OpNotIn:
+		c := anyOf(f.Values)
+		not := f.Op == msgkit.OpNeq || f.Op == msgkit.OpNotIn
+		switch {
+		case c == "" && not:
+			b.write(e, " IS NOT NULL")
+		case c == "":
+			b.write("FALSE")
+		case not:
+			// e IS NOT NULL first: NOT of a null comparison is null, and
+			// neq and notin never match null.
+			b.write("(", e, " IS NOT NULL AND NOT (", c, "))")
+		default:
+			b.write("(", c, ")")
+		}
+	case msgkit.OpBetween, msgkit.OpNotBetween:
+		if f.Op == msgkit.OpNotBetween {
+			b.write("NOT ") // null for a null e, as the range is
+		}
+		b.write("(", e, " >= ", at(ceil(v)), " AND ", e, " < ", at(floor(f.Values[1]).Add(p)), ")")
+	default:
+		return msgkit.Errorf(msgkit.Internal, msgkit.CodeInvalidListSpec,
+			"list query: %s applies to strings, %q is a %s", f.Op, f.Attr, msgkit.AttrDateTime)
+	}
+	return nil
 }
 
 // pattern writes startswith, contains, endswith or doesnotcontain as a

@@ -82,6 +82,10 @@ func propGet(r propRow, attr string) (msgkit.Value, bool) {
 	return msgkit.Null(), true
 }
 
+// propPrecisions are the precisions a case shows its date-times at
+// (ListSpec.TimePrecision); none first.
+var propPrecisions = []time.Duration{0, time.Second, time.Millisecond, time.Hour}
+
 func propSpec() msgkit.ListSpec {
 	return msgkit.ListSpec{
 		Filter: map[string]msgkit.AttrType{
@@ -162,6 +166,9 @@ func newPropValues() propValues {
 		times: []string{
 			"2026-01-31T09:30:00Z", "2026-01-31T10:30:00+01:00", "2026-01-31T09:30:00.000001Z",
 			"1969-12-31T23:59:59.999999Z", "1970-01-01T00:00:00Z", "0000-01-01T00:00:00Z", "9999-12-31T23:59:59.999999Z",
+			// Within a second and just past it, for the precision filters
+			// compare at.
+			"2026-01-31T09:30:00.5Z", "2026-01-31T09:30:00.999999Z", "2026-01-31T09:30:01Z", "1969-12-31T23:59:59.5Z",
 		},
 		// Only filters can have a fraction of a microsecond: timestamptz
 		// keeps microseconds.
@@ -256,14 +263,20 @@ func (p propValues) valueText(t *rapid.T, rows []propRow, attr string) string {
 	}
 	if len(fromRows) > 0 && rapid.IntRange(0, 9).Draw(t, "from row") < 7 {
 		s := rapid.SampledFrom(fromRows).Draw(t, "row value")
-		if attr == "t" && rapid.IntRange(0, 3).Draw(t, "nudge") == 0 {
-			// Half a microsecond either side of a stored instant, which
-			// timestamptz cannot hold.
+		if attr == "t" {
 			tm, err := time.Parse(time.RFC3339Nano, s)
 			if err != nil {
 				panic(err)
 			}
-			return tm.Add(time.Duration(rapid.SampledFrom([]int{-500, 500}).Draw(t, "ns"))).Format(time.RFC3339Nano)
+			switch rapid.IntRange(0, 5).Draw(t, "nudge") {
+			case 0:
+				// Half a microsecond either side of a stored instant,
+				// which timestamptz cannot hold.
+				return tm.Add(time.Duration(rapid.SampledFrom([]int{-500, 500}).Draw(t, "ns"))).Format(time.RFC3339Nano)
+			case 1:
+				// A stored instant as a listing shows it, at a precision.
+				return tm.Truncate(rapid.SampledFrom(propPrecisions[1:]).Draw(t, "shown")).Format(time.RFC3339Nano)
+			}
 		}
 		if attr == "n" && rapid.IntRange(0, 3).Draw(t, "nudge") == 0 {
 			return nudgeNumber(s)
@@ -413,7 +426,7 @@ func (p propValues) queryGen(rows []propRow) *rapid.Generator[url.Values] {
 // TestListingMatchesApply is the law of the listing engine: on any rows
 // and any query the parser accepts, the page and total that PostgreSQL
 // returns are those msgkit.Apply returns on the same rows in the same
-// order. Every case inserts its rows with one statement in a transaction
+// order, also with date-times compared at a precision shown. Every case inserts its rows with one statement in a transaction
 // that it rolls back; another tenant's rows, which many filters would
 // match, stay in the table throughout.
 func TestListingMatchesApply(t *testing.T) {
@@ -453,6 +466,8 @@ func TestListingMatchesApply(t *testing.T) {
 				rows[i].Ord = int64(i)
 			}
 			v := p.queryGen(rows).Draw(rt, "query")
+			spec := spec
+			spec.TimePrecision = rapid.SampledFrom(propPrecisions).Draw(rt, "precision")
 			lq, err := msgkit.ParseListQuery(v, spec)
 			if err != nil {
 				rt.Fatalf("the generator drew a query the parser refuses: %s: %v", v.Encode(), err)

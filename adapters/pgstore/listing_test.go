@@ -714,3 +714,109 @@ func TestListingFoldsEveryLetter(t *testing.T) {
 	}
 	t.Logf("%d pairs checked", len(texts))
 }
+
+// TestListingShownTime: a date-time compared at the precision a listing
+// shows (msgkit.ListSpec.TimePrecision) selects what msgkit.Apply selects
+// for every operator and every value around the edges of a shown second,
+// and compares the column itself, so an index on it serves the filter.
+func TestListingShownTime(t *testing.T) {
+	t.Parallel()
+	s := newTestDB(t)
+	ctx := t.Context()
+	if _, err := s.pool.Exec(ctx, `CREATE TABLE list_times (tenant text NOT NULL, id bigint PRIMARY KEY, at timestamptz)`); err != nil {
+		t.Fatal(err)
+	}
+	var rows []listRow
+	for i, at := range []string{"2026-01-31T09:29:59.999999Z", "2026-01-31T09:30:00Z", "2026-01-31T09:30:00.000001Z",
+		"2026-01-31T09:30:00.5Z", "2026-01-31T09:30:00.999999Z", "2026-01-31T09:30:01Z", "2026-01-31T09:30:01.25Z", ""} {
+		r := listRow{ID: int64(i + 1)}
+		if at != "" {
+			r.At = instant(at)
+		}
+		rows = append(rows, r)
+		if _, err := s.pool.Exec(ctx, `INSERT INTO list_times VALUES ('t1', $1, $2)`, r.ID, r.At); err != nil {
+			t.Fatal(err)
+		}
+	}
+	table := &listTable{From: "list_times l", Select: "l.id, NULL::text AS name, NULL::numeric AS amount, NULL::date AS day, l.at, NULL::boolean AS active",
+		Scope: "l.tenant = $1", Attrs: map[string]listAttr{"at": {"l.at", msgkit.AttrDateTime}}, Order: "l.id"}
+	spec := msgkit.ListSpec{Filter: map[string]msgkit.AttrType{"at": msgkit.AttrDateTime}, TimePrecision: time.Second}
+	values := []string{"2026-01-31T09:30:00Z", "2026-01-31T09:30:00.5Z", "2026-01-31T09:30:01Z", "2026-01-31T09:29:59.9999995Z", "2026-01-31T10:30:00.25 01:00"}
+	var queries []string
+	for _, op := range msgkit.Ops() {
+		switch op {
+		case msgkit.OpStartsWith, msgkit.OpContains, msgkit.OpEndsWith, msgkit.OpDoesNotContain:
+			continue
+		case msgkit.OpIsNull, msgkit.OpIsNotNull, msgkit.OpIsEmpty, msgkit.OpIsNotEmpty:
+			queries = append(queries, string(op)+"(at)=")
+			continue
+		}
+		for i, v := range values {
+			switch op {
+			case msgkit.OpIn, msgkit.OpNotIn:
+				queries = append(queries, string(op)+"(at)="+v+","+values[(i+1)%len(values)])
+			case msgkit.OpBetween, msgkit.OpNotBetween:
+				for _, hi := range values {
+					queries = append(queries, string(op)+"(at)="+v+","+hi)
+				}
+			default:
+				queries = append(queries, string(op)+"(at)="+v)
+			}
+		}
+	}
+	for _, q := range queries {
+		v, err := url.ParseQuery(q + "&page_size=100")
+		if err != nil {
+			t.Fatal(err)
+		}
+		lq, err := msgkit.ParseListQuery(v, spec)
+		if err != nil {
+			continue // a between the wrong way round
+		}
+		want, err := msgkit.Apply(rows, lq, listGet)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := listPage(ctx, s.pool, table, lq, pgx.RowToStructByName[listRow], "t1")
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		if diff := cmp.Diff(ids(want.Items), ids(got.Items)); diff != "" || got.Total != want.Total {
+			sql, args := filterSQL(t, table, lq, "t1")
+			t.Errorf("%s: %s %v: ids (-Apply +SQL):\n%s", q, sql, args, diff)
+		}
+	}
+
+	// The SQL compares the column with whole seconds.
+	tm := func(s string) time.Time { return *instant(s) }
+	for _, tt := range []struct {
+		query, sql string
+		args       []any
+	}{
+		{"gt(at)=2026-01-31T09:30:00Z", "(l.at) >= $2::timestamptz", []any{tm("2026-01-31T09:30:01Z")}},
+		{"gte(at)=2026-01-31T09:30:00.5Z", "(l.at) >= $2::timestamptz", []any{tm("2026-01-31T09:30:01Z")}},
+		{"lt(at)=2026-01-31T09:30:00.5Z", "(l.at) < $2::timestamptz", []any{tm("2026-01-31T09:30:01Z")}},
+		{"lte(at)=2026-01-31T09:30:00Z", "(l.at) < $2::timestamptz", []any{tm("2026-01-31T09:30:01Z")}},
+		{"eq(at)=2026-01-31T09:30:00Z", "(((l.at) >= $2::timestamptz AND (l.at) < $3::timestamptz))", []any{tm("2026-01-31T09:30:00Z"), tm("2026-01-31T09:30:01Z")}},
+		{"eq(at)=2026-01-31T09:30:00.5Z", "FALSE", nil},
+		{"neq(at)=2026-01-31T09:30:00Z", "((l.at) IS NOT NULL AND NOT (((l.at) >= $2::timestamptz AND (l.at) < $3::timestamptz)))",
+			[]any{tm("2026-01-31T09:30:00Z"), tm("2026-01-31T09:30:01Z")}},
+		{"between(at)=2026-01-31T09:29:59.5Z,2026-01-31T09:30:00Z", "((l.at) >= $2::timestamptz AND (l.at) < $3::timestamptz)",
+			[]any{tm("2026-01-31T09:30:00Z"), tm("2026-01-31T09:30:01Z")}},
+	} {
+		v, _ := url.ParseQuery(tt.query)
+		lq, err := msgkit.ParseListQuery(v, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sql, args := filterSQL(t, table, lq, "t1")
+		if sql != tt.sql || !cmp.Equal(args, tt.args, cmpopts.EquateEmpty(), cmp.Comparer(func(a, b time.Time) bool { return a.Equal(b) })) {
+			t.Errorf("%s:\n got %s %v\nwant %s %v", tt.query, sql, args, tt.sql, tt.args)
+		}
+	}
+	lq := msgkit.ListQuery{Filters: []msgkit.Filter{{Op: msgkit.OpGt, Attr: "at", Values: []msgkit.Value{msgkit.TimeValue(tm("2026-01-31T09:30:00Z"))},
+		Precision: time.Nanosecond}}}
+	if _, err := table.statement(lq, []any{"t1"}); msgkit.CodeOf(err) != msgkit.CodeInvalidListSpec {
+		t.Errorf("a precision finer than timestamptz: %v", err)
+	}
+}

@@ -77,12 +77,23 @@ func TestEmbeddedMigrationsLoad(t *testing.T) {
 	if len(migs) == 0 || migs[0].version != 1 || migs[0].name != "auth" {
 		t.Fatalf("embedded migrations start with %+v, want 0001_auth", migs)
 	}
-	for i, m := range migs {
-		if m.version != i+1 {
-			t.Errorf("migration %s has version %d, want %d: versions have no gaps", m.name, m.version, i+1)
+	want := 1
+	for _, m := range migs {
+		for migrationsInFlight[want] && m.version != want {
+			want++
 		}
+		if m.version != want {
+			t.Errorf("migration %s has version %d, want %d: versions have no gaps", m.name, m.version, want)
+		}
+		want = m.version + 1
 	}
 }
+
+// migrationsInFlight are versions given to changes made beside this one and
+// not yet merged (0027 was given to the contacts' web push subscription
+// while 0023 to 0026 were out): a gap at one of them is expected until its
+// change lands. Remove a version once its migration is in the tree.
+var migrationsInFlight = map[int]bool{23: true, 24: true, 25: true, 26: true}
 
 type appliedRow struct {
 	Version   int

@@ -5,6 +5,7 @@ package campaigntest
 
 import (
 	"errors"
+	"net/url"
 	"slices"
 	"testing"
 	"time"
@@ -25,6 +26,7 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) campaign.Store) {
 		{"create, read, tenants", testCRUD},
 		{"list: filters, sort, paging", testList},
 		{"update and delete", testUpdateDelete},
+		{"list: times as shown", testTimesShown},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t)) })
 	}
@@ -216,4 +218,33 @@ func testUpdateDelete(t *testing.T, s campaign.Store) {
 	wantKind(t, s.Delete(ctx, tenantA, a.UUID), msgkit.NotFound, "deleting twice")
 	_, err = s.Campaign(ctx, tenantA, a.UUID)
 	wantKind(t, err, msgkit.NotFound, "a deleted campaign")
+}
+
+// testTimesShown: the listing's date-time filters compare the times as
+// the family shows them, in whole seconds, not the fraction a campaign
+// keeps.
+func testTimesShown(t *testing.T, s campaign.Store) {
+	ctx := t.Context()
+	c := Sample(t, "b0000000-0000-4000-8000-000000000001", 0, campaign.SMS, campaign.Active)
+	c.Created, c.Updated = at.Add(400*time.Millisecond), at.Add(400*time.Millisecond) // shown as at
+	if _, err := s.Create(ctx, tenantA, c); err != nil {
+		t.Fatal(err)
+	}
+	shown := at.Format(time.RFC3339)
+	for query, total := range map[string]int{
+		"gt(created_dt)=" + shown: 0, "eq(created_dt)=" + shown: 1, "lte(updated_dt)=" + shown: 1,
+		"eq(created_dt)=" + c.Created.Format(time.RFC3339Nano): 0, "lt(updated_dt)=" + c.Created.Format(time.RFC3339Nano): 1,
+	} {
+		v, err := url.ParseQuery(query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := msgkit.ParseListQuery(v, campaign.ListSpec())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if page, err := s.Campaigns(ctx, tenantA, q); err != nil || page.Total != total {
+			t.Errorf("%s: %d, %v; want %d", query, page.Total, err, total)
+		}
+	}
 }

@@ -371,6 +371,16 @@ func testMembers(t *testing.T, s CatalogStore) {
 	if err != nil || page.Total != 2 || len(page.Items) != 1 || page.Items[0] != want[1] {
 		t.Errorf("Members filtered = %+v, %v", page, err)
 	}
+	// updated_dt compares as shown, in whole seconds.
+	for query, total := range map[string]int{"gt(updated_dt)=" + shown(500): 0, "updated_dt=" + shown(500): 3} {
+		q, err := msgkit.ParseListQuery(mustValues(query), contacts.MemberSpec(contacts.MemberOption))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if page, err := s.Members(ctx, TenantA, contacts.MemberQuery{Kind: contacts.MemberOption, List: q}); err != nil || page.Total != total {
+			t.Errorf("Members %s: %d, %v; want %d", query, page.Total, err, total)
+		}
+	}
 	page, err = s.Members(ctx, TenantA, contacts.MemberQuery{Kind: contacts.MemberInterest})
 	if err != nil || page.Total != 1 || page.Items[0].Status != contacts.Unsubscribed || page.Items[0].TargetUUID != in.UUID {
 		t.Errorf("interest members = %+v, %v", page, err)
@@ -498,5 +508,23 @@ func testCatalogListing(t *testing.T, s CatalogStore) {
 	page, err = s.Records(ctx, TenantA, contacts.RecordQuery{Kind: contacts.KindInterest, List: q})
 	if err != nil || !slices.Equal(uuids(page), []string{RecordUUID(13)}) {
 		t.Errorf("status filter %v, %v", uuids(page), err)
+	}
+	// Times compare as shown, in whole seconds.
+	for _, tt := range []struct {
+		query string
+		want  []string
+	}{
+		{"gt(created_dt)=" + shown(99), []string{RecordUUID(10), RecordUUID(11)}},
+		{"eq(created_dt)=" + shown(99), []string{RecordUUID(12), RecordUUID(13)}},
+		{"lte(created_dt)=" + shown(99), []string{RecordUUID(12), RecordUUID(13)}},
+	} {
+		q, err := msgkit.ParseListQuery(mustValues(tt.query), contacts.RecordSpec(contacts.KindInterest))
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, err = s.Records(ctx, TenantA, contacts.RecordQuery{Kind: contacts.KindInterest, List: q})
+		if err != nil || !slices.Equal(uuids(page), tt.want) {
+			t.Errorf("%s: %v, %v; want %v", tt.query, uuids(page), err, tt.want)
+		}
 	}
 }

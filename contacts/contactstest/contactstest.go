@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -42,6 +43,8 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) contacts.Store) {
 		{"listing", testListing},
 		{"listing filters", testFilters},
 		{"listing filters law", testFiltersLaw},
+		{"listing at the shown second", testShownTimes},
+		{"listing time filters law", testTimeFiltersLaw},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -150,6 +153,7 @@ func testRoundTrip(t *testing.T, s contacts.Store) {
 	c.OptStatus, c.OptStatusWebpush, c.Member = contacts.OptIn, contacts.OptOut, contacts.Unsubscribed
 	c.Telegram = contacts.Channel{Identifier: "@ana", OptStatus: contacts.OptIn, Data: []byte(`{"chat_id":42}`)}
 	c.OptStatusWhatsApp = contacts.OptOut
+	c.WebpushSubscription = "https://push.example/s/" + strings.Repeat("AbC-_%'", 280) // longer than a field may be
 	c.Options = map[string]contacts.MemberStatus{"3f2b1c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d": contacts.Subscribed, "4f2b1c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d": contacts.Unsubscribed}
 	c.Touchpoints = map[string]contacts.MemberStatus{"5f2b1c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d": contacts.Subscribed}
 	c.Interests = map[string]contacts.MemberStatus{"6f2b1c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d": contacts.Unsubscribed}

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
@@ -59,14 +61,19 @@ func filterContacts(t *testing.T, s contacts.Store) []contacts.Contact {
 		touchpoints map[string]contacts.MemberStatus
 		interests   map[string]contacts.MemberStatus
 		telegram    contacts.Channel
+		webpush     contacts.Channel // Identifier: the subscription
+	}
+	push := func(id string, opt contacts.OptStatus) contacts.Channel {
+		return contacts.Channel{Identifier: "https://push.example/s/" + id, OptStatus: opt}
 	}
 	specs := []spec{
-		{1, "Ana", members(optionUUID(1), sub), nil, nil, contacts.Channel{Identifier: "@ana", OptStatus: contacts.OptIn}},
-		{2, "Bojan", members(optionUUID(1), unsub, optionUUID(2), sub), members(touchpointUUID(1), sub), nil, contacts.Channel{}},
-		{1, "Cene", members(optionUUID(2), unsub), nil, members(interestUUID(1), unsub), contacts.Channel{Identifier: "@bo", OptStatus: contacts.OptOut}},
-		{2, "Ada", map[string]contacts.MemberStatus{}, nil, nil, contacts.Channel{Data: json.RawMessage(`{"chat":1}`)}},
-		{1, "Alja", nil, members(touchpointUUID(2), unsub), members(interestUUID(1), sub, interestUUID(2), sub), contacts.Channel{}},
-		{1, "Ana", members(optionUUID(1), sub), nil, nil, contacts.Channel{Identifier: "@ana", OptStatus: contacts.OptIn}}, // deleted below
+		{1, "Ana", members(optionUUID(1), sub), nil, nil, contacts.Channel{Identifier: "@ana", OptStatus: contacts.OptIn}, contacts.Channel{}},
+		{2, "Bojan", members(optionUUID(1), unsub, optionUUID(2), sub), members(touchpointUUID(1), sub), nil, contacts.Channel{}, push("2", contacts.OptIn)},
+		{1, "Cene", members(optionUUID(2), unsub), nil, members(interestUUID(1), unsub), contacts.Channel{Identifier: "@bo", OptStatus: contacts.OptOut},
+			contacts.Channel{OptStatus: contacts.OptIn}}, // a webpush opt status without a subscription is no channel
+		{2, "Ada", map[string]contacts.MemberStatus{}, nil, nil, contacts.Channel{Data: json.RawMessage(`{"chat":1}`)}, contacts.Channel{}},
+		{1, "Alja", nil, members(touchpointUUID(2), unsub), members(interestUUID(1), sub, interestUUID(2), sub), contacts.Channel{}, push("5", contacts.OptOut)},
+		{1, "Ana", members(optionUUID(1), sub), nil, nil, contacts.Channel{Identifier: "@ana", OptStatus: contacts.OptIn}, push("2", contacts.OptIn)}, // deleted below
 	}
 	var all []contacts.Contact
 	for i, sp := range specs {
@@ -76,6 +83,7 @@ func filterContacts(t *testing.T, s contacts.Store) []contacts.Contact {
 		}
 		c := NewContact(t, i+1, ListUUID(sp.list), values)
 		c.Options, c.Touchpoints, c.Interests, c.Telegram = sp.options, sp.touchpoints, sp.interests, sp.telegram
+		c.WebpushSubscription, c.OptStatusWebpush = sp.webpush.Identifier, sp.webpush.OptStatus
 		if i == 3 {
 			c.OptStatusWhatsApp = contacts.OptOut // a WhatsApp channel; 5 has a mobile number only
 		}
@@ -91,6 +99,7 @@ func filterContacts(t *testing.T, s contacts.Store) []contacts.Contact {
 	other.Interests = members(interestUUID(1), sub, interestUUID(2), unsub)
 	other.Telegram = contacts.Channel{Identifier: "@ana", OptStatus: contacts.OptOut}
 	other.OptStatusWhatsApp = contacts.OptIn
+	other.WebpushSubscription, other.OptStatusWebpush = "https://push.example/s/2", contacts.OptOut
 	mustContact(t, s, TenantB, other)
 	return all
 }
@@ -126,15 +135,18 @@ func testFilters(t *testing.T, s contacts.Store) {
 		{"channel identifier", contacts.ContactQuery{Channel: contacts.ChannelFilter{Identifier: "@ana"}}, []int{1}},
 		{"channel opt out", contacts.ContactQuery{Channel: contacts.ChannelFilter{Name: contacts.ChannelTelegram, OptStatus: contacts.OptOut}}, []int{3}},
 		{"channel identifier and opt", contacts.ContactQuery{Channel: contacts.ChannelFilter{Identifier: "@ana", OptStatus: contacts.OptOut}}, nil},
-		{"any channel opt out", contacts.ContactQuery{Channel: contacts.ChannelFilter{OptStatus: contacts.OptOut}}, []int{3, 4}},
+		{"any channel opt out", contacts.ContactQuery{Channel: contacts.ChannelFilter{OptStatus: contacts.OptOut}}, []int{3, 4, 5}},
 		{"whatsapp", contacts.ContactQuery{Channel: contacts.ChannelFilter{Name: contacts.ChannelWhatsApp}}, []int{4}},
 		{"whatsapp identifier and opt", contacts.ContactQuery{Channel: contacts.ChannelFilter{Name: contacts.ChannelWhatsApp,
 			Identifier: "+38640123453", OptStatus: contacts.OptOut}}, []int{4}},
 		{"whatsapp opt in", contacts.ContactQuery{Channel: contacts.ChannelFilter{Name: contacts.ChannelWhatsApp, OptStatus: contacts.OptIn}}, nil},
 		{"mobile is no telegram identifier", contacts.ContactQuery{Channel: contacts.ChannelFilter{Name: contacts.ChannelTelegram, Identifier: "+38640123453"}}, nil},
 		{"mobile without whatsapp", contacts.ContactQuery{Channel: contacts.ChannelFilter{Identifier: "+38640123454"}}, nil},
-		{"facebook", contacts.ContactQuery{Channel: contacts.ChannelFilter{Name: contacts.ChannelFacebook}}, nil},
-		{"instagram identifier", contacts.ContactQuery{Channel: contacts.ChannelFilter{Name: contacts.ChannelInstagram, Identifier: "@ana"}}, nil},
+		{"a channel contacts do not keep", contacts.ContactQuery{Channel: contacts.ChannelFilter{Name: "facebook"}}, nil},
+		{"webpush", contacts.ContactQuery{Channel: contacts.ChannelFilter{Name: contacts.ChannelWebpush}}, []int{2, 5}},
+		{"webpush identifier", contacts.ContactQuery{Channel: contacts.ChannelFilter{Identifier: "https://push.example/s/5"}}, []int{5}},
+		{"webpush opt in", contacts.ContactQuery{Channel: contacts.ChannelFilter{Name: contacts.ChannelWebpush, OptStatus: contacts.OptIn}}, []int{2}},
+		{"webpush with deleted", contacts.ContactQuery{Channel: contacts.ChannelFilter{Identifier: "https://push.example/s/2"}, ShowDeleted: true}, []int{2, 6}},
 		{"group lists and segment", contacts.ContactQuery{Group: &contacts.GroupFilter{ListUUIDs: []string{ListUUID(1)}, Segments: []*segmentation.Query{startsA}}}, []int{1, 5}},
 		{"group with two segmentations", contacts.ContactQuery{Group: &contacts.GroupFilter{ListUUIDs: []string{ListUUID(1), ListUUID(2)},
 			Segments: []*segmentation.Query{startsA, inO1}}}, []int{1}},
@@ -179,6 +191,39 @@ func testFilters(t *testing.T, s contacts.Store) {
 			}
 		})
 	}
+	// webpush_subscription, an equality filter of the listing, read by
+	// ParseContactQuery.
+	for _, tt := range []struct {
+		query string
+		want  []int
+	}{
+		{"webpush_subscription=https://push.example/s/2", []int{2}},
+		{"webpush_subscription=https://push.example/s/2&fields=show_deleted", []int{2, 6}},
+		{"webpush_subscription=https://push.example/S/2", nil}, // compared exactly
+		{"isnotnull(webpush_subscription)", []int{2, 5}},
+		{"webpush_subscription=https://push.example/s/2&channel_name=telegram", nil},
+		{"webpush_subscription=https://push.example/s/5&channel_opt_status=out", []int{5}},
+	} {
+		q, _, err := contacts.ParseContactQuery(mustValues(tt.query), msgkit.Date{Year: 2026, Month: 3, Day: 1})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.query, err)
+		}
+		got, err := s.Contacts(ctx, TenantA, q)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.query, err)
+		}
+		var want []string
+		for _, n := range tt.want {
+			want = append(want, ContactUUID(n))
+		}
+		var gotIDs []string
+		for _, c := range got.Items {
+			gotIDs = append(gotIDs, c.UUID)
+		}
+		if got.Total != len(want) || !slices.Equal(gotIDs, want) {
+			t.Errorf("%s: got %d %v, want %v", tt.query, got.Total, uuids(got.Items), tt.want)
+		}
+	}
 	for _, tt := range []struct {
 		q     contacts.ContactQuery
 		field string
@@ -222,6 +267,12 @@ func testFiltersLaw(t *testing.T, s contacts.Store) {
 		if n%3 != 1 {
 			c.Telegram = contacts.Channel{Identifier: fmt.Sprintf("@u%d", n%4), OptStatus: []contacts.OptStatus{contacts.OptIn, contacts.OptOut, ""}[n%3]}
 		}
+		if n%5 != 4 {
+			c.OptStatusWebpush = []contacts.OptStatus{contacts.OptIn, contacts.OptOut, ""}[n%3]
+			if n%2 == 0 {
+				c.WebpushSubscription = fmt.Sprintf("https://push.example/s/%d", n%3)
+			}
+		}
 		all = append(all, mustContact(t, s, TenantA, c))
 	}
 	segs := []*segmentation.Query{
@@ -247,8 +298,14 @@ func testFiltersLaw(t *testing.T, s contacts.Store) {
 		v := mustValues("")
 		v.Set("page_size", fmt.Sprint(rapid.IntRange(1, 20).Draw(rt, "size")))
 		v.Set("page_number", fmt.Sprint(rapid.IntRange(1, 3).Draw(rt, "page")))
-		if sort := rapid.SampledFrom([]string{"", "first_name", "-last_name,first_name", "-created_dt"}).Draw(rt, "sort"); sort != "" {
+		if sort := rapid.SampledFrom([]string{"", "first_name", "-last_name,first_name", "-created_dt", "updated_dt"}).Draw(rt, "sort"); sort != "" {
 			v.Set("sort", sort)
+		}
+		if rapid.Bool().Draw(rt, "time filter") {
+			drawTimeFilter(rt, v)
+		}
+		if sub := rapid.SampledFrom([]string{"", "", "https://push.example/s/0", "https://push.example/s/2"}).Draw(rt, "webpush subscription"); sub != "" {
+			v.Set("webpush_subscription", sub)
 		}
 		lq, err := msgkit.ParseListQuery(v, contacts.ContactSpec())
 		if err != nil {
@@ -260,9 +317,9 @@ func testFiltersLaw(t *testing.T, s contacts.Store) {
 			Touchpoints: membership(rt, "touchpoints", touchpointUUID),
 			Interests:   membership(rt, "interests", interestUUID),
 			Channel: contacts.ChannelFilter{
-				Name: rapid.SampledFrom([]string{"", "", contacts.ChannelTelegram, contacts.ChannelWhatsApp, contacts.ChannelFacebook}).Draw(rt, "channel"),
-				Identifier: rapid.SampledFrom([]string{"", "", "@ana", "@u1", "@u2", "+38640123420", "+38640123424", "+38640123422"}).
-					Draw(rt, "identifier"),
+				Name: rapid.SampledFrom([]string{"", "", contacts.ChannelTelegram, contacts.ChannelWhatsApp, contacts.ChannelWebpush, "facebook"}).Draw(rt, "channel"),
+				Identifier: rapid.SampledFrom([]string{"", "", "@ana", "@u1", "@u2", "+38640123420", "+38640123424", "+38640123422",
+					"https://push.example/s/1", "https://push.example/s/2"}).Draw(rt, "identifier"),
 				OptStatus: rapid.SampledFrom([]contacts.OptStatus{"", contacts.OptIn, contacts.OptOut}).Draw(rt, "opt"),
 			},
 		}
@@ -288,6 +345,76 @@ func testFiltersLaw(t *testing.T, s contacts.Store) {
 		want := model(t, all, q)
 		if got.Total != want.Total || !slices.EqualFunc(got.Items, want.Items, func(a, b contacts.Contact) bool { return cmp.Equal(a, b, cmpContact) }) {
 			rt.Fatalf("got %d %v\nwant %d %v", got.Total, uuids(got.Items), want.Total, uuids(want.Items))
+		}
+	})
+}
+
+// drawTimeFilter adds to v a filter of created_dt or updated_dt around the
+// times of the contacts of testFiltersLaw, which keep a fraction of a
+// second the listing does not show: at a shown second, within it, or just
+// before it.
+func drawTimeFilter(rt *rapid.T, v url.Values) {
+	attr, base := "created_dt", int64(100)
+	if rapid.Bool().Draw(rt, "updated") {
+		attr, base = "updated_dt", 200
+	}
+	value := func() time.Time {
+		tm := at(base + int64(rapid.IntRange(0, 45).Draw(rt, "contact")))
+		switch rapid.IntRange(0, 3).Draw(rt, "shown") {
+		case 0:
+			tm = tm.Truncate(time.Second)
+		case 1:
+			tm = tm.Truncate(time.Second).Add(time.Second / 2)
+		case 2:
+			tm = tm.Truncate(time.Second).Add(-time.Microsecond)
+		}
+		return tm
+	}
+	op := rapid.SampledFrom([]string{"eq", "neq", "lt", "lte", "gt", "gte", "in", "notin", "between", "notbetween"}).Draw(rt, "time op")
+	lo := value()
+	raw := lo.Format(time.RFC3339Nano)
+	switch op {
+	case "in", "notin", "between", "notbetween":
+		hi := value()
+		if hi.Before(lo) {
+			lo, hi = hi, lo
+		}
+		raw = lo.Format(time.RFC3339Nano) + "," + hi.Format(time.RFC3339Nano)
+	}
+	v.Add(op+"("+attr+")", raw)
+}
+
+// testTimeFiltersLaw: for any created_dt and updated_dt filters, compared
+// at the second the listing shows, with sort and paging, the store lists
+// the page the model does.
+func testTimeFiltersLaw(t *testing.T, s contacts.Store) {
+	ctx := context.Background()
+	all := filterContacts(t, s)
+	for n := 20; n < 44; n++ {
+		all = append(all, mustContact(t, s, TenantA, NewContact(t, n, ListUUID(1+n%2), map[string]string{"first_name": fmt.Sprintf("N%c", 'a'+n%5)})))
+	}
+	rapid.Check(t, func(rt *rapid.T) {
+		v := mustValues("")
+		v.Set("page_size", fmt.Sprint(rapid.IntRange(1, 40).Draw(rt, "size")))
+		v.Set("page_number", fmt.Sprint(rapid.IntRange(1, 2).Draw(rt, "page")))
+		if sort := rapid.SampledFrom([]string{"", "-updated_dt", "created_dt", "first_name"}).Draw(rt, "sort"); sort != "" {
+			v.Set("sort", sort)
+		}
+		for range rapid.IntRange(1, 2).Draw(rt, "time filters") {
+			drawTimeFilter(rt, v)
+		}
+		lq, err := msgkit.ParseListQuery(v, contacts.ContactSpec())
+		if err != nil {
+			rt.Fatal(err)
+		}
+		q := contacts.ContactQuery{List: lq, ShowDeleted: rapid.Bool().Draw(rt, "deleted")}
+		got, err := s.Contacts(ctx, TenantA, q)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		want := model(t, all, q)
+		if got.Total != want.Total || !slices.EqualFunc(got.Items, want.Items, func(a, b contacts.Contact) bool { return cmp.Equal(a, b, cmpContact) }) {
+			rt.Fatalf("%s: got %d %v\nwant %d %v", v.Encode(), got.Total, uuids(got.Items), want.Total, uuids(want.Items))
 		}
 	})
 }

@@ -96,6 +96,7 @@ type Snap struct {
 	Deleted                          bool
 	Opt, WhatsApp                    contacts.OptStatus
 	Options, Touchpoints, Interests  map[string]contacts.MemberStatus
+	Webpush                          string // the web push subscription
 }
 
 // Snapshot is every contact of list (deleted too) of svc, sorted by
@@ -128,7 +129,7 @@ func snap(c contacts.Contact) Snap {
 	}
 	return Snap{Mobile: c.Value(segmentation.Mobile), FirstName: c.Value(segmentation.FirstName), Email: c.Value(segmentation.Email),
 		Gender: c.Value(segmentation.Gender), Member: c.Member, Deleted: !c.Deleted.IsZero(), Opt: c.OptStatus, WhatsApp: c.OptStatusWhatsApp,
-		Options: nilEmpty(c.Options), Touchpoints: nilEmpty(c.Touchpoints), Interests: nilEmpty(c.Interests)}
+		Options: nilEmpty(c.Options), Touchpoints: nilEmpty(c.Touchpoints), Interests: nilEmpty(c.Interests), Webpush: c.WebpushSubscription}
 }
 
 // seedAnn stores Ann (+38640111111) in list n of svc: subscribed to
@@ -146,6 +147,7 @@ func seedAnn(t *testing.T, s contacts.Store, svc msgkit.ServiceUUID, list string
 const (
 	annMobile = "+38640111111"
 	bobMobile = "+38640222222"
+	annPush   = "https://push.example/s/ann"
 )
 
 // Every mode against the four kinds of item: matching and valid, new and
@@ -154,12 +156,14 @@ func testImportModes(t *testing.T, s ImportStore) {
 	list := mustList(t, s, TenantA, 1, "l").UUID
 	seedAnn(t, s, TenantA, list, 1)
 	im := &Importer{S: s}
-	body := `[{"mobile":"+386 40 111 111","first_name":"Anna"},
+	// webpush_subscription is set by a status change only: an item's is
+	// ignored, and an update keeps the contact's.
+	body := `[{"mobile":"+386 40 111 111","first_name":"Anna","webpush_subscription":"https://push.example/s/other"},
 		{"mobile":"+38640222222","first_name":"Bob","opt_status":"out"},
 		{"mobile":"+38640111111","email":"not an address"},
 		{"mobile":"+38640333333","gender":"x"}]`
 	ann := Snap{Mobile: annMobile, FirstName: "Ann", Email: "Ann@Example.com", Gender: "female", Member: contacts.Subscribed,
-		Opt: contacts.OptIn, Options: map[string]contacts.MemberStatus{OptionUUID(1): contacts.Subscribed}}
+		Opt: contacts.OptIn, Options: map[string]contacts.MemberStatus{OptionUUID(1): contacts.Subscribed}, Webpush: annPush}
 	bob := Snap{Mobile: bobMobile, FirstName: "Bob", Member: contacts.Subscribed, Opt: contacts.OptOut}
 	with := func(s Snap, f func(*Snap)) Snap { f(&s); return s }
 	invalids := []contacts.ImportError{
@@ -184,7 +188,14 @@ func testImportModes(t *testing.T, s ImportStore) {
 	} {
 		t.Run(tt.mode, func(t *testing.T) {
 			l := mustList(t, s, TenantA, 10+len(tt.mode)*10+int(tt.mode[0]), tt.mode).UUID
-			seedAnn(t, s, TenantA, l, 1000+len(tt.mode)*10+int(tt.mode[0]))
+			n := 1000 + len(tt.mode)*10 + int(tt.mode[0])
+			seedAnn(t, s, TenantA, l, n)
+			if _, err := s.UpdateContact(context.Background(), TenantA, ContactUUID(n), func(c contacts.Contact) (contacts.Contact, error) {
+				c.WebpushSubscription = annPush
+				return c, nil
+			}); err != nil {
+				t.Fatal(err)
+			}
 			q := "list_uuid=" + l + "&resolve_duplicate=" + tt.mode
 			if tt.mode == "unsubscribe" {
 				q += "&update_option_uuids=" + OptionUUID(1) + "," + OptionUUID(2)

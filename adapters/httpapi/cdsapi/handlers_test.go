@@ -7,15 +7,18 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/adapters/httpapi"
 	"github.com/msgkit/msgkit/adapters/httpapi/httpapitest"
 	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/auth"
+	"github.com/msgkit/msgkit/contacts"
 	"github.com/msgkit/msgkit/msgkittest"
 )
 
@@ -37,6 +40,7 @@ type env struct {
 	h      http.Handler
 	tokenA string
 	tokenB string
+	clock  *msgkittest.Clock
 }
 
 func newEnv(t *testing.T) *env {
@@ -57,7 +61,7 @@ func newEnv(t *testing.T) *env {
 		n++
 		return fmt.Sprintf("00000000-0000-4000-8000-%012d", n)
 	}}
-	return &env{h: c.Handler(t, Handler(f.Opts, b)), tokenA: f.Token(t, httpapitest.ClientID), tokenB: f.Token(t, newsB)}
+	return &env{h: c.Handler(t, Handler(f.Opts, b)), tokenA: f.Token(t, httpapitest.ClientID), tokenB: f.Token(t, newsB), clock: f.Clock}
 }
 
 func tenantPath(svc msgkit.ServiceUUID, rest string) string {
@@ -171,6 +175,34 @@ func TestContactsLifecycle(t *testing.T) {
 		t.Errorf("patched: %v", c)
 	}
 
+	// The webpush channel: a subscription set by PATCH (a create or
+	// replace body's is ignored), listed in channels, found by the
+	// webpush_subscription filter.
+	const sub = "https://push.example/s/AbC-1"
+	w = e.do(t, "PATCH", "/cds/contacts/"+contact2, `{"webpush_subscription":" `+sub+` "}`, false)
+	c = want(t, w, 200)
+	msgkittest.Golden(t, "testdata/patch_contact_webpush.json", httpapitest.Answer(w))
+	if ch := fmt.Sprint(c["channels"]); c["webpush_subscription"] != sub || !strings.Contains(ch, "channel_name:webpush") || !strings.Contains(ch, "identifier:"+sub) {
+		t.Errorf("webpush: %v", c)
+	}
+	c = want(t, e.do(t, "PUT", "/cds/contacts/"+contact2, `{"first_name":"Ana Marija","mobile":"+38640123456","webpush_subscription":"https://other"}`, false), 200)
+	if c["webpush_subscription"] != sub {
+		t.Errorf("a replace changed the subscription: %v", c["webpush_subscription"])
+	}
+	for query, n := range map[string]int{"webpush_subscription=" + url.QueryEscape(sub): 1, "webpush_subscription=https://push.example/s/abc-1": 0,
+		"channel_name=webpush&channel_opt_status=in": 1, "isnotnull(webpush_subscription)": 1} {
+		if d := want(t, e.do(t, "GET", "/cds/contacts?"+query, "", false), 200)["data"].([]any); len(d) != n {
+			t.Errorf("%s: %d contacts, want %d", query, len(d), n)
+		}
+	}
+	for _, name := range []string{"facebook", "instagram"} {
+		m := httpapitest.WantError(t, e.bad(t, "GET", "/cds/contacts?channel_name="+name, ""), httpapi.CDS, 400, msgkit.CodeInvalidQuery)
+		if items := fmt.Sprint(m["items"]); !strings.Contains(items, "name:channel_name") || !strings.Contains(items, name) {
+			t.Errorf("channel_name=%s: %v", name, m["items"])
+		}
+	}
+	httpapitest.WantError(t, e.do(t, "PATCH", "/cds/contacts/"+contact2, `{"webpush_subscription":"a\u0000b"}`, false), httpapi.CDS, 405, contacts.CodeInvalidContact)
+
 	// gdpr=no: gone from use, readable with show_deleted; gdpr=yes: gone.
 	want(t, e.do(t, "DELETE", "/cds/contacts/"+contact2, "", false), 204)
 	httpapitest.WantError(t, e.do(t, "GET", "/cds/contacts/"+contact2, "", false), httpapi.CDS, 404, "contact_not_found")
@@ -185,6 +217,38 @@ func TestContactsLifecycle(t *testing.T) {
 	page = want(t, e.do(t, "GET", "/cds/contacts?fields=show_deleted", "", false), 200)
 	if strings.Contains(fmt.Sprint(page), contact2) || strings.Contains(fmt.Sprint(page), "Ana") {
 		t.Errorf("an erased contact is still listed: %v", page)
+	}
+}
+
+// A contact's times filter as they are shown, in whole seconds: the
+// updated_dt a client read back is no time after itself.
+func TestContactsTimesAsShown(t *testing.T) {
+	e := newEnv(t)
+	list := want(t, e.do(t, "POST", "/cds/lists", `{"name":"L"}`, false), 201)["uuid"].(string)
+	e.clock.Set(time.Date(2026, 3, 1, 12, 0, 0, 250_000_000, time.UTC))
+	a := want(t, e.do(t, "POST", "/cds/contacts", `{"list_uuid":"`+list+`","first_name":"Ana"}`, false), 201)
+	e.clock.Advance(time.Second + time.Second/2) // 12:00:01.75
+	b := want(t, e.do(t, "POST", "/cds/contacts", `{"list_uuid":"`+list+`","first_name":"Bojan"}`, false), 201)
+	if a["updated_dt"] != "2026-03-01T12:00:00Z" {
+		t.Fatalf("updated_dt shown as %v", a["updated_dt"])
+	}
+	for _, tt := range []struct {
+		query string
+		want  []any
+	}{
+		{"gt(updated_dt)=" + a["updated_dt"].(string), []any{b["uuid"]}},
+		{"gte(updated_dt)=" + a["updated_dt"].(string), []any{a["uuid"], b["uuid"]}},
+		{"updated_dt=" + b["updated_dt"].(string), []any{b["uuid"]}},
+		{"lte(created_dt)=2026-03-01T12:00:00.5Z", []any{a["uuid"]}},
+	} {
+		page := want(t, e.do(t, "GET", "/cds/contacts?"+tt.query, "", false), 200)
+		var got []any
+		for _, c := range page["data"].([]any) {
+			got = append(got, c.(map[string]any)["uuid"])
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("%s: %v, want %v", tt.query, got, tt.want)
+		}
 	}
 }
 

@@ -32,12 +32,14 @@ func textOrNil(s string) any {
 
 // contactJSON is a contact as the CDS interface answers it: every
 // standard field (null without a value), the custom columns it has, the
-// opt statuses, the Telegram fields and channels; lists when embedded.
+// opt statuses, the Telegram fields, the web push subscription and
+// channels; lists when embedded.
 func contactJSON(c *contacts.Contact, lists map[string]listRef) map[string]any {
 	m := map[string]any{
 		"uuid": c.UUID, "list_uuid": c.ListUUID, "member_status": string(c.Member),
 		"created_dt": timeJSON(c.Created), "updated_dt": timeJSON(c.Updated), "deleted_dt": timeOrNil(c.Deleted),
 		"opt_status": textOrNil(string(c.OptStatus)), "opt_status_webpush": textOrNil(string(c.OptStatusWebpush)),
+		"webpush_subscription":        textOrNil(c.WebpushSubscription),
 		"channel_telegram_identifier": textOrNil(c.Telegram.Identifier),
 		"channel_telegram_opt_status": textOrNil(string(c.Telegram.OptStatus)),
 		"channel_telegram_data":       nil,
@@ -186,8 +188,11 @@ func patchInput(body map[string]json.RawMessage) (contacts.Patch, error) {
 			to = &in.TelegramIdentifier
 		case "channel_telegram_opt_status":
 			to = &in.TelegramOptStatus
+		case "webpush_subscription":
+			to = &in.WebpushSubscription
 		default:
-			bad = append(bad, msgkit.FieldError{Name: name, Message: name + " cannot be changed by PATCH: it takes opt_status, opt_status_webpush, channel_telegram_identifier and channel_telegram_opt_status"})
+			bad = append(bad, msgkit.FieldError{Name: name, Message: name + " cannot be changed by PATCH: it takes opt_status, opt_status_webpush, " +
+				"channel_telegram_identifier, channel_telegram_opt_status and webpush_subscription"})
 			continue
 		}
 		s, ok := contacts.StringOrNull(raw)
@@ -204,7 +209,8 @@ func patchInput(body map[string]json.RawMessage) (contacts.Patch, error) {
 		return contacts.Patch{}, typeError(bad)
 	}
 	if in.Nothing() {
-		return in, msgkit.Invalidf(contacts.CodeInvalidContact, "body", "the body changes nothing: give opt_status, opt_status_webpush, channel_telegram_identifier or channel_telegram_opt_status")
+		return in, msgkit.Invalidf(contacts.CodeInvalidContact, "body", "the body changes nothing: give opt_status, opt_status_webpush, "+
+			"channel_telegram_identifier, channel_telegram_opt_status or webpush_subscription")
 	}
 	return in, nil
 }

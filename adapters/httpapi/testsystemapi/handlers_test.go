@@ -383,6 +383,10 @@ func TestSendRules(t *testing.T) {
 	wantFields(t, e.bad(t, e.tester, "POST", "/sms", strings.Replace(strings.Replace(sendBody, `"en"`, `"ru"`, 1), `"ucs"`, `"gsm"`, 1)), 400, "text_type_unavailable", "text_type")
 	wantFields(t, e.bad(t, e.tester, "POST", "/sms", strings.Replace(sendBody, `"en"`, `"xx"`, 1)), 400, "unknown_language", "text_lang")
 	wantFields(t, e.bad(t, e.tester, "POST", "/sms", `{"username":`), 400, "invalid_json")
+	// gate_id and mcc_mnc are arrays, a bare number is no array.
+	w = e.bad(t, e.tester, "POST", "/sms", strings.Replace(strings.Replace(sendBody, `[1,2,3,4,5]`, `1`, 1), `[23410]`, `23410`, 1))
+	wantFields(t, w, 400, testsystem.CodeInvalidRequest, "gate_id", "mcc_mnc")
+	msgkittest.Golden(t, "testdata/send_bare_numbers.json", httpapitest.Answer(w))
 	w = e.do(t, e.tester, "POST", "/sms", strings.Replace(sendBody, `"tester"`, `"someone"`, 1))
 	httpapitest.WantError(t, w, httpapi.TestSystem, 403, "username_mismatch")
 	quotaHeaders(t, w, 2, 2, reset)
