@@ -143,7 +143,8 @@
 //     bytes, the NUL character, a key given twice or in two cases, and a
 //     string over 1,000 characters are 400 invalid_json naming the member;
 //     a campaign's template (campaign.MaxTemplateLen bytes), its
-//     recipient_lists and web push addresses, and segmentation queries
-//     (query, data: segmentation.MaxQueryBytes) may be longer, and contact
-//     values are at most contacts.MaxValueLen characters.
+//     recipient_lists and web push addresses, segmentation queries
+//     (query, data: segmentation.MaxQueryBytes) and a contact's
+//     webpush_subscription (contacts.MaxSubscriptionLen) may be longer,
+//     and contact values are at most contacts.MaxValueLen characters.
 package cdsapi

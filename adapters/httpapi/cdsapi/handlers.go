@@ -99,18 +99,19 @@ func readInput[T any](w http.ResponseWriter, r *http.Request, input func(map[str
 
 // longStrings are the members of CDS bodies that take more than
 // httpapi.DefaultMaxString characters: a campaign's template, its list of
-// lists and its web push addresses, and segmentation queries (data of sets
-// and groups, a campaign's query). Every other string is at most
+// lists and its web push addresses, segmentation queries (data of sets
+// and groups, a campaign's query) and a contact's web push subscription. Every other string is at most
 // httpapi.DefaultMaxString characters (and contact values at most
 // contacts.MaxValueLen).
 var longStrings = map[string]int{
-	"template":           campaign.MaxTemplateLen,
-	"recipient_lists":    campaign.MaxLists * 40,
-	"webpush_target_url": campaign.MaxURLLen,
-	"webpush_icon":       campaign.MaxURLLen,
-	"webpush_image":      campaign.MaxURLLen,
-	"query":              segmentation.MaxQueryBytes,
-	"data":               segmentation.MaxQueryBytes,
+	"template":             campaign.MaxTemplateLen,
+	"recipient_lists":      campaign.MaxLists * 40,
+	"webpush_target_url":   campaign.MaxURLLen,
+	"webpush_icon":         campaign.MaxURLLen,
+	"webpush_image":        campaign.MaxURLLen,
+	"query":                segmentation.MaxQueryBytes,
+	"data":                 segmentation.MaxQueryBytes,
+	"webpush_subscription": contacts.MaxSubscriptionLen,
 }
 
 func readObject(w http.ResponseWriter, r *http.Request) (map[string]json.RawMessage, error) {

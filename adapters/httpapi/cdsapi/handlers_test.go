@@ -201,7 +201,10 @@ func TestContactsLifecycle(t *testing.T) {
 			t.Errorf("channel_name=%s: %v", name, m["items"])
 		}
 	}
-	httpapitest.WantError(t, e.do(t, "PATCH", "/cds/contacts/"+contact2, `{"webpush_subscription":"a\u0000b"}`, false), httpapi.CDS, 405, contacts.CodeInvalidContact)
+	// NUL is refused by the JSON reader of every family, before the rules.
+	httpapitest.WantError(t, e.bad(t, "PATCH", "/cds/contacts/"+contact2, `{"webpush_subscription":"a\u0000b"}`), httpapi.CDS, 400, httpapi.CodeInvalidJSON)
+	long := `{"webpush_subscription":"https://push.example/` + strings.Repeat("x", contacts.MaxSubscriptionLen) + `"}`
+	httpapitest.WantError(t, e.bad(t, "PATCH", "/cds/contacts/"+contact2, long), httpapi.CDS, 400, httpapi.CodeInvalidJSON)
 
 	// gdpr=no: gone from use, readable with show_deleted; gdpr=yes: gone.
 	want(t, e.do(t, "DELETE", "/cds/contacts/"+contact2, "", false), 204)
