@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
@@ -70,12 +71,13 @@ type checker struct {
 	path      []step // where the walk is; kept as it was at the fault
 	fault     string // {field} stands for the path
 	syntactic bool   // the fault is the text's, named "body"
-	key       []byte // the last object key read, unescaped
+	key       []byte // the last object key read, unescaped: a slice of b, or of buf when it had escapes
+	buf       []byte
 }
 
-// step is an object member's key or an array index (-1: none yet).
+// step is an object member's key or an array index (-1: a key).
 type step struct {
-	key   string
+	key   []byte
 	index int
 }
 
@@ -153,10 +155,10 @@ func (c *checker) object(depth int) {
 		if c.fault != "" {
 			return
 		}
-		key := string(c.key)
+		key := c.key
 		c.path = append(c.path, step{key: key, index: -1})
 		if prev, dup := keys.add(key); dup {
-			if prev == key {
+			if bytes.Equal(prev, key) {
 				c.failf("{field} is given twice")
 			} else {
 				c.failf("{field} is given twice: keys that differ only in case name one field")
@@ -234,8 +236,9 @@ func (c *checker) array(depth int) {
 // str reads a string; a key's text is kept in c.key.
 func (c *checker) str(isKey bool) {
 	c.i++ // "
+	start, escaped := c.i, false
 	if isKey {
-		c.key = c.key[:0]
+		c.buf = c.buf[:0]
 	}
 	chars := 0
 	for {
@@ -246,6 +249,14 @@ func (c *checker) str(isKey bool) {
 		ch := c.b[c.i]
 		switch {
 		case ch == '"':
+			if isKey {
+				if escaped {
+					c.key = c.buf
+					c.buf = nil // the key keeps it; the next escaped key gets its own
+				} else {
+					c.key = c.b[start:c.i]
+				}
+			}
 			c.i++
 			switch {
 			case !isKey:
@@ -258,6 +269,10 @@ func (c *checker) str(isKey bool) {
 			c.syntax("")
 			return
 		case ch == '\\':
+			if isKey && !escaped {
+				c.buf = append(c.buf[:0], c.b[start:c.i]...)
+			}
+			escaped = true
 			r, ok := c.escape()
 			if !ok {
 				return
@@ -267,12 +282,12 @@ func (c *checker) str(isKey bool) {
 				return
 			}
 			if isKey {
-				c.key = utf8.AppendRune(c.key, r)
+				c.buf = utf8.AppendRune(c.buf, r)
 			}
 			chars++
 		case ch < utf8.RuneSelf:
-			if isKey {
-				c.key = append(c.key, ch)
+			if isKey && escaped {
+				c.buf = append(c.buf, ch)
 			}
 			c.i++
 			chars++
@@ -286,8 +301,8 @@ func (c *checker) str(isKey bool) {
 				}
 				return
 			}
-			if isKey {
-				c.key = append(c.key, c.b[c.i:c.i+size]...)
+			if isKey && escaped {
+				c.buf = append(c.buf, c.b[c.i:c.i+size]...)
 			}
 			c.i += size
 			chars++
@@ -423,7 +438,7 @@ func (c *checker) pathString() string {
 		if b.Len() > 0 {
 			b.WriteByte('.')
 		}
-		b.WriteString(s.key)
+		b.Write(s.key)
 	}
 	return b.String()
 }
@@ -440,41 +455,44 @@ func (c *checker) pattern() string {
 		if b.Len() > 0 {
 			b.WriteByte('.')
 		}
-		b.WriteString(s.key)
+		b.Write(s.key)
 	}
 	return b.String()
 }
 
-// objectKeys are the keys of one object so far, by fold key: a slice
-// while the object is small, a map beyond.
+// objectKeys are the keys of one object so far: a few in an array,
+// compared without regard to case (bytes.EqualFold: Unicode simple
+// folding, as FoldKey); an object of many gets a map by fold key, so that
+// a body of many keys costs linear time, not quadratic.
 type objectKeys struct {
-	small [][2]string // fold key, key as sent
-	big   map[string]string
+	few  [16][]byte
+	n    int
+	many map[string][]byte
 }
 
 // add records key and reports the key of the same fold given before.
-func (k *objectKeys) add(key string) (prev string, dup bool) {
-	fk := foldKey(key)
-	if k.big != nil {
-		if prev, dup = k.big[fk]; !dup {
-			k.big[fk] = key
+func (k *objectKeys) add(key []byte) (prev []byte, dup bool) {
+	if k.many == nil {
+		for _, f := range k.few[:k.n] {
+			if bytes.EqualFold(f, key) {
+				return f, true
+			}
 		}
-		return prev, dup
-	}
-	for _, e := range k.small {
-		if e[0] == fk {
-			return e[1], true
+		if k.n < len(k.few) {
+			k.few[k.n] = key
+			k.n++
+			return nil, false
+		}
+		k.many = make(map[string][]byte, 2*len(k.few))
+		for _, f := range k.few {
+			k.many[FoldKey(string(f))] = f
 		}
 	}
-	k.small = append(k.small, [2]string{fk, key})
-	if len(k.small) > 16 {
-		k.big = make(map[string]string, 32)
-		for _, e := range k.small {
-			k.big[e[0]] = e[1]
-		}
-		k.small = nil
+	fk := FoldKey(string(key))
+	if prev, dup = k.many[fk]; !dup {
+		k.many[fk] = key
 	}
-	return "", false
+	return prev, dup
 }
 
 func foldKey(s string) string { return FoldKey(s) }
