@@ -29,6 +29,7 @@ type DB struct {
 	campaign *CampaignStore
 	uiproxy  *UIProxyStore
 	smpp     *SMPPStore
+	idem     *IdempotencyStore
 }
 
 // Options configure a DB; zero values choose the defaults.
@@ -71,6 +72,7 @@ func NewWith(o Options) *DB {
 	db.campaign = newCampaignStore()
 	db.uiproxy = newUIProxyStore()
 	db.smpp = newSMPPStore(MaxSMPPSubmitted)
+	db.idem = newIdempotencyStore()
 	return db
 }
 
@@ -101,3 +103,7 @@ func (db *DB) UIProxy() *UIProxyStore { return db.uiproxy }
 
 // SMPP is the store of the parts SMSCs took over SMPP, by their ids.
 func (db *DB) SMPP() *SMPPStore { return db.smpp }
+
+// Idempotency is the store of idempotency keys and the answers they give
+// again.
+func (db *DB) Idempotency() *IdempotencyStore { return db.idem }

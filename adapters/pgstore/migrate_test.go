@@ -77,10 +77,19 @@ func TestEmbeddedMigrationsLoad(t *testing.T) {
 	if len(migs) == 0 || migs[0].version != 1 || migs[0].name != "auth" {
 		t.Fatalf("embedded migrations start with %+v, want 0001_auth", migs)
 	}
-	for i, m := range migs {
-		if m.version != i+1 {
-			t.Errorf("migration %s has version %d, want %d: versions have no gaps", m.name, m.version, i+1)
+	// Numbers are handed out per change, so a branch may hold a later
+	// number before an earlier one lands: those numbers, and only those,
+	// may be missing.
+	handedOut := map[int]bool{23: true}
+	want := 1
+	for _, m := range migs {
+		for handedOut[want] && m.version != want {
+			want++
 		}
+		if m.version != want {
+			t.Errorf("migration %s has version %d, want %d: versions have no gaps", m.name, m.version, want)
+		}
+		want = m.version + 1
 	}
 }
 
