@@ -92,10 +92,12 @@ type Fixture struct {
 	Clock *msgkittest.Clock
 	Auth  *auth.Service
 	Logs  *bytes.Buffer // the JSON logs of Opts.Logger
-	// Keys holds the idempotency keys of Opts.Idempotency.
-	Keys *memstore.IdempotencyStore
-	// Opts has Auth, Logger, Clock and Idempotency (over Keys, on Clock)
-	// set, and no limit on token requests.
+	// Keys holds the idempotency keys of Keeper, which is
+	// Opts.Idempotency.
+	Keys   *memstore.IdempotencyStore
+	Keeper *Keeper
+	// Opts has Auth, Logger, Clock and Idempotency (Keeper, on Clock) set,
+	// and no limit on token requests.
 	Opts httpapi.Options
 }
 
@@ -131,14 +133,15 @@ func NewFixture(t testing.TB) *Fixture {
 	}
 	logs := &bytes.Buffer{}
 	keys := memstore.New().Idempotency()
+	keeper := &Keeper{Service: idempotency.NewService(keys, idempotency.Options{Clock: clk.Now})}
 	return &Fixture{
-		Clock: clk, Auth: svc, Logs: logs, Keys: keys,
+		Clock: clk, Auth: svc, Logs: logs, Keys: keys, Keeper: keeper,
 		Opts: httpapi.Options{
 			Auth:           svc,
 			Logger:         slog.New(slog.NewJSONHandler(&lockedWriter{w: logs}, nil)),
 			Clock:          clk.Now,
 			TokenRateLimit: httpapi.RateLimit{Rate: rate.Inf},
-			Idempotency:    idempotency.NewService(keys, idempotency.Options{Clock: clk.Now}),
+			Idempotency:    keeper,
 		},
 	}
 }

@@ -18,5 +18,10 @@
 // Choices where the interface is silent: create answers 200 with the
 // route, update and delete 200 without a body, list an array ([] when
 // empty, not 404); connection ids are answered as strings; a malformed id
-// in the path is 404; no operation takes query parameters (400).
+// in the path is 404; no operation takes query parameters (400). Create
+// takes an optional Idempotency-Key (the HTTP kit's Idempotent), whose
+// scope is the API key: a retry with the key and the same body within 24
+// hours gets the first answer (the id given then) with
+// Idempotent-Replayed: true and stores nothing; the key with another body
+// is 422, while the first runs 409.
 package routingapi
