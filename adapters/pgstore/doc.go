@@ -376,9 +376,10 @@
 // DB.Idempotency keeps the records of Idempotency-Keys (0024): a row per
 // scope and key, both compared byte by byte (COLLATE "C"), with the
 // answer's headers as JSON in bytea and its body as bytea (NULL when
-// empty). Create is one upsert that replaces a row only when it has
-// expired (ON CONFLICT ... DO UPDATE ... WHERE expires_at <= the new
-// row's created_at), then reads the live row it met; Replace and Release
+// empty). Create inserts (ON CONFLICT DO NOTHING) and, when the key has
+// a row, reads it, replacing it only when it has expired (an UPDATE
+// conditional on expires_at): a retry neither writes nor locks, so its
+// replay costs no commit to disk. Replace and Release
 // are an UPDATE and a DELETE conditional on the row's ref, attempt and
 // pending state, so replicas agree on the one request holding a key
 // without a lock held between statements. Purge deletes expired rows

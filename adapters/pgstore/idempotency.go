@@ -17,10 +17,11 @@ import (
 var _ idempotency.Store = (*IdempotencyStore)(nil)
 
 // IdempotencyStore keeps the records of idempotency keys
-// (0024_idempotency.sql). Create is one upsert that replaces only an
-// expired row, and Replace and Release are conditional on the row's ref,
-// attempt and state, so that replicas sharing the database agree on
-// which request holds a key without locks held between statements.
+// (0024_idempotency.sql). Create inserts unless the key has a row, and
+// replaces only an expired row; Replace and Release are conditional on
+// the row's ref, attempt and state, so that replicas sharing the
+// database agree on which request holds a key without locks held between
+// statements.
 type IdempotencyStore struct {
 	pool *pgxpool.Pool
 	log  *slog.Logger
@@ -83,12 +84,16 @@ func (r *idemRow) record() (idempotency.Record, error) {
 }
 
 // createTries bounds Create's rounds: a live row it did not replace may
-// be deleted before it is read (released or purged), and the insert is
-// tried again.
+// be deleted before it is read (released or purged), or replaced by
+// another Create, and the insert is tried again.
 const createTries = 4
 
 // Create saves rec unless a record of its scope and key is live at
-// rec.Created, which it returns instead.
+// rec.Created, which it returns instead. A new key is one INSERT. A key
+// met again (a retry, the commonest other case) is an INSERT that does
+// nothing and a SELECT: neither writes nor locks the row, so a replay
+// costs no commit to disk. Only an expired row is replaced, by an UPDATE
+// conditional on its expiry.
 func (s *IdempotencyStore) Create(ctx context.Context, rec idempotency.Record) (idempotency.Record, bool, error) {
 	if err := rec.Check(); err != nil {
 		return idempotency.Record{}, false, err
@@ -97,13 +102,11 @@ func (s *IdempotencyStore) Create(ctx context.Context, rec idempotency.Record) (
 	if err != nil {
 		return idempotency.Record{}, false, err
 	}
-	const insert = `INSERT INTO idempotency_keys AS k (` + idemColumns + `)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-		ON CONFLICT (scope, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, ref = EXCLUDED.ref,
-			attempt = EXCLUDED.attempt, state = EXCLUDED.state, status = EXCLUDED.status, header = EXCLUDED.header,
-			body = EXCLUDED.body, created_at = EXCLUDED.created_at, lease_until = EXCLUDED.lease_until,
-			expires_at = EXCLUDED.expires_at
-		WHERE k.expires_at <= EXCLUDED.created_at`
+	const insert = `INSERT INTO idempotency_keys (` + idemColumns + `)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (scope, key) DO NOTHING`
+	const replace = `UPDATE idempotency_keys SET fingerprint = $3, ref = $4, attempt = $5, state = $6, status = $7,
+			header = $8, body = $9, created_at = $10, lease_until = $11, expires_at = $12
+		WHERE scope = $1 AND key = $2 AND expires_at <= $10`
 	for range createTries {
 		tag, err := s.pool.Exec(ctx, insert, args...)
 		if err != nil {
@@ -122,7 +125,18 @@ func (s *IdempotencyStore) Create(ctx context.Context, rec idempotency.Record) (
 			return idempotency.Record{}, false, storageError(err, "reading idempotency key ", rec.Key)
 		}
 		got, err := row.record()
-		return got, false, err
+		if err != nil {
+			return idempotency.Record{}, false, err
+		}
+		if got.Live(rec.Created) {
+			return got, false, nil
+		}
+		if tag, err = s.pool.Exec(ctx, replace, args...); err != nil {
+			return idempotency.Record{}, false, storageError(err, "replacing idempotency key ", rec.Key)
+		}
+		if tag.RowsAffected() == 1 {
+			return rec, true, nil
+		}
 	}
 	return idempotency.Record{}, false, msgkit.Errorf(msgkit.Unavailable, CodeUnavailable,
 		"the record of idempotency key %q changed %d times while it was read", rec.Key, createTries)

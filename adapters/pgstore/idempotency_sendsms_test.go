@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -134,4 +135,44 @@ func TestSendSMSIdempotencyKeyAcrossCrashAndReplicas(t *testing.T) {
 	if n, balance := messagesOf(t, other.db, "shop"); n != 2 || !balance.Equal(decimal.RequireFromString("9.90")) {
 		t.Fatalf("%d messages, balance %s; want 2 and 9.90", n, balance)
 	}
+}
+
+// BenchmarkSendSMSPostgres is one submission through the handler and the
+// gateway on PostgreSQL, one caller at a time: without an Idempotency-Key
+// (the acceptance's one transaction), with a new key each time (the key's
+// record begun and finished around it: two more statements), and one key
+// retried (one statement, no acceptance).
+func BenchmarkSendSMSPostgres(b *testing.B) {
+	dsn, schema := newTestSchema(b)
+	db := openTestDB(b, dsn, Options{Schema: schema})
+	keys := idempotency.NewService(db.Idempotency(), idempotency.Options{})
+	gw := sms.NewGateway(db.SMS(), sms.GatewayOptions{BcryptCost: bcrypt.MinCost, Keys: keys})
+	if _, err := gw.CreateAccount(b.Context(), sms.AccountSpec{Password: "pw", Account: sms.Account{
+		Username: "shop", Enabled: true, Balance: decimal.RequireFromString("1000000000"), Currency: "EUR",
+		Networks: []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")},
+		Prices:   []sms.Price{{Prefix: "386", Price: decimal.RequireFromString("0.05")}},
+	}}); err != nil {
+		b.Fatal(err)
+	}
+	h := bulksmsapi.Handler(gw, bulksmsapi.Options{})
+	run := func(b *testing.B, key func(i int) string) {
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			i++
+			req := httptest.NewRequest(http.MethodPost, bulksmsapi.SendSMSPath, strings.NewReader(keyedSMS))
+			req.RemoteAddr = "192.0.2.10:40000"
+			if k := key(i); k != "" {
+				req.Header.Set("Idempotency-Key", k)
+			}
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, req)
+			if w.Code != http.StatusAccepted {
+				b.Fatalf("%d %s", w.Code, w.Body)
+			}
+		}
+	}
+	b.Run("no key", func(b *testing.B) { run(b, func(int) string { return "" }) })
+	b.Run("new key", func(b *testing.B) { run(b, func(i int) string { return "k" + strconv.Itoa(i) + b.Name() }) })
+	b.Run("replay", func(b *testing.B) { run(b, func(int) string { return "same" }) })
 }

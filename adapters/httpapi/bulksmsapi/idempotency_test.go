@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -26,6 +27,7 @@ import (
 // keys; brokenAccept, when set, makes the store's Accept fail.
 type keyedBulkSMS struct {
 	h     http.Handler
+	gw    *sms.Gateway
 	store *memstore.SMSStore
 	clock *msgkittest.Clock
 	fail  *bool
@@ -61,7 +63,7 @@ func newKeyedBulkSMS(t testing.TB) *keyedBulkSMS {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &keyedBulkSMS{h: contract(t).Handler(t, bulksmsapi.Handler(gw, bulksmsapi.Options{})), store: db.SMS(), clock: clk, fail: fail}
+	return &keyedBulkSMS{h: contract(t).Handler(t, bulksmsapi.Handler(gw, bulksmsapi.Options{})), gw: gw, store: db.SMS(), clock: clk, fail: fail}
 }
 
 func (k *keyedBulkSMS) post(body string, keys ...string) *httptest.ResponseRecorder {
@@ -162,4 +164,30 @@ func TestSendSMSIdempotencyKeyInProgress(t *testing.T) {
 		t.Errorf("retry: %d %s", again.Code, again.Body)
 	}
 	k.wantBalance(t, "9.95")
+}
+
+// BenchmarkSendSMSIdempotencyKey is BenchmarkSendSMSGateway with an
+// Idempotency-Key: a new key each time (begun, accepted, finished) and one
+// key retried (the acceptance given again).
+func BenchmarkSendSMSIdempotencyKey(b *testing.B) {
+	k := newKeyedBulkSMS(b)
+	h := bulksmsapi.Handler(k.gw, bulksmsapi.Options{}) // without the contract's checks
+	if _, err := k.store.AddBalance(context.Background(), "shop", decimal.RequireFromString("1000000000")); err != nil {
+		b.Fatal(err)
+	}
+	run := func(b *testing.B, key func(i int) string) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(goodSMS)))
+		i := 0
+		for b.Loop() {
+			i++
+			r := sendSMSRequest(goodSMS)
+			r.Header.Set("Idempotency-Key", key(i))
+			if w := httpapitest.Serve(h, r); w.Code != http.StatusAccepted {
+				b.Fatalf("%d %s", w.Code, w.Body)
+			}
+		}
+	}
+	b.Run("new key", func(b *testing.B) { run(b, func(i int) string { return "k" + strconv.Itoa(i) }) })
+	b.Run("replay", func(b *testing.B) { run(b, func(int) string { return "same" }) })
 }
