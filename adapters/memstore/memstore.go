@@ -13,7 +13,9 @@
 // once KeepFinished messages finished after it or KeepFinishedFor has
 // passed since it finished (Options); then it is NotFound, and a late
 // report of the network for it is ignored as any report of an unknown
-// part is. Messages still in flight are never dropped.
+// part is. Messages still in flight are never dropped. Idempotency keys
+// stay until Purge deletes them once expired (servers purge every few
+// minutes), so they hold a day of keyed requests at most.
 package memstore
 
 import "time"
