@@ -90,7 +90,7 @@ func testServiceLaw(t *testing.T, s Store) {
 			},
 			"succeed": func(rt *rapid.T) {
 				if len(open) == 0 {
-					rt.Skip("no request runs")
+					return // no request runs
 				}
 				i := rapid.IntRange(0, len(open)-1).Draw(rt, "request")
 				o := open[i]
@@ -109,7 +109,7 @@ func testServiceLaw(t *testing.T, s Store) {
 			},
 			"refuse": func(rt *rapid.T) {
 				if len(open) == 0 {
-					rt.Skip("no request runs")
+					return // no request runs
 				}
 				i := rapid.IntRange(0, len(open)-1).Draw(rt, "request")
 				if err := svc.Abandon(ctx, open[i].claim); err != nil {
