@@ -111,6 +111,40 @@
 // id taken (Conflict, message_exists) and is neither sent nor charged
 // twice.
 //
+// # Idempotency keys
+//
+// A submission with an IdempotencyKey (bulksmsapi reads it from the
+// Idempotency-Key header) is accepted once per account and key while the
+// key lives (24 hours; package idempotency keeps the keys, through
+// GatewayOptions.Keys). After its credentials pass, the gateway begins
+// the key in the account's scope ("sms:" and the username) with the
+// submission's fingerprint (its fields after decoding, password left
+// out), then:
+//   - a key already answered gives that acceptance again (Accepted with
+//     Replayed): the same msgId and numParts, nothing checked, throttled,
+//     sent or charged;
+//   - the key with another submission is Conflict idempotency_key_reused;
+//   - a new key is accepted under the message id its record gives (the
+//     record's Ref, a UUID): every try of the key uses that id, and the
+//     store refuses a second message with it (message_exists), so two
+//     tries never both charge;
+//   - a key whose first try still holds it is Conflict
+//     idempotency_key_in_progress, unless its message is in the store:
+//     the first try died after its acceptance committed (kill -9 between
+//     the commit and the answer), and the retry answers that acceptance,
+//     charging nothing. After the lease (2 minutes) a retry takes the key
+//     over: it answers the stored message if there is one, and accepts
+//     under the same id otherwise.
+//
+// A refusal by a rule (a code of the table, 113 for a balance too low)
+// forgets the key, so that the same submission can be sent again with it
+// after a top-up; a failure of the store does not, as the message may
+// have been accepted: the key waits for its lease, and the retry then
+// finds out. A gateway without Keys refuses keyed submissions as
+// Internal rather than accept them without the promise. Submissions
+// without a key take the path they always took; the key costs them one
+// comparison.
+//
 // The 202 answer means accepted, charged and queued, not sent: Submit
 // never calls the network, so a slow or failing network slows no answer,
 // and a part the network does not take at once is tried again from the

@@ -2,6 +2,7 @@ package sms
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -10,6 +11,7 @@ import (
 	"log/slog"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -17,6 +19,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/idempotency"
 	"github.com/msgkit/msgkit/secret"
 	"github.com/shopspring/decimal"
 	"golang.org/x/crypto/bcrypt"
@@ -56,12 +59,26 @@ type Submission struct {
 	// ClientIP is the address the request came from, for the account's
 	// network allowlist.
 	ClientIP netip.Addr
+	// IdempotencyKey, when set, makes a retry of the submission act once
+	// (see Submit); "" is no key, today's submission.
+	IdempotencyKey idempotency.Key
 }
 
 // Accepted is the answer to an accepted submission.
 type Accepted struct {
 	MsgID    MessageID
 	NumParts int
+	// Replayed: the submission's idempotency key was accepted before;
+	// this is that acceptance, and nothing was accepted or charged now.
+	Replayed bool
+}
+
+// IdempotencyKeeper keeps idempotency keys for the gateway;
+// *idempotency.Service satisfies it.
+type IdempotencyKeeper interface {
+	Begin(ctx context.Context, req idempotency.Request) (idempotency.Claim, error)
+	Finish(ctx context.Context, c idempotency.Claim, a idempotency.Answer) error
+	Abandon(ctx context.Context, c idempotency.Claim) error
 }
 
 // GatewayOptions configure a Gateway. Zero values choose the defaults.
@@ -85,6 +102,10 @@ type GatewayOptions struct {
 	// the process dies, their lease runs out and any transmitter takes
 	// them. When its buffer is full, parts are queued for a claim only.
 	Transmitter *Transmitter
+	// Keys keeps the idempotency keys of submissions that carry one; a
+	// gateway without it refuses them (Internal), rather than accepting
+	// them without the promise.
+	Keys IdempotencyKeeper
 }
 
 // Gateway accepts bulk SMS submissions, charges them and queues their
@@ -192,12 +213,144 @@ func (g *Gateway) CreateAccount(ctx context.Context, spec AccountSpec) (Account,
 // Transmitter feeds from the queue (handed the parts in memory when
 // GatewayOptions.Transmitter is set). Rejections carry the submission error
 // codes (see the package doc for the order of the checks).
+//
+// A submission with an IdempotencyKey is accepted once per account and
+// key for 24 hours (see the package doc): a retry gets the first
+// acceptance, Replayed, and is neither sent nor charged again, also when
+// the first try's process died after accepting it.
 func (g *Gateway) Submit(ctx context.Context, sub Submission) (Accepted, error) {
 	acct, err := g.authenticate(ctx, sub)
 	if err != nil {
 		return Accepted{}, err
 	}
+	if sub.IdempotencyKey != "" {
+		return g.submitOnce(ctx, acct, sub)
+	}
 	return g.accept(ctx, acct, sub, g.opts.NewID())
+}
+
+// submitOnce accepts sub of the authenticated account acct once per
+// idempotency key. The message's id is the key's record's Ref, which
+// stays the same for every try of the key, so that whichever try accepts
+// it, the store's unique message id lets one acceptance through, and a
+// try that finds the key's record pending (its first try died, or runs)
+// can tell from the store whether the message was accepted.
+func (g *Gateway) submitOnce(ctx context.Context, acct Account, sub Submission) (Accepted, error) {
+	if g.opts.Keys == nil {
+		return Accepted{}, msgkit.New(msgkit.Internal, "no_idempotency_keeper", "sms: a submission with an idempotency key to a gateway without GatewayOptions.Keys")
+	}
+	c, err := g.opts.Keys.Begin(ctx, idempotency.Request{Scope: "sms:" + acct.Username, Key: sub.IdempotencyKey, Fingerprint: fingerprint(sub)})
+	switch {
+	case msgkit.CodeOf(err) == idempotency.CodeInProgress:
+		// The first try holds the key: it may have died after accepting.
+		if acc, ok, lookErr := g.acceptedAs(ctx, acct, c.Record.Ref); lookErr == nil && ok {
+			return acc, nil
+		}
+		return Accepted{}, err
+	case err != nil:
+		return Accepted{}, err
+	case c.Replay:
+		return replayedAcceptance(c.Record)
+	}
+	// The key's record outlives a client that goes away: the submission
+	// is accepted or refused all the same.
+	keep := context.WithoutCancel(ctx)
+	id := MessageID(c.Record.Ref)
+	if c.TakenOver() {
+		acc, ok, err := g.acceptedAs(ctx, acct, c.Record.Ref)
+		if err != nil {
+			return Accepted{}, err
+		}
+		if ok {
+			g.finish(keep, c, acc)
+			return acc, nil
+		}
+	}
+	acc, err := g.accept(ctx, acct, sub, id)
+	switch {
+	case msgkit.CodeOf(err) == "message_exists":
+		// A try that took the key over accepted it meanwhile.
+		acc, ok, lookErr := g.acceptedAs(ctx, acct, c.Record.Ref)
+		if lookErr != nil || !ok {
+			return Accepted{}, cmp.Or(lookErr, err)
+		}
+		g.finish(keep, c, acc)
+		return acc, nil
+	case err != nil:
+		switch msgkit.KindOf(err) {
+		case msgkit.Internal, msgkit.Unavailable:
+			// The store failed: the message may have been accepted all
+			// the same. The record stays pending; a try after its lease
+			// finds the message, or accepts it under the same id.
+		default:
+			// Refused by a rule: nothing was accepted, and the key is
+			// free for the same or a corrected submission.
+			if aerr := g.opts.Keys.Abandon(keep, c); aerr != nil {
+				g.opts.Logger.WarnContext(ctx, "sms: an idempotency key could not be forgotten; it is free when its lease ends", "err", aerr)
+			}
+		}
+		return Accepted{}, err
+	}
+	g.finish(keep, c, acc)
+	return acc, nil
+}
+
+// acceptedJSON is how an acceptance is kept as the answer of its key.
+type acceptedJSON struct {
+	MsgID    MessageID `json:"msgId"`
+	NumParts int       `json:"numParts"`
+}
+
+// finish records acc as the answer of c's key. A failure is logged: the
+// record stays pending, and a retry finds the message by its id.
+func (g *Gateway) finish(ctx context.Context, c idempotency.Claim, acc Accepted) {
+	body, _ := json.Marshal(acceptedJSON{MsgID: acc.MsgID, NumParts: acc.NumParts}) // cannot fail
+	if err := g.opts.Keys.Finish(ctx, c, idempotency.Answer{Status: 202, Body: body}); err != nil && msgkit.CodeOf(err) != idempotency.CodeClaimLost {
+		g.opts.Logger.WarnContext(ctx, "sms: the acceptance of an idempotency key could not be recorded; its retries find the message", "err", err, "msg_id", acc.MsgID)
+	}
+}
+
+// replayedAcceptance is the acceptance rec recorded.
+func replayedAcceptance(rec idempotency.Record) (Accepted, error) {
+	var a acceptedJSON
+	if err := json.Unmarshal(rec.Answer.Body, &a); err != nil || a.MsgID == "" {
+		return Accepted{}, msgkit.Wrap(err, msgkit.Internal, "idempotency_answer_invalid", "sms: the recorded acceptance of an idempotency key is not one")
+	}
+	return Accepted{MsgID: a.MsgID, NumParts: a.NumParts, Replayed: true}, nil
+}
+
+// acceptedAs looks for the message a key's tries accept as ref: ok with
+// its acceptance, Replayed, when it was accepted for acct.
+func (g *Gateway) acceptedAs(ctx context.Context, acct Account, ref string) (Accepted, bool, error) {
+	m, err := g.store.Message(ctx, MessageID(ref))
+	if msgkit.KindOf(err) == msgkit.NotFound {
+		return Accepted{}, false, nil
+	}
+	if err != nil {
+		return Accepted{}, false, err
+	}
+	if m.Account != acct.Username {
+		return Accepted{}, false, nil
+	}
+	return Accepted{MsgID: m.ID, NumParts: len(m.Parts), Replayed: true}, true, nil
+}
+
+// fingerprint identifies a submission's content after decoding, so that
+// a client that encodes its retry otherwise (another key order, other
+// escapes) still sends the same submission. The password is left out:
+// no digest of it is stored, and changing it is no new submission.
+func fingerprint(sub Submission) idempotency.Fingerprint {
+	mask := ""
+	if sub.DLRMask != nil {
+		mask = strconv.FormatInt(*sub.DLRMask, 10)
+	}
+	flash := "0"
+	if sub.Flash {
+		flash = "1"
+	}
+	return idempotency.FingerprintOf([]byte("sms submission"), []byte(sub.Type), []byte(sub.Username), []byte(sub.Sender),
+		[]byte(sub.Receiver), []byte(sub.DCS), []byte(sub.Text), []byte(sub.URL), []byte(sub.Title), []byte(mask),
+		[]byte(sub.DLRURL), []byte(flash), sub.Custom)
 }
 
 // SubmitFor submits sub on behalf of the account named account, for the

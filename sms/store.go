@@ -128,6 +128,11 @@ type Store interface {
 	// queue. A balance below the charge is 113 (RC_NO_CREDIT) with nothing
 	// changed.
 	Accept(ctx context.Context, m MessageRecord) error
+	// Message returns the message with its parts ordered by Num, or
+	// NotFound. The gateway reads it when a submission with an
+	// idempotency key is tried again after its first try may have been
+	// accepted (see Gateway.Submit).
+	Message(ctx context.Context, id MessageID) (MessageRecord, error)
 	// TakeThroughput counts one submission of the account in the second
 	// of now and reports whether it stays within limit per second. Replicas
 	// sharing a store share the count.

@@ -166,6 +166,50 @@
 // the first address that is not a trusted proxy is the client. An
 // unparsable hop ends the walk at the last trusted hop.
 //
+// # Idempotency keys
+//
+// A route marked Idempotent in its family's table (Route.Idempotent:
+// every POST, each of which creates something) takes an optional
+// Idempotency-Key header (draft-ietf-httpapi-idempotency-key-header; the
+// key an sf-string or bare, see idempotency.ParseKey), kept by
+// Options.Idempotency (an *idempotency.Service). One middleware,
+// Idempotent, does it for every family, after authentication, tenancy and
+// privileges, so that a refused caller learns nothing of keys:
+//   - No header: the request is served as always; nothing is read ahead
+//     or kept.
+//   - The scope of a key is its sender: the bearer's client or user with
+//     the tenant of the path ("client:ID service:UUID"), or the API key's
+//     id. The fingerprint is the SHA-256 of the method, the escaped path,
+//     the raw query, the Content-Type and the body, which is read ahead
+//     within the route's limit (over it: 413, nothing kept): a client
+//     retries by sending the same bytes.
+//   - The first request acts; its answer, when its status is below 400,
+//     is kept for 24 hours with the headers the handler set (the request
+//     id and the headers net/http writes excepted) and a body of at most
+//     1 MiB. A retry gets that status, those headers and that body, with
+//     Idempotent-Replayed: true and a request id of its own, and acts on
+//     nothing.
+//   - The key with another request (fingerprint) is 422 code
+//     idempotency_key_reused; while the first request runs, 409
+//     idempotency_key_in_progress with Retry-After (the rest of its lease,
+//     2 minutes from its start); a header that is no key, or more than
+//     one, 400 invalid_idempotency_key naming Idempotency-Key. All in the
+//     family's error body.
+//   - Choice: an error answer (4xx, 5xx), a panic, an answer over 1 MiB or
+//     one that could not be kept forgets the key, so that the same or a
+//     corrected request runs again at once: the creates here change
+//     nothing when they refuse, and a failure is taken as not done. A
+//     process that dies after acting and before keeping its answer leaves
+//     the key pending; a retry after the lease acts again (see package
+//     idempotency for what is exact across a crash: bulk SMS).
+//   - Without Options.Idempotency a request with the header is answered
+//     501 not_implemented, rather than served without the promise.
+//
+// Every family's OpenAPI document has the header (components/parameters
+// Idempotency-Key) and the 409 and 422 answers on each operation so
+// marked, and its tests send keyed creates through the contract
+// (httpapitest.CheckIdempotent).
+//
 // # Rate limits
 //
 // A Limiter keeps a token bucket (golang.org/x/time/rate) per key, keyed by

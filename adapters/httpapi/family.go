@@ -16,6 +16,10 @@ type Route struct {
 	Privileges []auth.Privilege
 	// MaxBody limits the request body; 0: Options.MaxBodyBytes.
 	MaxBody int64
+	// Idempotent: the operation creates something, and a client may send
+	// an Idempotency-Key so that its retries act once (see Idempotent,
+	// with Options.Idempotency). Every POST of the families is one.
+	Idempotent bool
 	// Handler serves the operation; nil until the family's release, and
 	// then the route answers 501 (code CodeNotImplemented) once the caller
 	// has passed authentication, tenancy and privileges.
@@ -76,9 +80,10 @@ type FamilySpec struct {
 // FamilyHandler serves a family's routes; a family package's constructor
 // is FamilyHandler with its table. Every request passes through RequestID,
 // AccessLog and Recover, then the family's authentication (spec.Auth), then
-// the route's body limit, the tenant check when spec.Tenant is set, and the
-// route's privilege check, in that order; every refusal has the family's
-// body. Unknown paths answer 404 (code CodeNotFound) and known paths with
+// the route's body limit, the tenant check when spec.Tenant is set, the
+// route's privilege check and, on a route marked Idempotent, the
+// Idempotency-Key (Idempotent), in that order; every refusal has the
+// family's body. Unknown paths answer 404 (code CodeNotFound) and known paths with
 // another method 405 (code CodeMethodNotAllowed, with Allow), after
 // authentication. The handler can be mounted alone or under the prefixes
 // of the family's paths on a platform's ServeMux.
@@ -87,7 +92,8 @@ type FamilySpec struct {
 //
 // It panics when opts.Auth is nil (unless spec.Auth is AuthNone), when
 // spec.Auth is not a scheme FamilyHandler serves, when
-// tenancy or privileges are asked of an API-key family, and when a route's
+// tenancy or privileges are asked of an API-key family, when a route of a
+// family without authentication is Idempotent, and when a route's
 // pattern is invalid or repeated (ServeMux's panic): mistakes of wiring.
 func FamilyHandler(opts Options, spec FamilySpec) Operations {
 	o := opts.withDefaults()
@@ -127,8 +133,8 @@ type familyMux struct {
 func newFamilyMux(fam Family) *familyMux { return &familyMux{fam: fam, mux: http.NewServeMux()} }
 
 // register mounts the routes of spec, each behind its body limit, the
-// tenant check when spec.Tenant is set, and its privilege check when it has
-// privileges.
+// tenant check when spec.Tenant is set, its privilege check when it has
+// privileges, and Idempotent when it is marked so.
 func (m *familyMux) register(o Options, spec FamilySpec) {
 	if spec.Tenant && spec.Auth != AuthBearer {
 		panic("httpapi: the " + m.fam.String() + " family checks tenants, which needs AuthBearer")
@@ -147,6 +153,14 @@ func (m *familyMux) register(o Options, spec FamilySpec) {
 		}
 		if len(rt.Privileges) > 0 {
 			mws = append(mws, RequireAny(m.fam, rt.Privileges...))
+		}
+		if rt.Idempotent {
+			if spec.Auth == AuthNone {
+				panic("httpapi: " + rt.Method + " " + rt.Path + " is idempotent, which needs callers who authenticate: keys are theirs")
+			}
+			if rt.Handler != nil {
+				mws = append(mws, Idempotent(m.fam, o.Idempotency))
+			}
 		}
 		m.mux.Handle(rt.Method+" "+rt.Path, chain(h, mws...))
 	}

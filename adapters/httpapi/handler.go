@@ -56,6 +56,10 @@ type Options struct {
 	TokenRateLimit RateLimit
 	// TokenMaxBodyBytes limits token request bodies; default 8 KiB.
 	TokenMaxBodyBytes int64
+	// Idempotency keeps the Idempotency-Key of the routes marked
+	// Idempotent; nil: a request with the header is answered 501, one
+	// without it is served as always.
+	Idempotency IdempotencyKeeper
 }
 
 func (o Options) withDefaults() Options {

@@ -23,8 +23,8 @@ func TestFamilyHandler(t *testing.T) {
 	next := &sentinel{}
 	spec := httpapi.FamilySpec{Family: httpapi.CDS, Auth: httpapi.AuthBearer, Tenant: true, Routes: []httpapi.Route{
 		{Method: http.MethodGet, Path: "/t/{serviceUuid}/served", Privileges: news, Handler: next},
-		{Method: http.MethodPost, Path: "/t/{serviceUuid}/later", Privileges: news},
-		{Method: http.MethodPost, Path: "/t/{serviceUuid}/small", Privileges: news, MaxBody: 8},
+		{Method: http.MethodPost, Path: "/t/{serviceUuid}/later", Privileges: news, Idempotent: true},
+		{Method: http.MethodPost, Path: "/t/{serviceUuid}/small", Privileges: news, MaxBody: 8, Idempotent: true},
 	}}
 	h := httpapi.FamilyHandler(f.Opts, spec)
 	tok := f.Token(t, httpapitest.ClientID)

@@ -13,7 +13,9 @@
 // once KeepFinished messages finished after it or KeepFinishedFor has
 // passed since it finished (Options); then it is NotFound, and a late
 // report of the network for it is ignored as any report of an unknown
-// part is. Messages still in flight are never dropped.
+// part is. Messages still in flight are never dropped. Idempotency keys
+// stay until Purge deletes them once expired (servers purge every few
+// minutes), so they hold a day of keyed requests at most.
 package memstore
 
 import "time"
@@ -29,6 +31,7 @@ type DB struct {
 	campaign *CampaignStore
 	uiproxy  *UIProxyStore
 	smpp     *SMPPStore
+	idem     *IdempotencyStore
 }
 
 // Options configure a DB; zero values choose the defaults.
@@ -71,6 +74,7 @@ func NewWith(o Options) *DB {
 	db.campaign = newCampaignStore()
 	db.uiproxy = newUIProxyStore()
 	db.smpp = newSMPPStore(MaxSMPPSubmitted)
+	db.idem = newIdempotencyStore()
 	return db
 }
 
@@ -101,3 +105,7 @@ func (db *DB) UIProxy() *UIProxyStore { return db.uiproxy }
 
 // SMPP is the store of the parts SMSCs took over SMPP, by their ids.
 func (db *DB) SMPP() *SMPPStore { return db.smpp }
+
+// Idempotency is the store of idempotency keys and the answers they give
+// again.
+func (db *DB) Idempotency() *IdempotencyStore { return db.idem }

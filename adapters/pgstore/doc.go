@@ -384,6 +384,23 @@
 // index, with the channel's address and opt status and the segmentation
 // query in SQL.
 //
+// # Idempotency keys
+//
+// DB.Idempotency keeps the records of Idempotency-Keys (0024): a row per
+// scope and key, both compared byte by byte (COLLATE "C"), with the
+// answer's headers as JSON in bytea and its body as bytea (NULL when
+// empty). Create inserts (ON CONFLICT DO NOTHING) and, when the key has
+// a row, reads it, replacing it only when it has expired (an UPDATE
+// conditional on expires_at): a retry neither writes nor locks, so its
+// replay costs no commit to disk. Replace and Release
+// are an UPDATE and a DELETE conditional on the row's ref, attempt and
+// pending state, so replicas agree on the one request holding a key
+// without a lock held between statements. Purge deletes expired rows
+// through the expiry index, 10,000 a statement, so a backlog goes in
+// short transactions. A bulk SMS message accepted under a key takes the
+// key's ref as its id: the unique message id, not the key's row, is what
+// makes the acceptance exact across a crash.
+//
 // # Values
 //
 // timestamptz keeps microseconds, so every time is truncated to the

@@ -19,6 +19,7 @@ import (
 	"github.com/msgkit/msgkit/auth"
 	"github.com/msgkit/msgkit/campaign"
 	"github.com/msgkit/msgkit/finance"
+	"github.com/msgkit/msgkit/idempotency"
 	"github.com/msgkit/msgkit/routing"
 	"github.com/msgkit/msgkit/sms"
 	"github.com/msgkit/msgkit/sms/smpp"
@@ -44,6 +45,7 @@ type stores struct {
 	campaign campaignStore
 	ui       uiproxy.Store
 	smpp     smpp.Store
+	idem     idempotency.Store // the Idempotency-Keys of every family
 	blobs    finance.BlobStore // invoice files
 	pinger   httpapi.Pinger    // nil: always ready
 	close    func()
@@ -56,7 +58,7 @@ func openStores(ctx context.Context, cfg config, logger *slog.Logger) (stores, e
 		if err != nil {
 			return stores{}, fmt.Errorf("opening PostgreSQL: %w", err)
 		}
-		st := stores{auth: pg.Auth(), sms: pg.SMS(), finance: pg.Finance(), contacts: pg.Contacts(), routing: pg.Routing(), tests: pg.TestSystem(), campaign: pg.Campaigns(), ui: pg.UIProxy(), smpp: pg.SMPP(), blobs: pg.Blobs(), pinger: pg, close: pg.Close, empty: pg.Fresh()}
+		st := stores{auth: pg.Auth(), sms: pg.SMS(), finance: pg.Finance(), contacts: pg.Contacts(), routing: pg.Routing(), tests: pg.TestSystem(), campaign: pg.Campaigns(), ui: pg.UIProxy(), smpp: pg.SMPP(), idem: pg.Idempotency(), blobs: pg.Blobs(), pinger: pg, close: pg.Close, empty: pg.Fresh()}
 		if cfg.filesDir != "" {
 			if st.blobs, err = blobfs.New(cfg.filesDir); err != nil {
 				pg.Close()
@@ -66,7 +68,7 @@ func openStores(ctx context.Context, cfg config, logger *slog.Logger) (stores, e
 		return st, nil
 	}
 	mem := memstore.NewWith(cfg.mem)
-	st := stores{auth: mem.Auth(), sms: mem.SMS(), finance: mem.Finance(), contacts: mem.Contacts(), routing: mem.Routing(), tests: mem.TestSystem(), campaign: mem.Campaigns(), ui: mem.UIProxy(), smpp: mem.SMPP(), close: func() {}, empty: true}
+	st := stores{auth: mem.Auth(), sms: mem.SMS(), finance: mem.Finance(), contacts: mem.Contacts(), routing: mem.Routing(), tests: mem.TestSystem(), campaign: mem.Campaigns(), ui: mem.UIProxy(), smpp: mem.SMPP(), idem: mem.Idempotency(), close: func() {}, empty: true}
 	dir := cfg.filesDir
 	if dir == "" {
 		// Files live as long as the process, as the memory store's data do.
@@ -96,17 +98,18 @@ func demoKept(cfg config) string {
 // newPlatform assembles the families of the server over st, one at a time.
 func newPlatform(st stores, cfg config, logger *slog.Logger) platform {
 	svc := auth.New(st.auth, auth.Options{Logger: logger, BcryptCost: cfg.bcryptCost})
-	opts := httpapi.Options{Auth: svc, Pinger: st.pinger, Logger: logger}
+	keys := idempotency.NewService(st.idem, idempotency.Options{Logger: logger})
+	opts := httpapi.Options{Auth: svc, Pinger: st.pinger, Logger: logger, Idempotency: keys}
 	bulk := newBulkSMS(st.sms, bulkSMSOptions{
 		Logger:     logger,
-		Gateway:    sms.GatewayOptions{BcryptCost: cfg.bcryptCost},
+		Gateway:    sms.GatewayOptions{BcryptCost: cfg.bcryptCost, Keys: keys},
 		Network:    demoNetwork(),
 		Poster:     httpapi.ReportPosterOptions{Policy: cfg.dlr},
 		AcceptOnly: !cfg.smsSend,
 		SMPP:       cfg.smpp,
 		SMPPStore:  st.smpp,
 	})
-	families := append(restFamilies(svc, opts, st, cfg.testTimeLimit, logger), uiProxyFamily(opts, st.ui, cfg.dlr), bulk.family())
+	families := append(restFamilies(svc, opts, st, cfg.testTimeLimit, logger), uiProxyFamily(opts, st.ui, cfg.dlr), bulk.family(), idempotencyKeys(keys, logger))
 	if st.campaign != nil {
 		var webhook campaign.Sender
 		if cfg.campaignWebhook != "" {

@@ -30,8 +30,6 @@ type Store interface {
 	// AddBalance adds delta (negative to take away) to the balance and
 	// returns the new one; a result below zero is refused with 113.
 	AddBalance(ctx context.Context, username string, delta decimal.Decimal) (decimal.Decimal, error)
-	// Message returns the message with its parts ordered by Num.
-	Message(ctx context.Context, id sms.MessageID) (sms.MessageRecord, error)
 	// FinishReport is FinishReports of one report.
 	FinishReport(ctx context.Context, r sms.Report) error
 	// ReportCounts counts the outbox's reports by state.

@@ -48,6 +48,33 @@
 // object is 109 whatever the object holds (encoding/json let a closing
 // bracket through, and judged the fields' types before what follows).
 //
+// # Idempotency-Key
+//
+// A submission may carry an Idempotency-Key header
+// (draft-ietf-httpapi-idempotency-key-header; the key an sf-string or
+// bare, see idempotency.ParseKey), which the Gateway keeps per account
+// (see package sms): a retry of an accepted submission with the key
+// answers the first 202, the same msgId and numParts, with
+// Idempotent-Replayed: true, and is neither sent nor charged again, also
+// when the first answer was lost because the server stopped after
+// accepting. The key's refusals use the family's body with codes that
+// are words, beside the table's numbers, and the statuses of the draft
+// rather than 420, which the interface keeps for the submission's own
+// rejections:
+//
+//   - 400 invalid_idempotency_key: the header is no key, or is sent
+//     twice; checked before the body is read.
+//   - 422 idempotency_key_reused: the key came with another submission
+//     (compared after decoding, password aside, so a client that encodes
+//     its retry otherwise is not refused).
+//   - 409 idempotency_key_in_progress, with Retry-After: the key's first
+//     submission is being processed, or its process stopped before the
+//     message was stored; after Retry-After the retry is accepted.
+//
+// A 420 is not kept, so a key refused for credit (113) or throttling
+// (105) goes through when sent again. A submission without the header is
+// served as before, byte for byte: the header costs it one map look-up.
+//
 // # API document
 //
 // OpenAPI returns the family's OpenAPI 3.1 document (openapi.json,

@@ -10,6 +10,7 @@ import (
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/adapters/httpapi/bulksmsapi"
 	"github.com/msgkit/msgkit/adapters/httpapi/httpapitest"
+	"github.com/msgkit/msgkit/idempotency"
 	"github.com/msgkit/msgkit/sms"
 )
 
@@ -34,6 +35,10 @@ func TestOpenAPIEnumerations(t *testing.T) {
 	}
 	if got := c.Schema("DeliveryReport").Properties["event"].Value.Enum; !slices.Equal(got, events) {
 		t.Errorf("report events %v, want %v", got, events)
+	}
+	keyCodes := []any{idempotency.CodeInvalidKey, idempotency.CodeKeyReused, idempotency.CodeInProgress}
+	if got := c.Schema("IdempotencyError").Properties["error"].Value.Properties["code"].Value.Enum; !slices.Equal(got, keyCodes) {
+		t.Errorf("Idempotency-Key codes %v, want %v", got, keyCodes)
 	}
 }
 

@@ -6,9 +6,11 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/adapters/httpapi"
+	"github.com/msgkit/msgkit/idempotency"
 	"github.com/msgkit/msgkit/sms"
 )
 
@@ -37,7 +39,19 @@ type bulkError struct {
 	} `json:"error"`
 }
 
+// idempotencyHeader is the canonical form of idempotency.Header, as
+// http.Header keys its map.
+var idempotencyHeader = http.CanonicalHeaderKey(idempotency.Header)
+
 func (h *sendSMS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var key idempotency.Key
+	if vals, ok := r.Header[idempotencyHeader]; ok {
+		var err error
+		if key, err = readKey(vals); err != nil {
+			writeError(w, http.StatusBadRequest, idempotency.CodeInvalidKey, msgkit.MessageOf(err))
+			return
+		}
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBodyBytes))
 	if err != nil {
 		if _, tooBig := errors.AsType[*http.MaxBytesError](err); tooBig {
@@ -53,8 +67,20 @@ func (h *sendSMS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sub.ClientIP = httpapi.ClientIP(r, h.opts.TrustedProxies)
+	sub.IdempotencyKey = key
 	acc, err := h.gateway.Submit(r.Context(), sub)
 	if err != nil {
+		switch code := msgkit.CodeOf(err); {
+		case code == idempotency.CodeKeyReused:
+			writeError(w, http.StatusUnprocessableEntity, code, msgkit.MessageOf(err))
+			return
+		case code == idempotency.CodeInProgress:
+			if wait, ok := idempotency.RetryAfter(err); ok {
+				w.Header().Set("Retry-After", strconv.FormatInt(int64(max(time.Second, wait+time.Second-1)/time.Second), 10))
+			}
+			writeError(w, http.StatusConflict, code, msgkit.MessageOf(err))
+			return
+		}
 		switch msgkit.KindOf(err) {
 		case msgkit.Internal:
 			if httpapi.Ended(r) { // the client went away: see httpapi.Ended
@@ -72,6 +98,9 @@ func (h *sendSMS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
+	if acc.Replayed {
+		w.Header().Set(httpapi.ReplayedHeader, "true")
+	}
 	httpapi.WriteJSON(w, http.StatusAccepted, sendSMSAccepted{MsgID: acc.MsgID, NumParts: acc.NumParts})
 }
 
@@ -83,7 +112,21 @@ func unavailable(w http.ResponseWriter) {
 }
 
 func writeBulkError(w http.ResponseWriter, code sms.Code, msg string) {
+	writeError(w, StatusBusinessError, code.String(), msg)
+}
+
+// writeError answers the family's error body {"error":{"code","message"}}
+// with status.
+func writeError(w http.ResponseWriter, status int, code, msg string) {
 	var b bulkError
-	b.Error.Code, b.Error.Message = code.String(), msg
-	httpapi.WriteJSON(w, StatusBusinessError, b)
+	b.Error.Code, b.Error.Message = code, msg
+	httpapi.WriteJSON(w, status, b)
+}
+
+// readKey reads the one Idempotency-Key header.
+func readKey(vals []string) (idempotency.Key, error) {
+	if len(vals) != 1 {
+		return "", msgkit.Invalidf(idempotency.CodeInvalidKey, idempotency.Header, "send one Idempotency-Key header")
+	}
+	return idempotency.ParseKey(vals[0])
 }

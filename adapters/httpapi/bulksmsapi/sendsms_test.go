@@ -422,3 +422,26 @@ func BenchmarkSendSMS(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSendSMSGateway is one submission through the handler and a
+// real gateway over memstore: decoding, the checks, splitting, charging
+// and queueing, the path every submission takes.
+func BenchmarkSendSMSGateway(b *testing.B) {
+	store := memstore.New().SMS()
+	gw := sms.NewGateway(store, sms.GatewayOptions{BcryptCost: bcrypt.MinCost})
+	if _, err := gw.CreateAccount(context.Background(), sms.AccountSpec{Password: "pw", Account: sms.Account{
+		Username: "shop", Enabled: true, Balance: decimal.RequireFromString("1000000000"), Currency: "EUR",
+		Networks: []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")},
+		Prices:   []sms.Price{{Prefix: "386", Price: decimal.RequireFromString("0.05")}},
+	}}); err != nil {
+		b.Fatal(err)
+	}
+	h := bulksmsapi.Handler(gw, bulksmsapi.Options{})
+	b.ReportAllocs()
+	b.SetBytes(int64(len(goodSMS)))
+	for b.Loop() {
+		if w := httpapitest.Serve(h, sendSMSRequest(goodSMS)); w.Code != http.StatusAccepted {
+			b.Fatalf("%d %s", w.Code, w.Body)
+		}
+	}
+}

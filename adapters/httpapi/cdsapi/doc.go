@@ -76,6 +76,13 @@
 //   - POST to a members collection creates or updates the membership and
 //     answers 200 with it: {contact_uuid, option_uuid | touchpoint_uuid |
 //     interest_uuid, status, updated_dt}.
+//   - Every POST (the creates, the import, the members) takes an optional
+//     Idempotency-Key (the HTTP kit's Idempotent), whose scope is the
+//     client or user and the serviceUuid: a retry with the key and the
+//     same request within 24 hours gets the first answer again with
+//     Idempotent-Replayed: true and creates nothing; the key with another
+//     request is 422 idempotency_key_reused, while the first runs 409
+//     idempotency_key_in_progress.
 //   - Unknown paths under /news/v1/ answer 404 not_found and known paths
 //     with another method 405 method_not_allowed with Allow, in the CDS
 //     body, after authentication.

@@ -38,6 +38,7 @@ const newsB = "news-client-b"
 
 type env struct {
 	h      http.Handler
+	f      *httpapitest.Fixture
 	tokenA string
 	tokenB string
 	clock  *msgkittest.Clock
@@ -61,7 +62,7 @@ func newEnv(t *testing.T) *env {
 		n++
 		return fmt.Sprintf("00000000-0000-4000-8000-%012d", n)
 	}}
-	return &env{h: c.Handler(t, Handler(f.Opts, b)), tokenA: f.Token(t, httpapitest.ClientID), tokenB: f.Token(t, newsB), clock: f.Clock}
+	return &env{h: c.Handler(t, Handler(f.Opts, b)), f: f, tokenA: f.Token(t, httpapitest.ClientID), tokenB: f.Token(t, newsB), clock: f.Clock}
 }
 
 func tenantPath(svc msgkit.ServiceUUID, rest string) string {

@@ -69,7 +69,10 @@ func routes(a *api) []httpapi.Route {
 	a.catalogHandlers(handlers)
 	var rs []httpapi.Route
 	add := func(method, path string) {
-		rs = append(rs, httpapi.Route{Method: method, Path: s + path, Privileges: news, Handler: handlers[method+" "+path]})
+		// Every POST creates (members: creates or updates a membership),
+		// so a client may retry it with an Idempotency-Key.
+		rs = append(rs, httpapi.Route{Method: method, Path: s + path, Privileges: news, Idempotent: method == http.MethodPost,
+			Handler: handlers[method+" "+path]})
 	}
 	crud := func(coll, item string, methods ...string) {
 		add(http.MethodGet, coll)
@@ -84,7 +87,7 @@ func routes(a *api) []httpapi.Route {
 	// contacts and import
 	crud("/cds/contacts", "{contactId}", http.MethodGet, http.MethodPut, http.MethodPatch, http.MethodDelete)
 	rs = append(rs, httpapi.Route{Method: http.MethodPost, Path: s + "/cds/imports", Privileges: news, MaxBody: importMaxBody,
-		Handler: served(a.importContacts, a.b.Imports)})
+		Idempotent: true, Handler: served(a.importContacts, a.b.Imports)})
 	// lists
 	crud("/cds/lists", "{listId}", all...)
 	// fields

@@ -17,6 +17,14 @@
 //
 // Choices where the interface is silent:
 //
+//   - The invoice create and the file upload take an optional
+//     Idempotency-Key (the HTTP kit's Idempotent): a retry with the key
+//     and the same request within 24 hours gets the first answer again
+//     with Idempotent-Replayed: true, and creates no second invoice or
+//     file; the key with another request is 422 {"Code": 422}, while the
+//     first runs 409 with Retry-After. An upload's fingerprint covers its
+//     multipart Content-Type, boundary included: a retry resends the
+//     same bytes.
 //   - What "own" covers: a business partner may be linked to the tenant
 //     (serviceUuid) whose messaging account it is (finance.PartnerTenants).
 //     A caller holding only finance-invoices-own.view or

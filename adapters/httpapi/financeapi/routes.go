@@ -59,14 +59,14 @@ func routes(a *api) []httpapi.Route {
 	return []httpapi.Route{
 		// invoices
 		{Method: http.MethodGet, Path: f + "invoices", Privileges: view, Handler: serve(a.listInvoices)},
-		{Method: http.MethodPost, Path: f + "invoices", Privileges: manage, Handler: serve(a.createInvoice)},
+		{Method: http.MethodPost, Path: f + "invoices", Privileges: manage, Idempotent: true, Handler: serve(a.createInvoice)},
 		{Method: http.MethodGet, Path: f + "invoices/{invoiceid}", Privileges: view, Handler: serve(a.getInvoice)},         // chosen
 		{Method: http.MethodPut, Path: f + "invoices/{invoiceid}", Privileges: manage, Handler: serve(a.updateInvoice)},    // chosen
 		{Method: http.MethodDelete, Path: f + "invoices/{invoiceid}", Privileges: manage, Handler: serve(a.deleteInvoice)}, // chosen
 		{Method: http.MethodGet, Path: f + "default-invoice-config", Privileges: view, Handler: serve(a.defaultConfig)},
 		// file upload (Invoice Docs domain)
 		{Method: http.MethodPost, Path: UploadBasePath + "invoices/{invoiceId}/files", Privileges: manage, MaxBody: uploadMaxBody,
-			Handler: served(serve(a.upload), a.b.Files, a.b.Blobs)}, // chosen
+			Idempotent: true, Handler: served(serve(a.upload), a.b.Files, a.b.Blobs)}, // chosen
 		// balances
 		{Method: http.MethodGet, Path: f + "balances/biz-partners/customers", Privileges: balance, Handler: served(a.balances(finance.Customers), a.b.Balances)},
 		{Method: http.MethodGet, Path: f + "balances/biz-partners/suppliers", Privileges: balance, Handler: served(a.balances(finance.Suppliers), a.b.Balances)},

@@ -19,6 +19,7 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/msgkit/msgkit/adapters/httpapi"
+	"github.com/msgkit/msgkit/idempotency"
 )
 
 // Contract is a family's OpenAPI document as its tests hold the handler
@@ -96,12 +97,27 @@ func (c *Contract) CheckOperations(t testing.TB, mounted []string) {
 }
 
 // CheckRoutes is CheckOperations for a family's route table
-// (httpapi.FamilySpec.Routes).
+// (httpapi.FamilySpec.Routes); it also fails the test unless each route
+// marked Idempotent documents the header Idempotency-Key and the answers
+// 409 and 422.
 func (c *Contract) CheckRoutes(t testing.TB, routes []httpapi.Route) {
 	t.Helper()
 	ops := make([]string, len(routes))
 	for i, rt := range routes {
 		ops[i] = rt.Method + " " + rt.Path
+		item := c.doc.Paths.Value(rt.Path)
+		if !rt.Idempotent || item == nil || item.GetOperation(rt.Method) == nil {
+			continue
+		}
+		op := item.GetOperation(rt.Method)
+		if p := op.Parameters.GetByInAndName("header", idempotency.Header); p == nil {
+			t.Errorf("%s takes an Idempotency-Key, which the document does not show", ops[i])
+		}
+		for _, status := range []int{http.StatusConflict, http.StatusUnprocessableEntity} {
+			if op.Responses.Status(status) == nil {
+				t.Errorf("%s may answer %d for an Idempotency-Key, which the document does not show", ops[i], status)
+			}
+		}
 	}
 	c.CheckOperations(t, ops)
 }

@@ -55,6 +55,7 @@ import (
 	"github.com/msgkit/msgkit/adapters/httpapi"
 	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/auth"
+	"github.com/msgkit/msgkit/idempotency"
 	"github.com/msgkit/msgkit/msgkittest"
 	"golang.org/x/crypto/bcrypt"
 	"golang.org/x/time/rate"
@@ -91,7 +92,12 @@ type Fixture struct {
 	Clock *msgkittest.Clock
 	Auth  *auth.Service
 	Logs  *bytes.Buffer // the JSON logs of Opts.Logger
-	// Opts has Auth, Logger and Clock set, and no limit on token requests.
+	// Keys holds the idempotency keys of Keeper, which is
+	// Opts.Idempotency.
+	Keys   *memstore.IdempotencyStore
+	Keeper *Keeper
+	// Opts has Auth, Logger, Clock and Idempotency (Keeper, on Clock) set,
+	// and no limit on token requests.
 	Opts httpapi.Options
 }
 
@@ -126,13 +132,16 @@ func NewFixture(t testing.TB) *Fixture {
 		t.Fatalf("CreateAPIKey: %v", err)
 	}
 	logs := &bytes.Buffer{}
+	keys := memstore.New().Idempotency()
+	keeper := &Keeper{Service: idempotency.NewService(keys, idempotency.Options{Clock: clk.Now})}
 	return &Fixture{
-		Clock: clk, Auth: svc, Logs: logs,
+		Clock: clk, Auth: svc, Logs: logs, Keys: keys, Keeper: keeper,
 		Opts: httpapi.Options{
 			Auth:           svc,
 			Logger:         slog.New(slog.NewJSONHandler(&lockedWriter{w: logs}, nil)),
 			Clock:          clk.Now,
 			TokenRateLimit: httpapi.RateLimit{Rate: rate.Inf},
+			Idempotency:    keeper,
 		},
 	}
 }

@@ -24,13 +24,13 @@ type answer struct {
 
 // Answer returns the golden form of an answer, for msgkittest.Golden: a
 // JSON object with the status, the headers a client acts on (Allow,
-// Cache-Control, Connection, Retry-After, WWW-Authenticate) when they are
-// set, and the body, left out when empty and kept as a JSON string when it
+// Cache-Control, Connection, Idempotent-Replayed, Retry-After,
+// WWW-Authenticate) when they are set, and the body, left out when empty and kept as a JSON string when it
 // is not JSON. The request id and Content-Type are not recorded: WantError
 // checks the latter.
 func Answer(w *httptest.ResponseRecorder) []byte {
 	a := answer{Status: w.Code}
-	for _, h := range []string{"Allow", "Cache-Control", "Connection", "Retry-After", "WWW-Authenticate"} {
+	for _, h := range []string{"Allow", "Cache-Control", "Connection", httpapi.ReplayedHeader, "Retry-After", "WWW-Authenticate"} {
 		if v := w.Header().Get(h); v != "" {
 			if a.Headers == nil {
 				a.Headers = map[string]string{}

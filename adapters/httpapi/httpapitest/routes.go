@@ -13,6 +13,7 @@ import (
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/adapters/httpapi"
 	"github.com/msgkit/msgkit/auth"
+	"github.com/msgkit/msgkit/idempotency"
 	"github.com/msgkit/msgkit/msgkittest"
 )
 
@@ -78,8 +79,9 @@ func routeRequest(rt httpapi.Route, svc msgkit.ServiceUUID) *http.Request {
 // route, and a caller holding every privilege but the route's gets 403
 // while each of the route's privileges alone lets the caller through; a
 // tenant family has {serviceUuid} in every path and refuses another tenant
-// 403; and a route without a handler answers 501 in the family's body,
-// naming its operation.
+// 403; every POST, which creates, is Idempotent and refuses a malformed
+// Idempotency-Key 400 in the family's body; and a route without a handler
+// answers 501 in the family's body, naming its operation.
 func CheckRoutes(t *testing.T, spec httpapi.FamilySpec, bases ...string) {
 	t.Helper()
 	serve := func(privs []auth.Privilege, r *http.Request) *httptest.ResponseRecorder {
@@ -110,6 +112,14 @@ func CheckRoutes(t *testing.T, spec httpapi.FamilySpec, bases ...string) {
 			if w := serve(others, routeRequest(rt, TenantA)); w.Code != http.StatusForbidden {
 				t.Errorf("%s without %v: status %d, want 403", op, rt.Privileges, w.Code)
 			}
+		}
+		if rt.Method == http.MethodPost && !rt.Idempotent {
+			t.Errorf("%s creates, so it takes an Idempotency-Key: mark it Idempotent", op)
+		}
+		if rt.Idempotent && rt.Handler != nil {
+			r := routeRequest(rt, TenantA)
+			r.Header.Set("Idempotency-Key", `"unterminated`)
+			WantError(t, serve(auth.Privileges(), r), spec.Family, http.StatusBadRequest, idempotency.CodeInvalidKey)
 		}
 		for _, p := range rt.Privileges {
 			w := serve([]auth.Privilege{p}, routeRequest(rt, TenantA))

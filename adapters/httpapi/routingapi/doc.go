@@ -26,5 +26,9 @@
 // pass the HTTP kit's JSON rules (httpapi.CheckJSON): bad bytes, the NUL
 // character, a key given twice or in two cases (SIGTRAN_CONNECT_ID beside
 // sigtran_connect_id), and a string over 1,000 characters are 400
-// invalid_json naming the member.
+// invalid_json naming the member. Create takes an optional
+// Idempotency-Key (the HTTP kit's Idempotent), whose scope is the API key:
+// a retry with the key and the same body within 24 hours gets the first
+// answer (the id given then) with Idempotent-Replayed: true and stores
+// nothing; the key with another body is 422, while the first runs 409.
 package routingapi

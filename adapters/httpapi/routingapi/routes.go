@@ -32,7 +32,7 @@ func routes(a *api) []httpapi.Route {
 		return serve(f)
 	}
 	return []httpapi.Route{
-		{Method: http.MethodPost, Path: b, Handler: h(a.create)},
+		{Method: http.MethodPost, Path: b, Idempotent: true, Handler: h(a.create)},
 		{Method: http.MethodGet, Path: b, Handler: h(a.list)},
 		{Method: http.MethodGet, Path: b + "/{id}", Handler: h(a.get)},
 		{Method: http.MethodPut, Path: b + "/{id}", Handler: h(a.update)},

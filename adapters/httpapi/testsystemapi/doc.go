@@ -33,6 +33,12 @@
 //     caller's daily quota: X-Ratelimit-Limit, X-Ratelimit-Remaining and
 //     X-Ratelimit-Reset (whole seconds to midnight UTC, when it resets).
 //     Every 429 has code GATE_TEST_SYSTEM:RATE_LIMIT_REACHED.
+//   - Both POSTs take an optional Idempotency-Key (the HTTP kit's
+//     Idempotent), whose scope is the user: a retry with the key and the
+//     same body within 24 hours gets the first answer again, its quota
+//     headers as they were then, with Idempotent-Replayed: true, and sends
+//     nothing nor counts against the quota; the key with another body is
+//     422, while the first runs 409.
 //   - Operators are answered with their id beside name, mcc_mnc, country
 //     and mcc, so that a result's operator_id can be looked up; mcc_mnc
 //     and mcc are integers on the wire and filter as codes (MNC "01" and

@@ -31,7 +31,9 @@ func routes(a *api) []httpapi.Route {
 	const b = BasePath + "test"
 	ts := []auth.Privilege{auth.PrivTestSystem}
 	r := func(method, path string, f func(http.ResponseWriter, *http.Request) error) httpapi.Route {
-		rt := httpapi.Route{Method: method, Path: b + path, Privileges: ts}
+		// Both POSTs create (a test session, a route), so a client may
+		// retry them with an Idempotency-Key.
+		rt := httpapi.Route{Method: method, Path: b + path, Privileges: ts, Idempotent: method == http.MethodPost}
 		if a.b.System != nil && a.b.Store != nil {
 			rt.Handler = serve(f)
 		}

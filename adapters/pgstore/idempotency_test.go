@@ -1,0 +1,11 @@
+package pgstore
+
+import (
+	"testing"
+
+	"github.com/msgkit/msgkit/idempotency/idempotencytest"
+)
+
+func TestIdempotencyStore(t *testing.T) {
+	idempotencytest.RunStoreTests(t, func(t *testing.T) idempotencytest.Store { return newTestDB(t).Idempotency() })
+}
