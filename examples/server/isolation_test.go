@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -228,6 +229,15 @@ func TestTenantIsolation(t *testing.T) {
 			if len(routes) < 100 {
 				t.Fatalf("the walk found %d routes: too few to be every family's", len(routes))
 			}
+			// A uses one Idempotency-Key on every operation that takes one:
+			// B's use of the same key must act as B's own (keys are per
+			// client or account), never replay A's answer.
+			for _, r := range routes {
+				if p, ok := probeOf(probes, r); ok && takesKey(r) && p.operator == "" {
+					p.body = strings.ReplaceAll(p.body, "walk-sms-b", "walk-sms-a") // bulk SMS: A's account
+					w.call(r, p, w.a, walkTenantA, w.credentialsOf(r, false)+"\nIdempotency-Key: "+walkKey(r))
+				}
+			}
 			before := w.snapshot(routes, probes)
 			for _, r := range routes {
 				p, ok := probeOf(probes, r)
@@ -255,6 +265,15 @@ func TestTenantIsolation(t *testing.T) {
 	}
 }
 
+// walkKey is the Idempotency-Key A and B both send to r: one per
+// operation, as a key is one request's.
+func walkKey(r walkRoute) string {
+	return fmt.Sprintf("walk-%x", sha256.Sum256([]byte(r.op())))[:40]
+}
+
+// takesKey reports whether r takes an Idempotency-Key.
+func takesKey(r walkRoute) bool { return r.route.Idempotent || r.route.Path == "/bulk/sendsms" }
+
 // crossTenant calls r as tenant B with A's ids and with unknown ones.
 func (w *walkWorld) crossTenant(t *testing.T, r walkRoute, p probe) {
 	if p.operator != "" {
@@ -268,6 +287,13 @@ func (w *walkWorld) crossTenant(t *testing.T, r walkRoute, p probe) {
 	unknown, ok2 := w.call(r, p, w.unknown, walkTenantB, creds)
 	if !ok1 || !ok2 {
 		return
+	}
+	if takesKey(r) {
+		// A's key is not B's: B's request with it acts as B's own.
+		_, res := w.callRecorded(r, p, w.unknown, walkTenantB, creds+"\nIdempotency-Key: "+walkKey(r))
+		if res.Header().Get("Idempotent-Replayed") != "" || res.Code == http.StatusUnprocessableEntity || res.Code == http.StatusConflict && strings.Contains(res.Body.String(), "idempotency") {
+			t.Errorf("B's request with A's Idempotency-Key: %d %s", res.Code, res.Body)
+		}
 	}
 	if r.spec.Auth == httpapi.AuthNone {
 		// Made-up data for anyone (the mock operations, the demo page).
