@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
@@ -502,40 +500,6 @@ func ImportEvery(idx []int) []byte {
 		parts[k] = string(body[1 : len(body)-1])
 	}
 	return []byte("[" + strings.Join(parts, ",\n") + "]")
-}
-
-// PeakHeap runs fn and returns the most heap in use while it ran above
-// what was in use before, sampled every 5 ms (reading the statistics stops the world briefly), in bytes.
-func PeakHeap(fn func()) uint64 {
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	base := ms.HeapAlloc
-	done := make(chan struct{})
-	peak := make(chan uint64)
-	go func() {
-		var top uint64
-		tick := time.NewTicker(5 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			var m runtime.MemStats
-			runtime.ReadMemStats(&m)
-			top = max(top, m.HeapAlloc)
-			select {
-			case <-done:
-				peak <- top
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	fn()
-	close(done)
-	top := <-peak
-	if top < base {
-		return 0
-	}
-	return top - base
 }
 
 // An import that fails on its last write (a created contact's UUID is
