@@ -15,3 +15,8 @@ func TestContactsImport(t *testing.T) {
 func BenchmarkImport(b *testing.B) {
 	contactstest.BenchmarkImport(b, func(testing.TB) contactstest.ImportStore { return memstore.New().Contacts() }, nil)
 }
+
+// The import's memory: not parallel, as it measures the process's heap.
+func TestImportMemory(t *testing.T) {
+	contactstest.RunImportMemoryTest(t, func(testing.TB) contactstest.ImportStore { return memstore.New().Contacts() }, true)
+}

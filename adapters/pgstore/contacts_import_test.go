@@ -19,8 +19,14 @@ func TestContactsImport(t *testing.T) {
 	contactstest.RunImportStoreTests(t, func(t *testing.T) contactstest.ImportStore { return newTestDB(t).Contacts() })
 }
 
+// The import's memory: not parallel, as it measures the process's heap.
+func TestImportMemory(t *testing.T) {
+	contactstest.RunImportMemoryTest(t, func(tb testing.TB) contactstest.ImportStore { return newTestDB(tb).Contacts() }, false)
+}
+
 // Random batches of every mode and option give the same results and the
-// same contacts on PostgreSQL as on memstore.
+// same contacts on PostgreSQL as on memstore, PostgreSQL planning and
+// writing them in chunks of one to four items.
 func TestContactsImportLikeMemstore(t *testing.T) {
 	t.Parallel()
 	pg := newTestDB(t).Contacts()
@@ -62,6 +68,7 @@ func TestContactsImportLikeMemstore(t *testing.T) {
 				q += "&unset_invalid_fields=email"
 			}
 			body := "[" + strings.Join(items, ",") + "]"
+			pg.importChunk = rapid.IntRange(1, 4).Draw(rt, "chunk")
 			var results []contacts.ImportResult
 			for _, im := range ims {
 				res, err := im.Run(t, contactstest.TenantA, q, body, int64(r))
