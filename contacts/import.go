@@ -2,6 +2,7 @@ package contacts
 
 import (
 	"context"
+	"iter"
 	"maps"
 	"net/url"
 	"slices"
@@ -239,10 +240,15 @@ func (r ImportResult) Total() int {
 // contacts' UUIDs (called once per created contact, in item order).
 type ImportBatch struct {
 	Options ImportOptions
-	Items   []ImportItem
+	Items   *ImportItems
 	Now     time.Time
 	NewUUID func() string
 }
+
+// ImportChunk is the number of items a store plans and writes at a time
+// (ImportItems.Chunks, ImportRun.Plan): what it holds of an import's
+// contacts at once.
+const ImportChunk = 500
 
 // ImportStore imports a batch of contacts into a list of a tenant, as one
 // atomic operation: on an error nothing of the batch is stored. The list
@@ -251,17 +257,64 @@ type ImportStore interface {
 	Import(ctx context.Context, svc msgkit.ServiceUUID, b ImportBatch) (ImportResult, error)
 }
 
-// Keys are the identifier values of the batch's valid items, each once:
-// what a store looks its list's contacts up by.
-func (b *ImportBatch) Keys() []string {
+// Keys yields the identifier values (ImportKey) of the batch's valid
+// items that have one, in body order, repeated as the items repeat them:
+// what a store looks its list's contacts up by before it decides the
+// items.
+func (b *ImportBatch) Keys() iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for items := range b.Items.Chunks(ImportChunk) {
+			for i := range items {
+				if it := &items[i]; it.Valid() {
+					if k := ImportKey(&it.Contact, b.Options.Identifier); k != "" && !yield(k) {
+						return
+					}
+				}
+			}
+		}
+	}
+}
+
+// ImportRun is one run of an import's items against a store, in body
+// order, a chunk at a time: it decides each item as the items before it
+// left the list, counts it, and remembers across chunks what the store
+// cannot tell (the keys whose contact an item deleted). A store starts
+// one per attempt (ImportBatch.Start), and either plans chunks (Plan),
+// writing each plan before it plans the next, or decides every item
+// (Decide) before it applies the changes (Apply).
+type ImportRun struct {
+	b      *ImportBatch
+	gone   map[string]bool // keys whose contact an item deleted: later items match nothing by them
+	result ImportResult
+}
+
+// Start starts a run of the batch.
+func (b *ImportBatch) Start() *ImportRun { return &ImportRun{b: b} }
+
+// Result is what the run has counted.
+func (r *ImportRun) Result() ImportResult { return r.result }
+
+// Key is the value item it matches a contact by (ImportKey of the
+// identifier): "" when it matches none, being invalid, without a value,
+// or of a key whose contact an earlier item deleted.
+func (r *ImportRun) Key(it *ImportItem) string {
+	if !it.Valid() {
+		return ""
+	}
+	k := ImportKey(&it.Contact, r.b.Options.Identifier)
+	if r.gone[k] {
+		return ""
+	}
+	return k
+}
+
+// Keys are the Keys of items, each once: what a store looks the list's
+// contacts up by for them.
+func (r *ImportRun) Keys(items []ImportItem) []string {
 	seen := map[string]bool{}
 	var keys []string
-	for i := range b.Items {
-		it := &b.Items[i]
-		if !it.Valid() {
-			continue
-		}
-		if k := ImportKey(&it.Contact, b.Options.Identifier); k != "" && !seen[k] {
+	for i := range items {
+		if k := r.Key(&items[i]); k != "" && !seen[k] {
 			seen[k] = true
 			keys = append(keys, k)
 		}
@@ -269,25 +322,99 @@ func (b *ImportBatch) Keys() []string {
 	return keys
 }
 
-// ImportPlan is what an import writes: the contacts it creates (in item
-// order) and the matched contacts it changes (each once, as last
-// changed), with the result.
-type ImportPlan struct {
-	Created []Contact
-	Changed []Contact
-	Result  ImportResult
+// Decide counts item it, the next in body order, against cur: the
+// contact of the list its Key matches (the first in store order, created,
+// then uuid; a contact an earlier item created when it did), nil for
+// none. An invalid item is listed with its problems. An item matching
+// none is created: the new contact (its UUID drawn) is returned for the
+// store to add, and later items of its key match it; under delete it is
+// skipped. An item matching cur changes it under every mode but skip
+// (change is true), which Apply makes; under delete, later items of the
+// key match nothing.
+func (r *ImportRun) Decide(it *ImportItem, cur *Contact) (created *Contact, change bool) {
+	o, res := &r.b.Options, &r.result
+	if !it.Valid() {
+		res.Invalid++
+		res.Errors = append(res.Errors, ImportError{Contact: it.Raw, Errors: it.Errors})
+		return nil, false
+	}
+	if cur == nil {
+		if o.Resolve == ResolveDelete {
+			res.Skipped++
+			return nil, false
+		}
+		res.Created++
+		return r.b.newContact(it), false
+	}
+	switch o.Resolve {
+	case ResolveUpdate:
+		res.Updated++
+	case ResolveSkip:
+		res.Skipped++
+		return nil, false
+	case ResolveSubscribe:
+		res.Subscribed++
+	case ResolveUnsubscribe:
+		res.Unsubscribed++
+	case ResolveDelete:
+		if r.gone == nil {
+			r.gone = map[string]bool{}
+		}
+		r.gone[ImportKey(&it.Contact, o.Identifier)] = true
+		res.Deleted++
+	case ResolveOptIn:
+		res.OptedIn++
+	case ResolveOptOut:
+		res.OptedOut++
+	}
+	return nil, true
 }
 
-// Plan resolves the batch against the list's contacts in use that the
-// batch's keys match (matched; any others are ignored), the same way
-// for every store. Items apply in body order: an item matches the
-// contact an earlier item created, and no contact an earlier item
-// deleted. Among contacts of the list sharing a key, the first in store
-// order (created, then uuid) is matched. It changes nothing it is given,
-// and the plan's contacts share nothing (no map, no slice) with the
-// batch or matched: a store may keep them as they are.
-func (b *ImportBatch) Plan(matched []Contact) ImportPlan {
-	o := &b.Options
+// Apply makes on c the change Decide decided for item it: under update
+// the item's fields (merge), under subscribe and unsubscribe the status in
+// the list and in update_option_uuids, under delete the soft delete, under
+// optin and optout the update opt channels; c takes the import's time as
+// updated.
+func (r *ImportRun) Apply(c *Contact, it *ImportItem) {
+	o := &r.b.Options
+	switch o.Resolve {
+	case ResolveUpdate:
+		merge(c, it, o)
+	case ResolveSubscribe, ResolveUnsubscribe:
+		m := Subscribed
+		if o.Resolve == ResolveUnsubscribe {
+			m = Unsubscribed
+		}
+		c.Member = m
+		c.Options = withMembers(c.Options, o.UpdateOptionUUIDs, m)
+	case ResolveDelete:
+		c.Deleted = r.b.Now
+	case ResolveOptIn:
+		setOpt(c, o.UpdateOptChannels, OptIn)
+	case ResolveOptOut:
+		setOpt(c, o.UpdateOptChannels, OptOut)
+	}
+	c.Updated = r.b.Now
+}
+
+// ImportPlan is what a chunk of an import writes: the contacts it creates
+// (in item order) and the matched contacts it changes (each once, as last
+// changed).
+type ImportPlan struct {
+	Created []*Contact
+	Changed []*Contact
+}
+
+// Plan decides and applies items, the next chunk in body order, against
+// matched: the list's contacts in use whose key is one of the chunk's
+// Keys (any others are ignored), as the chunks before it left them. The
+// store writes the plan before it looks up the next chunk's contacts.
+// Among contacts sharing a key, the first in store order (created, then
+// uuid) is matched. It changes nothing it is given, and the plan's
+// contacts share nothing (no map, no slice) with the items or matched: a
+// store may keep them as they are.
+func (r *ImportRun) Plan(items []ImportItem, matched []Contact) ImportPlan {
+	o := &r.b.Options
 	order := make([]*Contact, len(matched)) // sorted by pointer: a Contact is large to move
 	for i := range matched {
 		order[i] = &matched[i]
@@ -298,95 +425,42 @@ func (b *ImportBatch) Plan(matched []Contact) ImportPlan {
 		}
 		return strings.Compare(x.UUID, y.UUID)
 	})
-	index := make(map[string]*Contact, len(matched)+len(b.Items))
-	var changed []*Contact
-	isChanged := map[*Contact]bool{}
+	index := make(map[string]*Contact, len(matched)+len(items))
 	for _, c := range order {
 		if c.ListUUID != o.ListUUID || !c.Deleted.IsZero() {
 			continue
 		}
 		if k := ImportKey(c, o.Identifier); k != "" && index[k] == nil {
-			d := c.Clone()
-			index[k] = &d
+			index[k] = c
 		}
 	}
 	var plan ImportPlan
-	created := map[*Contact]bool{}
-	var createdOrder []*Contact
-	r := &plan.Result
-	change := func(c *Contact) {
-		c.Updated = b.Now
-		if !created[c] && !isChanged[c] {
-			isChanged[c] = true
-			changed = append(changed, c)
+	own := map[*Contact]bool{} // the plan's: created, or copies of matched contacts it changes
+	for i := range items {
+		it := &items[i]
+		k := r.Key(it)
+		var cur *Contact
+		if k != "" {
+			cur = index[k]
 		}
-	}
-	for i := range b.Items {
-		it := &b.Items[i]
-		if !it.Valid() {
-			r.Invalid++
-			r.Errors = append(r.Errors, ImportError{Contact: it.Raw, Errors: it.Errors})
+		c, change := r.Decide(it, cur)
+		if c != nil {
+			plan.Created = append(plan.Created, c)
+			own[c] = true
+			if k != "" {
+				index[k] = c
+			}
+		}
+		if !change {
 			continue
 		}
-		key := ImportKey(&it.Contact, o.Identifier)
-		cur := index[key]
-		if key == "" {
-			cur = nil
+		if !own[cur] {
+			d := cur.Clone()
+			cur = &d
+			own[cur], index[k] = true, cur
+			plan.Changed = append(plan.Changed, cur)
 		}
-		if cur == nil {
-			if o.Resolve == ResolveDelete {
-				r.Skipped++
-				continue
-			}
-			c := b.newContact(it)
-			createdOrder = append(createdOrder, c)
-			created[c] = true
-			if key != "" {
-				index[key] = c
-			}
-			r.Created++
-			continue
-		}
-		switch o.Resolve {
-		case ResolveUpdate:
-			merge(cur, it, o)
-			r.Updated++
-		case ResolveSkip:
-			r.Skipped++
-			continue
-		case ResolveSubscribe, ResolveUnsubscribe:
-			m := Subscribed
-			r.Subscribed++
-			if o.Resolve == ResolveUnsubscribe {
-				m = Unsubscribed
-				r.Subscribed--
-				r.Unsubscribed++
-			}
-			cur.Member = m
-			cur.Options = withMembers(cur.Options, o.UpdateOptionUUIDs, m)
-		case ResolveDelete:
-			cur.Deleted = b.Now
-			delete(index, key)
-			r.Deleted++
-		case ResolveOptIn, ResolveOptOut:
-			s := OptIn
-			r.OptedIn++
-			if o.Resolve == ResolveOptOut {
-				s = OptOut
-				r.OptedIn--
-				r.OptedOut++
-			}
-			setOpt(cur, o.UpdateOptChannels, s)
-		}
-		change(cur)
-	}
-	plan.Created = make([]Contact, len(createdOrder))
-	for i, c := range createdOrder {
-		plan.Created[i] = *c
-	}
-	plan.Changed = make([]Contact, len(changed))
-	for i, c := range changed {
-		plan.Changed[i] = *c
+		r.Apply(cur, it)
 	}
 	return plan
 }

@@ -1,8 +1,10 @@
 package contacts_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"strings"
@@ -127,11 +129,12 @@ func TestReadImport(t *testing.T) {
 		}
 	}
 	body.WriteString("]")
-	items, err := contacts.ReadImport(strings.NewReader(body.String()), importOpts(t, "unset_invalid_fields=email"))
+	read, err := contacts.ReadImport(strings.NewReader(body.String()), importOpts(t, "unset_invalid_fields=email"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(items) != n {
+	items := all(read)
+	if len(items) != n || read.Len() != n {
 		t.Fatalf("%d items", len(items))
 	}
 	for i, it := range items {
@@ -157,7 +160,7 @@ func TestReadImport(t *testing.T) {
 			}
 		}
 	}
-	for _, bad := range []string{`{}`, `[1`, ``, `[] []`, `null x`, `null`} {
+	for _, bad := range []string{`{}`, `[1`, ``, `[] []`, `null x`, `null`, `[1,]`, `[] x`, `[]]`, `[{}`} {
 		if _, err := contacts.ReadImport(strings.NewReader(bad), importOpts(t, "")); err == nil {
 			t.Errorf("ReadImport(%q) took it", bad)
 		} else if e := err.(*msgkit.Error); e.Kind != msgkit.Invalid || e.Code != contacts.CodeInvalidImport {
@@ -165,13 +168,13 @@ func TestReadImport(t *testing.T) {
 		}
 	}
 	// Without unset_invalid_fields, a bad email makes the item invalid.
-	items, _ = contacts.ReadImport(strings.NewReader(`[{"mobile":"+38640123456","email":"x"}]`), importOpts(t, ""))
-	if items[0].Valid() {
+	read, _ = contacts.ReadImport(strings.NewReader(`[{"mobile":"+38640123456","email":"x"}]`), importOpts(t, ""))
+	if all(read)[0].Valid() {
 		t.Errorf("bad email taken")
 	}
 }
 
-// The law of Plan: every item counts in exactly one counter, creates
+// The law of Plan (on one chunk): every item counts in exactly one counter, creates
 // and changes are as counted, and planning changes nothing given.
 func TestImportPlanCounters(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
@@ -198,9 +201,10 @@ func TestImportPlanCounters(t *testing.T) {
 			items = append(items, contacts.ImportItem{Contact: fillMobile(t, rapid.SampledFrom(mobiles).Draw(rt, "m")), Given: []string{"mobile"}})
 		}
 		n := 0
-		b := contacts.ImportBatch{Options: o, Items: items, Now: time.Unix(100, 0), NewUUID: func() string { n++; return fmt.Sprintf("n%d", n) }}
-		p := b.Plan(existing)
-		r := p.Result
+		b := contacts.ImportBatch{Options: o, Now: time.Unix(100, 0), NewUUID: func() string { n++; return fmt.Sprintf("n%d", n) }}
+		run := b.Start()
+		p := run.Plan(items, existing)
+		r := run.Result()
 		if r.Total() != len(items) || len(p.Created) != r.Created || len(r.Errors) != r.Invalid {
 			rt.Fatalf("result %+v for %d items, %d created", r, len(items), len(p.Created))
 		}
@@ -242,26 +246,36 @@ func TestImportErrorKeepsItem(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := contacts.ImportBatch{Options: importOpts(t, ""), Items: items, NewUUID: func() string { return "u" }}
-	r := b.Plan(nil).Result
+	run := b.Start()
+	run.Plan(all(items), nil)
+	r := run.Result()
 	if r.Invalid != 1 || !json.Valid(r.Errors[0].Contact) || string(r.Errors[0].Contact) != `{"gender" : "x"}` {
 		t.Errorf("%+v", r)
 	}
 }
 
 func FuzzReadImport(f *testing.F) {
-	for _, s := range []string{`[{"mobile":"+38640123456","email":"a@b.si"}]`, `[{"first_name":1},"x",null,{"channel_telegram_data":{"a":1}}]`, `[]`, `{`} {
+	for _, s := range []string{`[{"mobile":"+38640123456","email":"a@b.si"}]`, `[{"first_name":1},"x",null,{"channel_telegram_data":{"a":1}}]`, `[]`, `{`,
+		` [ {"gender" : "x"} , 1 ] `, `[]]`, `[] x`, `null`, `[1,]`} {
 		f.Add(s)
 	}
 	o := importOpts(f, "unset_invalid_fields=email,gender")
 	f.Fuzz(func(t *testing.T, body string) {
 		items, err := contacts.ReadImport(strings.NewReader(body), o)
+		var whole []json.RawMessage // the body read at once, which the stream must agree with
+		if werr := json.Unmarshal([]byte(body), &whole); (werr == nil && whole != nil) != (err == nil) || (err == nil && items.Len() != len(whole)) {
+			t.Fatalf("ReadImport(%q): %d items, %v; encoding/json: %d items, %v", body, items.Len(), err, len(whole), werr)
+		}
 		if err != nil {
 			if e, ok := err.(*msgkit.Error); !ok || e.Kind != msgkit.Invalid {
 				t.Fatalf("ReadImport(%q): %v", body, err)
 			}
 			return
 		}
-		for _, it := range items {
+		for i, it := range all(items) {
+			if !it.Valid() && !bytes.Equal(it.Raw, whole[i]) {
+				t.Fatalf("ReadImport(%q): item %d as sent %q, want %q", body, i, it.Raw, whole[i])
+			}
 			if it.Valid() == (it.Raw != nil) || (it.Valid() && it.Contact.ListUUID != list) {
 				t.Fatalf("ReadImport(%q): item %+v", body, it)
 			}
@@ -275,10 +289,11 @@ func TestReadImportColumns(t *testing.T) {
 	body := `[{"column_1":"a"},{"column_2":"b"},{"column_3":"c","first_name":"Ana"}]`
 	opts := importOpts(t, "unset_invalid_fields=column_3")
 	opts.Columns = map[int]bool{1: true}
-	items, err := contacts.ReadImport(strings.NewReader(body), opts)
+	read, err := contacts.ReadImport(strings.NewReader(body), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	items := all(read)
 	if !items[0].Valid() || items[0].Contact.Custom[1] != "a" {
 		t.Errorf("defined column: %+v", items[0])
 	}
@@ -289,7 +304,157 @@ func TestReadImportColumns(t *testing.T) {
 		t.Errorf("unset column: %+v", items[2])
 	}
 	opts.Columns = nil // any column
-	if items, _ := contacts.ReadImport(strings.NewReader(body), opts); !items[1].Valid() {
+	if read, _ := contacts.ReadImport(strings.NewReader(body), opts); !all(read)[1].Valid() {
 		t.Errorf("without Columns: %+v", items[1])
 	}
+}
+
+// all are the items of s, unpacked at once.
+func all(s *contacts.ImportItems) []contacts.ImportItem {
+	var out []contacts.ImportItem
+	for chunk := range s.Chunks(s.Len()) {
+		out = append(out, chunk...)
+	}
+	return out
+}
+
+// The law of the chunks: whatever their size, planning an import's
+// chunks one after another against a store that writes each plan before
+// the next chunk's contacts are looked up (as pgstore does), and
+// deciding every item before making any change (as memstore does), end
+// with the result and the contacts of planning the body in one chunk.
+func TestImportRunChunks(t *testing.T) {
+	mobiles := []string{"+38640111111", "+38640222222", "0038640222222", "+38640333333", "bad", ""}
+	emails := []string{"a@b.si", "A@B.SI", "c@d.si", ""}
+	rapid.Check(t, func(rt *rapid.T) {
+		mode := rapid.SampledFrom([]string{"update", "skip", "subscribe", "unsubscribe", "delete", "optin", "optout"}).Draw(rt, "mode")
+		o := importOpts(t, "resolve_duplicate="+mode+"&identifier="+rapid.SampledFrom([]string{"mobile", "email"}).Draw(rt, "identifier")+
+			"&option_uuids="+opt1+"&update_option_uuids="+opt2)
+		var existing []contacts.Contact
+		for i := range rapid.IntRange(0, 5).Draw(rt, "existing") {
+			c := fillContact(t, rapid.SampledFrom(mobiles[:4]).Draw(rt, "mobile"), rapid.SampledFrom(emails).Draw(rt, "email"), fmt.Sprintf("E%d", i))
+			c.UUID, c.Created = fmt.Sprintf("e%d", i), time.Unix(int64(rapid.IntRange(0, 2).Draw(rt, "created")), 0)
+			c.ListUUID = rapid.SampledFrom([]string{list, list, opt1}).Draw(rt, "list") // some of another list
+			if rapid.IntRange(0, 4).Draw(rt, "deleted") == 0 {
+				c.Deleted = time.Unix(1, 0)
+			}
+			existing = append(existing, c)
+		}
+		items := &contacts.ImportItems{}
+		for i := range rapid.IntRange(0, 12).Draw(rt, "items") {
+			m := rapid.SampledFrom(mobiles).Draw(rt, "mobile")
+			if m == "bad" {
+				items.Append(contacts.ImportItem{Raw: []byte(`{"mobile":"bad"}`), Errors: []msgkit.FieldError{{Name: "mobile"}}})
+				continue
+			}
+			it := contacts.ImportItem{Contact: fillContact(t, m, rapid.SampledFrom(emails).Draw(rt, "email"), fmt.Sprintf("N%d", i)), Given: []string{"email", "first_name", "mobile"}}
+			items.Append(it)
+		}
+		batch := func() contacts.ImportBatch {
+			n := 0
+			return contacts.ImportBatch{Options: o, Items: items, Now: time.Unix(100, 0), NewUUID: func() string { n++; return fmt.Sprintf("n%d", n) }}
+		}
+		wantRes, want := planChunks(batch(), existing, max(items.Len(), 1))
+		k := rapid.IntRange(1, 4).Draw(rt, "chunk")
+		for name, run := range map[string]func() (contacts.ImportResult, []contacts.Contact){
+			"plans":     func() (contacts.ImportResult, []contacts.Contact) { return planChunks(batch(), existing, k) },
+			"decisions": func() (contacts.ImportResult, []contacts.Contact) { return decideAll(batch(), existing, k) },
+		} {
+			res, got := run()
+			if diff := cmp.Diff(wantRes, res); diff != "" {
+				rt.Fatalf("%s in chunks of %d: result (-one chunk +chunks):\n%s", name, k, diff)
+			}
+			if diff := cmp.Diff(want, got, cmp.AllowUnexported(contacts.Contact{})); diff != "" {
+				rt.Fatalf("%s in chunks of %d: contacts (-one chunk +chunks):\n%s", name, k, diff)
+			}
+		}
+	})
+}
+
+// planChunks imports b into a model store holding existing, planning k
+// items at a time, each plan written before the next chunk's contacts
+// are looked up (by key: every contact of the list in use with one of
+// the chunk's keys). It returns the result and the contacts, by uuid.
+func planChunks(b contacts.ImportBatch, existing []contacts.Contact, k int) (contacts.ImportResult, []contacts.Contact) {
+	store := map[string]contacts.Contact{}
+	for _, c := range existing {
+		store[c.UUID] = c.Clone()
+	}
+	run := b.Start()
+	for items := range b.Items.Chunks(k) {
+		keys := run.Keys(items)
+		var matched []contacts.Contact
+		for _, c := range store {
+			if c.ListUUID == list && c.Deleted.IsZero() && slices.Contains(keys, contacts.ImportKey(&c, b.Options.Identifier)) {
+				matched = append(matched, c.Clone())
+			}
+		}
+		plan := run.Plan(items, matched)
+		for _, c := range append(plan.Created, plan.Changed...) {
+			store[c.UUID] = *c
+		}
+	}
+	return run.Result(), slices.SortedFunc(maps.Values(store), byUUID)
+}
+
+// decideAll imports b into a model store holding existing as memstore
+// does: every item decided (against the first contact of the list in use
+// of its key, in store order, or one an earlier item created), then the
+// changes made, k items at a time.
+func decideAll(b contacts.ImportBatch, existing []contacts.Contact, k int) (contacts.ImportResult, []contacts.Contact) {
+	store := map[string]*contacts.Contact{}
+	byKey := map[string]*contacts.Contact{}
+	for _, c := range existing {
+		d := c.Clone()
+		store[c.UUID] = &d
+	}
+	for _, c := range store {
+		key := contacts.ImportKey(c, b.Options.Identifier)
+		if cur := byKey[key]; c.ListUUID == list && c.Deleted.IsZero() && key != "" &&
+			(cur == nil || c.Created.Before(cur.Created) || (c.Created.Equal(cur.Created) && c.UUID < cur.UUID)) {
+			byKey[key] = c
+		}
+	}
+	run := b.Start()
+	var changes []*contacts.Contact
+	for items := range b.Items.Chunks(k) {
+		for i := range items {
+			key := run.Key(&items[i])
+			cur := byKey[key]
+			c, change := run.Decide(&items[i], cur)
+			if c != nil {
+				store[c.UUID] = c
+				if key != "" {
+					byKey[key] = c
+				}
+			}
+			if !change {
+				cur = nil
+			}
+			changes = append(changes, cur)
+		}
+	}
+	n := 0
+	for items := range b.Items.Chunks(k) {
+		for i := range items {
+			if changes[n] != nil {
+				run.Apply(changes[n], &items[i])
+			}
+			n++
+		}
+	}
+	var out []contacts.Contact
+	for _, c := range store {
+		out = append(out, *c)
+	}
+	return run.Result(), slices.SortedFunc(slices.Values(out), byUUID)
+}
+
+func fillContact(t testing.TB, mobile, email, name string) contacts.Contact {
+	in := contacts.Input{ListUUID: new(list), Values: map[string]*string{"mobile": &mobile, "email": &email, "first_name": &name}}
+	var c contacts.Contact
+	if err := contacts.Fill(&c, in, true); err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

@@ -44,6 +44,9 @@ var _ contacts.Store = (*ContactsStore)(nil)
 type ContactsStore struct {
 	pool *pgxpool.Pool
 	log  *slog.Logger
+	// importChunk is the number of items an import plans and writes at
+	// a time; 0: contacts.ImportChunk (tests make it small).
+	importChunk int
 }
 
 // Contacts is the store of contact lists and contacts. It holds nothing

@@ -1,10 +1,8 @@
 package pgstore
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -21,8 +19,14 @@ func TestContactsImport(t *testing.T) {
 	contactstest.RunImportStoreTests(t, func(t *testing.T) contactstest.ImportStore { return newTestDB(t).Contacts() })
 }
 
+// The import's memory: not parallel, as it measures the process's heap.
+func TestImportMemory(t *testing.T) {
+	contactstest.RunImportMemoryTest(t, func(tb testing.TB) contactstest.ImportStore { return newTestDB(tb).Contacts() }, false)
+}
+
 // Random batches of every mode and option give the same results and the
-// same contacts on PostgreSQL as on memstore.
+// same contacts on PostgreSQL as on memstore, PostgreSQL planning and
+// writing them in chunks of one to four items.
 func TestContactsImportLikeMemstore(t *testing.T) {
 	t.Parallel()
 	pg := newTestDB(t).Contacts()
@@ -64,6 +68,7 @@ func TestContactsImportLikeMemstore(t *testing.T) {
 				q += "&unset_invalid_fields=email"
 			}
 			body := "[" + strings.Join(items, ",") + "]"
+			pg.importChunk = rapid.IntRange(1, 4).Draw(rt, "chunk")
 			var results []contacts.ImportResult
 			for _, im := range ims {
 				res, err := im.Run(t, contactstest.TenantA, q, body, int64(r))
@@ -82,64 +87,13 @@ func TestContactsImportLikeMemstore(t *testing.T) {
 	})
 }
 
-// BenchmarkContactsImport: 100,000 contacts from the raw JSON body to
-// the stored result (ReadImport, then Import), resolve update by mobile,
-// half of them already in the list; each run in a fresh schema.
-func BenchmarkContactsImport(b *testing.B) {
-	const n = 100_000
-	ctx := context.Background()
-	var half []int
-	for i := 0; i < n; i += 2 {
-		half = append(half, i)
-	}
-	seed, body := contactstest.ImportEvery(half), contactstest.ImportBody(0, n)
-	o, err := contacts.ParseImportQuery(url.Values{"list_uuid": {contactstest.ListUUID(1)}, "resolve_duplicate": {"update"}, "identifier": {"mobile"}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	var peak uint64
-	var read, store time.Duration
-	for i := 0; i < b.N; i++ {
-		b.StopTimer()
-		s := newTestDB(b).Contacts()
-		if _, err := s.CreateList(ctx, contactstest.TenantA, contacts.List{UUID: o.ListUUID, Name: "bench", Status: "active"}); err != nil {
-			b.Fatal(err)
-		}
-		seq := 0
-		newUUID := func() string { seq++; return fmt.Sprintf("%08x-0000-4000-8000-%012x", i, seq) }
-		items, err := contacts.ReadImport(bytes.NewReader(seed), o)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if r, err := s.Import(ctx, contactstest.TenantA, contacts.ImportBatch{Options: o, Items: items, Now: time.Unix(1, 0), NewUUID: newUUID}); err != nil || r.Created != n/2 {
-			b.Fatalf("seed: %+v, %v", r.Created, err)
-		}
-		items = nil
-		if _, err := s.pool.Exec(ctx, "ANALYZE contacts"); err != nil {
-			b.Fatal(err)
-		}
-		b.StartTimer()
-		var r contacts.ImportResult
-		p := contactstest.PeakHeap(func() {
-			start := time.Now()
-			items, err := contacts.ReadImport(bytes.NewReader(body), o)
-			if err != nil {
-				b.Fatal(err)
+// BenchmarkImport: contactstest.BenchmarkImport on PostgreSQL, each
+// import into a fresh schema, its seed analysed.
+func BenchmarkImport(b *testing.B) {
+	contactstest.BenchmarkImport(b, func(tb testing.TB) contactstest.ImportStore { return newTestDB(tb).Contacts() },
+		func(tb testing.TB, s contactstest.ImportStore) {
+			if _, err := s.(*ContactsStore).pool.Exec(context.Background(), "ANALYZE contacts"); err != nil {
+				tb.Fatal(err)
 			}
-			read += time.Since(start)
-			start = time.Now()
-			r, err = s.Import(ctx, contactstest.TenantA, contacts.ImportBatch{Options: o, Items: items, Now: time.Unix(2, 0), NewUUID: newUUID})
-			if err != nil {
-				b.Fatal(err)
-			}
-			store += time.Since(start)
 		})
-		peak = max(peak, p)
-		if r.Created != n/2 || r.Updated != n/2 {
-			b.Fatalf("result %+v", r)
-		}
-	}
-	b.ReportMetric(float64(peak)/1e6, "peak-heap-MB")
-	b.ReportMetric(read.Seconds()/float64(b.N), "read-s/op")
-	b.ReportMetric(store.Seconds()/float64(b.N), "store-s/op")
 }

@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
@@ -42,6 +40,7 @@ func RunImportStoreTests(t *testing.T, newStore func(t *testing.T) ImportStore) 
 		{"deleted list", testImportDeletedList},
 		{"counters", testImportCounters},
 		{"whole or nothing", testImportAtomic},
+		{"across chunks", testImportChunks},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -515,38 +514,91 @@ func ImportEvery(idx []int) []byte {
 	return []byte("[" + strings.Join(parts, ",\n") + "]")
 }
 
-// PeakHeap runs fn and returns the most heap in use while it ran above
-// what was in use before, sampled every 5 ms (reading the statistics stops the world briefly), in bytes.
-func PeakHeap(fn func()) uint64 {
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	base := ms.HeapAlloc
-	done := make(chan struct{})
-	peak := make(chan uint64)
-	go func() {
-		var top uint64
-		tick := time.NewTicker(5 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			var m runtime.MemStats
-			runtime.ReadMemStats(&m)
-			top = max(top, m.HeapAlloc)
-			select {
-			case <-done:
-				peak <- top
-				return
-			case <-tick.C:
-			}
+// Stores plan and write an import a chunk at a time
+// (contacts.ImportChunk): a duplicate in a later chunk updates the contact
+// an earlier chunk created, a deleted contact's number matches nothing in
+// a later chunk though another contact of the list has it, and a failure
+// in a later chunk leaves nothing of the earlier ones.
+func testImportChunks(t *testing.T, s ImportStore) {
+	im := &Importer{S: s}
+	n := contacts.ImportChunk + contacts.ImportChunk/2
+	items := make([]string, 0, 2*n)
+	for round, name := range []string{"A", "B"} {
+		for i := range n {
+			items = append(items, fmt.Sprintf(`{"mobile":"+386 40 %06d","first_name":"%s%d","email":"u%d.%d@example.com"}`, i, name, i, round, i))
 		}
-	}()
-	fn()
-	close(done)
-	top := <-peak
-	if top < base {
-		return 0
 	}
-	return top - base
+	l := mustList(t, s, TenantA, 1, "update").UUID
+	r := im.must(t, TenantA, "list_uuid="+l, "["+strings.Join(items, ",")+"]", 10)
+	if diff := cmp.Diff(contacts.ImportResult{Created: n, Updated: n}, r); diff != "" {
+		t.Errorf("update (-want +got):\n%s", diff)
+	}
+	got := Snapshot(t, s, TenantA, l)
+	if len(got) != n {
+		t.Fatalf("%d contacts, want %d", len(got), n)
+	}
+	for i, c := range got {
+		if want := fmt.Sprintf("B%d", i); c.FirstName != want || c.Email != fmt.Sprintf("u1.%d@example.com", i) {
+			t.Fatalf("contact %d: %+v, want %s", i, c, want)
+		}
+	}
+
+	// Two contacts of the list share Ann's number: the first in store
+	// order is deleted by the first item, and the last item, chunks later,
+	// matches nothing.
+	l2 := mustList(t, s, TenantA, 2, "delete").UUID
+	seedAnn(t, s, TenantA, l2, 2)
+	twin := NewContact(t, 3, l2, map[string]string{"mobile": annMobile, "first_name": "Twin"})
+	twin.Created = at(500) // after Ann
+
+	if _, err := s.CreateContact(context.Background(), TenantA, twin); err != nil {
+		t.Fatal(err)
+	}
+	items = []string{`{"mobile":"+38640111111"}`}
+	for i := range n {
+		items = append(items, fmt.Sprintf(`{"mobile":"+386 41 %06d"}`, i))
+	}
+	items = append(items, `{"mobile":"+38640111111"}`)
+	r = im.must(t, TenantA, "resolve_duplicate=delete&list_uuid="+l2, "["+strings.Join(items, ",")+"]", 20)
+	if diff := cmp.Diff(contacts.ImportResult{Deleted: 1, Skipped: n + 1}, r); diff != "" {
+		t.Errorf("delete (-want +got):\n%s", diff)
+	}
+	got = Snapshot(t, s, TenantA, l2)
+	if len(got) != 2 || !slices.ContainsFunc(got, func(c Snap) bool { return c.FirstName == "Ann" && c.Deleted }) ||
+		!slices.ContainsFunc(got, func(c Snap) bool { return c.FirstName == "Twin" && !c.Deleted }) {
+		t.Errorf("after delete, want Ann deleted and Twin in use: %+v", got)
+	}
+
+	// The last item's UUID is taken: nothing of the chunks before stays.
+	l3 := mustList(t, s, TenantA, 3, "atomic").UUID
+	seedAnn(t, s, TenantA, l3, 4)
+	before := Snapshot(t, s, TenantA, l3)
+	items = []string{`{"mobile":"+38640111111","first_name":"Changed"}`}
+	for i := range n {
+		items = append(items, fmt.Sprintf(`{"mobile":"+386 41 %06d"}`, i))
+	}
+	o, err := contacts.ParseImportQuery(mustValues("list_uuid=" + l3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, err := contacts.ReadImport(strings.NewReader("["+strings.Join(items, ",")+"]"), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq := 0
+	_, err = s.Import(context.Background(), TenantA, contacts.ImportBatch{Options: o, Items: read, Now: at(30), NewUUID: func() string {
+		if seq++; seq == n {
+			return ContactUUID(4) // Ann's
+		}
+		return uuidN(0x78787878, seq)
+	}})
+	var e *msgkit.Error
+	if !errors.As(err, &e) || e.Kind != msgkit.Conflict {
+		t.Fatalf("err = %v, want Conflict", err)
+	}
+	if diff := cmp.Diff(before, Snapshot(t, s, TenantA, l3)); diff != "" {
+		t.Errorf("a failed import wrote (-before +after):\n%s", diff)
+	}
 }
 
 // An import that fails on its last write (a created contact's UUID is

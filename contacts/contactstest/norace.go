@@ -1,0 +1,6 @@
+//go:build !race
+
+package contactstest
+
+// raceEnabled says the race detector is on (race.go).
+const raceEnabled = false
