@@ -216,9 +216,15 @@
 //     created_dt, updated_dt, deleted_dt, channels, member_status, lists,
 //     opt_status_webpush, webpush_subscription) and list_uuid are
 //     ignored, the list being the import's. An item that is not an
-//     object, has a member of the wrong type or fails Fill is invalid:
-//     counted in invalid and listed in errors with the item as sent and
-//     its problems, in body order. When every failing field is in
+//     object, has a member of the wrong type, breaks the JSON rules of
+//     every body (package jsoncheck: invalid UTF-8, a lone surrogate
+//     escape, the NUL character, a key given twice or in two cases) or
+//     fails Fill is invalid: counted in invalid and listed in errors with
+//     its problems, naming the member, and the item as sent, in body
+//     order; an item with bad bytes, escapes or a string longer than
+//     msgkit.MaxQuoted characters is shown as encoding/json reads it,
+//     each long string cut (msgkit.Short), so no error echoes a long
+//     value. When every failing field is in
 //     unset_invalid_fields, those fields are taken as given null and the
 //     item goes on. A body that is not one JSON array is refused whole
 //     (Invalid, code invalid_import). Items are read in parallel, one

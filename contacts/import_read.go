@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/jsoncheck"
 	"github.com/msgkit/msgkit/segmentation"
 )
 
@@ -74,6 +75,68 @@ func ReadImport(body io.Reader, opts ImportOptions) (*ImportItems, error) {
 	return items, nil
 }
 
+// echoOf is an invalid item as its error shows it: as sent, unless it
+// holds bytes JSON text cannot carry (invalid UTF-8, a lone surrogate
+// escape) or a string longer than msgkit.MaxQuoted characters; then as
+// encoding/json reads it (U+FFFD for bad bytes), each long string cut as
+// msgkit.Short cuts it, so no error echoes a long value.
+func echoOf(raw json.RawMessage) []byte {
+	if utf8.Valid(raw) && !bytes.Contains(raw, []byte(`\u`)) && !hasLongString(raw) {
+		return bytes.Clone(raw)
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return []byte("null")
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(shortened(v)) != nil {
+		return []byte("null")
+	}
+	return bytes.TrimRight(b.Bytes(), "\n")
+}
+
+// hasLongString reports whether raw may hold a string longer than
+// msgkit.MaxQuoted characters: a run of that many bytes between quotes.
+func hasLongString(raw []byte) bool {
+	run, in, escaped := 0, false, false
+	for _, c := range raw {
+		switch {
+		case escaped:
+			escaped = false
+			run++
+		case in && c == '\\':
+			escaped = true
+		case c == '"':
+			in, run = !in, 0
+		case in:
+			run++
+		}
+		if run > msgkit.MaxQuoted {
+			return true
+		}
+	}
+	return false
+}
+
+// shortened is v with every string cut by msgkit.Short.
+func shortened(v any) any {
+	switch x := v.(type) {
+	case string:
+		return msgkit.Short(x)
+	case []any:
+		for i := range x {
+			x[i] = shortened(x[i])
+		}
+	case map[string]any:
+		for k, e := range x {
+			x[k] = shortened(e)
+		}
+	}
+	return v
+}
+
 // readItems reads raws into out, in parallel when there are many.
 func readItems(raws []json.RawMessage, out []ImportItem, o *ImportOptions) {
 	workers := min(runtime.GOMAXPROCS(0), (len(raws)+readPart-1)/readPart)
@@ -104,7 +167,17 @@ func readItems(raws []json.RawMessage, out []ImportItem, o *ImportOptions) {
 // readItem reads one item.
 func readItem(raw json.RawMessage, o *ImportOptions) ImportItem {
 	invalid := func(errs []msgkit.FieldError) ImportItem {
-		return ImportItem{Raw: bytes.Clone(raw), Errors: errs}
+		return ImportItem{Raw: echoOf(raw), Errors: errs}
+	}
+	// The rules of every body (package jsoncheck): bad bytes, NUL and a key
+	// given twice make the item invalid, naming the member, since json
+	// would change or merge them.
+	if f := jsoncheck.Check(raw, 0, nil); f != nil {
+		name := f.Field
+		if name == "" {
+			name = "contact"
+		}
+		return invalid([]msgkit.FieldError{{Name: name, Message: f.Message}})
 	}
 	in, given, ok := flatItem(raw)
 	var bad []msgkit.FieldError
