@@ -20,10 +20,22 @@ type Route struct {
 	// an Idempotency-Key so that its retries act once (see Idempotent,
 	// with Options.Idempotency). Every POST of the families is one.
 	Idempotent bool
-	// Handler serves the operation; nil until the family's release, and
-	// then the route answers 501 (code CodeNotImplemented) once the caller
-	// has passed authentication, tenancy and privileges.
+	// Serve serves the operation and returns its failure, which
+	// FamilyHandler answers in the family's error body (through
+	// FamilySpec.Errors when the family maps its errors). A route has
+	// Serve or Handler, not both.
+	Serve func(http.ResponseWriter, *http.Request) error
+	// Handler serves the operation by its own means, answering its own
+	// failures (a page, a proxy).
 	Handler http.Handler
+	// Missing: the server was built without what the operation needs (its
+	// family's Backend lacks the store or service), so the route answers
+	// 501 (code CodeNotImplemented) once the caller has passed
+	// authentication, tenancy and privileges. A route with neither Serve
+	// nor Handler that is not Missing is a mistake of wiring, and
+	// FamilyHandler panics naming it: a forgotten handler fails the
+	// family's route test instead of answering 501 quietly.
+	Missing bool
 }
 
 // AuthScheme is how the callers of a family authenticate.
@@ -75,6 +87,9 @@ type FamilySpec struct {
 	// Routes are every operation of the family, in one table. Routes with
 	// privileges need AuthBearer.
 	Routes []Route
+	// Errors, when set, maps the failure a route's Serve returns before it
+	// is answered (a family's named codes, a proxy's 502s).
+	Errors func(error) error
 }
 
 // FamilyHandler serves a family's routes; a family package's constructor
@@ -143,10 +158,7 @@ func (m *familyMux) register(o Options, spec FamilySpec) {
 		if len(rt.Privileges) > 0 && spec.Auth != AuthBearer {
 			panic("httpapi: " + rt.Method + " " + rt.Path + " has privileges, which need AuthBearer")
 		}
-		h := rt.Handler
-		if h == nil {
-			h = notImplemented(m.fam, rt.Method, rt.Path)
-		}
+		h := m.handler(rt, spec.Errors)
 		mws := []func(http.Handler) http.Handler{LimitBody(m.fam, cmpOr(rt.MaxBody, o.MaxBodyBytes))}
 		if spec.Tenant {
 			mws = append(mws, Tenant(m.fam))
@@ -158,12 +170,47 @@ func (m *familyMux) register(o Options, spec FamilySpec) {
 			if spec.Auth == AuthNone {
 				panic("httpapi: " + rt.Method + " " + rt.Path + " is idempotent, which needs callers who authenticate: keys are theirs")
 			}
-			if rt.Handler != nil {
+			if !rt.Missing {
 				mws = append(mws, Idempotent(m.fam, o.Idempotency))
 			}
 		}
 		m.mux.Handle(rt.Method+" "+rt.Path, chain(h, mws...))
 	}
+}
+
+// handler is what serves rt: its Serve answering failures in the
+// family's body, its Handler, or 501 when it is Missing. It panics when rt
+// has both or neither (and is not Missing).
+func (m *familyMux) handler(rt Route, mapErr func(error) error) http.Handler {
+	op := rt.Method + " " + rt.Path
+	switch {
+	case rt.Serve != nil && rt.Handler != nil:
+		panic("httpapi: " + op + " has both Serve and Handler")
+	case rt.Missing:
+		return notImplemented(m.fam, rt.Method, rt.Path)
+	case rt.Handler != nil:
+		return rt.Handler
+	case rt.Serve != nil:
+		return Serve(m.fam, rt.Serve, mapErr)
+	}
+	panic("httpapi: " + op + " has no handler and is not marked Missing")
+}
+
+// Serve adapts h, a handler that returns its failure, to an http.Handler
+// that answers the failure in fam's error body, mapped by mapErr first when
+// it is not nil. FamilyHandler serves a Route's Serve with it; a family's
+// handler outside a route table uses it directly.
+func Serve(fam Family, h func(http.ResponseWriter, *http.Request) error, mapErr func(error) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		err := h(w, r)
+		if err == nil {
+			return
+		}
+		if mapErr != nil {
+			err = mapErr(err)
+		}
+		WriteError(w, r, fam, err)
+	})
 }
 
 func cmpOr(a, b int64) int64 {

@@ -9,22 +9,30 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/adapters/httpapi"
 	"github.com/msgkit/msgkit/adapters/httpapi/httpapitest"
 	"github.com/msgkit/msgkit/auth"
 	"github.com/msgkit/msgkit/msgkittest"
 )
 
-// A family of three routes: one served, one not yet (501), one with a body
-// limit of its own.
+// A family of four routes: one served by a handler, one by a Serve whose
+// failure the family maps, one the server was built without (501), one
+// with a body limit of its own.
 func TestFamilyHandler(t *testing.T) {
 	f := httpapitest.NewFixture(t)
 	news := []auth.Privilege{auth.PrivNews}
 	next := &sentinel{}
+	fails := func(http.ResponseWriter, *http.Request) error {
+		return msgkit.New(msgkit.NotFound, "gone", "it is gone")
+	}
 	spec := httpapi.FamilySpec{Family: httpapi.CDS, Auth: httpapi.AuthBearer, Tenant: true, Routes: []httpapi.Route{
 		{Method: http.MethodGet, Path: "/t/{serviceUuid}/served", Privileges: news, Handler: next},
-		{Method: http.MethodPost, Path: "/t/{serviceUuid}/later", Privileges: news, Idempotent: true},
-		{Method: http.MethodPost, Path: "/t/{serviceUuid}/small", Privileges: news, MaxBody: 8, Idempotent: true},
+		{Method: http.MethodGet, Path: "/t/{serviceUuid}/fails", Privileges: news, Serve: fails},
+		{Method: http.MethodPost, Path: "/t/{serviceUuid}/later", Privileges: news, Idempotent: true, Missing: true},
+		{Method: http.MethodPost, Path: "/t/{serviceUuid}/small", Privileges: news, MaxBody: 8, Idempotent: true, Missing: true},
+	}, Errors: func(err error) error {
+		return msgkit.Errorf(msgkit.KindOf(err), "mapped_"+msgkit.CodeOf(err), "%s", msgkit.MessageOf(err))
 	}}
 	h := httpapi.FamilyHandler(f.Opts, spec)
 	tok := f.Token(t, httpapitest.ClientID)
@@ -40,6 +48,8 @@ func TestFamilyHandler(t *testing.T) {
 	httpapitest.WantError(t, w, httpapi.CDS, http.StatusNotImplemented, httpapi.CodeNotImplemented)
 	w = httpapitest.Serve(h, httpapitest.Bearer(httptest.NewRequest(http.MethodPost, path("later"), strings.NewReader("123456789")), tok))
 	httpapitest.WantError(t, w, httpapi.CDS, http.StatusNotImplemented, httpapi.CodeNotImplemented)
+	w = httpapitest.Serve(h, httpapitest.Bearer(httptest.NewRequest(http.MethodGet, path("fails"), nil), tok))
+	httpapitest.WantError(t, w, httpapi.CDS, http.StatusNotFound, "mapped_gone")
 
 	httpapitest.CheckRoutes(t, spec, "/t/")
 }
@@ -79,6 +89,15 @@ func TestWiringMistakesPanic(t *testing.T) {
 		}},
 		{"privileges with an API key", "AuthBearer", func() {
 			httpapi.FamilyHandler(withAuth, httpapi.FamilySpec{Family: httpapi.Routing, Auth: httpapi.AuthAPIKey, Routes: privileged})
+		}},
+		{"a route without a handler", "GET /y has no handler and is not marked Missing", func() {
+			httpapi.FamilyHandler(withAuth, httpapi.FamilySpec{Family: httpapi.Routing, Auth: httpapi.AuthAPIKey,
+				Routes: []httpapi.Route{{Method: http.MethodGet, Path: "/y"}}})
+		}},
+		{"a route with two handlers", "GET /y has both Serve and Handler", func() {
+			httpapi.FamilyHandler(withAuth, httpapi.FamilySpec{Family: httpapi.Routing, Auth: httpapi.AuthAPIKey,
+				Routes: []httpapi.Route{{Method: http.MethodGet, Path: "/y", Handler: &sentinel{},
+					Serve: func(http.ResponseWriter, *http.Request) error { return nil }}}})
 		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -12,47 +12,6 @@ import (
 	"github.com/msgkit/msgkit/contacts"
 )
 
-// catalogPaths are the collection path and item parameter of each kind.
-var catalogPaths = map[contacts.RecordKind][2]string{
-	contacts.KindCustomField:       {"/cds/custom_fields", "customFieldsId"},
-	contacts.KindSegmentationSet:   {"/cds/segmentation_sets", "segmentationSetId"},
-	contacts.KindSegmentationGroup: {"/cds/segmentation_groups", "segmentationGroupId"},
-	contacts.KindSubscription:      {"/cds/subscriptions", "subscriptionId"},
-	contacts.KindOption:            {"/cds/subscriptions/options", "optionId"},
-	contacts.KindGroup:             {"/cds/groups", "groupId"},
-	contacts.KindGroupList:         {"/cds/group_lists", "groupListId"},
-	contacts.KindGroupSegmentation: {"/cds/group_segmentation", "groupSegmentationId"},
-	contacts.KindTouchpoint:        {"/cds/touchpoints", "touchpointId"},
-	contacts.KindInterest:          {"/cds/interests", "interestId"},
-}
-
-// memberPaths are the members collection of each member kind.
-var memberPaths = map[contacts.MemberKind]string{
-	contacts.MemberOption:     "/cds/subscriptions/members",
-	contacts.MemberTouchpoint: "/cds/touchpoints/members",
-	contacts.MemberInterest:   "/cds/interests/members",
-}
-
-// catalogHandlers are the catalog operations, by "METHOD path".
-func (a *api) catalogHandlers(into map[string]http.Handler) {
-	need := a.b.Catalog
-	for kind, p := range catalogPaths {
-		coll, item := p[0], p[0]+"/{"+p[1]+"}"
-		into["GET "+coll] = served(a.listRecords(kind), need)
-		into["POST "+coll] = served(a.createRecord(kind), need)
-		into["GET "+item] = served(a.getRecord(kind, p[1]), need)
-		into["PUT "+item] = served(a.updateRecord(kind, p[1]), need)
-		if kind.Deletable() {
-			into["DELETE "+item] = served(a.deleteRecord(kind, p[1]), need)
-		}
-	}
-	for kind, path := range memberPaths {
-		into["GET "+path] = served(a.listMembers(kind), need)
-		into["POST "+path] = served(a.setMember(kind), need)
-	}
-	into["GET /cds/fields"] = served(a.fields, need)
-}
-
 type handlerFunc = func(http.ResponseWriter, *http.Request, msgkit.ServiceUUID) error
 
 // recordJSON is a catalog record with the fields of its kind.

@@ -63,17 +63,6 @@ func (a *api) newUUID() string {
 	return uuid.NewString()
 }
 
-// serve adapts a handler that returns its failure: the error is answered
-// in the CDS body.
-func serve(h func(w http.ResponseWriter, r *http.Request, svc msgkit.ServiceUUID) error) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		svc, _ := httpapi.ServiceFrom(r.Context()) // the tenant check ran
-		if err := h(w, r, svc); err != nil {
-			httpapi.WriteError(w, r, httpapi.CDS, err)
-		}
-	}
-}
-
 // validation turns the rule violations of a PUT or PATCH body (Invalid
 // errors from the domain, not malformed JSON) into the interface's 405
 // "validation exception".

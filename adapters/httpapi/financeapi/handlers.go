@@ -42,22 +42,8 @@ type api struct {
 // so Message begins with them.
 var namedCodes = []string{finance.CodeInvoiceNotFound, finance.CodeUnknownStatus, finance.CodeInvalidValue, finance.CodeConfigNotFound}
 
-// serve adapts a handler that returns its failure: the error is answered
-// in the finance body.
-func serve(h func(w http.ResponseWriter, r *http.Request) error) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		if err := h(w, r); err != nil {
-			fail(w, r, err)
-		}
-	}
-}
-
-// fail answers err in the finance body, a named code at the start of
-// Message.
-func fail(w http.ResponseWriter, r *http.Request, err error) {
-	httpapi.WriteError(w, r, httpapi.Finance, named(err))
-}
-
+// named puts a named code at the start of Message; it maps every failure
+// the family answers (FamilySpec.Errors).
 func named(err error) error {
 	e, ok := errors.AsType[*msgkit.Error](err)
 	if !ok || !slices.Contains(namedCodes, e.Code) {
@@ -549,8 +535,8 @@ func (a *api) listFiles(w http.ResponseWriter, r *http.Request) error {
 }
 
 // balances answers the balances of one side.
-func (a *api) balances(side finance.Side) http.HandlerFunc {
-	return serve(func(w http.ResponseWriter, r *http.Request) error {
+func (a *api) balances(side finance.Side) func(http.ResponseWriter, *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		v := r.URL.Query()
 		o := finance.BalanceOptions{Side: side}
 		group, err := single(v, "group")
@@ -589,12 +575,12 @@ func (a *api) balances(side finance.Side) http.HandlerFunc {
 		}
 		httpapi.WriteJSON(w, http.StatusOK, listOf(page, q, balanceOf))
 		return nil
-	})
+	}
 }
 
 // sheet answers a partner's balance sheet of one side.
-func (a *api) sheet(side finance.Side) http.HandlerFunc {
-	return serve(func(w http.ResponseWriter, r *http.Request) error {
+func (a *api) sheet(side finance.Side) func(http.ResponseWriter, *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		partner, err := pathInt(r, "bizPartnerId")
 		if err != nil {
 			return err
@@ -645,5 +631,5 @@ func (a *api) sheet(side finance.Side) http.HandlerFunc {
 		}
 		httpapi.WriteJSON(w, http.StatusOK, listOf(page, q, sheetOf))
 		return nil
-	})
+	}
 }

@@ -28,18 +28,7 @@ func Handler(opts httpapi.Options, b Backend) http.Handler {
 }
 
 func spec(a *api) httpapi.FamilySpec {
-	return httpapi.FamilySpec{Family: httpapi.Finance, Auth: httpapi.AuthBearer, Routes: routes(a)}
-}
-
-// served is h, or nil (the route answers 501) when a store it needs is
-// missing: a nil store interface is a nil any.
-func served(h http.HandlerFunc, needs ...any) http.Handler {
-	for _, n := range needs {
-		if n == nil {
-			return nil
-		}
-	}
-	return h
+	return httpapi.FamilySpec{Family: httpapi.Finance, Auth: httpapi.AuthBearer, Routes: routes(a), Errors: named}
 }
 
 // uploadMaxBody is the finance interface's 10 MB file limit, plus room for
@@ -58,26 +47,26 @@ func routes(a *api) []httpapi.Route {
 	balance := []auth.Privilege{auth.PrivFinanceBalanceView, auth.PrivFinanceBalanceOwnView}
 	return []httpapi.Route{
 		// invoices
-		{Method: http.MethodGet, Path: f + "invoices", Privileges: view, Handler: serve(a.listInvoices)},
-		{Method: http.MethodPost, Path: f + "invoices", Privileges: manage, Idempotent: true, Handler: serve(a.createInvoice)},
-		{Method: http.MethodGet, Path: f + "invoices/{invoiceid}", Privileges: view, Handler: serve(a.getInvoice)},         // chosen
-		{Method: http.MethodPut, Path: f + "invoices/{invoiceid}", Privileges: manage, Handler: serve(a.updateInvoice)},    // chosen
-		{Method: http.MethodDelete, Path: f + "invoices/{invoiceid}", Privileges: manage, Handler: serve(a.deleteInvoice)}, // chosen
-		{Method: http.MethodGet, Path: f + "default-invoice-config", Privileges: view, Handler: serve(a.defaultConfig)},
+		{Method: http.MethodGet, Path: f + "invoices", Privileges: view, Serve: a.listInvoices},
+		{Method: http.MethodPost, Path: f + "invoices", Privileges: manage, Idempotent: true, Serve: a.createInvoice},
+		{Method: http.MethodGet, Path: f + "invoices/{invoiceid}", Privileges: view, Serve: a.getInvoice},         // chosen
+		{Method: http.MethodPut, Path: f + "invoices/{invoiceid}", Privileges: manage, Serve: a.updateInvoice},    // chosen
+		{Method: http.MethodDelete, Path: f + "invoices/{invoiceid}", Privileges: manage, Serve: a.deleteInvoice}, // chosen
+		{Method: http.MethodGet, Path: f + "default-invoice-config", Privileges: view, Serve: a.defaultConfig},
 		// file upload (Invoice Docs domain)
 		{Method: http.MethodPost, Path: UploadBasePath + "invoices/{invoiceId}/files", Privileges: manage, MaxBody: uploadMaxBody,
-			Idempotent: true, Handler: served(serve(a.upload), a.b.Files, a.b.Blobs)}, // chosen
+			Idempotent: true, Serve: a.upload, Missing: a.b.Files == nil || a.b.Blobs == nil}, // chosen
 		// balances
-		{Method: http.MethodGet, Path: f + "balances/biz-partners/customers", Privileges: balance, Handler: served(a.balances(finance.Customers), a.b.Balances)},
-		{Method: http.MethodGet, Path: f + "balances/biz-partners/suppliers", Privileges: balance, Handler: served(a.balances(finance.Suppliers), a.b.Balances)},
-		{Method: http.MethodGet, Path: f + "balances/biz-partners/customers/{bizPartnerId}/sheets", Privileges: balance, Handler: served(a.sheet(finance.Customers), a.b.Sheets)},
-		{Method: http.MethodGet, Path: f + "balances/biz-partners/suppliers/{bizPartnerId}/sheets", Privileges: balance, Handler: served(a.sheet(finance.Suppliers), a.b.Sheets)},
+		{Method: http.MethodGet, Path: f + "balances/biz-partners/customers", Privileges: balance, Serve: a.balances(finance.Customers), Missing: a.b.Balances == nil},
+		{Method: http.MethodGet, Path: f + "balances/biz-partners/suppliers", Privileges: balance, Serve: a.balances(finance.Suppliers), Missing: a.b.Balances == nil},
+		{Method: http.MethodGet, Path: f + "balances/biz-partners/customers/{bizPartnerId}/sheets", Privileges: balance, Serve: a.sheet(finance.Customers), Missing: a.b.Sheets == nil},
+		{Method: http.MethodGet, Path: f + "balances/biz-partners/suppliers/{bizPartnerId}/sheets", Privileges: balance, Serve: a.sheet(finance.Suppliers), Missing: a.b.Sheets == nil},
 		// finance documents export
-		{Method: http.MethodGet, Path: f + "finance-documents", Privileges: view, Handler: served(serve(a.documents), a.b.Documents)}, // chosen
+		{Method: http.MethodGet, Path: f + "finance-documents", Privileges: view, Serve: a.documents, Missing: a.b.Documents == nil}, // chosen
 		// status changes and files
-		{Method: http.MethodPut, Path: f + "invoices/{invoiceid}/sync-status", Privileges: manage, Handler: serve(a.setSyncStatus)},              // chosen
-		{Method: http.MethodPut, Path: f + "invoices-list/{invoicesList}/sync-status", Privileges: manage, Handler: serve(a.setSyncStatusMany)},  // chosen
-		{Method: http.MethodPut, Path: f + "invoices/{invoiceid}/docs-delivery-status", Privileges: manage, Handler: serve(a.setDeliveryStatus)}, // chosen
-		{Method: http.MethodGet, Path: f + "invoices/{invoiceid}/files", Privileges: view, Handler: served(serve(a.listFiles), a.b.Files)},       // chosen
+		{Method: http.MethodPut, Path: f + "invoices/{invoiceid}/sync-status", Privileges: manage, Serve: a.setSyncStatus},                // chosen
+		{Method: http.MethodPut, Path: f + "invoices-list/{invoicesList}/sync-status", Privileges: manage, Serve: a.setSyncStatusMany},    // chosen
+		{Method: http.MethodPut, Path: f + "invoices/{invoiceid}/docs-delivery-status", Privileges: manage, Serve: a.setDeliveryStatus},   // chosen
+		{Method: http.MethodGet, Path: f + "invoices/{invoiceid}/files", Privileges: view, Serve: a.listFiles, Missing: a.b.Files == nil}, // chosen
 	}
 }

@@ -116,18 +116,18 @@ func CheckRoutes(t *testing.T, spec httpapi.FamilySpec, bases ...string) {
 		if rt.Method == http.MethodPost && !rt.Idempotent {
 			t.Errorf("%s creates, so it takes an Idempotency-Key: mark it Idempotent", op)
 		}
-		if rt.Idempotent && rt.Handler != nil {
+		if rt.Idempotent && !rt.Missing {
 			r := routeRequest(rt, TenantA)
 			r.Header.Set("Idempotency-Key", `"unterminated`)
 			WantError(t, serve(auth.Privileges(), r), spec.Family, http.StatusBadRequest, idempotency.CodeInvalidKey)
 		}
 		for _, p := range rt.Privileges {
 			w := serve([]auth.Privilege{p}, routeRequest(rt, TenantA))
-			if w.Code == http.StatusForbidden || rt.Handler == nil && w.Code != http.StatusNotImplemented {
+			if w.Code == http.StatusForbidden || rt.Missing && w.Code != http.StatusNotImplemented {
 				t.Errorf("%s with %s alone: status %d", op, p, w.Code)
 			}
 		}
-		if rt.Handler != nil {
+		if !rt.Missing {
 			continue
 		}
 		w := serve(auth.Privileges(), routeRequest(rt, TenantA))

@@ -13,16 +13,6 @@ type api struct {
 	store routing.Store
 }
 
-// serve adapts a handler that returns its failure: the error is answered
-// in the routing body.
-func serve(h func(w http.ResponseWriter, r *http.Request) error) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := h(w, r); err != nil {
-			httpapi.WriteError(w, r, httpapi.Routing, err)
-		}
-	})
-}
-
 // routeJSON is a route as the interface answers it: connection ids as
 // strings.
 type routeJSON struct {

@@ -25,17 +25,12 @@ func spec(a *api) httpapi.FamilySpec {
 // routes are the operations of the routing provisioning interface.
 func routes(a *api) []httpapi.Route {
 	const b = BasePath + "smsmtin-routes"
-	h := func(f func(http.ResponseWriter, *http.Request) error) http.Handler {
-		if a.store == nil {
-			return nil
-		}
-		return serve(f)
-	}
+	missing := a.store == nil
 	return []httpapi.Route{
-		{Method: http.MethodPost, Path: b, Idempotent: true, Handler: h(a.create)},
-		{Method: http.MethodGet, Path: b, Handler: h(a.list)},
-		{Method: http.MethodGet, Path: b + "/{id}", Handler: h(a.get)},
-		{Method: http.MethodPut, Path: b + "/{id}", Handler: h(a.update)},
-		{Method: http.MethodDelete, Path: b + "/{id}", Handler: h(a.delete)},
+		{Method: http.MethodPost, Path: b, Idempotent: true, Serve: a.create, Missing: missing},
+		{Method: http.MethodGet, Path: b, Serve: a.list, Missing: missing},
+		{Method: http.MethodGet, Path: b + "/{id}", Serve: a.get, Missing: missing},
+		{Method: http.MethodPut, Path: b + "/{id}", Serve: a.update, Missing: missing},
+		{Method: http.MethodDelete, Path: b + "/{id}", Serve: a.delete, Missing: missing},
 	}
 }

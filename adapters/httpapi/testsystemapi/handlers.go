@@ -25,16 +25,6 @@ type api struct {
 	b Backend
 }
 
-// serve adapts a handler that returns its failure: the error is answered
-// in the test system body.
-func serve(h func(w http.ResponseWriter, r *http.Request) error) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := h(w, r); err != nil {
-			httpapi.WriteError(w, r, httpapi.TestSystem, err)
-		}
-	})
-}
-
 // user is the authenticated caller: a user's name, or a client's id.
 func user(r *http.Request) string {
 	p, _ := httpapi.PrincipalFrom(r.Context())

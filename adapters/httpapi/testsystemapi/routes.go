@@ -33,11 +33,8 @@ func routes(a *api) []httpapi.Route {
 	r := func(method, path string, f func(http.ResponseWriter, *http.Request) error) httpapi.Route {
 		// Both POSTs create (a test session, a route), so a client may
 		// retry them with an Idempotency-Key.
-		rt := httpapi.Route{Method: method, Path: b + path, Privileges: ts, Idempotent: method == http.MethodPost}
-		if a.b.System != nil && a.b.Store != nil {
-			rt.Handler = serve(f)
-		}
-		return rt
+		return httpapi.Route{Method: method, Path: b + path, Privileges: ts, Idempotent: method == http.MethodPost,
+			Serve: f, Missing: a.b.System == nil || a.b.Store == nil}
 	}
 	return []httpapi.Route{
 		r(http.MethodPost, "/sms", a.sendSMS), // chosen: send test SMS

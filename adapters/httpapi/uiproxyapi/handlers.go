@@ -15,20 +15,12 @@ type api struct {
 	b Backend
 }
 
-// serve adapts a handler that returns its failure: the error is answered
-// in the UI proxy body, a failed customer call 502.
-func serve(h func(w http.ResponseWriter, r *http.Request) error) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := h(w, r); err != nil {
-			httpapi.WriteError(w, r, httpapi.UIProxy, badGateway(err))
-		}
-	})
-}
-
 // customerCodes are the codes of a customer call that failed: the
 // customer's fault or its network's, answered 502.
 var customerCodes = []string{CodeUnreachable, CodeAddressRefused, CodeStatus, CodeTooLarge, CodeRedirect, uiproxy.CodeBadAnswer}
 
+// badGateway answers a failed customer call 502; it maps every failure
+// the family answers (FamilySpec.Errors).
 func badGateway(err error) error {
 	if msgkit.KindOf(err) == msgkit.Unavailable && slices.Contains(customerCodes, msgkit.CodeOf(err)) {
 		return &httpapi.StatusError{Status: http.StatusBadGateway, Err: err}

@@ -36,7 +36,7 @@ func Handler(opts httpapi.Options, b Backend) http.Handler {
 }
 
 func spec(a *api) httpapi.FamilySpec {
-	return httpapi.FamilySpec{Family: httpapi.UIProxy, Auth: httpapi.AuthBearer, Routes: routes(a)}
+	return httpapi.FamilySpec{Family: httpapi.UIProxy, Auth: httpapi.AuthBearer, Routes: routes(a), Errors: badGateway}
 }
 
 // routes are the proxy's operations; the interface shows none of their
@@ -48,12 +48,10 @@ func routes(a *api) []httpapi.Route {
 		limit = httpapi.LimitRate(httpapi.UIProxy, l, byPrincipal)
 	}
 	r := func(path string, f func(http.ResponseWriter, *http.Request) error) httpapi.Route {
-		rt := httpapi.Route{Method: http.MethodGet, Path: BasePath + path, Privileges: []auth.Privilege{auth.PrivUIComponents}}
-		if a.b.Proxy != nil {
-			rt.Handler = serve(f)
-			if limit != nil {
-				rt.Handler = limit(rt.Handler)
-			}
+		rt := httpapi.Route{Method: http.MethodGet, Path: BasePath + path, Privileges: []auth.Privilege{auth.PrivUIComponents},
+			Serve: f, Missing: a.b.Proxy == nil}
+		if limit != nil && !rt.Missing {
+			rt.Handler, rt.Serve = limit(httpapi.Serve(httpapi.UIProxy, f, badGateway)), nil
 		}
 		return rt
 	}
@@ -77,13 +75,13 @@ func MockHandler(opts httpapi.Options) http.Handler {
 }
 
 func mockSpec() httpapi.FamilySpec {
-	return httpapi.FamilySpec{Family: httpapi.UIProxy, Auth: httpapi.AuthNone, Routes: mockRoutes()}
+	return httpapi.FamilySpec{Family: httpapi.UIProxy, Auth: httpapi.AuthNone, Routes: mockRoutes(), Errors: badGateway}
 }
 
 // mockRoutes are the mock operations of the interface, at chosen paths.
 func mockRoutes() []httpapi.Route {
 	return []httpapi.Route{
-		{Method: http.MethodGet, Path: MockBasePath + "grid/{gridComponentId}", Handler: serve(mockGrid)},
-		{Method: http.MethodGet, Path: MockBasePath + "kpi/{kpiComponentId}", Handler: serve(mockKPI)},
+		{Method: http.MethodGet, Path: MockBasePath + "grid/{gridComponentId}", Serve: mockGrid},
+		{Method: http.MethodGet, Path: MockBasePath + "kpi/{kpiComponentId}", Serve: mockKPI},
 	}
 }
