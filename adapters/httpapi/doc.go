@@ -22,7 +22,10 @@
 // family's authentication (Bearer, APIKey, or none for a family that
 // serves no tenant's data), then the route's body limit
 // (LimitBody), tenant check (Tenant) and privilege check (RequireAny), in
-// that order. A route whose Handler is nil, because the server was built
+// that order. A route's Serve is a handler that returns its failure, and
+// the kit answers it in the family's body (after FamilySpec.Errors, the
+// family's own mapping, when it has one), so no family writes that
+// wrapper again. A route marked Missing, because the server was built
 // without the store the resource needs (a family's Backend leaves it
 // out), answers 501 in the family's body with code "not_implemented" and
 // a message naming the operation and saying so. It does so only after the
@@ -32,7 +35,8 @@
 // Unknown paths of a family answer 404 and known paths with another method
 // 405 (with Allow), in the family's body, after authentication. Mistakes
 // of wiring (no Options.Auth, no AuthScheme, tenancy or privileges in an
-// API-key family, a pattern twice) panic when the handler is built.
+// API-key family, a pattern twice, a route with no handler that is not
+// marked Missing) panic when the handler is built.
 //
 // A family's handler can be mounted alone. A platform mounts each family at
 // its base paths on one ServeMux, with OAuthHandler at /oauth2/,
