@@ -49,11 +49,19 @@ func ExampleClient() {
 	}
 	sub := smsc.Submits()[0]
 	fmt.Printf("the SMSC took %q to %s as id %s\n", sub.Message(), sub.Dest().Addr, sub.MessageID)
-	select {
-	case ev := <-sink:
-		fmt.Println("receipt:", ev.MsgID, "part", ev.PartNum, ev.Status)
-	case <-ctx.Done():
-		fmt.Println(ctx.Err())
+	// The acceptance (StatusAccepted) reaches the sink in a batch soon
+	// after Send returns, so the receipt's event may come before it.
+	for {
+		select {
+		case ev := <-sink:
+			if ev.Status == sms.StatusAccepted {
+				continue
+			}
+			fmt.Println("receipt:", ev.MsgID, "part", ev.PartNum, ev.Status)
+		case <-ctx.Done():
+			fmt.Println(ctx.Err())
+		}
+		break
 	}
 	// Output:
 	// the SMSC took "Your order has shipped" to 38640123456 as id 40960

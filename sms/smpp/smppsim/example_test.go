@@ -66,7 +66,9 @@ func ExampleNew() {
 	for len(got) < 2 {
 		select {
 		case ev := <-sink:
-			got[ev.MsgID] = ev
+			if ev.Status != sms.StatusAccepted { // the receipts, not the acceptances
+				got[ev.MsgID] = ev
+			}
 		case <-ctx.Done():
 			fmt.Println(ctx.Err())
 			return
