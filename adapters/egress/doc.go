@@ -1,6 +1,6 @@
 // Package egress is the one way msgkit connects to addresses that
-// customers supply: delivery report URLs today, campaign webhooks, test
-// system callbacks and the UI proxy as they arrive. It closes them to
+// customers supply: delivery report URLs, campaign webhooks, test system
+// callbacks and the UI proxy's calls to customer APIs. It closes them to
 // server-side request forgery by default: a customer's URL must not reach
 // the operator's loopback, private networks or the cloud's metadata
 // service (169.254.169.254).

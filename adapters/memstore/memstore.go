@@ -2,9 +2,10 @@
 // the embedded default, safe for concurrent use, lost when the process
 // ends. It behaves as pgstore does; the domains' contract suites check that.
 //
-// A DB holds one store per domain (DB.Auth, DB.SMS, DB.Finance), each with its own
-// lock, so domains never contend with each other and no domain's methods
-// are visible on another's. Each domain's records live in small generic
+// A DB holds one store per domain (DB.Auth, DB.SMS, DB.SMPP, DB.Contacts,
+// DB.Campaigns, DB.Finance, DB.Routing, DB.TestSystem, DB.UIProxy,
+// DB.Idempotency), each with its own lock, so domains never contend with
+// each other and no domain's methods are visible on another's. Each domain's records live in small generic
 // tables (lookup, NotFound, Conflict, copies in and out) under the
 // domain's lock.
 //

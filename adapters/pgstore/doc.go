@@ -1,9 +1,10 @@
 // Package pgstore is the PostgreSQL implementation of every msgkit domain
 // Store, through pgx v5 and a pgxpool connection pool. Open returns a DB:
-// one pool shared by one store per domain (DB.Auth, DB.SMS; the other
-// domains join them), so no domain's methods are visible on another's. It
-// behaves as memstore does; each domain's contract suite
-// (<domain>test.RunStoreTests) runs against both.
+// one pool shared by one store per domain (DB.Auth, DB.SMS, DB.SMPP,
+// DB.Contacts, DB.Campaigns, DB.Finance and DB.Blobs for its files,
+// DB.Routing, DB.TestSystem, DB.UIProxy, DB.Idempotency), so no domain's
+// methods are visible on another's. It behaves as memstore does; each
+// domain's contract suite (<domain>test.RunStoreTests) runs against both.
 //
 // # Opening
 //

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -43,47 +44,127 @@ func TestOpenBadDSN(t *testing.T) {
 	}
 }
 
+// Options.Schema decides where the tables live, whatever schema the DSN's
+// search_path names: the store's tables are all in its schema and the
+// DSN's schema is left as it was, also when that schema already holds
+// msgkit's tables, as public does in a database a server has run on.
 func TestSchemaIsSearchPath(t *testing.T) {
 	t.Parallel()
-	dsn := testDSN(t)
-	// A name that needs quoting, to show it is quoted everywhere.
-	schema := "T x_" + strings.ToUpper(hex.EncodeToString(randomBytes(4)))
-	t.Cleanup(func() { dropSchema(t, dsn, schema) })
-	s := openTestDB(t, dsn, Options{Schema: schema, MaxConns: 2})
+	for _, tt := range []struct {
+		name string
+		used bool // a store was opened on the DSN's schema first
+	}{
+		{"the DSN's schema is empty", false},
+		{"the DSN's schema has a server's tables", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			// The DSN's schema stands in for public, so this test touches
+			// only schemas of its own while others run.
+			base, other := newTestSchema(t)
+			createSchema(t, base, other)
+			dsn := withSearchPath(base, other)
+			if tt.used {
+				openTestDB(t, dsn, Options{}).Close()
+			}
+			otherBefore := tableNames(t, base, other)
+			if tt.used != slices.Contains(otherBefore, "auth_clients") {
+				t.Fatalf("before Open, the DSN's schema %s has the tables %q", other, otherBefore)
+			}
 
-	if got := s.pool.Config().MaxConns; got != 2 {
-		t.Errorf("MaxConns %d, want 2", got)
+			// A name that needs quoting, to show it is quoted everywhere.
+			schema := "T x_" + strings.ToUpper(hex.EncodeToString(randomBytes(4)))
+			t.Cleanup(func() { dropSchema(t, base, schema) })
+			s := openTestDB(t, dsn, Options{Schema: schema, MaxConns: 2})
+
+			if got := s.pool.Config().MaxConns; got != 2 {
+				t.Errorf("MaxConns %d, want 2", got)
+			}
+			if got := tableNames(t, base, other); !slices.Equal(got, otherBefore) {
+				t.Errorf("Open changed the DSN's schema %s: tables %q, were %q", other, got, otherBefore)
+			}
+			got := tableNames(t, base, schema)
+			for _, want := range []string{"schema_migrations", "auth_clients", "sms_messages"} {
+				if !slices.Contains(got, want) {
+					t.Errorf("%s is missing from the schema %q (tables %q)", want, schema, got)
+				}
+			}
+			if tt.used && !slices.Equal(got, otherBefore) {
+				t.Errorf("the schema %q has the tables %q, the server's schema %q", schema, got, otherBefore)
+			}
+			migs, err := loadMigrations(embeddedMigrations())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var applied int
+			if err := s.pool.QueryRow(t.Context(), "SELECT count(*) FROM schema_migrations").Scan(&applied); err != nil {
+				t.Fatal(err)
+			}
+			if applied != len(migs) {
+				t.Errorf("the schema %q records %d migrations, want %d", schema, applied, len(migs))
+			}
+			// Every pooled connection, not only the first, uses the schema.
+			for range 3 {
+				c1, err := s.pool.Acquire(t.Context())
+				if err != nil {
+					t.Fatal(err)
+				}
+				var current string
+				err = c1.QueryRow(t.Context(), "SELECT current_schema()").Scan(&current)
+				c1.Release()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if current != schema {
+					t.Errorf("current_schema() = %q, want %q", current, schema)
+				}
+			}
+		})
 	}
-	var schemas []string
-	// Other tests (other packages too) create schemas of their own at the
-	// same time, so only the default schema and ours are looked at.
-	rows, err := s.pool.Query(t.Context(),
-		"SELECT DISTINCT table_schema FROM information_schema.tables WHERE table_name IN ('schema_migrations', 'auth_clients') AND table_schema IN ($1, 'public')", schema)
+}
+
+// withSearchPath returns dsn (a URL or key=value string) with the
+// search_path parameter set to schema, a name that needs no quoting.
+func withSearchPath(dsn, schema string) string {
+	if !strings.Contains(dsn, "://") {
+		return dsn + " search_path=" + schema
+	}
+	if strings.Contains(dsn, "?") {
+		return dsn + "&search_path=" + schema
+	}
+	return dsn + "?search_path=" + schema
+}
+
+// createSchema creates schema in the database at dsn.
+func createSchema(t *testing.T, dsn, schema string) {
+	t.Helper()
+	conn, err := pgx.Connect(t.Context(), dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if schemas, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(t.Context(), "CREATE SCHEMA "+pgx.Identifier{schema}.Sanitize()); err != nil {
 		t.Fatal(err)
 	}
-	if len(schemas) != 1 || schemas[0] != schema {
-		t.Errorf("tables are in schemas %q, want only %q", schemas, schema)
+}
+
+// tableNames returns the names of the tables in schema, sorted.
+func tableNames(t *testing.T, dsn, schema string) []string {
+	t.Helper()
+	conn, err := pgx.Connect(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
 	}
-	// Every pooled connection, not only the first, uses the schema.
-	for range 3 {
-		c1, err := s.pool.Acquire(t.Context())
-		if err != nil {
-			t.Fatal(err)
-		}
-		var current string
-		err = c1.QueryRow(t.Context(), "SELECT current_schema()").Scan(&current)
-		c1.Release()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if current != schema {
-			t.Errorf("current_schema() = %q, want %q", current, schema)
-		}
+	defer conn.Close(context.Background())
+	rows, err := conn.Query(t.Context(), "SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY tablename COLLATE \"C\"", schema)
+	if err != nil {
+		t.Fatal(err)
 	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return names
 }
 
 func TestPing(t *testing.T) {
@@ -105,24 +186,8 @@ func TestOpenWithoutSchemaUsesServerSearchPath(t *testing.T) {
 	// search_path parameter, so this test still touches only its schema.
 	dsn, schema := newTestSchema(t)
 	ctx := t.Context()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = conn.Exec(ctx, "CREATE SCHEMA "+pgx.Identifier{schema}.Sanitize())
-	conn.Close(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	sep := "?"
-	if strings.Contains(dsn, "?") {
-		sep = "&"
-	}
-	if strings.Contains(dsn, "://") {
-		dsn += sep + "search_path=" + schema
-	} else {
-		dsn += " search_path=" + schema
-	}
+	createSchema(t, dsn, schema)
+	dsn = withSearchPath(dsn, schema)
 	s := openTestDB(t, dsn, Options{})
 	var n int
 	if err := s.pool.QueryRow(ctx, "SELECT count(*) FROM pg_tables WHERE schemaname = $1 AND tablename = 'auth_clients'", schema).Scan(&n); err != nil {
