@@ -284,7 +284,7 @@ func TestReadmeSequence(t *testing.T) {
 				t.Errorf("the demo grid: %d %s", resp.StatusCode, body)
 			}
 			resp, body = call(t, http.MethodGet, ui[1][1], tok.AccessToken, nil, "")
-			if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"title":"Open invoices"`) {
+			if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"title":"Invoices","value":"42"`) {
 				t.Errorf("the demo KPI: %d %s", resp.StatusCode, body)
 			}
 
