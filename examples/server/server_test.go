@@ -35,6 +35,12 @@ import (
 func startPlatform(t *testing.T, cfg config) (listeners, *bytes.Buffer) {
 	t.Helper()
 	cfg.addr, cfg.smsHTTP, cfg.smsHTTPS = "127.0.0.1:0", "127.0.0.1:0", "127.0.0.1:0"
+	return startPlatformAt(t, cfg)
+}
+
+// startPlatformAt is startPlatform on the listen addresses of cfg.
+func startPlatformAt(t *testing.T, cfg config) (listeners, *bytes.Buffer) {
+	t.Helper()
 	if cfg.getenv == nil {
 		cfg.getenv = func(string) string { return "" }
 	}
