@@ -314,7 +314,9 @@ func segmentationData(raw *string, p *problems) string {
 		return ""
 	}
 	if _, err := segmentation.Parse([]byte(*raw)); err != nil {
-		p.add("data", "data is not a valid segmentation query: "+msgkit.MessageOf(err))
+		for _, problem := range segmentation.Problems(err) {
+			p.add("data", "data is not a valid segmentation query: "+problem)
+		}
 		return ""
 	}
 	return *raw

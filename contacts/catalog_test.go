@@ -78,6 +78,7 @@ func TestFillRecordRules(t *testing.T) {
 		{"set name required", contacts.KindSegmentationSet, contacts.RecordInput{Data: sp(validSeg)}, []string{"name"}},
 		{"set data required", contacts.KindSegmentationGroup, contacts.RecordInput{Name: sp("S")}, []string{"data"}},
 		{"set data invalid", contacts.KindSegmentationGroup, contacts.RecordInput{Name: sp("S"), Data: sp(`{"segmentation":[{"rules":[{"field":"nope","condition":"eq","value":"x"}]}]}`)}, []string{"data"}},
+		{"set data with three problems", contacts.KindSegmentationSet, contacts.RecordInput{Name: sp("S"), Data: sp(`{"segmentation":[{"rules":[{"field":"nope","condition":"eq","value":"x"}]},{"rules":[]}]}`)}, []string{"data", "data", "data"}},
 		{"set data not JSON", contacts.KindSegmentationSet, contacts.RecordInput{Name: sp("S"), Data: sp(`nope`)}, []string{"data"}},
 		{"set has no status", contacts.KindSegmentationSet, contacts.RecordInput{Name: sp("S"), Data: sp(validSeg), Status: sp("active")}, []string{"status"}},
 

@@ -24,7 +24,9 @@
 // selects the contacts shown with T, and lists' filters do the same;
 // sorting is by the time kept. age N selects the contacts born after
 // today minus N+1 years and on or before today minus N years (29 February
-// counts on 28 February in common years).
+// counts on 28 February in common years). query is a segmentation query
+// (segmentation.Parse): each of its problems is one under query, naming
+// its path.
 //
 // The membership, group and channel filters, where the interface is
 // silent:
@@ -133,8 +135,9 @@
 //     active or inactive, any case, active when not sent. Statuses change
 //     only by a replace; a status changes nothing else.
 //   - data (segmentation sets and groups, group segmentation) is required
-//     and must be a segmentation query segmentation.Parse takes; its
-//     reason is given under field data. It is kept as sent.
+//     and must be a segmentation query segmentation.Parse takes; each of
+//     its problems is an item under field data, naming its path. It is
+//     kept as sent.
 //   - A custom field: field_type is one of date, email, number, phone,
 //     select, text, url (any case; text when not sent); config a JSON
 //     object (kept compact, at most 16 KiB); a select field's config

@@ -179,7 +179,9 @@ func ParseContactQuery(v url.Values, today msgkit.Date) (ContactQuery, Embed, er
 		case ParamQuery:
 			seg, err := segmentation.Parse([]byte(raw))
 			if err != nil {
-				p.add(key, msgkit.MessageOf(err))
+				for _, problem := range segmentation.Problems(err) {
+					p.add(key, problem)
+				}
 				continue
 			}
 			q.Segment = seg

@@ -115,6 +115,28 @@ func TestParseContactQueryProblems(t *testing.T) {
 	}
 }
 
+// A segmentation query's problems are each one item under query, said
+// once: the second is not lost behind the first.
+func TestParseContactQuerySegmentationProblems(t *testing.T) {
+	v := url.Values{"query": {`{"segmentation":[{"rules":[{"field":"nope","condition":"eq","value":"x","operator":"AND"},{"field":"city","condition":"bogus","value":"x","operator":"AND"}]}]}`}}
+	_, _, err := contacts.ParseContactQuery(v, today)
+	e, ok := err.(*msgkit.Error)
+	if !ok {
+		t.Fatalf("error %v", err)
+	}
+	var got []msgkit.FieldError
+	for _, f := range e.Fields {
+		got = append(got, msgkit.FieldError{Name: f.Name, Message: f.Message})
+	}
+	want := []msgkit.FieldError{
+		{Name: "query", Message: `segmentation[0].rules[0].field: unknown field "nope"`},
+		{Name: "query", Message: `segmentation[0].rules[1].condition: unknown condition "bogus"`},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("problems %q, want %q", got, want)
+	}
+}
+
 func FuzzParseContactQuery(f *testing.F) {
 	for _, s := range []string{"gender=male&sort=-mobile", "age=7&mobile=%2B38640123456", "query=%7B%7D", "fields=count_only&gt(updated_dt)=2026-01-01T00:00:00Z",
 		"subscription_uuids=0a0a0a0a-0000-4000-8000-000000000001&subscription_status=subscribed", "channel_name=telegram&channel_opt_status=in",

@@ -32,9 +32,10 @@
 //
 // # Validation
 //
-// Parse refuses, naming each problem by its path (such as
-// segmentation[1].rules[0].condition) in one Invalid error with code
-// invalid_segmentation: JSON that is not this shape (unknown keys
+// Parse refuses, naming each problem once by its path (such as
+// segmentation[1].rules[0].condition) in the Fields of one Invalid error
+// with code invalid_segmentation, whose message only counts them
+// (Problems gives them as text): JSON that is not this shape (unknown keys
 // included), an empty query or group, an unknown field or condition, a
 // condition that does not apply to the field, a value where the
 // condition takes none (isnull, isnotnull; "", null and [] count as none)

@@ -101,15 +101,35 @@ func (p *problems) add(path, format string, args ...any) {
 	p.list = append(p.list, msgkit.FieldError{Name: path, Message: msgkit.Sprintf(format, args...)})
 }
 
+// err is the query's problems as one error. Its message only counts them,
+// so that each problem is said once, in Fields: a message naming the
+// first would say it twice wherever the fields are shown beside it (the
+// error's text, the CDS body's items).
 func (p *problems) err() error {
 	if len(p.list) == 0 {
 		return nil
 	}
-	msg := "invalid segmentation query: " + p.list[0].Name + ": " + p.list[0].Message
+	msg := "invalid segmentation query (1 problem)"
 	if len(p.list) > 1 {
-		msg += fmt.Sprintf(" (and %d more)", len(p.list)-1)
+		msg = fmt.Sprintf("invalid segmentation query (%d problems)", len(p.list))
 	}
 	return &msgkit.Error{Kind: msgkit.Invalid, Code: CodeInvalidSegmentation, Message: msg, Fields: p.list}
+}
+
+// Problems are the problems of an error of Parse, each once, as "path:
+// problem" in the order Parse found them, for a caller that reports them
+// under a name of its own (a query parameter, a member of a body). Any
+// other error is one problem: its message (msgkit.MessageOf).
+func Problems(err error) []string {
+	e, ok := errors.AsType[*msgkit.Error](err)
+	if !ok || e.Code != CodeInvalidSegmentation || len(e.Fields) == 0 {
+		return []string{msgkit.MessageOf(err)}
+	}
+	out := make([]string, len(e.Fields))
+	for i, f := range e.Fields {
+		out[i] = f.Name + ": " + f.Message
+	}
+	return out
 }
 
 // Parse reads and validates a segmentation query from its JSON text. A bad

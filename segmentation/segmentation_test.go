@@ -356,6 +356,46 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// An error of Parse says each problem once: its message counts them, its
+// fields name them, and Problems gives them as text in the same order.
+func TestParseErrorSaysEachProblemOnce(t *testing.T) {
+	twoProblems := `{"segmentation":[{"rules":[{"field":"nope","condition":"eq","value":"x","operator":"AND"},{"field":"city","condition":"bogus","value":"x","operator":"AND"}]}]}`
+	for _, tc := range []struct {
+		query, message string
+		problems       []string
+	}{
+		{twoProblems, "invalid segmentation query (2 problems)", []string{
+			`segmentation[0].rules[0].field: unknown field "nope"`,
+			`segmentation[0].rules[1].condition: unknown condition "bogus"`,
+		}},
+		{`{"segmentation":[]}`, "invalid segmentation query (1 problem)", []string{"segmentation: empty: a query needs at least one group"}},
+	} {
+		_, err := Parse([]byte(tc.query))
+		var e *msgkit.Error
+		if !errors.As(err, &e) {
+			t.Fatalf("Parse(%s) = %v", tc.query, err)
+		}
+		if e.Message != tc.message {
+			t.Errorf("message %q, want %q", e.Message, tc.message)
+		}
+		got := Problems(err)
+		if !slices.Equal(got, tc.problems) {
+			t.Errorf("Problems = %q, want %q", got, tc.problems)
+		}
+		for _, p := range tc.problems {
+			if n := strings.Count(err.Error(), p); n != 1 {
+				t.Errorf("%q says %q %d times, want once", err, p, n)
+			}
+			if strings.Contains(e.Message, p) {
+				t.Errorf("message %q repeats the field %q", e.Message, p)
+			}
+		}
+	}
+	if got := Problems(msgkit.New(msgkit.Invalid, "other", "not a query")); !slices.Equal(got, []string{"not a query"}) {
+		t.Errorf("Problems of another error = %q", got)
+	}
+}
+
 // What Parse normalises, and the canonical form MarshalJSON writes.
 func TestParseNormalises(t *testing.T) {
 	q := mustParse(t, `{"segmentation":[

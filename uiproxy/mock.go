@@ -55,16 +55,7 @@ type mockRow struct {
 // on base (the mock operation's own address, its query kept). It stands
 // for a customer API while that is built.
 func MockGrid(componentID, referenceID string, q msgkit.ListQuery, base *url.URL) (GridPage, error) {
-	day := time.Date(2026, 1, 1, 9, 30, 0, 0, time.UTC)
-	rows := make([]mockRow, MockRows)
-	for i := range rows {
-		rows[i] = mockRow{
-			id:  int64(i + 1),
-			url: fmt.Sprintf("https://invoices.example.com/%s/%s/%d", url.PathEscape(componentID), url.PathEscape(referenceID), i+1),
-			at:  day.Add(time.Duration(i) * 24 * time.Hour),
-		}
-	}
-	got, err := msgkit.Apply(rows, q, func(r mockRow, attr string) (msgkit.Value, bool) {
+	got, err := msgkit.Apply(mockRows(componentID, referenceID), q, func(r mockRow, attr string) (msgkit.Value, bool) {
 		switch attr {
 		case "id":
 			return msgkit.IntValue(r.id), true
@@ -115,11 +106,31 @@ func MockGrid(componentID, referenceID string, q msgkit.ListQuery, base *url.URL
 	return page, nil
 }
 
+// mockRows are the invoices of the mock grid, and what the mock KPI
+// counts: one a day from 1 January 2026.
+func mockRows(componentID, referenceID string) []mockRow {
+	day := time.Date(2026, 1, 1, 9, 30, 0, 0, time.UTC)
+	rows := make([]mockRow, MockRows)
+	for i := range rows {
+		rows[i] = mockRow{
+			id:  int64(i + 1),
+			url: fmt.Sprintf("https://invoices.example.com/%s/%s/%d", url.PathEscape(componentID), url.PathEscape(referenceID), i+1),
+			at:  day.Add(time.Duration(i) * 24 * time.Hour),
+		}
+	}
+	return rows
+}
+
 // MockKPI is the mock KPI data operation's answer for a component and
-// reference.
+// reference: the invoices of the mock grid, counted (value) with the
+// days of the first and the last (footer), so that a page showing the
+// mock grid and the mock KPI side by side shows the same invoices.
 func MockKPI(componentID, referenceID string) KPIValue {
+	rows := mockRows(componentID, referenceID) // in the order of their days
+	first, last := rows[0].at, rows[len(rows)-1].at
 	return KPIValue{
-		Title: "Open invoices", Value: "12,480.50 EUR", Footer: "7 invoices, 2 overdue",
-		Link: "https://invoices.example.com/" + url.PathEscape(componentID) + "/" + url.PathEscape(referenceID),
+		Title: "Invoices", Value: strconv.Itoa(len(rows)),
+		Footer: "issued " + first.Format(time.DateOnly) + " to " + last.Format(time.DateOnly),
+		Link:   "https://invoices.example.com/" + url.PathEscape(componentID) + "/" + url.PathEscape(referenceID),
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -352,8 +353,34 @@ func TestMock(t *testing.T) {
 	if got, err := uiproxy.ParseGrid(c, body); err != nil || len(got.Data) != 10 {
 		t.Errorf("the mock page read back: %v", err)
 	}
-	if k := uiproxy.MockKPI("kpi", "7"); k.Title == "" || k.Value == "" {
-		t.Errorf("mock KPI %+v", k)
+}
+
+// The mock KPI tells of the mock grid's invoices: as many as the grid
+// holds, issued from its earliest invoiceDate to its latest, whatever
+// the components' ids (a page shows a grid and a KPI of two components).
+func TestMockKPIAgreesWithGrid(t *testing.T) {
+	base, _ := url.Parse("/ui/v1/mock/grid/invoices?reference_id=7")
+	day := func(sort string) string {
+		page, err := uiproxy.MockGrid("invoices", "7", mockQuery(t, "page_size=1&sort="+sort), base)
+		if err != nil || len(page.Data) != 1 {
+			t.Fatalf("sort=%s: %v", sort, err)
+		}
+		return rows(t, page)[0]["invoiceDate"].(string)
+	}
+	all, err := uiproxy.MockGrid("invoices", "7", mockQuery(t, ""), base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := uiproxy.KPIValue{
+		Title: "Invoices", Value: strconv.Itoa(all.Meta.Pagination.Total),
+		Footer: "issued " + day("invoiceDate") + " to " + day("-invoiceDate"),
+		Link:   "https://invoices.example.com/balance/7",
+	}
+	if got := uiproxy.MockKPI("balance", "7"); got != want {
+		t.Errorf("MockKPI = %+v, want %+v", got, want)
+	}
+	if _, err := uiproxy.ParseKPI(mustJSON(t, uiproxy.MockKPI("balance", "7"))); err != nil {
+		t.Errorf("the mock KPI read back: %v", err)
 	}
 }
 

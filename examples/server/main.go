@@ -6,7 +6,10 @@
 //
 // REST families and the token endpoint listen on -addr (default :8080), bulk
 // SMS on -sms-http (:12020) and, with -tls-cert and -tls-key, -sms-https
-// (:12021). GET /healthz answers while the process lives and GET /readyz
+// (:12021). The demo prints live secrets, so with it the addresses left to
+// their defaults are on loopback (127.0.0.1:8080, ...): only this machine
+// reaches them, and an -addr (or MSGKIT_ADDR) given binds where it says.
+// GET /healthz answers while the process lives and GET /readyz
 // while the store answers. GET /openapi/ on the REST listener lists the
 // families' OpenAPI documents, GET /openapi/{family}.json serves one with
 // the addresses this server listens on. SIGINT or SIGTERM stops accepting connections,
@@ -47,6 +50,7 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"net"
 	"net/http"
 	"net/netip"
 	"os"
@@ -94,6 +98,7 @@ func main() {
 
 type config struct {
 	addr, smsHTTP, smsHTTPS string
+	defaultAddrs            listenDefaults // the listen addresses no flag or environment variable gave
 	tlsCert, tlsKey         string
 	store, pgDSN, pgSchema  string
 	bootstrap               string
@@ -127,9 +132,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.SetOutput(stderr)
 	c := config{getenv: getenv}
 	var demo, level string
-	fs.StringVar(&c.addr, "addr", env("addr", ":8080"), "listen address of the REST APIs and the token endpoint")
-	fs.StringVar(&c.smsHTTP, "sms-http", env("sms-http", ":12020"), "listen address of bulk SMS over HTTP")
-	fs.StringVar(&c.smsHTTPS, "sms-https", env("sms-https", ":12021"), "listen address of bulk SMS over HTTPS (needs -tls-cert and -tls-key)")
+	fs.StringVar(&c.addr, "addr", env("addr", ":8080"), "listen address of the REST APIs and the token endpoint (the demo binds the default on loopback, 127.0.0.1:8080)")
+	fs.StringVar(&c.smsHTTP, "sms-http", env("sms-http", ":12020"), "listen address of bulk SMS over HTTP (the demo binds the default on loopback, 127.0.0.1:12020)")
+	fs.StringVar(&c.smsHTTPS, "sms-https", env("sms-https", ":12021"), "listen address of bulk SMS over HTTPS, which needs -tls-cert and -tls-key (the demo binds the default on loopback, 127.0.0.1:12021)")
 	fs.StringVar(&c.tlsCert, "tls-cert", env("tls-cert", ""), "TLS certificate file (PEM) for bulk SMS over HTTPS")
 	fs.StringVar(&c.tlsKey, "tls-key", env("tls-key", ""), "TLS key file (PEM) for bulk SMS over HTTPS")
 	fs.StringVar(&c.store, "store", env("store", "memory"), "store: memory or postgres")
@@ -161,6 +166,12 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
+	given := func(name string) bool {
+		set := getenv(envName(name)) != ""
+		fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+		return set
+	}
+	c.defaultAddrs = listenDefaults{addr: !given("addr"), smsHTTP: !given("sms-http"), smsHTTPS: !given("sms-https")}
 	n, err := strconv.Atoi(keep)
 	if err != nil || n < 0 {
 		return c, fmt.Errorf("-mem-keep-finished must be a number of messages, not %q", keep)
@@ -269,6 +280,29 @@ func rangeList(flag, list string) ([]netip.Prefix, error) {
 // loopback is what the demo lets delivery reports go to.
 func loopback() []netip.Prefix {
 	return []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
+}
+
+// listenDefaults says which listen addresses were left to their
+// defaults.
+type listenDefaults struct{ addr, smsHTTP, smsHTTPS bool }
+
+// demoListeners is c with the listen addresses left to their defaults on
+// loopback when the demo runs: it prints live secrets (the test system
+// user's password and the routing API key work from any address), so it
+// is not served to the network unless an address is asked for.
+func (c config) demoListeners() config {
+	if !c.demo {
+		return c
+	}
+	for _, l := range []struct {
+		dflt bool
+		addr *string
+	}{{c.defaultAddrs.addr, &c.addr}, {c.defaultAddrs.smsHTTP, &c.smsHTTP}, {c.defaultAddrs.smsHTTPS, &c.smsHTTPS}} {
+		if _, port, err := net.SplitHostPort(*l.addr); l.dflt && err == nil {
+			*l.addr = net.JoinHostPort("127.0.0.1", port)
+		}
+	}
+	return c
 }
 
 // withoutDemo is c when the demo does not run: its loopback allowance

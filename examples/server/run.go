@@ -143,6 +143,7 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer, re
 	if noDemo {
 		cfg = cfg.withoutDemo()
 	}
+	cfg = cfg.demoListeners()
 	p := newPlatform(st, cfg, logger)
 	if cfg.bootstrap != "" {
 		n, err := p.bootstrap(ctx, cfg.bootstrap, cfg.getenv)
@@ -181,7 +182,7 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer, re
 		if err != nil {
 			return err
 		}
-		d.print(out, demoKept(cfg), "http://"+localURL(bound.API), "http://"+localURL(bound.SMSHTTP))
+		d.print(out, demoKept(cfg), bound)
 	} else if noDemo {
 		printNoDemo(out)
 	}

@@ -35,6 +35,12 @@ import (
 func startPlatform(t *testing.T, cfg config) (listeners, *bytes.Buffer) {
 	t.Helper()
 	cfg.addr, cfg.smsHTTP, cfg.smsHTTPS = "127.0.0.1:0", "127.0.0.1:0", "127.0.0.1:0"
+	return startPlatformAt(t, cfg)
+}
+
+// startPlatformAt is startPlatform on the listen addresses of cfg.
+func startPlatformAt(t *testing.T, cfg config) (listeners, *bytes.Buffer) {
+	t.Helper()
 	if cfg.getenv == nil {
 		cfg.getenv = func(string) string { return "" }
 	}
@@ -284,7 +290,7 @@ func TestReadmeSequence(t *testing.T) {
 				t.Errorf("the demo grid: %d %s", resp.StatusCode, body)
 			}
 			resp, body = call(t, http.MethodGet, ui[1][1], tok.AccessToken, nil, "")
-			if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"title":"Open invoices"`) {
+			if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"title":"Invoices","value":"42"`) {
 				t.Errorf("the demo KPI: %d %s", resp.StatusCode, body)
 			}
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -183,6 +184,40 @@ func TestCatalogBadInput(t *testing.T) {
 		}
 		if strings.Join(names, ",") != tt.fields {
 			t.Errorf("%s %s %s: items %v, want %s", tt.method, tt.path, tt.body, names, tt.fields)
+		}
+	}
+}
+
+// A segmentation query with two problems, wherever the family takes one
+// (a contact listing's query, a segmentation set's data): each problem is
+// one item, said once in the body.
+func TestSegmentationProblemsOnce(t *testing.T) {
+	e := newEnv(t)
+	e.seed(t)
+	query := `{"segmentation":[{"rules":[{"field":"nope","condition":"eq","value":"x","operator":"AND"},{"field":"city","condition":"bogus","value":"x","operator":"AND"}]}]}`
+	quoted, _ := json.Marshal(query)
+	problems := []string{`segmentation[0].rules[0].field: unknown field \"nope\"`, `segmentation[0].rules[1].condition: unknown condition \"bogus\"`}
+	for _, tc := range []struct {
+		method, path, body, item string
+	}{
+		{"GET", "/cds/contacts?query=" + url.QueryEscape(query), "", "query"},
+		{"POST", "/cds/segmentation_sets", `{"name":"x","data":` + string(quoted) + `}`, "data"},
+	} {
+		w := e.do(t, tc.method, tc.path, tc.body, false)
+		m := wantErr(t, w, 400)
+		for _, p := range problems {
+			if n := strings.Count(w.Body.String(), p); n != 1 {
+				t.Errorf("%s %s says %s %d times, want once: %s", tc.method, tc.path, p, n, w.Body)
+			}
+		}
+		named := 0
+		for _, it := range m["items"].([]any) {
+			if it.(map[string]any)["name"] == tc.item {
+				named++
+			}
+		}
+		if named != len(problems) {
+			t.Errorf("%s %s: %d items name %s, want %d: %s", tc.method, tc.path, named, tc.item, len(problems), w.Body)
 		}
 	}
 }
