@@ -55,7 +55,10 @@ func BenchmarkFanOut(b *testing.B) {
 		}
 	}
 	q := `{"segmentation":[{"rules":[{"field":"city","condition":"eq","value":"Ljubljana","operator":"AND"}]}]}`
-	sender := campaign.SMSSender{Gateway: w.GW, Account: func(msgkit.ServiceUUID) (string, bool) { return "bulk", true }}
+	if err := w.Svc.SetPayer(ctx, tenant, "bulk"); err != nil {
+		b.Fatal(err)
+	}
+	sender := campaign.SMSSender{Gateway: w.GW}
 	var peak uint64
 	b.ReportAllocs()
 	for b.Loop() {

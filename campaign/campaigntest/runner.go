@@ -64,6 +64,7 @@ func RunRunnerTests(t *testing.T, newStores func(t *testing.T) (RunnerStores, fu
 		{"stop within a page", testStopWithinAPage},
 		{"pace", testPace},
 		{"webhook channel", testWebhookChannel},
+		{"the payer from the store", testPayer},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			stores, replica := newStores(t)
@@ -129,12 +130,15 @@ func NewWorld(t testing.TB, stores RunnerStores) *World {
 	add(8, listA, "+4915100000008", "in", "Ljubljana", nil) // no price for Germany: fails for good
 	w.reached = []string{"+38640000001", "+38640000002", "+38640000007"}
 	w.Svc = campaign.NewService(w.Stores.Campaigns, st, w.Clock.Now, nil)
+	if err := w.Svc.SetPayer(ctx, tenant, "campaigns"); err != nil {
+		t.Fatal(err)
+	}
 	return w
 }
 
-// Sender is an SMSSender through the world's gateway and account.
+// Sender is an SMSSender through the world's gateway.
 func (w *World) Sender() campaign.SMSSender {
-	return campaign.SMSSender{Gateway: w.GW, Account: func(msgkit.ServiceUUID) (string, bool) { return "campaigns", true }}
+	return campaign.SMSSender{Gateway: w.GW}
 }
 
 // Runner is a runner over the world's stores, unpaced unless opts say.
@@ -373,14 +377,14 @@ type stoppingSender struct {
 	sent int
 }
 
-func (s *stoppingSender) Send(ctx context.Context, tn msgkit.ServiceUUID, c campaign.Campaign, to campaign.Recipient, key string) (string, error) {
-	id, err := s.Sender.Send(ctx, tn, c, to, key)
+func (s *stoppingSender) Send(ctx context.Context, m campaign.Outgoing) (string, error) {
+	id, err := s.Sender.Send(ctx, m)
 	s.mu.Lock()
 	s.sent++
 	first := s.sent == 1
 	s.mu.Unlock()
 	if first {
-		if _, err := s.svc.SetStatus(ctx, tn, c.UUID, campaign.Stopped); err != nil {
+		if _, err := s.svc.SetStatus(ctx, m.Tenant, m.Campaign.UUID, campaign.Stopped); err != nil {
 			return "", err
 		}
 	}
@@ -481,5 +485,56 @@ func testWebhookChannel(t *testing.T, w *World, replica func() RunnerStores) {
 	if m.Campaign != c.UUID || m.Channel != campaign.Viber || m.Template != doc || m.ServiceUUID != tenant || len(m.ID) != 32 ||
 		m.Contact != "c0000000-0000-4000-8000-000000000001" {
 		t.Errorf("posted %+v", m)
+	}
+}
+
+// payingSender sets the tenant's payer after its first message.
+type payingSender struct {
+	campaign.Sender
+	svc  *campaign.Service
+	mu   sync.Mutex
+	sent int
+}
+
+func (s *payingSender) Send(ctx context.Context, m campaign.Outgoing) (string, error) {
+	id, err := s.Sender.Send(ctx, m)
+	s.mu.Lock()
+	s.sent++
+	first := s.sent == 1
+	s.mu.Unlock()
+	if first {
+		if err := s.svc.SetPayer(ctx, m.Tenant, "campaigns"); err != nil {
+			return "", err
+		}
+	}
+	return id, err
+}
+
+// A tenant without a payer has its sms messages fail, naming why; the
+// runner reads the payer from the store for each page, so one set during
+// a run charges the pages after it.
+func testPayer(t *testing.T, w *World, replica func() RunnerStores) {
+	if err := w.Svc.RemovePayer(t.Context(), tenant); err != nil {
+		t.Fatal(err)
+	}
+	c := w.Create(t, nil)
+	s := &payingSender{Sender: w.Sender(), svc: w.Svc}
+	r := w.Runner(map[campaign.Channel]campaign.Sender{campaign.SMS: s}, campaign.RunnerOptions{Page: 1, InFlight: 1})
+	if _, err := r.RunOnce(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	tasks, _ := w.Stores.Campaigns.Tasks(t.Context(), tenant, c.UUID)
+	if len(tasks) != 1 || tasks[0].State != campaign.TaskDone || tasks[0].Sent != 2 || tasks[0].Failed != 2 {
+		t.Fatalf("tasks %+v, want done with 2 sent and 2 failed", tasks)
+	}
+	msgs, _ := w.Stores.Campaigns.Messages(t.Context(), tenant, c.UUID, 100)
+	if m := msgs[0]; m.Address != "+38640000001" || m.Status != campaign.MessageFailed || m.Error != "the tenant has no bulk SMS account for campaigns" {
+		t.Errorf("the message of the page without a payer: %+v", m)
+	}
+	if got := w.smsSent(t, msgs); !slices.Equal(got, []string{"+38640000002", "+38640000007"}) {
+		t.Errorf("sent to %v after the payer was set, want the next pages' numbers", got)
+	}
+	if n := countSMS(t, w); n != 2 {
+		t.Errorf("%d SMS charged to the payer, want 2", n)
 	}
 }
