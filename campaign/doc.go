@@ -110,9 +110,11 @@
 //   - A task is worked under a lease (RunnerOptions.Lease): the runner
 //     resolves its recipients a page at a time (Audience: the contacts of
 //     the lists, in use, subscribed to their list, matching the query,
-//     opted in to the channel, with its address; see Address), stores one
-//     queued message per recipient (one per contact and one per address:
-//     a number in two lists gets one message) with the page's cursor,
+//     opted in to the channel, with its address; see Address; the query
+//     is parsed once a task, and again only after a PUT changed it),
+//     stores one queued message per recipient (one per contact and one
+//     per address: a number in two lists gets one message) with the
+//     page's cursor,
 //     then hands the queued messages to the channel's Sender at the
 //     tenant's pace (RunnerOptions.Rate) and records each outcome. Every
 //     store step renews the lease; a runner whose lease ended finds the

@@ -201,6 +201,7 @@ func (r *Runner) RunOnce(ctx context.Context) (int, error) {
 // work runs task t: it sends what is queued, then resolves and queues the
 // next page of recipients, until none is left.
 func (r *Runner) work(ctx context.Context, t Task) error {
+	var q taskQuery
 	for {
 		c, err := r.store.Campaign(ctx, t.Tenant, t.Campaign)
 		switch {
@@ -225,7 +226,7 @@ func (r *Runner) work(ctx context.Context, t Task) error {
 		if t.Exhausted {
 			return r.end(ctx, t, TaskDone)
 		}
-		sel, err := selectionOf(c, r.opts.Clock.Now())
+		sel, err := q.selection(c, r.opts.Clock.Now())
 		if err != nil {
 			return err
 		}
@@ -249,16 +250,30 @@ func (r *Runner) work(ctx context.Context, t Task) error {
 	}
 }
 
-// selectionOf is whom c reaches on the day of now.
-func selectionOf(c Campaign, now time.Time) (Selection, error) {
+// taskQuery is the segmentation query of a task's campaign, parsed
+// once for the task and handed to the Audience for every page; it is
+// parsed again only when the campaign's query has been changed (a PUT)
+// since, so that the pages after the change follow it, as they follow
+// its template.
+type taskQuery struct {
+	text   string
+	parsed *segmentation.Query
+}
+
+// selection is whom c reaches on the day of now.
+func (q *taskQuery) selection(c Campaign, now time.Time) (Selection, error) {
 	sel := Selection{Lists: c.Lists, Channel: c.Channel, Today: msgkit.DateOf(now.UTC())}
-	if c.QueryType == Segmentation && c.Query != "" {
-		q, err := segmentation.Parse([]byte(c.Query))
+	if c.QueryType != Segmentation || c.Query == "" {
+		return sel, nil
+	}
+	if q.parsed == nil || q.text != c.Query {
+		parsed, err := segmentation.Parse([]byte(c.Query))
 		if err != nil {
 			return Selection{}, err
 		}
-		sel.Query = q
+		q.text, q.parsed = c.Query, parsed
 	}
+	sel.Query = q.parsed
 	return sel, nil
 }
 
