@@ -11,7 +11,9 @@ import (
 // Selection is whom a run of a campaign reaches: the contacts in use of
 // Lists (each contact once: it belongs to one list), subscribed to their
 // list, matching Query (nil: all), opted in to Channel and with an address
-// for it (Address). Today is the day ann_in_days counts from.
+// for it (Address). Today is the day ann_in_days counts from. The Runner
+// parses a campaign's query once a task and hands the same Query to every
+// page of it: an Audience reads it and never changes it.
 type Selection struct {
 	Lists   []string
 	Channel Channel

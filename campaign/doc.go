@@ -110,9 +110,11 @@
 //   - A task is worked under a lease (RunnerOptions.Lease): the runner
 //     resolves its recipients a page at a time (Audience: the contacts of
 //     the lists, in use, subscribed to their list, matching the query,
-//     opted in to the channel, with its address; see Address), stores one
-//     queued message per recipient (one per contact and one per address:
-//     a number in two lists gets one message) with the page's cursor,
+//     opted in to the channel, with its address; see Address; the query
+//     is parsed once a task, and again only after a PUT changed it),
+//     stores one queued message per recipient (one per contact and one
+//     per address: a number in two lists gets one message) with the
+//     page's cursor,
 //     then hands the queued messages to the channel's Sender at the
 //     tenant's pace (RunnerOptions.Rate) and records each outcome. Every
 //     store step renews the lease; a runner whose lease ended finds the
@@ -120,7 +122,7 @@
 //   - A message's key is MessageKey(task, contact), the same on every
 //     try. SMSSender submits it as the bulk SMS msgId through the
 //     gateway (sms.Gateway.SubmitFor: splitting, charging, the outbound
-//     queue and delivery reports apply, charged to the tenant's account),
+//     queue and delivery reports apply, charged to the tenant's payer),
 //     and a key already accepted counts as sent: a run interrupted after
 //     the gateway took messages and before they were recorded resumes,
 //     when its lease ends, without sending or charging anyone twice.
@@ -134,6 +136,21 @@
 //     handed over stay queued, not sent. Up to RunnerOptions.InFlight
 //     (32) messages are on their way at once, as a channel answers one
 //     message at a time.
+//
+// # Payer
+//
+// A tenant's payer is the bulk SMS account (its username) its sms
+// campaigns are charged to: a setting of the tenant that the Store keeps
+// (Service.SetPayer, RemovePayer, Payer), not part of a campaign, so it
+// outlives campaigns and restarts. CheckPayer holds it to a bulk SMS
+// username (1 to 200 bytes, no spaces or control characters, code
+// invalid_payer naming account); whether the gateway knows the account
+// is not checked here: the gateway's answer fails the messages. The
+// Runner reads the payer from its RunStore as it begins handing each
+// page over (Outgoing.Payer), so a payer set or changed during a run
+// charges the next page; a tenant without one has each of its sms
+// messages fail with code no_sms_account ("the tenant has no bulk SMS
+// account for campaigns"), and the run goes on to its end.
 //
 // The task's state is pending, running, done or stopped; a message's
 // queued, sent (with the channel's msgId) or failed (with why). GET of a

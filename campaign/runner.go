@@ -25,6 +25,9 @@ type RunStore interface {
 	Runs
 	// Campaign returns a campaign; NotFound when it is deleted.
 	Campaign(ctx context.Context, tenant msgkit.ServiceUUID, id string) (Campaign, error)
+	// Payer returns the bulk SMS account the tenant's campaigns are
+	// charged to, "" when it has none (Store.Payer).
+	Payer(ctx context.Context, tenant msgkit.ServiceUUID) (string, error)
 	// ClaimDue takes the active campaigns whose Next is at or before now,
 	// oldest first, at most limit: for each it creates the task of the
 	// occurrence at Next and applies advance to the campaign, together.
@@ -60,15 +63,28 @@ type RunStore interface {
 // runner took over.
 const CodeLeaseLost = "lease_lost"
 
-// Sender hands one message of a campaign to its channel. key identifies
-// the message for good (the same task and contact give the same key): a
-// sender whose channel can tell repeats apart uses it, so a message tried
-// again after a crash is not delivered twice. It returns the channel's id
-// of the message. An error of kind Invalid means the channel refused the
-// message for good (the message fails); any other error is tried again
-// later.
+// Sender hands one message of a campaign to its channel. It returns the
+// channel's id of the message. An error of kind Invalid means the
+// channel refused the message for good (the message fails); any other
+// error is tried again later.
 type Sender interface {
-	Send(ctx context.Context, tenant msgkit.ServiceUUID, c Campaign, to Recipient, key string) (msgID string, err error)
+	Send(ctx context.Context, m Outgoing) (msgID string, err error)
+}
+
+// Outgoing is one message of a run as the Runner hands it to a Sender.
+type Outgoing struct {
+	Tenant   msgkit.ServiceUUID
+	Campaign Campaign
+	To       Recipient
+	// Key identifies the message for good (MessageKey: the same task and
+	// contact give the same key): a sender whose channel can tell repeats
+	// apart uses it, so a message tried again after a crash is not
+	// delivered twice.
+	Key string
+	// Payer is the bulk SMS account the tenant's campaigns are charged
+	// to, as the store had it when the runner began handing the page over;
+	// "" when the tenant has none.
+	Payer string
 }
 
 // RunnerOptions configure a Runner; zero values choose the defaults.
@@ -185,6 +201,7 @@ func (r *Runner) RunOnce(ctx context.Context) (int, error) {
 // work runs task t: it sends what is queued, then resolves and queues the
 // next page of recipients, until none is left.
 func (r *Runner) work(ctx context.Context, t Task) error {
+	var q taskQuery
 	for {
 		c, err := r.store.Campaign(ctx, t.Tenant, t.Campaign)
 		switch {
@@ -209,7 +226,7 @@ func (r *Runner) work(ctx context.Context, t Task) error {
 		if t.Exhausted {
 			return r.end(ctx, t, TaskDone)
 		}
-		sel, err := selectionOf(c, r.opts.Clock.Now())
+		sel, err := q.selection(c, r.opts.Clock.Now())
 		if err != nil {
 			return err
 		}
@@ -233,16 +250,30 @@ func (r *Runner) work(ctx context.Context, t Task) error {
 	}
 }
 
-// selectionOf is whom c reaches on the day of now.
-func selectionOf(c Campaign, now time.Time) (Selection, error) {
+// taskQuery is the segmentation query of a task's campaign, parsed
+// once for the task and handed to the Audience for every page; it is
+// parsed again only when the campaign's query has been changed (a PUT)
+// since, so that the pages after the change follow it, as they follow
+// its template.
+type taskQuery struct {
+	text   string
+	parsed *segmentation.Query
+}
+
+// selection is whom c reaches on the day of now.
+func (q *taskQuery) selection(c Campaign, now time.Time) (Selection, error) {
 	sel := Selection{Lists: c.Lists, Channel: c.Channel, Today: msgkit.DateOf(now.UTC())}
-	if c.QueryType == Segmentation && c.Query != "" {
-		q, err := segmentation.Parse([]byte(c.Query))
+	if c.QueryType != Segmentation || c.Query == "" {
+		return sel, nil
+	}
+	if q.parsed == nil || q.text != c.Query {
+		parsed, err := segmentation.Parse([]byte(c.Query))
 		if err != nil {
 			return Selection{}, err
 		}
-		sel.Query = q
+		q.text, q.parsed = c.Query, parsed
 	}
+	sel.Query = q.parsed
 	return sel, nil
 }
 
@@ -253,6 +284,12 @@ func selectionOf(c Campaign, now time.Time) (Selection, error) {
 // the moment: the task has been given back for later.
 func (r *Runner) send(ctx context.Context, c Campaign, t Task, queued []Message) (Task, bool, error) {
 	sender := r.senders[c.Channel]
+	// The payer is read for each page, so that a change applies to the
+	// next one.
+	payer, err := r.store.Payer(ctx, t.Tenant)
+	if err != nil {
+		return t, false, err
+	}
 	lim := r.limiter(t.Tenant)
 	out := slices.Clone(queued) // each message's outcome; still queued: not handed over
 	var mu sync.Mutex
@@ -285,7 +322,8 @@ func (r *Runner) send(ctx context.Context, c Campaign, t Task, queued []Message)
 		wg.Go(func() {
 			defer func() { <-slots }()
 			m := &out[i]
-			id, err := sender.Send(ctx, t.Tenant, c, Recipient{Contact: m.Contact, Address: m.Address}, MessageKey(t.ID, m.Contact))
+			id, err := sender.Send(ctx, Outgoing{Tenant: t.Tenant, Campaign: c, To: Recipient{Contact: m.Contact, Address: m.Address},
+				Key: MessageKey(t.ID, m.Contact), Payer: payer})
 			switch {
 			case err == nil:
 				m.Status, m.MsgID = MessageSent, id
@@ -301,7 +339,6 @@ func (r *Runner) send(ctx context.Context, c Campaign, t Task, queued []Message)
 	wg.Wait()
 	done := slices.DeleteFunc(out, func(m Message) bool { return m.Status == MessageQueued })
 	now := r.opts.Clock.Now().UTC()
-	var err error
 	if len(done) > 0 {
 		if t, err = r.store.FinishMessages(ctx, t, done, now.Add(r.opts.Lease)); err != nil {
 			return t, false, r.leaseLost(ctx, t, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -55,7 +56,10 @@ func BenchmarkFanOut(b *testing.B) {
 		}
 	}
 	q := `{"segmentation":[{"rules":[{"field":"city","condition":"eq","value":"Ljubljana","operator":"AND"}]}]}`
-	sender := campaign.SMSSender{Gateway: w.GW, Account: func(msgkit.ServiceUUID) (string, bool) { return "bulk", true }}
+	if err := w.Svc.SetPayer(ctx, tenant, "bulk"); err != nil {
+		b.Fatal(err)
+	}
+	sender := campaign.SMSSender{Gateway: w.GW}
 	var peak uint64
 	b.ReportAllocs()
 	for b.Loop() {
@@ -89,4 +93,62 @@ func BenchmarkFanOut(b *testing.B) {
 	}
 	b.ReportMetric(float64(n/2)*float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
 	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+}
+
+// discardPoster takes every webhook message.
+type discardPoster struct{}
+
+func (discardPoster) PostReport(context.Context, string, []byte) error { return nil }
+
+// BenchmarkRunPages runs a viber campaign to a list of 2,000 contacts
+// with a segmentation query of 21 rules matching half of them, in pages
+// of 10 on memstore, through a webhook that takes every message: 100
+// pages, where the runner's own work per page shows (the query is
+// parsed once a task, not once a page).
+func BenchmarkRunPages(b *testing.B) {
+	const n, page = 2000, 10
+	db := memstore.New()
+	w := campaigntest.NewWorld(b, campaigntest.RunnerStores{Contacts: db.Contacts(), Campaigns: db.Campaigns(), SMS: db.SMS()})
+	ctx := context.Background()
+	const big = "7b1c2a4e-0b7d-4c1e-9a53-2d8e4f6a7b92"
+	st := db.Contacts()
+	if _, err := st.CreateList(ctx, tenant, contacts.List{UUID: big, Name: "everyone", Status: contacts.ListActive, Created: now, Updated: now}); err != nil {
+		b.Fatal(err)
+	}
+	list, opt := big, "in"
+	for i := range n {
+		c := contacts.Contact{UUID: fmt.Sprintf("d0000000-0000-4000-8000-%012d", i), Created: now.Add(time.Duration(i) * time.Microsecond)}
+		c.Updated = c.Created
+		mobile, city := fmt.Sprintf("+3864%07d", i), []string{"Ljubljana", "Maribor"}[i%2]
+		if err := contacts.Fill(&c, contacts.Input{ListUUID: &list, OptStatus: &opt, Values: map[string]*string{"mobile": &mobile, "city": &city}}, true); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := st.CreateContact(ctx, tenant, c); err != nil {
+			b.Fatal(err)
+		}
+	}
+	rules := []string{`{"field":"city","condition":"eq","value":"Ljubljana","operator":"AND"}`}
+	for i := range 20 {
+		rules = append(rules, fmt.Sprintf(`{"field":"city","condition":"neq","value":"Town %d","operator":"AND"}`, i))
+	}
+	q := `{"segmentation":[{"rules":[` + strings.Join(rules, ",") + `]}]}`
+	doc := `{"messages":[{"body":{"textMessage":{"content":"Hi"}}}]}`
+	senders := map[campaign.Channel]campaign.Sender{campaign.Viber: campaign.WebhookSender{Poster: discardPoster{}, URL: "https://hooks.example/viber"}}
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		c := w.Create(b, map[string]any{"recipient_lists": big, "query_type": "segmentation", "query": q,
+			"sending_type": "viber", "template": doc, "sender": "shop"})
+		r := w.Runner(senders, campaign.RunnerOptions{Page: page, Lease: time.Hour})
+		b.StartTimer()
+		if _, err := r.RunOnce(ctx); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		tasks, _ := db.Campaigns().Tasks(ctx, tenant, c.UUID)
+		if len(tasks) != 1 || tasks[0].Sent != n/2 {
+			b.Fatalf("tasks %+v", tasks)
+		}
+		b.StartTimer()
+	}
 }

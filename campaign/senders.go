@@ -16,27 +16,27 @@ type SMSGateway interface {
 
 // SMSSender sends sms campaigns through the bulk SMS gateway, so
 // splitting, charging, the outbound queue and delivery reports apply: a
-// tenant's campaigns are charged to the bulk SMS account Account names
-// for it, without a password per message. The message key is the bulk SMS
-// msgId: a key the gateway has accepted already (a retry after a crash)
-// counts as sent, and is neither sent nor charged again.
+// tenant's campaigns are charged to its payer (Service.SetPayer), which
+// the Runner reads from the store, without a password per message; a
+// tenant without one has its messages fail (code no_sms_account). The
+// message key is the bulk SMS msgId: a key the gateway has accepted
+// already (a retry after a crash) counts as sent, and is neither sent
+// nor charged again.
 type SMSSender struct {
 	Gateway SMSGateway
-	// Account is the bulk SMS account of a tenant's campaigns; ok false
-	// when the tenant has none (its messages fail).
-	Account func(tenant msgkit.ServiceUUID) (account string, ok bool)
 	// DLRURL, when set, receives the messages' delivery reports (mask 19).
 	DLRURL string
 }
 
-// Send submits one SMS of c to the recipient's number.
-func (s SMSSender) Send(ctx context.Context, tenant msgkit.ServiceUUID, c Campaign, to Recipient, key string) (string, error) {
-	account, ok := s.Account(tenant)
-	if !ok {
-		return "", msgkit.Errorf(msgkit.Invalid, "no_sms_account", "the tenant has no bulk SMS account for campaigns")
+// Send submits one SMS of m's campaign to the recipient's number,
+// charged to m.Payer.
+func (s SMSSender) Send(ctx context.Context, m Outgoing) (string, error) {
+	if m.Payer == "" {
+		return "", noPayer()
 	}
+	c, to, key := m.Campaign, m.To, m.Key
 	sub := sms.Submission{Type: sms.TypeText, Sender: c.Sender, Receiver: to.Address, Text: c.Template, DLRURL: s.DLRURL}
-	acc, err := s.Gateway.SubmitFor(ctx, account, sms.MessageID(key), sub)
+	acc, err := s.Gateway.SubmitFor(ctx, m.Payer, sms.MessageID(key), sub)
 	switch {
 	case err == nil:
 		return string(acc.MsgID), nil
@@ -90,9 +90,10 @@ type WebpushMessage struct {
 	Image     string `json:"image,omitempty"`
 }
 
-// Send posts one message of c.
-func (s WebhookSender) Send(ctx context.Context, tenant msgkit.ServiceUUID, c Campaign, to Recipient, key string) (string, error) {
-	m := WebhookMessage{ID: key, ServiceUUID: tenant, Campaign: c.UUID, Channel: c.Channel, Sender: c.Sender,
+// Send posts one message of m's campaign.
+func (s WebhookSender) Send(ctx context.Context, out Outgoing) (string, error) {
+	c, to, key := out.Campaign, out.To, out.Key
+	m := WebhookMessage{ID: key, ServiceUUID: out.Tenant, Campaign: c.UUID, Channel: c.Channel, Sender: c.Sender,
 		Contact: to.Contact, Address: to.Address, Template: c.Template}
 	if c.Channel == Webpush {
 		w := c.Webpush

@@ -23,6 +23,11 @@ type Store interface {
 	// what it leaves, unless it fails.
 	Update(ctx context.Context, tenant msgkit.ServiceUUID, id string, fn func(c *Campaign) error) (Campaign, error)
 	Delete(ctx context.Context, tenant msgkit.ServiceUUID, id string) error
+	// SetPayer keeps account as the tenant's payer (see Service.SetPayer),
+	// replacing the one it had; "" removes it.
+	SetPayer(ctx context.Context, tenant msgkit.ServiceUUID, account string) error
+	// Payer returns the tenant's payer, "" when it has none.
+	Payer(ctx context.Context, tenant msgkit.ServiceUUID) (string, error)
 }
 
 // ListChecker tells which of a tenant's list UUIDs do not exist (or are

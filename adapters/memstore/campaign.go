@@ -11,11 +11,12 @@ import (
 	"github.com/msgkit/msgkit/campaign"
 )
 
-// CampaignStore keeps the tenants' campaigns and their runs: tasks and
-// messages, under the same lock.
+// CampaignStore keeps the tenants' campaigns, their payers and their
+// runs: tasks and messages, under the same lock.
 type CampaignStore struct {
 	mu      sync.RWMutex
 	tenants map[msgkit.ServiceUUID]map[string]campaign.Campaign
+	payers  map[msgkit.ServiceUUID]string
 	tasks   map[int64]*campaignTask
 	byRun   map[runKey]int64 // a campaign's task of an occurrence
 	lastID  int64
@@ -41,7 +42,7 @@ var (
 )
 
 func newCampaignStore() *CampaignStore {
-	return &CampaignStore{tenants: map[msgkit.ServiceUUID]map[string]campaign.Campaign{}, tasks: map[int64]*campaignTask{}, byRun: map[runKey]int64{}}
+	return &CampaignStore{tenants: map[msgkit.ServiceUUID]map[string]campaign.Campaign{}, payers: map[msgkit.ServiceUUID]string{}, tasks: map[int64]*campaignTask{}, byRun: map[runKey]int64{}}
 }
 
 // cloneCampaign copies c with its times as stored.
@@ -151,4 +152,23 @@ func optionalTime(t time.Time) msgkit.Value {
 		return msgkit.Null()
 	}
 	return msgkit.TimeValue(t)
+}
+
+// SetPayer keeps account as the tenant's payer; "" removes it.
+func (s *CampaignStore) SetPayer(_ context.Context, tenant msgkit.ServiceUUID, account string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if account == "" {
+		delete(s.payers, tenant)
+		return nil
+	}
+	s.payers[tenant] = account
+	return nil
+}
+
+// Payer returns the tenant's payer, "" when it has none.
+func (s *CampaignStore) Payer(_ context.Context, tenant msgkit.ServiceUUID) (string, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.payers[tenant], nil
 }

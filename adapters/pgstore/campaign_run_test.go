@@ -563,9 +563,11 @@ func BenchmarkCampaignFanOut(b *testing.B) {
 		b.Fatal(err)
 	}
 	svc := campaign.NewService(db.Campaigns(), db.Contacts(), nil, nil)
+	if err := svc.SetPayer(ctx, campTenant, "campaigns"); err != nil {
+		b.Fatal(err)
+	}
 	var spent fanOutTimes
-	senders := map[campaign.Channel]campaign.Sender{campaign.SMS: campaign.SMSSender{Gateway: timedGateway{gw, &spent.gateway},
-		Account: func(msgkit.ServiceUUID) (string, bool) { return "campaigns", true }}}
+	senders := map[campaign.Channel]campaign.Sender{campaign.SMS: campaign.SMSSender{Gateway: timedGateway{gw, &spent.gateway}}}
 	b.Logf("%d contacts loaded in %v", contactsN, time.Since(start).Round(time.Millisecond))
 
 	name, status, channel, schedule, tmpl, sender := "Fan-out", "active", "sms", "now", "Spring sale: 20% off everything this week!", "Shop"

@@ -377,7 +377,8 @@
 // and address. ClaimDue locks the due active campaigns with SKIP LOCKED
 // and inserts each one's task (ON CONFLICT DO NOTHING) with the
 // campaign's advance in one transaction, so replicas make each occurrence
-// one task. Tasks are leased (lease_until); every lease-bound statement
+// one task. Each tenant's payer is a row of campaign_payers (0026), read
+// by its key once a page of a run. Tasks are leased (lease_until); every lease-bound statement
 // locks the task only while the caller's lease is still its own, so a
 // runner that lost the task writes nothing (lease_lost). DB.Contacts is
 // the campaigns' Audience: one statement per page walks the tenant's

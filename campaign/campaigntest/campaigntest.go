@@ -27,6 +27,7 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) campaign.Store) {
 		{"list: filters, sort, paging", testList},
 		{"update and delete", testUpdateDelete},
 		{"list: times as shown", testTimesShown},
+		{"payers", testPayers},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t)) })
 	}
@@ -247,4 +248,36 @@ func testTimesShown(t *testing.T, s campaign.Store) {
 			t.Errorf("%s: %d, %v; want %d", query, page.Total, err, total)
 		}
 	}
+}
+
+// A tenant's payer is its own, replaced by a new one and removed by "".
+func testPayers(t *testing.T, s campaign.Store) {
+	ctx := t.Context()
+	payer := func(tenant msgkit.ServiceUUID, want, what string) {
+		t.Helper()
+		if got, err := s.Payer(ctx, tenant); err != nil || got != want {
+			t.Errorf("%s: Payer = %q, %v, want %q", what, got, err, want)
+		}
+	}
+	set := func(tenant msgkit.ServiceUUID, account string) {
+		t.Helper()
+		if err := s.SetPayer(ctx, tenant, account); err != nil {
+			t.Fatalf("SetPayer(%s, %q): %v", tenant, account, err)
+		}
+	}
+	payer(tenantA, "", "a tenant never given one")
+	set(tenantA, "campaigns")
+	payer(tenantA, "campaigns", "set")
+	payer(tenantB, "", "another tenant")
+	set(tenantB, "other")
+	set(tenantA, "bulk-2")
+	payer(tenantA, "bulk-2", "replaced")
+	payer(tenantB, "other", "the other tenant's, after A's was replaced")
+	set(tenantA, "")
+	payer(tenantA, "", "removed")
+	payer(tenantB, "other", "the other tenant's, after A's was removed")
+	set(tenantA, "") // removing none is no error
+	payer(tenantA, "", "removed twice")
+	set(tenantA, "campaigns")
+	payer(tenantA, "campaigns", "set again")
 }

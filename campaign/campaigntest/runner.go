@@ -15,6 +15,7 @@ import (
 	"github.com/msgkit/msgkit/campaign"
 	"github.com/msgkit/msgkit/contacts"
 	"github.com/msgkit/msgkit/msgkittest"
+	"github.com/msgkit/msgkit/segmentation"
 	"github.com/msgkit/msgkit/sms"
 	"github.com/shopspring/decimal"
 	"golang.org/x/crypto/bcrypt"
@@ -64,6 +65,8 @@ func RunRunnerTests(t *testing.T, newStores func(t *testing.T) (RunnerStores, fu
 		{"stop within a page", testStopWithinAPage},
 		{"pace", testPace},
 		{"webhook channel", testWebhookChannel},
+		{"the payer from the store", testPayer},
+		{"a query parsed once a task", testQueryParsedOnce},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			stores, replica := newStores(t)
@@ -129,12 +132,15 @@ func NewWorld(t testing.TB, stores RunnerStores) *World {
 	add(8, listA, "+4915100000008", "in", "Ljubljana", nil) // no price for Germany: fails for good
 	w.reached = []string{"+38640000001", "+38640000002", "+38640000007"}
 	w.Svc = campaign.NewService(w.Stores.Campaigns, st, w.Clock.Now, nil)
+	if err := w.Svc.SetPayer(ctx, tenant, "campaigns"); err != nil {
+		t.Fatal(err)
+	}
 	return w
 }
 
-// Sender is an SMSSender through the world's gateway and account.
+// Sender is an SMSSender through the world's gateway.
 func (w *World) Sender() campaign.SMSSender {
-	return campaign.SMSSender{Gateway: w.GW, Account: func(msgkit.ServiceUUID) (string, bool) { return "campaigns", true }}
+	return campaign.SMSSender{Gateway: w.GW}
 }
 
 // Runner is a runner over the world's stores, unpaced unless opts say.
@@ -373,14 +379,14 @@ type stoppingSender struct {
 	sent int
 }
 
-func (s *stoppingSender) Send(ctx context.Context, tn msgkit.ServiceUUID, c campaign.Campaign, to campaign.Recipient, key string) (string, error) {
-	id, err := s.Sender.Send(ctx, tn, c, to, key)
+func (s *stoppingSender) Send(ctx context.Context, m campaign.Outgoing) (string, error) {
+	id, err := s.Sender.Send(ctx, m)
 	s.mu.Lock()
 	s.sent++
 	first := s.sent == 1
 	s.mu.Unlock()
 	if first {
-		if _, err := s.svc.SetStatus(ctx, tn, c.UUID, campaign.Stopped); err != nil {
+		if _, err := s.svc.SetStatus(ctx, m.Tenant, m.Campaign.UUID, campaign.Stopped); err != nil {
 			return "", err
 		}
 	}
@@ -481,5 +487,137 @@ func testWebhookChannel(t *testing.T, w *World, replica func() RunnerStores) {
 	if m.Campaign != c.UUID || m.Channel != campaign.Viber || m.Template != doc || m.ServiceUUID != tenant || len(m.ID) != 32 ||
 		m.Contact != "c0000000-0000-4000-8000-000000000001" {
 		t.Errorf("posted %+v", m)
+	}
+}
+
+// payingSender sets the tenant's payer after its first message.
+type payingSender struct {
+	campaign.Sender
+	svc  *campaign.Service
+	mu   sync.Mutex
+	sent int
+}
+
+func (s *payingSender) Send(ctx context.Context, m campaign.Outgoing) (string, error) {
+	id, err := s.Sender.Send(ctx, m)
+	s.mu.Lock()
+	s.sent++
+	first := s.sent == 1
+	s.mu.Unlock()
+	if first {
+		if err := s.svc.SetPayer(ctx, m.Tenant, "campaigns"); err != nil {
+			return "", err
+		}
+	}
+	return id, err
+}
+
+// A tenant without a payer has its sms messages fail, naming why; the
+// runner reads the payer from the store for each page, so one set during
+// a run charges the pages after it.
+func testPayer(t *testing.T, w *World, replica func() RunnerStores) {
+	if err := w.Svc.RemovePayer(t.Context(), tenant); err != nil {
+		t.Fatal(err)
+	}
+	c := w.Create(t, nil)
+	s := &payingSender{Sender: w.Sender(), svc: w.Svc}
+	r := w.Runner(map[campaign.Channel]campaign.Sender{campaign.SMS: s}, campaign.RunnerOptions{Page: 1, InFlight: 1})
+	if _, err := r.RunOnce(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	tasks, _ := w.Stores.Campaigns.Tasks(t.Context(), tenant, c.UUID)
+	if len(tasks) != 1 || tasks[0].State != campaign.TaskDone || tasks[0].Sent != 2 || tasks[0].Failed != 2 {
+		t.Fatalf("tasks %+v, want done with 2 sent and 2 failed", tasks)
+	}
+	msgs, _ := w.Stores.Campaigns.Messages(t.Context(), tenant, c.UUID, 100)
+	if m := msgs[0]; m.Address != "+38640000001" || m.Status != campaign.MessageFailed || m.Error != "the tenant has no bulk SMS account for campaigns" {
+		t.Errorf("the message of the page without a payer: %+v", m)
+	}
+	if got := w.smsSent(t, msgs); !slices.Equal(got, []string{"+38640000002", "+38640000007"}) {
+		t.Errorf("sent to %v after the payer was set, want the next pages' numbers", got)
+	}
+	if n := countSMS(t, w); n != 2 {
+		t.Errorf("%d SMS charged to the payer, want 2", n)
+	}
+}
+
+// queryAudience records the query each page's selection holds, and calls
+// change once, before its first page is read.
+type queryAudience struct {
+	campaign.Audience
+	change  func(ctx context.Context) error
+	mu      sync.Mutex
+	queries []*segmentation.Query
+}
+
+func (a *queryAudience) Recipients(ctx context.Context, tn msgkit.ServiceUUID, sel campaign.Selection, after string, limit int) ([]campaign.Recipient, string, error) {
+	a.mu.Lock()
+	a.queries = append(a.queries, sel.Query)
+	change := a.change
+	a.change = nil
+	a.mu.Unlock()
+	rs, next, err := a.Audience.Recipients(ctx, tn, sel, after, limit)
+	if err == nil && change != nil {
+		err = change(ctx)
+	}
+	return rs, next, err
+}
+
+// The runner parses a task's query once and hands the same one to every
+// page; a query changed during the run (a PUT) is parsed again, once, and
+// the pages after the change follow it.
+func testQueryParsedOnce(t *testing.T, w *World, replica func() RunnerStores) {
+	const rule = "FREQ=DAILY;BYHOUR=12;BYMINUTE=0;BYSECOND=0"
+	ljubljana := `{"segmentation":[{"rules":[{"field":"city","condition":"eq","value":"Ljubljana","operator":"AND"}]}]}`
+	maribor := `{"segmentation":[{"rules":[{"field":"city","condition":"eq","value":"Maribor","operator":"AND"}]}]}`
+	c := w.Create(t, map[string]any{"schedule_type": "scheduled", "schedule_rrule": rule, "query_type": "segmentation", "query": ljubljana})
+	senders := map[campaign.Channel]campaign.Sender{campaign.SMS: w.Sender()}
+	run := func(a *queryAudience) {
+		t.Helper()
+		r := campaign.NewRunner(w.Stores.Campaigns, a, senders, campaign.RunnerOptions{Clock: w.Clock.Now, Page: 1,
+			Rate: func(msgkit.ServiceUUID) rate.Limit { return rate.Inf }})
+		if n, err := r.RunOnce(t.Context()); err != nil || n != 1 {
+			t.Fatalf("RunOnce = %d, %v", n, err)
+		}
+	}
+
+	// The Ljubljana contacts one a page (1, 4, 7, 8), then an empty page.
+	w.Clock.Set(now.Add(24 * time.Hour))
+	a := &queryAudience{Audience: w.Stores.Contacts}
+	run(a)
+	if len(a.queries) != 5 || a.queries[0] == nil {
+		t.Fatalf("%d pages with queries %v, want 5 pages", len(a.queries), a.queries)
+	}
+	for i, q := range a.queries {
+		if q != a.queries[0] {
+			t.Errorf("page %d got a query parsed again (%p, the first page's %p)", i+1, q, a.queries[0])
+		}
+	}
+
+	// The next occurrence: the campaign's query changes after its first
+	// page.
+	w.Clock.Set(now.Add(48 * time.Hour))
+	a = &queryAudience{Audience: w.Stores.Contacts, change: func(ctx context.Context) error {
+		_, err := w.Svc.Replace(ctx, tenant, c.UUID, input(t, map[string]any{"schedule_type": "scheduled", "schedule_rrule": rule,
+			"query_type": "segmentation", "query": maribor}))
+		return err
+	}}
+	run(a)
+	if len(a.queries) != 3 || a.queries[0] == nil || a.queries[1] == a.queries[0] || a.queries[2] != a.queries[1] {
+		t.Errorf("pages' queries %v, want the first page's, then another for the two pages after the change", a.queries)
+	}
+	tasks, _ := w.Stores.Campaigns.Tasks(t.Context(), tenant, c.UUID)
+	if len(tasks) != 2 {
+		t.Fatalf("tasks %+v", tasks)
+	}
+	msgs, _ := w.Stores.Campaigns.Messages(t.Context(), tenant, c.UUID, 100)
+	var second []campaign.Message
+	for _, m := range msgs {
+		if m.Task == tasks[1].ID {
+			second = append(second, m)
+		}
+	}
+	if got := w.smsSent(t, second); !slices.Equal(got, []string{"+38640000001", "+38640000002"}) {
+		t.Errorf("the run whose query changed after its first page sent to %v, want the first Ljubljana number, then Maribor's", got)
 	}
 }

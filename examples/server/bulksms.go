@@ -59,21 +59,9 @@ type purger interface {
 	PurgeSubmitted(ctx context.Context, before time.Time) (int64, error)
 }
 
-// gatewaySink hands status events to the gateway once it exists: the
-// SMPP client is built before the gateway, which needs its transmitter.
-// It passes batches on as batches (sms.StatusBatchSink): one transaction
-// for many events, not one each.
-type gatewaySink struct{ g *sms.Gateway }
-
-var _ sms.StatusBatchSink = (*gatewaySink)(nil)
-
-func (s *gatewaySink) HandleStatus(ctx context.Context, ev sms.StatusEvent) error {
-	return s.g.HandleStatus(ctx, ev)
-}
-
-func (s *gatewaySink) HandleStatuses(ctx context.Context, evs []sms.StatusEvent) []error {
-	return s.g.HandleStatuses(ctx, evs)
-}
+// The SMPP client hands its status events to the gateway in batches: one
+// transaction for many events, not one each.
+var _ sms.StatusBatchSink = (*sms.Gateway)(nil)
 
 // bulkSMS is the bulk SMS family: a gateway that accepts and queues
 // parts, a transmitter that hands them to the simulated network, which
@@ -98,9 +86,8 @@ func newBulkSMS(store smsStore, o bulkSMSOptions) *bulkSMS {
 	var upstream sms.Upstream
 	var network *simnet.Network
 	var smsc *smpp.Client
-	sink := &gatewaySink{}
 	if o.SMPP != nil {
-		smsc = smpp.New(*o.SMPP, smpp.Options{Store: o.SMPPStore, Sink: sink, Logger: o.Logger})
+		smsc = smpp.New(*o.SMPP, smpp.Options{Store: o.SMPPStore, Logger: o.Logger, Clock: o.Gateway.Clock})
 		upstream = smsc
 		// A round waits for the SMSC's answers and the stores: more of
 		// them at once keep the binds' windows full.
@@ -113,10 +100,9 @@ func newBulkSMS(store smsStore, o bulkSMSOptions) *bulkSMS {
 	if !o.AcceptOnly {
 		o.Gateway.Transmitter = transmitter // the gateway hands its parts over in memory
 	}
-	sink.g = sms.NewGateway(store, o.Gateway)
 	return &bulkSMS{
 		store:       store,
-		gateway:     sink.g,
+		gateway:     sms.NewGateway(store, o.Gateway),
 		network:     network,
 		smsc:        smsc,
 		smscStore:   o.SMPPStore,
@@ -148,7 +134,8 @@ func (b *bulkSMS) family() family {
 		demo: b.demo,
 	}
 	if b.smsc != nil {
-		f.jobs = append(f.jobs, b.smsc.Run)
+		// The client reports to the gateway, which is made after it.
+		f.jobs = append(f.jobs, func(ctx context.Context) { b.smsc.Run(ctx, b.gateway) })
 		if p, ok := b.smscStore.(purger); ok {
 			// A receipt comes within the part's validity or not at all;
 			// smppKeep outlasts any validity an account sensibly has.

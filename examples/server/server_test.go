@@ -406,6 +406,8 @@ func TestBootstrapErrors(t *testing.T) {
 		"secret twice":    `{"users": [{"username": "u", "password": "p", "passwordEnv": "P"}]}`,
 		"bad component":   `{"uiComponents": [{"id": "g", "type": "grid", "service": "6f1c2a4e-0b7d-4c1e-9a53-2d8e4f6a7b90", "url": "ftp://x/"}]}`,
 		"bad timeout":     `{"uiComponents": [{"id": "k", "type": "KPI", "service": "6f1c2a4e-0b7d-4c1e-9a53-2d8e4f6a7b90", "url": "https://x.example/", "timeout": "soon"}]}`,
+		"bad payer":       `{"campaignAccounts": {"6f1c2a4e-0b7d-4c1e-9a53-2d8e4f6a7b90": "bulk sms"}}`,
+		"payers no map":   `{"campaignAccounts": ["bulk"]}`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(dir, strings.ReplaceAll(name, " ", "_")+".json")

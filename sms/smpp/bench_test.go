@@ -33,10 +33,10 @@ func BenchmarkSubmit(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer sim.Close()
-	c := smpp.New(smpp.Config{Addr: addr, SystemID: "msgkit", Password: "secret", Window: 50}, smpp.Options{Store: memstore.New().SMPP(), Sink: &countSink{}})
+	c := smpp.New(smpp.Config{Addr: addr, SystemID: "msgkit", Password: "secret", Window: 50}, smpp.Options{Store: memstore.New().SMPP()})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { c.Run(ctx); close(done) }()
+	go func() { c.Run(ctx, &countSink{}); close(done) }()
 	defer func() { cancel(); <-done }()
 	for deadline := time.Now().Add(5 * time.Second); c.Bound() == 0; {
 		if time.Now().After(deadline) {

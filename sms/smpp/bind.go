@@ -70,7 +70,7 @@ func (c *Client) connect(ctx context.Context, m BindMode) (*bind, error) {
 		closed:  make(chan struct{}),
 		pending: map[uint32]*call{},
 	}
-	b.lastRead.Store(time.Now().UnixNano())
+	b.lastRead.Store(c.opts.Clock.Now().UnixNano())
 	go b.write()
 	go b.read()
 	cl, err := b.request(ctx, &Bind{Mode: m, SystemID: c.cfg.SystemID, Password: c.cfg.Password, SystemType: c.cfg.SystemType, Version: InterfaceVersion, Range: c.cfg.Range}, false)
@@ -102,7 +102,7 @@ func (b *bind) serve(ctx context.Context) error {
 			b.unbind()
 			return ctx.Err()
 		case <-tick.C:
-			if time.Since(time.Unix(0, b.lastRead.Load())) > b.c.cfg.DeadAfter {
+			if b.c.opts.Clock.Now().Sub(time.Unix(0, b.lastRead.Load())) > b.c.cfg.DeadAfter {
 				b.close(errors.New("smpp: the SMSC said nothing within the dead-peer time"))
 				continue
 			}
@@ -304,14 +304,14 @@ func (b *bind) read() {
 		if err != nil {
 			var de *DecodeError
 			if errors.As(err, &de) {
-				b.lastRead.Store(time.Now().UnixNano())
+				b.lastRead.Store(b.c.opts.Clock.Now().UnixNano())
 				b.decodeFailed(de)
 				continue
 			}
 			b.close(err)
 			return
 		}
-		b.lastRead.Store(time.Now().UnixNano())
+		b.lastRead.Store(b.c.opts.Clock.Now().UnixNano())
 		id := p.Body.Command()
 		if id.IsResponse() {
 			if cl := b.take(p.Seq); cl != nil {
@@ -402,7 +402,7 @@ const (
 // handleReceipts takes receipts from every bind in batches, as many as
 // have come while the last batch was stored: one store lookup and one
 // sink call (StatusBatchSink's, when the sink has it) for the batch.
-func (c *Client) handleReceipts(ctx context.Context, q chan receiptJob) {
+func (c *Client) handleReceipts(ctx context.Context, sink sms.StatusSink, q chan receiptJob) {
 	for {
 		var first receiptJob
 		select {
@@ -420,15 +420,15 @@ func (c *Client) handleReceipts(ctx context.Context, q chan receiptJob) {
 				break fill
 			}
 		}
-		c.receiptBatch(ctx, batch)
+		c.receiptBatch(ctx, sink, batch)
 	}
 }
 
 // receiptBatch finds the parts of jobs, among the parts whose records
-// are being saved and then in the store, hands their events to the sink
-// and answers each. A receipt whose part is not found yet waits on its
-// own (receiptLater): its submit_sm_resp may still be on its way.
-func (c *Client) receiptBatch(ctx context.Context, jobs []receiptJob) {
+// are being saved and then in the store, hands their events to sink and
+// answers each. A receipt whose part is not found yet waits on its own
+// (receiptLater): its submit_sm_resp may still be on its way.
+func (c *Client) receiptBatch(ctx context.Context, sink sms.StatusSink, jobs []receiptJob) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.cfg.Timeout)
 	defer cancel()
 	keys := make([]PartKey, len(jobs))
@@ -458,16 +458,16 @@ func (c *Client) receiptBatch(ctx context.Context, jobs []receiptJob) {
 	var idx []int
 	for i, j := range jobs {
 		if !found[i] {
-			go c.receiptLater(j)
+			go c.receiptLater(sink, j)
 			continue
 		}
-		evs = append(evs, receiptEvent(j.rc, keys[i]))
+		evs = append(evs, c.receiptEvent(j.rc, keys[i]))
 		idx = append(idx, i)
 	}
 	if len(evs) == 0 {
 		return
 	}
-	errs := c.handleEvents(ctx, evs)
+	errs := handleEvents(ctx, sink, evs)
 	for n, i := range idx {
 		st := ESME_ROK
 		if errs[n] != nil {
@@ -483,7 +483,7 @@ func (c *Client) receiptBatch(ctx context.Context, jobs []receiptJob) {
 // response on its way here or saved by a replica; one that never finds
 // its part is acknowledged and dropped, and one the store or the sink
 // failed is answered ESME_RX_T_APPN.
-func (c *Client) receiptLater(j receiptJob) {
+func (c *Client) receiptLater(sink sms.StatusSink, j receiptJob) {
 	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.Timeout)
 	defer cancel()
 	key, ok, err := c.partOf(ctx, IDVariants(j.rc.ID))
@@ -498,7 +498,7 @@ func (c *Client) receiptLater(j receiptJob) {
 		j.reply(ESME_ROK)
 		return
 	default:
-		if errs := c.handleEvents(ctx, []sms.StatusEvent{receiptEvent(j.rc, key)}); errs[0] == nil {
+		if errs := handleEvents(ctx, sink, []sms.StatusEvent{c.receiptEvent(j.rc, key)}); errs[0] == nil {
 			j.reply(ESME_ROK)
 			return
 		} else {
@@ -508,25 +508,26 @@ func (c *Client) receiptLater(j receiptJob) {
 	j.reply(ESME_RX_T_APPN)
 }
 
-// receiptEvent is the status event a receipt says of its part.
-func receiptEvent(rc Receipt, key PartKey) sms.StatusEvent {
+// receiptEvent is the status event a receipt says of its part, at the
+// receipt's done date, or now when it has none.
+func (c *Client) receiptEvent(rc Receipt, key PartKey) sms.StatusEvent {
 	st, code := rc.Event()
 	at := rc.DoneDate
 	if at.IsZero() {
-		at = time.Now()
+		at = c.opts.Clock.Now()
 	}
 	return sms.StatusEvent{MsgID: key.MsgID, PartNum: key.PartNum, Status: st, ErrorCode: code, At: at}
 }
 
-// handleEvents hands events to the sink, in one call when it takes
-// batches; one error per event.
-func (c *Client) handleEvents(ctx context.Context, evs []sms.StatusEvent) []error {
-	if bs, ok := c.opts.Sink.(sms.StatusBatchSink); ok {
+// handleEvents hands events to sink, in one call when it takes batches;
+// one error per event.
+func handleEvents(ctx context.Context, sink sms.StatusSink, evs []sms.StatusEvent) []error {
+	if bs, ok := sink.(sms.StatusBatchSink); ok {
 		return bs.HandleStatuses(ctx, evs)
 	}
 	errs := make([]error, len(evs))
 	for i, ev := range evs {
-		errs[i] = c.opts.Sink.HandleStatus(ctx, ev)
+		errs[i] = sink.HandleStatus(ctx, ev)
 	}
 	return errs
 }
@@ -572,7 +573,7 @@ func (c *Client) partOf(ctx context.Context, ids []string) (PartKey, bool, error
 func (b *bind) rest() {
 	step := min(b.restStep.Add(1), 5)
 	d := b.c.cfg.Throttled << (step - 1)
-	b.restTill.Store(time.Now().Add(d).UnixNano())
+	b.restTill.Store(b.c.opts.Clock.Now().Add(d).UnixNano())
 }
 
 // resting is how long the bind still rests; a bind that rested without
@@ -582,7 +583,7 @@ func (b *bind) resting() time.Duration {
 	if till == 0 {
 		return 0
 	}
-	d := time.Until(time.Unix(0, till))
+	d := time.Unix(0, till).Sub(b.c.opts.Clock.Now())
 	if d <= 0 && d < -b.c.cfg.Throttled {
 		b.restStep.Store(0)
 	}

@@ -79,14 +79,15 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// Options are the client's collaborators.
+// Options are the client's collaborators. The sink of its status events
+// is Run's: the client can exist before what takes them.
 type Options struct {
 	// Store keeps the SMSC's ids of the parts it took; required.
-	Store Store
-	// Sink takes the status events of receipts; required. A receipt is
-	// acknowledged once Sink took its event.
-	Sink   sms.StatusSink
+	Store  Store
 	Logger *slog.Logger
+	// Clock tells the time the client stamps and decides by (see the
+	// package doc); default the system clock.
+	Clock msgkit.Clock
 	// Dial opens connections; default a net.Dialer with a 10 s timeout.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 }
@@ -129,8 +130,8 @@ type Client struct {
 
 // New returns a client; Run brings its binds up.
 func New(cfg Config, opts Options) *Client {
-	if opts.Store == nil || opts.Sink == nil {
-		panic("smpp: New needs a Store and a Sink")
+	if opts.Store == nil {
+		panic("smpp: New needs a Store")
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -151,7 +152,13 @@ func New(cfg Config, opts Options) *Client {
 }
 
 // Run keeps the connection's binds up until ctx ends, then unbinds them.
-func (c *Client) Run(ctx context.Context) {
+// sink takes the status events: the parts the SMSC took (StatusAccepted)
+// and what their receipts say; a receipt is acknowledged once sink took
+// its event. Run panics without a sink.
+func (c *Client) Run(ctx context.Context, sink sms.StatusSink) {
+	if sink == nil {
+		panic("smpp: Run needs a sink")
+	}
 	var wg sync.WaitGroup
 	modes := make([]BindMode, 0, c.cfg.Binds+c.cfg.Receivers)
 	for range c.cfg.Binds {
@@ -166,9 +173,9 @@ func (c *Client) Run(ctx context.Context) {
 		wg.Go(func() { c.keep(ctx, i, m) })
 	}
 	for _, q := range c.receiptQ {
-		wg.Go(func() { c.handleReceipts(ctx, q) })
+		wg.Go(func() { c.handleReceipts(ctx, sink, q) })
 	}
-	wg.Go(func() { c.handleAccepted(ctx) })
+	wg.Go(func() { c.handleAccepted(ctx, sink) })
 	wg.Go(func() { c.saver(ctx) })
 	wg.Wait()
 }
@@ -411,9 +418,9 @@ func (c *Client) saveBatch(ctx context.Context, batch []saveReq) {
 	c.accepted(ctx, subs)
 }
 
-// saveSubmitted records what the SMSC took, retrying a failing store for
-// up to a minute; until then receipts find the parts in recent, where
-// the reader put them as their answers came. A part the store never
+// saveSubmitted records what the SMSC took, retrying a failing store
+// with pauses that add up to a minute; until then receipts find the
+// parts in recent, where the reader put them as their answers came. A part the store never
 // records still counts as taken (sending it again would reach the handset
 // twice); its receipts then find no part.
 func (c *Client) saveSubmitted(ctx context.Context, subs []Submitted) {
@@ -424,18 +431,19 @@ func (c *Client) saveSubmitted(ctx context.Context, subs []Submitted) {
 		}
 		c.recentMu.Unlock()
 	}()
-	deadline := time.Now().Add(time.Minute)
+	var waited time.Duration
 	wait := 50 * time.Millisecond
 	for {
 		err := c.opts.Store.SaveSubmitted(context.WithoutCancel(ctx), subs)
 		if err == nil {
 			return
 		}
-		if time.Now().After(deadline) {
+		if waited >= time.Minute {
 			c.log.Error("smpp: the SMSC took parts the store did not record; their receipts will find no part", "parts", len(subs), "err", err)
 			return
 		}
 		time.Sleep(wait) // the store's trouble, not a schedule: backing off
+		waited += wait
 		wait = min(2*wait, 2*time.Second)
 	}
 }
@@ -444,7 +452,7 @@ func (c *Client) saveSubmitted(ctx context.Context, subs []Submitted) {
 // the SENT_TO_SMSC of delivery reports) through handleAccepted; Send
 // waits only when that is far behind.
 func (c *Client) accepted(ctx context.Context, subs []Submitted) {
-	now := time.Now()
+	now := c.opts.Clock.Now()
 	for _, s := range subs {
 		select {
 		case c.acceptQ <- sms.StatusEvent{MsgID: s.MsgID, PartNum: s.PartNum, Status: sms.StatusAccepted, At: now}:
@@ -458,10 +466,10 @@ func (c *Client) accepted(ctx context.Context, subs []Submitted) {
 // first of a batch: one sink call (one commit, on PostgreSQL) for many.
 const acceptLinger = 10 * time.Millisecond
 
-// handleAccepted hands acceptances to the sink in batches of at most
+// handleAccepted hands acceptances to sink in batches of at most
 // maxReceiptBatch. A failure is logged: the part's receipt still moves
 // it on.
-func (c *Client) handleAccepted(ctx context.Context) {
+func (c *Client) handleAccepted(ctx context.Context, sink sms.StatusSink) {
 	for {
 		var first sms.StatusEvent
 		select {
@@ -481,7 +489,7 @@ func (c *Client) handleAccepted(ctx context.Context) {
 			}
 		}
 		linger.Stop()
-		for i, err := range c.handleEvents(context.WithoutCancel(ctx), evs) {
+		for i, err := range handleEvents(context.WithoutCancel(ctx), sink, evs) {
 			if err != nil {
 				c.log.Warn("smpp: a part's acceptance was not stored", "msgId", evs[i].MsgID, "partNum", evs[i].PartNum, "err", err)
 			}

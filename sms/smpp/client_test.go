@@ -18,6 +18,7 @@ import (
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/adapters/memstore"
+	"github.com/msgkit/msgkit/msgkittest"
 	"github.com/msgkit/msgkit/sms"
 	"github.com/msgkit/msgkit/sms/smpp"
 	"github.com/msgkit/msgkit/sms/smpp/smppsim"
@@ -88,6 +89,12 @@ type env struct {
 // start runs a simulator with opts and a client bound to it with cfg.
 func start(t *testing.T, opts smppsim.Options, cfg smpp.Config) *env {
 	t.Helper()
+	return startClocked(t, opts, cfg, nil)
+}
+
+// startClocked is start with the client on clock.
+func startClocked(t *testing.T, opts smppsim.Options, cfg smpp.Config, clock msgkit.Clock) *env {
+	t.Helper()
 	if opts.Accounts == nil {
 		opts.Accounts = map[string]string{"msgkit": "secret"}
 	}
@@ -104,10 +111,10 @@ func start(t *testing.T, opts smppsim.Options, cfg smpp.Config) *env {
 	cfg.MinBackoff, cfg.MaxBackoff = cmp.Or(cfg.MinBackoff, 20*time.Millisecond), cmp.Or(cfg.MaxBackoff, 100*time.Millisecond)
 	cfg.Timeout = cmp.Or(cfg.Timeout, 2*time.Second)
 	e := &env{sim: sim, store: memstore.New().SMPP(), sink: newSink(), done: make(chan struct{})}
-	e.client = smpp.New(cfg, smpp.Options{Store: e.store, Sink: e.sink})
+	e.client = smpp.New(cfg, smpp.Options{Store: e.store, Clock: clock})
 	ctx, cancel := context.WithCancel(context.Background())
 	e.cancel = cancel
-	go func() { e.client.Run(ctx); close(e.done) }()
+	go func() { e.client.Run(ctx, e.sink); close(e.done) }()
 	t.Cleanup(e.stop)
 	return e
 }
@@ -547,10 +554,10 @@ func TestTLS(t *testing.T) {
 	roots.AddCert(certSrv.Certificate())
 	snk := newSink()
 	c := smpp.New(smpp.Config{Addr: ln.Addr().String(), TLS: &tls.Config{RootCAs: roots}, SystemID: "msgkit", Password: "secret", Timeout: 2 * time.Second},
-		smpp.Options{Store: memstore.New().SMPP(), Sink: snk})
+		smpp.Options{Store: memstore.New().SMPP()})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { c.Run(ctx); close(done) }()
+	go func() { c.Run(ctx, snk); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
 	sendCtx, stop := context.WithTimeout(t.Context(), 10*time.Second)
 	defer stop()
@@ -562,10 +569,10 @@ func TestTLS(t *testing.T) {
 	}
 	// An SMSC whose certificate the client does not trust is not bound.
 	bad := smpp.New(smpp.Config{Addr: ln.Addr().String(), TLS: &tls.Config{}, SystemID: "msgkit", Password: "secret"},
-		smpp.Options{Store: memstore.New().SMPP(), Sink: newSink()})
+		smpp.Options{Store: memstore.New().SMPP()})
 	badCtx, badCancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 	defer badCancel()
-	go bad.Run(badCtx)
+	go bad.Run(badCtx, newSink())
 	if errs := bad.Send(badCtx, []sms.OutboundPart{part("x", 0, "x")}); msgkit.KindOf(errs[0]) != msgkit.Unavailable {
 		t.Errorf("an untrusted SMSC: %v", errs)
 	}
@@ -640,15 +647,13 @@ func TestReceiptOfAReplica(t *testing.T) {
 	sender := cfg
 	sender.Mode = smpp.Transmitter // no receipts: they all go to the other client
 	ownSink, otherSink := newSink(), newSink()
-	clients := []*smpp.Client{
-		smpp.New(sender, smpp.Options{Store: slow, Sink: ownSink}),
-		smpp.New(cfg, smpp.Options{Store: looking, Sink: otherSink}),
-	}
+	clients := []*smpp.Client{smpp.New(sender, smpp.Options{Store: slow}), smpp.New(cfg, smpp.Options{Store: looking})}
+	sinks := []*sink{ownSink, otherSink}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	t.Cleanup(func() { cancel(); wg.Wait() })
-	for _, c := range clients {
-		wg.Go(func() { c.Run(ctx) })
+	for i, c := range clients {
+		wg.Go(func() { c.Run(ctx, sinks[i]) })
 	}
 	for deadline := time.Now().Add(10 * time.Second); clients[0].Bound() < 1 || clients[1].Bound() < 1; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
@@ -686,4 +691,73 @@ func TestReceiptOfAReplica(t *testing.T) {
 	if _, err := sim.WaitAcked(actx, 1); err != nil {
 		t.Fatalf("the receipt was not acknowledged: %v", err)
 	}
+}
+
+// TestClock: the client stamps acceptances with its clock, and decides by
+// it how long a throttled bind rests and whether a silent SMSC is dead,
+// so a test's clock that stands still holds both until it is moved.
+func TestClock(t *testing.T) {
+	at := time.Date(2031, 5, 6, 7, 8, 9, 0, time.UTC)
+
+	t.Run("acceptances", func(t *testing.T) {
+		clock := msgkittest.NewClock(at)
+		e := startClocked(t, smppsim.Options{}, smpp.Config{}, clock.Now)
+		if errs := send(t, e, part("m1", 0, "hi")); errs != nil {
+			t.Fatal(errs)
+		}
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) { // waiting for a condition
+			e.sink.mu.Lock()
+			acc := slices.Clone(e.sink.accepted)
+			e.sink.mu.Unlock()
+			if len(acc) == 1 {
+				if !acc[0].At.Equal(at) {
+					t.Errorf("accepted at %v, want the clock's %v", acc[0].At, at)
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("acceptances %+v", acc)
+			}
+		}
+	})
+
+	t.Run("a throttled bind rests until the clock says", func(t *testing.T) {
+		clock := msgkittest.NewClock(at)
+		e := startClocked(t, smppsim.Options{QueueFull: func(n int) bool { return n == 1 }}, smpp.Config{Throttled: time.Minute}, clock.Now)
+		if errs := send(t, e, part("a", 0, "x")); errs == nil || msgkit.KindOf(errs[0]) != msgkit.RateLimited {
+			t.Fatalf("queue full: %v", errs)
+		}
+		if errs := send(t, e, part("b", 0, "x")); errs == nil || msgkit.KindOf(errs[0]) != msgkit.RateLimited || len(e.sim.Submits()) != 0 {
+			t.Fatalf("a resting bind: %v, %d submits", errs, len(e.sim.Submits()))
+		}
+		clock.Advance(time.Minute)
+		if errs := send(t, e, part("b", 0, "x")); errs != nil || len(e.sim.Submits()) != 1 {
+			t.Errorf("after the rest by the clock: %v, %d submits", errs, len(e.sim.Submits()))
+		}
+	})
+
+	t.Run("a silent SMSC is dead when the clock says", func(t *testing.T) {
+		clock := msgkittest.NewClock(at)
+		e := startClocked(t, smppsim.Options{}, smpp.Config{EnquireEvery: 10 * time.Millisecond, DeadAfter: 30 * time.Millisecond}, clock.Now)
+		e.waitBound(t, 1)
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+		defer cancel()
+		e.sim.Stall(true)
+		// Six enquire_link unanswered, six looks at the clock over more
+		// than DeadAfter of real time: the clock has not moved, so the
+		// bind lives.
+		if err := e.sim.Wait(ctx, func() bool { return e.sim.Outstanding() >= 6 }); err != nil {
+			t.Fatalf("the bind stopped asking (%d enquire_link unanswered): dropped by real time", e.sim.Outstanding())
+		}
+		if e.client.Bound() != 1 {
+			t.Fatal("a silent SMSC was dropped before the clock passed DeadAfter")
+		}
+		clock.Advance(31 * time.Millisecond)
+		for e.client.Bound() != 0 {
+			if ctx.Err() != nil {
+				t.Fatal("a silent SMSC was not dropped once the clock passed DeadAfter")
+			}
+			time.Sleep(5 * time.Millisecond) // waiting for a condition, not a schedule
+		}
+	})
 }

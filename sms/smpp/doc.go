@@ -22,7 +22,23 @@
 // receiver binds), reconnecting with backoff, with enquire_link every
 // EnquireEvery and a bind that hears nothing for DeadAfter dropped. Send
 // hands parts over round robin, at most Window submit_sm unanswered per
-// bind, each answer waited for at most Timeout.
+// bind, each answer waited for at most Timeout. The status events go to
+// the sink given to Run, not to New, so a client can be made before what
+// takes its events (the gateway, which needs the client's transmitter).
+//
+// Time comes from Options.Clock wherever the client stamps or decides by
+// it: the time of an acceptance (StatusAccepted) and of a receipt without
+// a done date, the last time a bind heard from the SMSC and so whether it
+// is dead (DeadAfter), and how long a throttled bind still rests. The
+// clock tells the time and has no timers, so the waits run on the
+// runtime's timers, on real time: the dial's and the TLS handshake's
+// timeouts (on the connection), a request's Timeout, the EnquireEvery
+// tick that looks at the clock, the backoff between binds, the saver's
+// and the acceptances' few milliseconds of gathering, a receipt's wait
+// for its part and the pauses of a failing store. None of them stamps
+// anything or decides what a part or a bind is; with a clock of a test's
+// that stands still, a silent SMSC is dropped and a throttled bind wakes
+// when the test moves the clock.
 //
 // A part becomes a submit_sm as the connection says: GSM 7-bit septets
 // one an octet (data_coding 0) or packed (GSMPacked), UCS-2 (8), 8-bit
@@ -53,7 +69,7 @@
 // (the receipt text and the receipted_message_id and message_state
 // parameters, which win), its part found by the SMSC's id in whichever
 // form it is written (IDVariants: decimal or hex, padded or not; ids are
-// kept in canonical form), and its event handed to the sink, in batches
+// kept in canonical form), and its event handed to Run's sink, in batches
 // (sms.StatusBatchSink) by four workers; the SMSC gets ESME_ROK only once
 // the event is stored, ESME_RX_T_APPN when it could not be, so it offers
 // the receipt again. A receipt whose part is not found waits for it up to

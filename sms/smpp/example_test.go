@@ -35,8 +35,8 @@ func ExampleClient() {
 	defer smsc.Close()
 
 	sink := make(events, 10)
-	client := smpp.New(smpp.Config{Addr: addr, SystemID: "shop", Password: "secret"}, smpp.Options{Store: memstore.New().SMPP(), Sink: sink})
-	go client.Run(ctx)
+	client := smpp.New(smpp.Config{Addr: addr, SystemID: "shop", Password: "secret"}, smpp.Options{Store: memstore.New().SMPP()})
+	go client.Run(ctx, sink)
 
 	sender, _ := sms.ParseSender("MyShop")
 	errs := client.Send(ctx, []sms.OutboundPart{{

@@ -483,11 +483,11 @@ func startESMELogged(t *testing.T, s *smsc, cfg smpp.Config, sk *sink, log *lock
 	cfg.Password = cmp.Or(cfg.Password, "secret")
 	cfg.MinBackoff, cfg.MaxBackoff = 20*time.Millisecond, 200*time.Millisecond
 	cfg.Timeout = 3 * time.Second
-	c := smpp.New(cfg, smpp.Options{Store: memstore.New().SMPP(), Sink: sk, Logger: slog.New(slog.NewTextHandler(log, nil))})
+	c := smpp.New(cfg, smpp.Options{Store: memstore.New().SMPP(), Logger: slog.New(slog.NewTextHandler(log, nil))})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
-		c.Run(ctx)
+		c.Run(ctx, sk)
 		close(done)
 	}()
 	t.Cleanup(func() {

@@ -51,8 +51,8 @@ func ExampleNew() {
 	defer smsc.Close()
 
 	sink := make(events, 10)
-	client := smpp.New(smpp.Config{Addr: addr, SystemID: "shop", Password: "secret"}, smpp.Options{Store: memstore.New().SMPP(), Sink: sink})
-	go client.Run(ctx)
+	client := smpp.New(smpp.Config{Addr: addr, SystemID: "shop", Password: "secret"}, smpp.Options{Store: memstore.New().SMPP()})
+	go client.Run(ctx, sink)
 	expires := time.Now().Add(time.Hour)
 	errs := client.Send(ctx, []sms.OutboundPart{
 		{MsgID: "known", NumParts: 1, Receiver: "+4915112345678", DCS: sms.DCSGSM, Text: "Hello", ExpiresAt: expires},
