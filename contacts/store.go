@@ -72,6 +72,11 @@ type Store interface {
 	// Lists lists the tenant's lists (the deleted too with showDeleted)
 	// over ListSpec, store order created then uuid.
 	Lists(ctx context.Context, svc msgkit.ServiceUUID, q msgkit.ListQuery, showDeleted bool) (msgkit.Page[List], error)
+	// ListNames returns the names of the tenant's lists in use among
+	// uuids, by uuid, in one call and without their counts; a uuid of no
+	// list in use (unknown, deleted, another tenant's) is left out, and
+	// no list found is an empty map, never nil.
+	ListNames(ctx context.Context, svc msgkit.ServiceUUID, uuids []string) (map[string]string, error)
 
 	// CreateContact stores c under its UUID. Its list must be one of the
 	// tenant's lists in use: another is Invalid naming list_uuid.

@@ -168,6 +168,20 @@ func (s *ContactsStore) Lists(_ context.Context, svc msgkit.ServiceUUID, q msgki
 	return msgkit.Apply(ls, q, contacts.ListValue)
 }
 
+// ListNames returns the names of the tenant's lists in use among uuids.
+func (s *ContactsStore) ListNames(_ context.Context, svc msgkit.ServiceUUID, uuids []string) (map[string]string, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	t := s.tenant(svc, false)
+	names := make(map[string]string, len(uuids))
+	for _, id := range uuids {
+		if l := t.liveList(id); l != nil {
+			names[id] = l.Name
+		}
+	}
+	return names, nil
+}
+
 func invalidList(uuid string) error {
 	return msgkit.Invalidf("invalid_contact", "list_uuid", "list %s is not a list of this service in use", uuid)
 }

@@ -387,6 +387,29 @@ func (s *ContactsStore) Lists(ctx context.Context, svc msgkit.ServiceUUID, q msg
 	return listPage(ctx, s.pool, &listsTable, q, scanList, string(svc), showDeleted)
 }
 
+// ListNames returns the names of the tenant's lists in use among uuids
+// in one query, reading no counts; a uuid PostgreSQL cannot hold is none.
+func (s *ContactsStore) ListNames(ctx context.Context, svc msgkit.ServiceUUID, uuids []string) (map[string]string, error) {
+	names := map[string]string{}
+	keys := storableOnly(uuids)
+	if len(keys) == 0 || !storable(string(svc)) {
+		return names, nil
+	}
+	rows, err := s.pool.Query(ctx, `SELECT uuid, name FROM contact_lists WHERE service_uuid = $1 AND uuid = ANY($2::text[]) AND deleted IS NULL`,
+		string(svc), keys)
+	if err != nil {
+		return nil, classify(err, "list", "lists")
+	}
+	var id, name string
+	if _, err := pgx.ForEachRow(rows, []any{&id, &name}, func() error {
+		names[id] = name
+		return nil
+	}); err != nil {
+		return nil, classify(err, "list", "lists")
+	}
+	return names, nil
+}
+
 // contactArgs are the values of contactWriteCols for c of tenant svc, or
 // Invalid naming a field PostgreSQL cannot hold.
 func contactArgs(svc msgkit.ServiceUUID, c *contacts.Contact) ([]any, error) {
