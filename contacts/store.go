@@ -36,7 +36,7 @@ type ContactQuery struct {
 
 	// Memberships: each nil when not filtered by. Options are subscription
 	// options; the parameters name subscriptions (SubscriptionUUIDs), which
-	// the caller resolves into Options with ResolveSubscriptions before
+	// the Service resolves into Options with ResolveSubscriptions before
 	// calling a store, since only the catalog knows a subscription's
 	// options. A store refuses a query with SubscriptionUUIDs left
 	// (Resolved).
@@ -45,7 +45,7 @@ type ContactQuery struct {
 	Options            *MembershipFilter // subscription options
 	Touchpoints        *MembershipFilter // touchpoints, either status
 	Interests          *MembershipFilter // interests, either status
-	// Group: GroupUUID is group_uuid, which the caller resolves into
+	// Group: GroupUUID is group_uuid, which the Service resolves into
 	// Group (the group's lists and segmentation) with ResolveGroup; a
 	// store refuses it unresolved. Group holds beside ListUUIDs and
 	// Segment.
