@@ -39,7 +39,7 @@ func BenchmarkListContactsWithLists(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	h := Handler(f.Opts, Backend{Contacts: st, Catalog: st, Imports: st, Clock: f.Clock.Now})
+	h := Handler(f.Opts, Backend{Contacts: contacts.NewService(contacts.Stores{Contacts: st, Catalog: st, Imports: st}, f.Clock.Now, nil)})
 	token := f.Token(b, httpapitest.ClientID)
 	path := tenantPath(httpapitest.TenantA, "/cds/contacts?fields=lists&page_size=100&page_number=3")
 	b.ReportAllocs()
