@@ -35,6 +35,8 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) contacts.Store) {
 	}{
 		{"lists", testLists},
 		{"list names", testListNames},
+		{"errors alike", testErrorsAlike},
+		{"empty alike", testEmptyAlike},
 		{"contact round trip", testRoundTrip},
 		{"tenants apart", testTenants},
 		{"list rule", testListRule},
