@@ -524,7 +524,7 @@ func FillMember(k MemberKind, in MemberInput, at time.Time) (Member, error) {
 		}
 	}
 	if k.RecordKind() == "" {
-		return Member{}, msgkit.Errorf(msgkit.Internal, "unknown_member_kind", "unknown member kind %q", k)
+		return Member{}, UnknownMemberKind(k)
 	}
 	if len(p.list) > 0 {
 		e := msgkit.New(msgkit.Invalid, CodeInvalidMember, "the member is invalid")
@@ -573,12 +573,14 @@ type CatalogStore interface {
 	DeleteRecord(ctx context.Context, svc msgkit.ServiceUUID, kind RecordKind, uuid string, at time.Time) error
 	// Records lists the records q selects, store order created then uuid.
 	Records(ctx context.Context, svc msgkit.ServiceUUID, q RecordQuery) (msgkit.Page[Record], error)
-	// CustomFields are the tenant's custom fields in use, by column.
+	// CustomFields are the tenant's custom fields in use, by column
+	// (none: empty, not nil).
 	CustomFields(ctx context.Context, svc msgkit.ServiceUUID) ([]Record, error)
 	// OptionUUIDs are the UUIDs of the options in use of the given
-	// subscriptions in use, sorted.
+	// subscriptions in use, sorted (none: empty, not nil).
 	OptionUUIDs(ctx context.Context, svc msgkit.ServiceUUID, subscriptions []string) ([]string, error)
-	// GroupTarget is the lists and segmentation of a group in use.
+	// GroupTarget is the lists and segmentation of a group in use (each
+	// empty, not nil, when it has none).
 	GroupTarget(ctx context.Context, svc msgkit.ServiceUUID, group string) (GroupTarget, error)
 	// SetMember sets contact m.ContactUUID's status in m.TargetUUID and
 	// the contact's updated time to m.Updated, atomically. The contact

@@ -60,3 +60,15 @@ func SubscriptionInUse(uuid string) error {
 func InvalidMember(field, what, value string) error {
 	return msgkit.Invalidf(CodeInvalidMember, field, "%s %s is not a %s of this service in use", what, strings.ToValidUTF8(value, "?"), what)
 }
+
+// RecordNotFound is a record of kind the tenant does not have (in use,
+// where the deleted are not asked for).
+func RecordNotFound(k RecordKind, uuid string) error {
+	return msgkit.Errorf(msgkit.NotFound, string(k)+"_not_found", "%s %s not found", noun(k), quoted(uuid))
+}
+
+// UnknownMemberKind is a member kind this package does not have: the
+// caller's mistake, not the client's.
+func UnknownMemberKind(k MemberKind) error {
+	return msgkit.Errorf(msgkit.Internal, "unknown_member_kind", "unknown member kind %q", k)
+}

@@ -3,11 +3,38 @@
 // per channel and memberships of subscription options, touchpoints and
 // interests; lists; the catalog (custom field definitions, segmentation
 // sets and groups, subscriptions and options, groups with their lists and
-// segmentation, touchpoints, interests) and the batch import. Store keeps
-// lists and contacts, CatalogStore the catalog and the memberships,
-// ImportStore runs imports; the HTTP family (adapters/httpapi/cdsapi)
-// builds on them. A list's status is active or inactive (FillList); a
-// status change of a contact is ApplyPatch.
+// segmentation, touchpoints, interests) and the batch import. A list's
+// status is active or inactive (FillList); a status change of a contact
+// is ApplyPatch.
+//
+// # The service
+//
+// Service is the front door: a Go program that calls it gets exactly
+// what the HTTP family (adapters/httpapi/cdsapi, a translation of its
+// calls) answers. NewService takes the Stores (Store keeps lists and
+// contacts, CatalogStore the catalog and the memberships, ImportStore
+// runs imports; the last two may be nil), a clock and a UUID source.
+// The service:
+//   - gives what it creates a new UUID and the clock's time as created
+//     and updated time, and what it changes or deletes the clock's time;
+//   - applies bodies by the rules of Fill, ApplyPatch, FillList,
+//     FillRecord and FillMember inside the store's atomic update;
+//   - with a catalog, holds contact bodies to the tenant's custom fields
+//     (CheckCustom: a column that is no custom field in use, or a
+//     mandatory one without a value, is Invalid naming it) before the
+//     store is asked, on create and on replace;
+//   - resolves a listing's subscription_uuids and group_uuid through the
+//     catalog before the store is asked (below), and embeds the
+//     contacts' lists (Shown, fields=lists) with one store call for a
+//     whole page (Store.ListNames), a deleted list by its uuid alone;
+//   - runs imports (below).
+//
+// Without a catalog every custom column is taken, the subscription and
+// group filters are refused by name, and the catalog's calls fail
+// (Unavailable, code not_kept), as an import does without an
+// ImportStore. The stores keep the checks that protect what they hold:
+// a contact's list is the tenant's in use, a catalog record's relations
+// hold, a listing's query is resolved.
 //
 // # Listing contacts
 //
@@ -39,7 +66,7 @@
 //     unsubscribed) when given; subscription_status without
 //     subscription_uuids is refused. A contact keeps option memberships
 //     only, and only the catalog knows a subscription's options: the
-//     query carries SubscriptionUUIDs as given, the caller resolves them
+//     query carries SubscriptionUUIDs as given, the Service resolves them
 //     (ResolveSubscriptions) into Options, and a store refuses a query
 //     left unresolved (Invalid, code unresolved_query, naming the
 //     parameter). A subscription without options selects no contact.
@@ -73,9 +100,9 @@
 //     contact of a browser; isnotnull(webpush_subscription) those that
 //     have one. Campaigns still address web push by the contact
 //     (campaign.Address): the subscription identifies, it is not sent to.
-//   - fields=lists and fields=channels are Embed flags for the HTTP layer
-//     (the contact's list as {uuid, name}; Contact.Channels);
-//     show_deleted and count_only are ContactQuery's.
+//   - fields=lists and fields=channels are Embed flags (the contact's list
+//     as {uuid, name}, which the Service embeds: Shown.Lists;
+//     Contact.Channels); show_deleted and count_only are ContactQuery's.
 //
 // # Contacts
 //
@@ -184,11 +211,12 @@
 //
 // # Import
 //
-// An import (POST /cds/imports) runs in three steps the HTTP handler
-// chains: ParseImportQuery reads the parameters, ReadImport reads the
-// body (a JSON array of contact objects) into ImportItems, and an
-// ImportStore applies the ImportBatch (items, options, the time and a
-// UUID source) atomically, returning the ImportResult. Both stores run
+// An import (POST /cds/imports, Service.Import) runs in three steps:
+// ParseImportQuery reads the parameters, the Service checks them against
+// the catalog and ReadImport reads the body (a JSON array of contact
+// objects) into ImportItems, and an ImportStore applies the ImportBatch
+// (items, options, the service's time and UUID source) atomically,
+// returning the ImportResult. Both stores run
 // the batch through one ImportRun over the list's matching contacts, so
 // the semantics are one.
 //
@@ -212,9 +240,13 @@
 //     update_opt_channels to sms (values sms and whatsapp, any case). An
 //     unknown parameter is a problem. identifier is a standard text or
 //     phone field (mobile, b_mobile, email, first_name, phone, …; not
-//     gender or birthday) or column_N; whether column_N is declared an
-//     identifier is the caller's check against the custom field
-//     definitions (ImportOptions.IdentifierColumn).
+//     gender or birthday) or column_N. With a catalog, the Service
+//     checks, before it reads the body, that option_uuids,
+//     touchpoint_uuids, interest_uuids and update_option_uuids name
+//     records of the tenant in use and that a column_N identifier is a
+//     custom field declared identifier (every problem named at once,
+//     code invalid_query), and items may hold only the tenant's custom
+//     fields (ImportOptions.Columns).
 //   - Items are read as create bodies: the system fields (uuid,
 //     created_dt, updated_dt, deleted_dt, channels, member_status, lists,
 //     opt_status_webpush, webpush_subscription) and list_uuid are

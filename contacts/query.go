@@ -41,7 +41,7 @@ var requirable = []segmentation.Field{segmentation.Mobile, segmentation.Email, s
 // msgkit.CodeInvalidQuery).
 //
 // subscription_uuids and group_uuid are kept as given
-// (SubscriptionUUIDs, GroupUUID): the caller resolves them with
+// (SubscriptionUUIDs, GroupUUID): Service.Contacts resolves them with
 // ResolveSubscriptions and ResolveGroup before calling a store.
 func ParseContactQuery(v url.Values, today msgkit.Date) (ContactQuery, Embed, error) {
 	q := ContactQuery{Today: today}

@@ -36,7 +36,7 @@ type ContactQuery struct {
 
 	// Memberships: each nil when not filtered by. Options are subscription
 	// options; the parameters name subscriptions (SubscriptionUUIDs), which
-	// the caller resolves into Options with ResolveSubscriptions before
+	// the Service resolves into Options with ResolveSubscriptions before
 	// calling a store, since only the catalog knows a subscription's
 	// options. A store refuses a query with SubscriptionUUIDs left
 	// (Resolved).
@@ -45,7 +45,7 @@ type ContactQuery struct {
 	Options            *MembershipFilter // subscription options
 	Touchpoints        *MembershipFilter // touchpoints, either status
 	Interests          *MembershipFilter // interests, either status
-	// Group: GroupUUID is group_uuid, which the caller resolves into
+	// Group: GroupUUID is group_uuid, which the Service resolves into
 	// Group (the group's lists and segmentation) with ResolveGroup; a
 	// store refuses it unresolved. Group holds beside ListUUIDs and
 	// Segment.
@@ -72,6 +72,11 @@ type Store interface {
 	// Lists lists the tenant's lists (the deleted too with showDeleted)
 	// over ListSpec, store order created then uuid.
 	Lists(ctx context.Context, svc msgkit.ServiceUUID, q msgkit.ListQuery, showDeleted bool) (msgkit.Page[List], error)
+	// ListNames returns the names of the tenant's lists in use among
+	// uuids, by uuid, in one call and without their counts; a uuid of no
+	// list in use (unknown, deleted, another tenant's) is left out, and
+	// no list found is an empty map, never nil.
+	ListNames(ctx context.Context, svc msgkit.ServiceUUID, uuids []string) (map[string]string, error)
 
 	// CreateContact stores c under its UUID. Its list must be one of the
 	// tenant's lists in use: another is Invalid naming list_uuid.

@@ -44,14 +44,6 @@ func (s *ContactsStore) tenant(svc msgkit.ServiceUUID, create bool) *tenantConta
 	return t
 }
 
-func listNotFound(uuid string) error {
-	return msgkit.Errorf(msgkit.NotFound, "list_not_found", "list %s not found", uuid)
-}
-
-func contactNotFound(uuid string) error {
-	return msgkit.Errorf(msgkit.NotFound, "contact_not_found", "contact %s not found", uuid)
-}
-
 // liveList is the tenant's list in use, or nil.
 func (t *tenantContacts) liveList(uuid string) *contacts.List {
 	if t == nil {
@@ -99,7 +91,7 @@ func (s *ContactsStore) CreateList(_ context.Context, svc msgkit.ServiceUUID, l 
 	defer s.mu.Unlock()
 	t := s.tenant(svc, true)
 	if _, ok := t.lists[l.UUID]; ok {
-		return contacts.List{}, msgkit.Errorf(msgkit.Conflict, "list_exists", "list %s exists", l.UUID)
+		return contacts.List{}, contacts.ListExists(l.UUID)
 	}
 	l.Subscribed, l.Unsubscribed, l.ContactsCount = 0, 0, 0
 	t.lists[l.UUID] = &l
@@ -113,7 +105,7 @@ func (s *ContactsStore) List(_ context.Context, svc msgkit.ServiceUUID, uuid str
 	t := s.tenant(svc, false)
 	l := t.liveList(uuid)
 	if l == nil {
-		return contacts.List{}, listNotFound(uuid)
+		return contacts.List{}, contacts.ListNotFound(uuid)
 	}
 	return t.counted(*l), nil
 }
@@ -125,7 +117,7 @@ func (s *ContactsStore) UpdateList(_ context.Context, svc msgkit.ServiceUUID, uu
 	t := s.tenant(svc, false)
 	l := t.liveList(uuid)
 	if l == nil {
-		return contacts.List{}, listNotFound(uuid)
+		return contacts.List{}, contacts.ListNotFound(uuid)
 	}
 	next, err := change(t.counted(*l))
 	if err != nil {
@@ -141,7 +133,7 @@ func (s *ContactsStore) DeleteList(_ context.Context, svc msgkit.ServiceUUID, uu
 	defer s.mu.Unlock()
 	l := s.tenant(svc, false).liveList(uuid)
 	if l == nil {
-		return listNotFound(uuid)
+		return contacts.ListNotFound(uuid)
 	}
 	l.Deleted = at
 	return nil
@@ -168,8 +160,18 @@ func (s *ContactsStore) Lists(_ context.Context, svc msgkit.ServiceUUID, q msgki
 	return msgkit.Apply(ls, q, contacts.ListValue)
 }
 
-func invalidList(uuid string) error {
-	return msgkit.Invalidf("invalid_contact", "list_uuid", "list %s is not a list of this service in use", uuid)
+// ListNames returns the names of the tenant's lists in use among uuids.
+func (s *ContactsStore) ListNames(_ context.Context, svc msgkit.ServiceUUID, uuids []string) (map[string]string, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	t := s.tenant(svc, false)
+	names := make(map[string]string, len(uuids))
+	for _, id := range uuids {
+		if l := t.liveList(id); l != nil {
+			names[id] = l.Name
+		}
+	}
+	return names, nil
 }
 
 // CreateContact stores a contact of a list in use.
@@ -178,10 +180,10 @@ func (s *ContactsStore) CreateContact(_ context.Context, svc msgkit.ServiceUUID,
 	defer s.mu.Unlock()
 	t := s.tenant(svc, false)
 	if t.liveList(c.ListUUID) == nil {
-		return contacts.Contact{}, invalidList(c.ListUUID)
+		return contacts.Contact{}, contacts.InvalidList(c.ListUUID)
 	}
 	if _, ok := t.contacts[c.UUID]; ok {
-		return contacts.Contact{}, msgkit.Errorf(msgkit.Conflict, "contact_exists", "contact %s exists", c.UUID)
+		return contacts.Contact{}, contacts.ContactExists(c.UUID)
 	}
 	stored := c.Clone()
 	t.contacts[c.UUID] = &stored
@@ -196,11 +198,11 @@ func (s *ContactsStore) Contact(_ context.Context, svc msgkit.ServiceUUID, uuid 
 	defer s.mu.RUnlock()
 	t := s.tenant(svc, false)
 	if t == nil {
-		return contacts.Contact{}, contactNotFound(uuid)
+		return contacts.Contact{}, contacts.ContactNotFound(uuid)
 	}
 	c := t.contacts[uuid]
 	if c == nil || (!withDeleted && !c.Deleted.IsZero()) {
-		return contacts.Contact{}, contactNotFound(uuid)
+		return contacts.Contact{}, contacts.ContactNotFound(uuid)
 	}
 	return c.Clone(), nil
 }
@@ -211,7 +213,7 @@ func (s *ContactsStore) UpdateContact(_ context.Context, svc msgkit.ServiceUUID,
 	defer s.mu.Unlock()
 	t := s.tenant(svc, false)
 	if t == nil || t.contacts[uuid] == nil || !t.contacts[uuid].Deleted.IsZero() {
-		return contacts.Contact{}, contactNotFound(uuid)
+		return contacts.Contact{}, contacts.ContactNotFound(uuid)
 	}
 	c := t.contacts[uuid]
 	next, err := change(c.Clone())
@@ -219,7 +221,7 @@ func (s *ContactsStore) UpdateContact(_ context.Context, svc msgkit.ServiceUUID,
 		return contacts.Contact{}, err
 	}
 	if next.ListUUID != c.ListUUID && t.liveList(next.ListUUID) == nil {
-		return contacts.Contact{}, invalidList(next.ListUUID)
+		return contacts.Contact{}, contacts.InvalidList(next.ListUUID)
 	}
 	next = next.Clone()
 	next.UUID, next.Created, next.Deleted = c.UUID, c.Created, c.Deleted
@@ -233,12 +235,12 @@ func (s *ContactsStore) DeleteContact(_ context.Context, svc msgkit.ServiceUUID,
 	defer s.mu.Unlock()
 	t := s.tenant(svc, false)
 	if t == nil || t.contacts[uuid] == nil {
-		return contactNotFound(uuid)
+		return contacts.ContactNotFound(uuid)
 	}
 	c := t.contacts[uuid]
 	if !erase {
 		if !c.Deleted.IsZero() {
-			return contactNotFound(uuid)
+			return contacts.ContactNotFound(uuid)
 		}
 		c.Deleted = at
 		return nil

@@ -26,7 +26,7 @@ func (s *ContactsStore) Recipients(_ context.Context, svc msgkit.ServiceUUID, se
 		at, id, ok := strings.Cut(after, "|")
 		t, err := time.Parse(time.RFC3339Nano, at)
 		if !ok || err != nil {
-			return nil, "", msgkit.Errorf(msgkit.Invalid, "bad_cursor", "the recipients cursor %q is not this store's", after)
+			return nil, "", contacts.BadCursor(after)
 		}
 		from, fromUUID = t, id
 	}

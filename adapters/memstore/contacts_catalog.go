@@ -5,7 +5,6 @@ import (
 	"context"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/msgkit/msgkit"
@@ -19,10 +18,6 @@ var _ contacts.CatalogStore = (*ContactsStore)(nil)
 type recordKey struct {
 	kind contacts.RecordKind
 	uuid string
-}
-
-func recordNotFound(kind contacts.RecordKind, uuid string) error {
-	return msgkit.Errorf(msgkit.NotFound, string(kind)+"_not_found", "%s %s not found", strings.ReplaceAll(string(kind), "_", " "), uuid)
 }
 
 // liveRecord is the tenant's record in use, or nil.
@@ -109,11 +104,11 @@ func (s *ContactsStore) Record(_ context.Context, svc msgkit.ServiceUUID, kind c
 	defer s.mu.RUnlock()
 	t := s.tenant(svc, false)
 	if t == nil {
-		return contacts.Record{}, recordNotFound(kind, uuid)
+		return contacts.Record{}, contacts.RecordNotFound(kind, uuid)
 	}
 	r := t.records[recordKey{kind, uuid}]
 	if r == nil || (!withDeleted && !r.Deleted.IsZero()) {
-		return contacts.Record{}, recordNotFound(kind, uuid)
+		return contacts.Record{}, contacts.RecordNotFound(kind, uuid)
 	}
 	return r.Clone(), nil
 }
@@ -125,7 +120,7 @@ func (s *ContactsStore) UpdateRecord(_ context.Context, svc msgkit.ServiceUUID, 
 	t := s.tenant(svc, false)
 	r := t.liveRecord(kind, uuid)
 	if r == nil {
-		return contacts.Record{}, recordNotFound(kind, uuid)
+		return contacts.Record{}, contacts.RecordNotFound(kind, uuid)
 	}
 	next, err := change(r.Clone())
 	if err != nil {
@@ -150,7 +145,7 @@ func (s *ContactsStore) DeleteRecord(_ context.Context, svc msgkit.ServiceUUID, 
 	t := s.tenant(svc, false)
 	r := t.liveRecord(kind, uuid)
 	if r == nil {
-		return recordNotFound(kind, uuid)
+		return contacts.RecordNotFound(kind, uuid)
 	}
 	if kind == contacts.KindSubscription {
 		for _, o := range t.records {
@@ -166,7 +161,7 @@ func (s *ContactsStore) DeleteRecord(_ context.Context, svc msgkit.ServiceUUID, 
 // sortedRecords are the tenant's records of kind that keep says, in store
 // order.
 func (t *tenantContacts) sortedRecords(kind contacts.RecordKind, keep func(*contacts.Record) bool) []contacts.Record {
-	var out []contacts.Record
+	out := []contacts.Record{} // none is empty, as PostgreSQL's rows are
 	if t == nil {
 		return out
 	}
@@ -219,7 +214,7 @@ func (s *ContactsStore) GroupTarget(_ context.Context, svc msgkit.ServiceUUID, g
 	defer s.mu.RUnlock()
 	t := s.tenant(svc, false)
 	if t.liveRecord(contacts.KindGroup, group) == nil {
-		return contacts.GroupTarget{}, recordNotFound(contacts.KindGroup, group)
+		return contacts.GroupTarget{}, contacts.RecordNotFound(contacts.KindGroup, group)
 	}
 	g := contacts.GroupTarget{ListUUIDs: []string{}, Segmentation: []string{}}
 	for _, r := range t.sortedRecords(contacts.KindGroupList, func(r *contacts.Record) bool { return r.Parent == group }) {
@@ -256,7 +251,7 @@ func memberships(c *contacts.Contact, kind contacts.MemberKind, create bool) map
 // SetMember sets a contact's membership.
 func (s *ContactsStore) SetMember(_ context.Context, svc msgkit.ServiceUUID, m contacts.Member) (contacts.Member, error) {
 	if m.Kind.RecordKind() == "" {
-		return contacts.Member{}, msgkit.Errorf(msgkit.Internal, "unknown_member_kind", "unknown member kind %q", m.Kind)
+		return contacts.Member{}, contacts.UnknownMemberKind(m.Kind)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -279,7 +274,7 @@ func (s *ContactsStore) SetMember(_ context.Context, svc msgkit.ServiceUUID, m c
 // Members lists memberships of the tenant's contacts in use.
 func (s *ContactsStore) Members(_ context.Context, svc msgkit.ServiceUUID, q contacts.MemberQuery) (msgkit.Page[contacts.Member], error) {
 	if q.Kind.RecordKind() == "" {
-		return msgkit.Page[contacts.Member]{}, msgkit.Errorf(msgkit.Internal, "unknown_member_kind", "unknown member kind %q", q.Kind)
+		return msgkit.Page[contacts.Member]{}, contacts.UnknownMemberKind(q.Kind)
 	}
 	s.mu.Lock() // sorting the order may write
 	defer s.mu.Unlock()

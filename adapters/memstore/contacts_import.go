@@ -26,7 +26,7 @@ func (s *ContactsStore) Import(_ context.Context, svc msgkit.ServiceUUID, b cont
 	t := s.tenant(svc, false)
 	list := b.Options.ListUUID
 	if t.liveList(list) == nil {
-		return contacts.ImportResult{}, invalidList(list)
+		return contacts.ImportResult{}, contacts.InvalidList(list)
 	}
 	run := b.Start()
 	byKey := map[string]*contacts.Contact{} // the contact each key matches; nil: none
@@ -60,7 +60,7 @@ func (s *ContactsStore) Import(_ context.Context, svc msgkit.ServiceUUID, b cont
 					for _, c := range created {
 						delete(t.contacts, c.UUID)
 					}
-					return contacts.ImportResult{}, msgkit.Errorf(msgkit.Conflict, "contact_exists", "contact %s exists", c.UUID)
+					return contacts.ImportResult{}, contacts.ContactExists(c.UUID)
 				}
 				t.contacts[c.UUID] = c
 				created = append(created, c)

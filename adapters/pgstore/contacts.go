@@ -209,20 +209,6 @@ var listsTable = listTable{
 	Order: "l.created, l.uuid",
 }
 
-func listNotFound(uuid string) error {
-	return msgkit.Errorf(msgkit.NotFound, "list_not_found", "list %s not found", strings.ToValidUTF8(uuid, "?"))
-}
-
-func contactNotFound(uuid string) error {
-	return msgkit.Errorf(msgkit.NotFound, "contact_not_found", "contact %s not found", strings.ToValidUTF8(uuid, "?"))
-}
-
-// invalidList is the list rule's refusal, worded as memstore words it.
-func invalidList(uuid string) error {
-	return msgkit.Invalidf(contacts.CodeInvalidContact, "list_uuid", "list %s is not a list of this service in use",
-		strings.ToValidUTF8(uuid, "?"))
-}
-
 // dbTimeOrNil is dbTime, NULL for the zero time.
 func dbTimeOrNil(t time.Time) any {
 	if t.IsZero() {
@@ -272,6 +258,9 @@ func (s *ContactsStore) CreateList(ctx context.Context, svc msgkit.ServiceUUID, 
 	const q = `INSERT INTO contact_lists (service_uuid, uuid, name, status, created, updated, deleted)
 		VALUES ($1, $2, $3, $4, $5, $6, $7)`
 	if _, err := s.pool.Exec(ctx, q, string(svc), l.UUID, l.Name, l.Status, l.Created, l.Updated, dbTimeOrNil(l.Deleted)); err != nil {
+		if isUniqueViolation(err) {
+			return contacts.List{}, contacts.ListExists(l.UUID)
+		}
 		return contacts.List{}, classify(err, "list", "list "+l.UUID)
 	}
 	l.Subscribed, l.Unsubscribed, l.ContactsCount = 0, 0, 0
@@ -294,7 +283,7 @@ func scanList(row pgx.CollectableRow) (contacts.List, error) {
 // List returns a list in use with its counts.
 func (s *ContactsStore) List(ctx context.Context, svc msgkit.ServiceUUID, uuid string) (contacts.List, error) {
 	if !storable(string(svc)) || !storable(uuid) {
-		return contacts.List{}, listNotFound(uuid)
+		return contacts.List{}, contacts.ListNotFound(uuid)
 	}
 	return s.list(ctx, s.pool, svc, uuid)
 }
@@ -307,7 +296,7 @@ func (s *ContactsStore) list(ctx context.Context, db listQuerier, svc msgkit.Ser
 	}
 	l, err := pgx.CollectExactlyOneRow(rows, scanList)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return contacts.List{}, listNotFound(uuid)
+		return contacts.List{}, contacts.ListNotFound(uuid)
 	}
 	if err != nil {
 		return contacts.List{}, classify(err, "list", "list "+uuid)
@@ -320,7 +309,7 @@ func (s *ContactsStore) list(ctx context.Context, db listQuerier, svc msgkit.Ser
 // returns, in one transaction. An error from change is returned as it is.
 func (s *ContactsStore) UpdateList(ctx context.Context, svc msgkit.ServiceUUID, uuid string, change func(contacts.List) (contacts.List, error)) (contacts.List, error) {
 	if !storable(string(svc)) || !storable(uuid) {
-		return contacts.List{}, listNotFound(uuid)
+		return contacts.List{}, contacts.ListNotFound(uuid)
 	}
 	var out contacts.List
 	err := inTx(ctx, s.pool, s.log, "list update", func(tx pgx.Tx) error {
@@ -328,7 +317,7 @@ func (s *ContactsStore) UpdateList(ctx context.Context, svc msgkit.ServiceUUID, 
 		err := tx.QueryRow(ctx, `SELECT 1 FROM contact_lists WHERE service_uuid = $1 AND uuid = $2 AND deleted IS NULL FOR UPDATE`,
 			string(svc), uuid).Scan(&one)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return final{listNotFound(uuid)}
+			return final{contacts.ListNotFound(uuid)}
 		}
 		if err != nil {
 			return err
@@ -366,7 +355,7 @@ func (s *ContactsStore) UpdateList(ctx context.Context, svc msgkit.ServiceUUID, 
 // DeleteList deletes a list in use softly at at.
 func (s *ContactsStore) DeleteList(ctx context.Context, svc msgkit.ServiceUUID, uuid string, at time.Time) error {
 	if !storable(string(svc)) || !storable(uuid) {
-		return listNotFound(uuid)
+		return contacts.ListNotFound(uuid)
 	}
 	tag, err := s.pool.Exec(ctx, `UPDATE contact_lists SET deleted = $3 WHERE service_uuid = $1 AND uuid = $2 AND deleted IS NULL`,
 		string(svc), uuid, dbTime(at))
@@ -374,7 +363,7 @@ func (s *ContactsStore) DeleteList(ctx context.Context, svc msgkit.ServiceUUID, 
 		return classify(err, "list", "list "+uuid)
 	}
 	if tag.RowsAffected() == 0 {
-		return listNotFound(uuid)
+		return contacts.ListNotFound(uuid)
 	}
 	return nil
 }
@@ -385,6 +374,29 @@ func (s *ContactsStore) Lists(ctx context.Context, svc msgkit.ServiceUUID, q msg
 		return msgkit.Page[contacts.List]{Items: []contacts.List{}}, nil
 	}
 	return listPage(ctx, s.pool, &listsTable, q, scanList, string(svc), showDeleted)
+}
+
+// ListNames returns the names of the tenant's lists in use among uuids
+// in one query, reading no counts; a uuid PostgreSQL cannot hold is none.
+func (s *ContactsStore) ListNames(ctx context.Context, svc msgkit.ServiceUUID, uuids []string) (map[string]string, error) {
+	names := map[string]string{}
+	keys := storableOnly(uuids)
+	if len(keys) == 0 || !storable(string(svc)) {
+		return names, nil
+	}
+	rows, err := s.pool.Query(ctx, `SELECT uuid, name FROM contact_lists WHERE service_uuid = $1 AND uuid = ANY($2::text[]) AND deleted IS NULL`,
+		string(svc), keys)
+	if err != nil {
+		return nil, classify(err, "list", "lists")
+	}
+	var id, name string
+	if _, err := pgx.ForEachRow(rows, []any{&id, &name}, func() error {
+		names[id] = name
+		return nil
+	}); err != nil {
+		return nil, classify(err, "list", "lists")
+	}
+	return names, nil
 }
 
 // contactArgs are the values of contactWriteCols for c of tenant svc, or
@@ -536,11 +548,14 @@ func (s *ContactsStore) CreateContact(ctx context.Context, svc msgkit.ServiceUUI
 		return contacts.Contact{}, err
 	}
 	tag, err := s.pool.Exec(ctx, contactInsertSQL, args...)
+	if isUniqueViolation(err) {
+		return contacts.Contact{}, contacts.ContactExists(c.UUID)
+	}
 	if err != nil {
 		return contacts.Contact{}, classify(err, "contact", "contact "+c.UUID)
 	}
 	if tag.RowsAffected() == 0 {
-		return contacts.Contact{}, invalidList(c.ListUUID)
+		return contacts.Contact{}, contacts.InvalidList(c.ListUUID)
 	}
 	return storedContact(c), nil
 }
@@ -548,7 +563,7 @@ func (s *ContactsStore) CreateContact(ctx context.Context, svc msgkit.ServiceUUI
 // Contact returns a contact; a deleted one only withDeleted.
 func (s *ContactsStore) Contact(ctx context.Context, svc msgkit.ServiceUUID, uuid string, withDeleted bool) (contacts.Contact, error) {
 	if !storable(string(svc)) || !storable(uuid) {
-		return contacts.Contact{}, contactNotFound(uuid)
+		return contacts.Contact{}, contacts.ContactNotFound(uuid)
 	}
 	q := "SELECT " + contactSelect + " FROM contacts WHERE service_uuid = $1 AND uuid = $2"
 	if !withDeleted {
@@ -564,7 +579,7 @@ func (s *ContactsStore) contact(ctx context.Context, db listQuerier, q string, s
 	}
 	c, err := pgx.CollectExactlyOneRow(rows, scanContact)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return contacts.Contact{}, contactNotFound(uuid)
+		return contacts.Contact{}, contacts.ContactNotFound(uuid)
 	}
 	if err != nil {
 		return contacts.Contact{}, readError(err, "contact", "contact "+uuid)
@@ -579,7 +594,7 @@ func (s *ContactsStore) contact(ctx context.Context, db listQuerier, q string, s
 // change is returned as it is and nothing is written.
 func (s *ContactsStore) UpdateContact(ctx context.Context, svc msgkit.ServiceUUID, uuid string, change func(contacts.Contact) (contacts.Contact, error)) (contacts.Contact, error) {
 	if !storable(string(svc)) || !storable(uuid) {
-		return contacts.Contact{}, contactNotFound(uuid)
+		return contacts.Contact{}, contacts.ContactNotFound(uuid)
 	}
 	var out contacts.Contact
 	err := inTx(ctx, s.pool, s.log, "contact update", func(tx pgx.Tx) error {
@@ -605,7 +620,7 @@ func (s *ContactsStore) UpdateContact(ctx context.Context, svc msgkit.ServiceUUI
 				return err
 			}
 			if !inUse {
-				return final{invalidList(next.ListUUID)}
+				return final{contacts.InvalidList(next.ListUUID)}
 			}
 		}
 		if _, err := tx.Exec(ctx, contactUpdateSQL, args...); err != nil {
@@ -628,7 +643,7 @@ func (s *ContactsStore) UpdateContact(ctx context.Context, svc msgkit.ServiceUUI
 // and custom values included), deleted or not.
 func (s *ContactsStore) DeleteContact(ctx context.Context, svc msgkit.ServiceUUID, uuid string, erase bool, at time.Time) error {
 	if !storable(string(svc)) || !storable(uuid) {
-		return contactNotFound(uuid)
+		return contacts.ContactNotFound(uuid)
 	}
 	q, args := `DELETE FROM contacts WHERE service_uuid = $1 AND uuid = $2`, []any{string(svc), uuid}
 	if !erase {
@@ -639,7 +654,7 @@ func (s *ContactsStore) DeleteContact(ctx context.Context, svc msgkit.ServiceUUI
 		return classify(err, "contact", "contact "+uuid)
 	}
 	if tag.RowsAffected() == 0 {
-		return contactNotFound(uuid)
+		return contacts.ContactNotFound(uuid)
 	}
 	return nil
 }

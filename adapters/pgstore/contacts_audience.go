@@ -10,6 +10,7 @@ import (
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/campaign"
+	"github.com/msgkit/msgkit/contacts"
 	"github.com/msgkit/msgkit/segmentation"
 )
 
@@ -86,7 +87,7 @@ func recipientsQuery(svc msgkit.ServiceUUID, sel campaign.Selection, after strin
 		at, id, ok := strings.Cut(after, "|")
 		t, err := time.Parse(time.RFC3339Nano, at)
 		if !ok || err != nil || !storable(id) {
-			return "", nil, msgkit.Errorf(msgkit.Invalid, "bad_cursor", "the recipients cursor %q is not this store's", strings.ToValidUTF8(after, "?"))
+			return "", nil, contacts.BadCursor(after)
 		}
 		from, fromUUID = t, id
 	}

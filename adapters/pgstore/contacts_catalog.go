@@ -81,11 +81,6 @@ func membersTable(k contacts.MemberKind) *listTable {
 	}
 }
 
-func recordNotFound(kind contacts.RecordKind, uuid string) error {
-	return msgkit.Errorf(msgkit.NotFound, string(kind)+"_not_found", "%s %s not found",
-		strings.ReplaceAll(string(kind), "_", " "), strings.ToValidUTF8(uuid, "?"))
-}
-
 // scanRecord reads a row of recordSelect.
 func scanRecord(row pgx.CollectableRow) (contacts.Record, error) {
 	var r contacts.Record
@@ -267,7 +262,7 @@ func (s *ContactsStore) record(ctx context.Context, db listQuerier, q string, sv
 	}
 	r, err := pgx.CollectExactlyOneRow(rows, scanRecord)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return contacts.Record{}, recordNotFound(kind, uuid)
+		return contacts.Record{}, contacts.RecordNotFound(kind, uuid)
 	}
 	if err != nil {
 		return contacts.Record{}, classify(err, string(kind), string(kind)+" "+uuid)
@@ -278,7 +273,7 @@ func (s *ContactsStore) record(ctx context.Context, db listQuerier, q string, sv
 // Record returns a catalog record.
 func (s *ContactsStore) Record(ctx context.Context, svc msgkit.ServiceUUID, kind contacts.RecordKind, uuid string, withDeleted bool) (contacts.Record, error) {
 	if !storable(string(svc)) || !storable(uuid) {
-		return contacts.Record{}, recordNotFound(kind, uuid)
+		return contacts.Record{}, contacts.RecordNotFound(kind, uuid)
 	}
 	q := "SELECT " + recordSelect + " FROM cds_records r WHERE r.service_uuid = $1 AND r.kind = $2 AND r.uuid = $3"
 	if !withDeleted {
@@ -291,7 +286,7 @@ func (s *ContactsStore) Record(ctx context.Context, svc msgkit.ServiceUUID, kind
 // it returns, relations checked, in one transaction.
 func (s *ContactsStore) UpdateRecord(ctx context.Context, svc msgkit.ServiceUUID, kind contacts.RecordKind, uuid string, change func(contacts.Record) (contacts.Record, error)) (contacts.Record, error) {
 	if !storable(string(svc)) || !storable(uuid) {
-		return contacts.Record{}, recordNotFound(kind, uuid)
+		return contacts.Record{}, contacts.RecordNotFound(kind, uuid)
 	}
 	var out contacts.Record
 	err := inTx(ctx, s.pool, s.log, "catalog update", func(tx pgx.Tx) error {
@@ -333,7 +328,7 @@ func (s *ContactsStore) DeleteRecord(ctx context.Context, svc msgkit.ServiceUUID
 		return contacts.NotDeletable(kind)
 	}
 	if !storable(string(svc)) || !storable(uuid) {
-		return recordNotFound(kind, uuid)
+		return contacts.RecordNotFound(kind, uuid)
 	}
 	r := contacts.Record{Kind: kind, UUID: uuid}
 	err := inTx(ctx, s.pool, s.log, "catalog delete", func(tx pgx.Tx) error {
@@ -343,7 +338,7 @@ func (s *ContactsStore) DeleteRecord(ctx context.Context, svc msgkit.ServiceUUID
 			return err
 		}
 		if tag.RowsAffected() == 0 {
-			return final{recordNotFound(kind, uuid)}
+			return final{contacts.RecordNotFound(kind, uuid)}
 		}
 		if kind != contacts.KindSubscription {
 			return nil
@@ -414,7 +409,7 @@ func (s *ContactsStore) OptionUUIDs(ctx context.Context, svc msgkit.ServiceUUID,
 // GroupTarget is a group's lists in use and segmentation.
 func (s *ContactsStore) GroupTarget(ctx context.Context, svc msgkit.ServiceUUID, group string) (contacts.GroupTarget, error) {
 	if !storable(string(svc)) || !storable(group) {
-		return contacts.GroupTarget{}, recordNotFound(contacts.KindGroup, group)
+		return contacts.GroupTarget{}, contacts.RecordNotFound(contacts.KindGroup, group)
 	}
 	if _, err := s.Record(ctx, svc, contacts.KindGroup, group, false); err != nil {
 		return contacts.GroupTarget{}, err
@@ -451,7 +446,7 @@ func (s *ContactsStore) GroupTarget(ctx context.Context, svc msgkit.ServiceUUID,
 func (s *ContactsStore) SetMember(ctx context.Context, svc msgkit.ServiceUUID, m contacts.Member) (contacts.Member, error) {
 	col, ok := memberColumns[m.Kind]
 	if !ok {
-		return contacts.Member{}, msgkit.Errorf(msgkit.Internal, "unknown_member_kind", "unknown member kind %q", m.Kind)
+		return contacts.Member{}, contacts.UnknownMemberKind(m.Kind)
 	}
 	if !storable(string(svc)) || !storable(m.ContactUUID) {
 		return contacts.Member{}, contacts.InvalidMember("contact_uuid", "contact", m.ContactUUID)
@@ -496,7 +491,7 @@ func (s *ContactsStore) SetMember(ctx context.Context, svc msgkit.ServiceUUID, m
 // Members lists memberships over jsonb_each_text of the contacts in use.
 func (s *ContactsStore) Members(ctx context.Context, svc msgkit.ServiceUUID, q contacts.MemberQuery) (msgkit.Page[contacts.Member], error) {
 	if _, ok := memberColumns[q.Kind]; !ok {
-		return msgkit.Page[contacts.Member]{}, msgkit.Errorf(msgkit.Internal, "unknown_member_kind", "unknown member kind %q", q.Kind)
+		return msgkit.Page[contacts.Member]{}, contacts.UnknownMemberKind(q.Kind)
 	}
 	if !storable(string(svc)) {
 		return msgkit.Page[contacts.Member]{Items: []contacts.Member{}}, nil

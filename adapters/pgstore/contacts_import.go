@@ -68,7 +68,7 @@ func importKeySQL(f segmentation.Field) string {
 func (s *ContactsStore) Import(ctx context.Context, svc msgkit.ServiceUUID, b contacts.ImportBatch) (contacts.ImportResult, error) {
 	list := b.Options.ListUUID
 	if !storable(string(svc)) || !storable(list) {
-		return contacts.ImportResult{}, invalidList(list)
+		return contacts.ImportResult{}, contacts.InvalidList(list)
 	}
 	chunk := cmp.Or(s.importChunk, contacts.ImportChunk)
 	var result contacts.ImportResult
@@ -77,7 +77,7 @@ func (s *ContactsStore) Import(ctx context.Context, svc msgkit.ServiceUUID, b co
 		err := tx.QueryRow(ctx, `SELECT 1 FROM contact_lists WHERE service_uuid = $1 AND uuid = $2 AND deleted IS NULL FOR UPDATE`,
 			string(svc), list).Scan(&one)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return final{invalidList(list)}
+			return final{contacts.InvalidList(list)}
 		}
 		if err != nil {
 			return err

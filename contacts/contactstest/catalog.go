@@ -34,6 +34,7 @@ func RunCatalogStoreTests(t *testing.T, newStore func(t *testing.T) CatalogStore
 		{"members", testMembers},
 		{"catalog tenants apart", testCatalogTenants},
 		{"catalog listing", testCatalogListing},
+		{"catalog alike", testCatalogAlike},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

@@ -34,6 +34,9 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) contacts.Store) {
 		fn   func(t *testing.T, s contacts.Store)
 	}{
 		{"lists", testLists},
+		{"list names", testListNames},
+		{"errors alike", testErrorsAlike},
+		{"empty alike", testEmptyAlike},
 		{"contact round trip", testRoundTrip},
 		{"tenants apart", testTenants},
 		{"list rule", testListRule},
@@ -136,6 +139,45 @@ func testLists(t *testing.T, s contacts.Store) {
 	page, err = s.Lists(ctx, TenantA, msgkit.ListQuery{Sort: []msgkit.SortKey{{Attr: "name", Desc: true}}}, true)
 	if err != nil || page.Total != 2 || page.Items[0].Name != "VIP" || page.Items[1].Deleted.IsZero() == page.Items[0].Deleted.IsZero() {
 		t.Errorf("Lists with deleted = %+v, %v", page, err)
+	}
+}
+
+// ListNames reads the names of many lists in one call: those in use of
+// the tenant only, each once, an empty map for none.
+func testListNames(t *testing.T, s contacts.Store) {
+	ctx := context.Background()
+	mustList(t, s, TenantA, 1, "Newsletter")
+	mustList(t, s, TenantA, 2, "VIP")
+	mustList(t, s, TenantA, 3, "Gone")
+	mustList(t, s, TenantB, 4, "B's")
+	if err := s.DeleteList(ctx, TenantA, ListUUID(3), at(9)); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name  string
+		uuids []string
+		want  map[string]string
+	}{
+		{"nil", nil, map[string]string{}},
+		{"none", []string{}, map[string]string{}},
+		{"in use, deleted, another tenant's, unknown and unstorable",
+			[]string{ListUUID(2), ListUUID(1), ListUUID(3), ListUUID(4), ListUUID(5), "bad\x00\xff", ListUUID(1)},
+			map[string]string{ListUUID(1): "Newsletter", ListUUID(2): "VIP"}},
+		{"only missing ones", []string{ListUUID(3), ListUUID(4)}, map[string]string{}},
+	} {
+		got, err := s.ListNames(ctx, TenantA, tt.uuids)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if got == nil {
+			t.Errorf("%s: nil, want an empty map", tt.name)
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
+		}
+	}
+	if got, err := s.ListNames(ctx, TenantB, []string{ListUUID(1), ListUUID(4)}); err != nil || !cmp.Equal(got, map[string]string{ListUUID(4): "B's"}) {
+		t.Errorf("B's names: %v, %v", got, err)
 	}
 }
 

@@ -4,9 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"time"
-
-	"github.com/google/uuid"
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/adapters/httpapi"
@@ -37,9 +34,11 @@ type campaignStore interface {
 // campaign to it.
 func cdsFamily(opts httpapi.Options, st contactsStore, cs campaignStore) family {
 	var b cdsapi.Backend
+	var people *contacts.Service
 	var svc *campaign.Service
 	if st != nil {
-		b = cdsapi.Backend{Contacts: st, Catalog: st, Imports: st}
+		people = contacts.NewService(contacts.Stores{Contacts: st, Catalog: st, Imports: st}, nil, nil)
+		b.Contacts = people
 		if cs != nil {
 			svc = campaign.NewService(cs, st, nil, nil)
 			b.Campaigns, b.Runs = svc, cs
@@ -49,7 +48,7 @@ func cdsFamily(opts httpapi.Options, st contactsStore, cs campaignStore) family 
 		docs: []apiDoc{{"cds", cdsapi.OpenAPI(), restServers}}}
 	if st != nil {
 		f.demo = func(ctx context.Context, d *demoCredentials) error {
-			return cdsDemo(ctx, st, svc, d.Service, &d.Campaign)
+			return cdsDemo(ctx, people, svc, d.Service, &d.Campaign)
 		}
 	}
 	return f
@@ -57,33 +56,28 @@ func cdsFamily(opts httpapi.Options, st contactsStore, cs campaignStore) family 
 
 // cdsDemo makes the list "Newsletter" with three contacts, two opted in
 // to SMS, and a draft SMS campaign "Welcome" to the list.
-func cdsDemo(ctx context.Context, st contactsStore, svc *campaign.Service, tenant msgkit.ServiceUUID, campaignUUID *string) error {
-	now := time.Now().UTC()
-	l := contacts.List{UUID: uuid.NewString(), Name: "Newsletter", Status: contacts.ListActive, Created: now, Updated: now}
-	if _, err := st.CreateList(ctx, tenant, l); err != nil {
+func cdsDemo(ctx context.Context, people *contacts.Service, svc *campaign.Service, tenant msgkit.ServiceUUID, campaignUUID *string) error {
+	name := "Newsletter"
+	l, err := people.CreateList(ctx, tenant, contacts.ListInput{Name: &name})
+	if err != nil {
 		return fmt.Errorf("demo list: %w", err)
 	}
-	for i, p := range []struct{ first, last, mobile, email, opt string }{
+	for _, p := range []struct{ first, last, mobile, email, opt string }{
 		{"Ana", "Novak", "+38640123456", "ana@example.com", "in"},
 		{"Marko", "Horvat", "+38641234567", "marko@example.com", "in"},
 		{"Eva", "Kranjc", "+38631345678", "eva@example.com", "out"},
 	} {
-		at := now.Add(time.Duration(i) * time.Millisecond)
-		c := contacts.Contact{UUID: uuid.NewString(), Created: at, Updated: at}
 		in := contacts.Input{ListUUID: &l.UUID, OptStatus: &p.opt,
 			Values: map[string]*string{"first_name": &p.first, "last_name": &p.last, "mobile": &p.mobile, "email": &p.email}}
-		if err := contacts.Fill(&c, in, true); err != nil {
-			return fmt.Errorf("demo contact: %w", err)
-		}
-		if _, err := st.CreateContact(ctx, tenant, c); err != nil {
+		if _, err := people.CreateContact(ctx, tenant, in); err != nil {
 			return fmt.Errorf("demo contact: %w", err)
 		}
 	}
 	if svc == nil {
 		return nil
 	}
-	name, status, channel, schedule, template, sender := "Welcome", "draft", "sms", "now", "Welcome to the Newsletter!", "Newsletter"
-	c, err := svc.Create(ctx, tenant, campaign.Input{Name: &name, Status: &status, SendingType: &channel, ScheduleType: &schedule,
+	welcome, status, channel, schedule, template, sender := "Welcome", "draft", "sms", "now", "Welcome to the Newsletter!", "Newsletter"
+	c, err := svc.Create(ctx, tenant, campaign.Input{Name: &welcome, Status: &status, SendingType: &channel, ScheduleType: &schedule,
 		Template: &template, Sender: &sender, Lists: &l.UUID})
 	if err != nil {
 		return fmt.Errorf("demo campaign: %w", err)

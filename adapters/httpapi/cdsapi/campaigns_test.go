@@ -73,7 +73,7 @@ func newCampaignEnv(t *testing.T) *campaignEnv {
 		n++
 		return campaignN(n)
 	})
-	b := Backend{Contacts: st, Catalog: st, Campaigns: svc, Runs: db.Campaigns(), Clock: clk.Now}
+	b := Backend{Contacts: contacts.NewService(contacts.Stores{Contacts: st, Catalog: st}, clk.Now, nil), Campaigns: svc, Runs: db.Campaigns()}
 	e := &env{h: c.Handler(t, Handler(f.Opts, b)), tokenA: f.Token(t, httpapitest.ClientID), tokenB: f.Token(t, newsB)}
 	return &campaignEnv{env: e, clock: clk, db: db}
 }
@@ -652,7 +652,7 @@ func TestCampaignsNotServed(t *testing.T) {
 		r.Header.Set("Content-Type", "application/json")
 		return httpapitest.Serve(c.Handler(t, Handler(f.Opts, b)), httpapitest.Bearer(r, tok))
 	}
-	none := Backend{Contacts: db.Contacts()}
+	none := Backend{Contacts: contacts.NewService(contacts.Stores{Contacts: db.Contacts()}, f.Clock.Now, nil)}
 	for _, tt := range []struct{ method, path, body string }{
 		{"GET", "/campaigns", ""}, {"POST", "/campaigns", smsCampaign}, {"GET", "/campaigns/" + campaignN(1), ""},
 		{"PUT", "/campaigns/" + campaignN(1), smsCampaign}, {"PATCH", "/campaigns/" + campaignN(1), `{"status":"active"}`},
@@ -660,7 +660,7 @@ func TestCampaignsNotServed(t *testing.T) {
 	} {
 		httpapitest.WantError(t, serve(none, tt.method, tt.path, tt.body), httpapi.CDS, 501, httpapi.CodeNotImplemented)
 	}
-	noRuns := Backend{Contacts: db.Contacts(), Campaigns: campaign.NewService(db.Campaigns(), db.Contacts(), f.Clock.Now, nil)}
+	noRuns := Backend{Contacts: contacts.NewService(contacts.Stores{Contacts: db.Contacts()}, f.Clock.Now, nil), Campaigns: campaign.NewService(db.Campaigns(), db.Contacts(), f.Clock.Now, nil)}
 	want(t, serve(noRuns, "GET", "/campaigns", ""), 200)
 	for _, path := range []string{"/campaigns?fields=tasks", "/campaigns/" + campaignN(1) + "?fields=messages"} {
 		m := httpapitest.WantError(t, serve(noRuns, "GET", path, ""), httpapi.CDS, 400, msgkit.CodeInvalidQuery)

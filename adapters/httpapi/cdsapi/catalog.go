@@ -135,7 +135,7 @@ func (a *api) listRecords(kind contacts.RecordKind) handlerFunc {
 		if err != nil {
 			return err
 		}
-		page, err := a.b.Catalog.Records(r.Context(), svc, contacts.RecordQuery{Kind: kind, List: q, ShowDeleted: fields["show_deleted"]})
+		page, err := a.b.Contacts.Records(r.Context(), svc, contacts.RecordQuery{Kind: kind, List: q, ShowDeleted: fields["show_deleted"]})
 		if err != nil {
 			return err
 		}
@@ -152,12 +152,8 @@ func (a *api) createRecord(kind contacts.RecordKind) handlerFunc {
 		if err != nil {
 			return err
 		}
-		now := a.now()
-		rec := contacts.Record{Kind: kind, UUID: a.newUUID(), Created: now, Updated: now}
-		if err := contacts.FillRecord(&rec, in); err != nil {
-			return err
-		}
-		if rec, err = a.b.Catalog.CreateRecord(r.Context(), svc, rec); err != nil {
+		rec, err := a.b.Contacts.CreateRecord(r.Context(), svc, kind, in)
+		if err != nil {
 			return err
 		}
 		return httpapi.WriteJSON(w, http.StatusCreated, recordJSON(rec))
@@ -170,7 +166,7 @@ func (a *api) getRecord(kind contacts.RecordKind, param string) handlerFunc {
 		if err != nil {
 			return err
 		}
-		rec, err := a.b.Catalog.Record(r.Context(), svc, kind, id, fields["show_deleted"])
+		rec, err := a.b.Contacts.Record(r.Context(), svc, kind, id, fields["show_deleted"])
 		if err != nil {
 			return err
 		}
@@ -188,14 +184,7 @@ func (a *api) updateRecord(kind contacts.RecordKind, param string) handlerFunc {
 		if err != nil {
 			return err
 		}
-		now := a.now()
-		rec, err := a.b.Catalog.UpdateRecord(r.Context(), svc, kind, id, func(rec contacts.Record) (contacts.Record, error) {
-			if err := contacts.FillRecord(&rec, in); err != nil {
-				return rec, err
-			}
-			rec.Updated = now
-			return rec, nil
-		})
+		rec, err := a.b.Contacts.UpdateRecord(r.Context(), svc, kind, id, in)
 		if err != nil {
 			return validation(err) // the rules of the body and the store's relation rules
 		}
@@ -209,7 +198,7 @@ func (a *api) deleteRecord(kind contacts.RecordKind, param string) handlerFunc {
 		if err != nil {
 			return err
 		}
-		if err := a.b.Catalog.DeleteRecord(r.Context(), svc, kind, id, a.now()); err != nil {
+		if err := a.b.Contacts.DeleteRecord(r.Context(), svc, kind, id); err != nil {
 			return err
 		}
 		w.WriteHeader(http.StatusNoContent)
@@ -229,7 +218,7 @@ func (a *api) listMembers(kind contacts.MemberKind) handlerFunc {
 		if err != nil {
 			return err
 		}
-		page, err := a.b.Catalog.Members(r.Context(), svc, contacts.MemberQuery{Kind: kind, List: q})
+		page, err := a.b.Contacts.Members(r.Context(), svc, contacts.MemberQuery{Kind: kind, List: q})
 		if err != nil {
 			return err
 		}
@@ -273,11 +262,8 @@ func (a *api) setMember(kind contacts.MemberKind) handlerFunc {
 		if len(bad) > 0 {
 			return typeError(bad)
 		}
-		m, err := contacts.FillMember(kind, in, a.now())
+		m, err := a.b.Contacts.SetMember(r.Context(), svc, kind, in)
 		if err != nil {
-			return err
-		}
-		if m, err = a.b.Catalog.SetMember(r.Context(), svc, m); err != nil {
 			return err
 		}
 		return httpapi.WriteJSON(w, http.StatusOK, memberJSON(m))
@@ -302,73 +288,21 @@ func (a *api) fields(w http.ResponseWriter, r *http.Request, svc msgkit.ServiceU
 	default:
 		return msgkit.Invalidf(msgkit.CodeInvalidQuery, "include_all", "include_all is 1 or 0, not %q", inc[0])
 	}
-	std := contacts.StandardFields()
 	if !all {
+		std := contacts.StandardFields()
 		names := make([]string, len(std))
 		for i, d := range std {
 			names[i] = d.FieldName
 		}
 		return httpapi.WriteJSON(w, http.StatusOK, names)
 	}
-	custom, err := a.b.Catalog.CustomFields(r.Context(), svc)
+	defs, err := a.b.Contacts.Fields(r.Context(), svc)
 	if err != nil {
 		return err
 	}
-	out := make([]map[string]any, 0, len(std)+len(custom))
-	for _, d := range std {
-		out = append(out, definitionJSON(d))
-	}
-	for _, c := range custom {
-		out = append(out, definitionJSON(c.Definition()))
+	out := make([]map[string]any, len(defs))
+	for i, d := range defs {
+		out[i] = definitionJSON(d)
 	}
 	return httpapi.WriteJSON(w, http.StatusOK, out)
-}
-
-// checkCustom refuses a contact body's custom columns that are not custom
-// fields of the tenant in use, and a mandatory custom field without a
-// value, naming each (Invalid, code invalid_contact). Without a catalog
-// every column is taken.
-func (a *api) checkCustom(r *http.Request, svc msgkit.ServiceUUID, in contacts.Input) error {
-	if a.b.Catalog == nil {
-		return nil
-	}
-	defined, err := a.customFields(r, svc)
-	if err != nil {
-		return err
-	}
-	var bad []msgkit.FieldError
-	for name, v := range in.Values {
-		if !strings.HasPrefix(name, "column_") {
-			continue
-		}
-		if _, ok := defined[name]; !ok && v != nil {
-			bad = append(bad, msgkit.FieldError{Name: name, Message: name + " is not a custom field of this service"})
-		}
-	}
-	for name, d := range defined {
-		if v := in.Values[name]; d.Mandatory && (v == nil || strings.TrimSpace(*v) == "") {
-			bad = append(bad, msgkit.FieldError{Name: name, Message: name + " (" + d.Name + ") is mandatory"})
-		}
-	}
-	if len(bad) == 0 {
-		return nil
-	}
-	sortFields(bad)
-	e := msgkit.New(msgkit.Invalid, contacts.CodeInvalidContact, "the contact is invalid")
-	e.Fields = bad
-	return e
-}
-
-// customFields are the tenant's custom fields in use, by field name
-// (column_N).
-func (a *api) customFields(r *http.Request, svc msgkit.ServiceUUID) (map[string]contacts.Record, error) {
-	custom, err := a.b.Catalog.CustomFields(r.Context(), svc)
-	if err != nil {
-		return nil, err
-	}
-	defs := make(map[string]contacts.Record, len(custom))
-	for _, d := range custom {
-		defs[d.FieldName()] = d
-	}
-	return defs, nil
 }

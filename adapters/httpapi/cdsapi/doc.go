@@ -13,16 +13,20 @@
 // insufficient_privilege. Errors have the CDS body
 // {"code","message","description","items":[{"name","message","description"}]}.
 //
-// Contacts (list, create, get, replace, status change, delete with gdpr)
-// and lists are served from Backend.Contacts; the contact fields, custom
-// fields, segmentation sets and groups, subscriptions and their options,
-// groups, group lists, group segmentation, touchpoints, interests and the
-// subscription, touchpoint and interest members from Backend.Catalog;
-// campaigns from Backend.Campaigns (package campaign), their runs from
-// Backend.Runs. An operation whose store the Backend lacks answers, once
-// authentication, tenancy and privileges have been enforced, 501 with code
-// not_implemented and a message naming the operation. OpenAPI returns the
-// family's document.
+// The Backend holds the domains' services, never a store: contacts
+// (list, create, get, replace, status change, delete with gdpr), lists,
+// the contact fields, custom fields, segmentation sets and groups,
+// subscriptions and their options, groups, group lists, group
+// segmentation, touchpoints, interests, the subscription, touchpoint and
+// interest members and the import are served by Backend.Contacts (a
+// contacts.Service, which picks ids and times and holds the rules);
+// campaigns by Backend.Campaigns (a campaign.Service), their runs read
+// from Backend.Runs. A handler reads the path and query, decodes the body,
+// calls one service method and encodes its answer. An operation whose
+// service the Backend lacks, or whose records its contacts.Service does
+// not keep (no catalog, no import), answers, once authentication, tenancy
+// and privileges have been enforced, 501 with code not_implemented and a
+// message naming the operation. OpenAPI returns the family's document.
 //
 // Choices where the interface is silent:
 //
@@ -66,9 +70,10 @@
 //     field's an integer; mandatory and identifier are "yes" or "no".
 //     Bodies hold strings or null (order_num also a number, config an
 //     object); uuid and the times are ignored, any other member is 400.
-//   - With a Catalog, a contact body may hold only the custom columns the
+//   - With a catalog, a contact body may hold only the custom columns the
 //     tenant defines (custom fields in use), and must give a value for
-//     each mandatory one; the problems are named like the body's others.
+//     each mandatory one (contacts.Service.CheckCustom); the problems are
+//     named like the body's others.
 //   - GET /cds/fields answers, with include_all=1 and when include_all is
 //     not given (its documented default), the definitions of the standard
 //     fields and then the tenant's custom fields; with include_all=0 the

@@ -13,6 +13,7 @@ import (
 	"github.com/msgkit/msgkit/adapters/httpapi/cdsapi"
 	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/auth"
+	"github.com/msgkit/msgkit/contacts"
 	"golang.org/x/crypto/bcrypt"
 )
 
@@ -32,7 +33,7 @@ func ExampleHandler() {
 		panic(err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle(cdsapi.BasePath, cdsapi.Handler(httpapi.Options{Auth: svc}, cdsapi.Backend{Contacts: memstore.New().Contacts()}))
+	mux.Handle(cdsapi.BasePath, cdsapi.Handler(httpapi.Options{Auth: svc}, cdsapi.Backend{Contacts: contacts.NewService(contacts.Stores{Contacts: memstore.New().Contacts()}, nil, nil)}))
 
 	// The token opens the tenant's CDS routes: a list, then its listing.
 	call := func(method, path, body string) {

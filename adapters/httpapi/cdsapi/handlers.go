@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -19,48 +18,26 @@ import (
 	"github.com/msgkit/msgkit/segmentation"
 )
 
-// Backend is what the CDS API serves from. A store left nil answers its
-// routes 501.
+// Backend is what the CDS API serves from: the services of the domains.
+// A service left nil answers its routes 501.
 type Backend struct {
-	// Contacts keeps the lists and contacts.
-	Contacts contacts.Store
-	// Catalog keeps custom fields, segmentation sets and groups,
-	// subscriptions and options, groups, touchpoints, interests and the
-	// memberships; with it, contact bodies may hold only the custom
-	// columns it defines.
-	Catalog contacts.CatalogStore
-	// Imports runs the batch import (POST /cds/imports).
-	Imports contacts.ImportStore
+	// Contacts serves the lists and contacts, the catalog (custom fields,
+	// segmentation sets and groups, subscriptions and options, groups,
+	// touchpoints, interests) with the memberships, and the import. It
+	// has a clock and UUIDs of its own. The catalog's routes answer 501
+	// while it keeps no catalog (HasCatalog), the import's while it runs
+	// none (HasImports).
+	Contacts *contacts.Service
 	// Campaigns keeps the campaigns; the campaign routes answer 501
 	// while it is nil. It has a clock and UUIDs of its own.
 	Campaigns *campaign.Service
 	// Runs reads campaigns' tasks and messages (fields tasks and
 	// messages); without it those fields are refused (400).
 	Runs campaign.Runs
-	// Clock stamps created and updated times and dates the age filter;
-	// time.Now when nil.
-	Clock msgkit.Clock
-	// NewUUID makes the UUIDs of created records; a random (version 4)
-	// UUID when nil.
-	NewUUID func() string
 }
 
 type api struct {
 	b Backend
-}
-
-func (a *api) now() time.Time {
-	if a.b.Clock != nil {
-		return a.b.Clock().UTC()
-	}
-	return time.Now().UTC()
-}
-
-func (a *api) newUUID() string {
-	if a.b.NewUUID != nil {
-		return a.b.NewUUID()
-	}
-	return uuid.NewString()
 }
 
 // validation turns the rule violations of a PUT or PATCH body (Invalid
@@ -195,12 +172,7 @@ func (a *api) createList(w http.ResponseWriter, r *http.Request, svc msgkit.Serv
 	if err != nil {
 		return err
 	}
-	now := a.now()
-	l := contacts.List{UUID: a.newUUID(), Created: now, Updated: now}
-	if err := contacts.FillList(&l, in); err != nil {
-		return err
-	}
-	l, err = a.b.Contacts.CreateList(r.Context(), svc, l)
+	l, err := a.b.Contacts.CreateList(r.Context(), svc, in)
 	if err != nil {
 		return err
 	}
@@ -228,16 +200,9 @@ func (a *api) updateList(w http.ResponseWriter, r *http.Request, svc msgkit.Serv
 	if err != nil {
 		return err
 	}
-	now := a.now()
-	l, err := a.b.Contacts.UpdateList(r.Context(), svc, id, func(l contacts.List) (contacts.List, error) {
-		if err := contacts.FillList(&l, in); err != nil {
-			return l, validation(err)
-		}
-		l.Updated = now
-		return l, nil
-	})
+	l, err := a.b.Contacts.UpdateList(r.Context(), svc, id, in)
 	if err != nil {
-		return err
+		return validation(err)
 	}
 	return httpapi.WriteJSON(w, http.StatusOK, listOf(l))
 }
@@ -247,7 +212,7 @@ func (a *api) deleteList(w http.ResponseWriter, r *http.Request, svc msgkit.Serv
 	if err != nil {
 		return err
 	}
-	if err := a.b.Contacts.DeleteList(r.Context(), svc, id, a.now()); err != nil {
+	if err := a.b.Contacts.DeleteList(r.Context(), svc, id); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -256,108 +221,18 @@ func (a *api) deleteList(w http.ResponseWriter, r *http.Request, svc msgkit.Serv
 
 // --- contacts
 
-// listRefs are the names of the lists of cs, for fields=lists.
-func (a *api) listRefs(r *http.Request, svc msgkit.ServiceUUID, cs ...contacts.Contact) (map[string]listRef, error) {
-	refs := map[string]listRef{}
-	for _, c := range cs {
-		if _, ok := refs[c.ListUUID]; ok {
-			continue
-		}
-		l, err := a.b.Contacts.List(r.Context(), svc, c.ListUUID)
-		switch {
-		case msgkit.KindOf(err) == msgkit.NotFound:
-			refs[c.ListUUID] = listRef{UUID: c.ListUUID} // a deleted list: no name
-		case err != nil:
-			return nil, err
-		default:
-			refs[c.ListUUID] = listRef{UUID: l.UUID, Name: l.Name}
-		}
-	}
-	return refs, nil
-}
-
 func (a *api) listContacts(w http.ResponseWriter, r *http.Request, svc msgkit.ServiceUUID) error {
-	q, embed, err := contacts.ParseContactQuery(r.URL.Query(), msgkit.DateOf(a.now()))
+	q, embed, err := a.b.Contacts.ParseContactQuery(r.URL.Query())
 	if err != nil {
 		return err
 	}
-	if err := a.resolve(r, svc, &q); err != nil {
-		return err
-	}
-	page, err := a.b.Contacts.Contacts(r.Context(), svc, q)
+	page, err := a.b.Contacts.Contacts(r.Context(), svc, q, embed)
 	if err != nil {
 		return err
 	}
-	var refs map[string]listRef
-	if embed.Lists {
-		if refs, err = a.listRefs(r, svc, page.Items...); err != nil {
-			return err
-		}
-	}
-	if q.CountOnly {
-		page.Items = nil
-	}
-	return httpapi.WriteJSON(w, http.StatusOK, envelopeOf(r, page, q.List, func(c contacts.Contact) map[string]any {
-		return contactJSON(&c, refs)
+	return httpapi.WriteJSON(w, http.StatusOK, envelopeOf(r, page, q.List, func(c contacts.Shown) map[string]any {
+		return contactJSON(&c.Contact, c.Lists)
 	}))
-}
-
-// resolve turns the subscription_uuids and group_uuid of q into what the
-// catalog knows of them: the subscriptions' options in use, and the
-// group's lists and segmentation queries. A group that is not the
-// tenant's in use is 400 naming group_uuid; unknown subscriptions have no
-// options, and select no contact.
-func (a *api) resolve(r *http.Request, svc msgkit.ServiceUUID, q *contacts.ContactQuery) error {
-	if len(q.SubscriptionUUIDs) == 0 && q.GroupUUID == "" {
-		return nil
-	}
-	if a.b.Catalog == nil {
-		param := "group_uuid"
-		if len(q.SubscriptionUUIDs) > 0 {
-			param = "subscription_uuids"
-		}
-		return msgkit.Invalidf(msgkit.CodeInvalidQuery, param, "%s filters by records this platform does not keep", param)
-	}
-	if len(q.SubscriptionUUIDs) > 0 {
-		opts, err := a.b.Catalog.OptionUUIDs(r.Context(), svc, q.SubscriptionUUIDs)
-		if err != nil {
-			return err
-		}
-		q.ResolveSubscriptions(opts)
-	}
-	if q.GroupUUID != "" {
-		g, err := a.b.Catalog.GroupTarget(r.Context(), svc, q.GroupUUID)
-		if msgkit.KindOf(err) == msgkit.NotFound {
-			return msgkit.Invalidf(msgkit.CodeInvalidQuery, "group_uuid", "group_uuid %s is not a group of this service in use", q.GroupUUID)
-		}
-		if err != nil {
-			return err
-		}
-		segs := make([]*segmentation.Query, 0, len(g.Segmentation))
-		for _, data := range g.Segmentation {
-			seg, err := segmentation.Parse([]byte(data))
-			if err != nil {
-				// Stored data was valid when stored; the rules may have
-				// grown stricter since.
-				return msgkit.Wrap(err, msgkit.Internal, segmentation.CodeInvalidSegmentation, "a segmentation query of the group no longer parses")
-			}
-			segs = append(segs, seg)
-		}
-		q.ResolveGroup(g.ListUUIDs, segs)
-	}
-	return nil
-}
-
-// answerContact writes c with the lists embedded when asked.
-func (a *api) answerContact(w http.ResponseWriter, r *http.Request, svc msgkit.ServiceUUID, status int, c contacts.Contact, lists bool) error {
-	var refs map[string]listRef
-	if lists {
-		var err error
-		if refs, err = a.listRefs(r, svc, c); err != nil {
-			return err
-		}
-	}
-	return httpapi.WriteJSON(w, status, contactJSON(&c, refs))
 }
 
 func (a *api) createContact(w http.ResponseWriter, r *http.Request, svc msgkit.ServiceUUID) error {
@@ -368,18 +243,11 @@ func (a *api) createContact(w http.ResponseWriter, r *http.Request, svc msgkit.S
 	if err != nil {
 		return err
 	}
-	if err := a.checkCustom(r, svc, in); err != nil {
+	c, err := a.b.Contacts.CreateContact(r.Context(), svc, in)
+	if err != nil {
 		return err
 	}
-	now := a.now()
-	c := contacts.Contact{UUID: a.newUUID(), Created: now, Updated: now}
-	if err := contacts.Fill(&c, in, true); err != nil {
-		return err
-	}
-	if c, err = a.b.Contacts.CreateContact(r.Context(), svc, c); err != nil {
-		return err
-	}
-	return a.answerContact(w, r, svc, http.StatusCreated, c, false)
+	return httpapi.WriteJSON(w, http.StatusCreated, contactJSON(&c, nil))
 }
 
 // itemAt reads the record id of the path's parameter param (a record of
@@ -407,11 +275,11 @@ func (a *api) getContact(w http.ResponseWriter, r *http.Request, svc msgkit.Serv
 	if err != nil {
 		return err
 	}
-	c, err := a.b.Contacts.Contact(r.Context(), svc, id, fields["show_deleted"])
+	c, err := a.b.Contacts.Contact(r.Context(), svc, id, fields["show_deleted"], contacts.Embed{Lists: fields["lists"], Channels: fields["channels"]})
 	if err != nil {
 		return err
 	}
-	return a.answerContact(w, r, svc, http.StatusOK, c, fields["lists"])
+	return httpapi.WriteJSON(w, http.StatusOK, contactJSON(&c.Contact, c.Lists))
 }
 
 func (a *api) replaceContact(w http.ResponseWriter, r *http.Request, svc msgkit.ServiceUUID) error {
@@ -423,21 +291,11 @@ func (a *api) replaceContact(w http.ResponseWriter, r *http.Request, svc msgkit.
 	if err != nil {
 		return err
 	}
-	if err := a.checkCustom(r, svc, in); err != nil {
-		return validation(err)
-	}
-	now := a.now()
-	c, err := a.b.Contacts.UpdateContact(r.Context(), svc, id, func(c contacts.Contact) (contacts.Contact, error) {
-		if err := contacts.Fill(&c, in, false); err != nil {
-			return c, validation(err)
-		}
-		c.Updated = now
-		return c, nil
-	})
+	c, err := a.b.Contacts.ReplaceContact(r.Context(), svc, id, in)
 	if err != nil {
-		return validation(err) // the store's list rule is a validation too
+		return validation(err) // the body's rules, the custom fields and the store's list rule
 	}
-	return a.answerContact(w, r, svc, http.StatusOK, c, false)
+	return httpapi.WriteJSON(w, http.StatusOK, contactJSON(&c, nil))
 }
 
 func (a *api) patchContact(w http.ResponseWriter, r *http.Request, svc msgkit.ServiceUUID) error {
@@ -449,18 +307,11 @@ func (a *api) patchContact(w http.ResponseWriter, r *http.Request, svc msgkit.Se
 	if err != nil {
 		return err
 	}
-	now := a.now()
-	c, err := a.b.Contacts.UpdateContact(r.Context(), svc, id, func(c contacts.Contact) (contacts.Contact, error) {
-		if err := contacts.ApplyPatch(&c, in); err != nil {
-			return c, validation(err)
-		}
-		c.Updated = now
-		return c, nil
-	})
+	c, err := a.b.Contacts.PatchContact(r.Context(), svc, id, in)
 	if err != nil {
-		return err
+		return validation(err)
 	}
-	return a.answerContact(w, r, svc, http.StatusOK, c, false)
+	return httpapi.WriteJSON(w, http.StatusOK, contactJSON(&c, nil))
 }
 
 func (a *api) deleteContact(w http.ResponseWriter, r *http.Request, svc msgkit.ServiceUUID) error {
@@ -482,7 +333,7 @@ func (a *api) deleteContact(w http.ResponseWriter, r *http.Request, svc msgkit.S
 	default:
 		return msgkit.Invalidf(msgkit.CodeInvalidQuery, "gdpr", "gdpr is yes or no, not %q", g[0])
 	}
-	if err := a.b.Contacts.DeleteContact(r.Context(), svc, id, erase, a.now()); err != nil {
+	if err := a.b.Contacts.DeleteContact(r.Context(), svc, id, erase); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

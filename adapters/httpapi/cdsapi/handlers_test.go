@@ -58,10 +58,10 @@ func newEnv(t *testing.T) *env {
 	}
 	n := 0
 	st := memstore.New().Contacts()
-	b := Backend{Contacts: st, Catalog: st, Imports: st, Clock: f.Clock.Now, NewUUID: func() string {
+	b := Backend{Contacts: contacts.NewService(contacts.Stores{Contacts: st, Catalog: st, Imports: st}, f.Clock.Now, func() string {
 		n++
 		return fmt.Sprintf("00000000-0000-4000-8000-%012d", n)
-	}}
+	})}
 	return &env{h: c.Handler(t, Handler(f.Opts, b)), f: f, tokenA: f.Token(t, httpapitest.ClientID), tokenB: f.Token(t, newsB), clock: f.Clock}
 }
 

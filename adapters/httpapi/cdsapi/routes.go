@@ -30,12 +30,13 @@ const importMaxBody = 16 << 20
 
 // routes are the operations of the CDS interface, by resource. Every POST
 // creates (members: creates or updates a membership), so a client may
-// retry it with an Idempotency-Key. A route whose store or service the
-// Backend lacks answers 501.
+// retry it with an Idempotency-Key. A route whose service the Backend
+// lacks, or whose records its contacts service does not keep, answers 501.
 func routes(a *api) []httpapi.Route {
 	const s = BasePath + "services/{serviceUuid}"
 	news := []auth.Privilege{auth.PrivNews}
-	noContacts, noCatalog, noCampaigns := a.b.Contacts == nil, a.b.Catalog == nil, a.b.Campaigns == nil
+	noContacts, noCampaigns := a.b.Contacts == nil, a.b.Campaigns == nil
+	noCatalog, noImports := noContacts || !a.b.Contacts.HasCatalog(), noContacts || !a.b.Contacts.HasImports()
 	r := func(method, path string, h handlerFunc, missing bool) httpapi.Route {
 		return httpapi.Route{Method: method, Path: s + path, Privileges: news, Idempotent: method == http.MethodPost,
 			Serve: tenantScoped(h), Missing: missing}
@@ -49,7 +50,7 @@ func routes(a *api) []httpapi.Route {
 		r(http.MethodPatch, "/cds/contacts/{contactId}", a.patchContact, noContacts),
 		r(http.MethodDelete, "/cds/contacts/{contactId}", a.deleteContact, noContacts),
 		{Method: http.MethodPost, Path: s + "/cds/imports", Privileges: news, MaxBody: importMaxBody, Idempotent: true,
-			Serve: tenantScoped(a.importContacts), Missing: a.b.Imports == nil},
+			Serve: tenantScoped(a.importContacts), Missing: noImports},
 		// lists
 		r(http.MethodGet, "/cds/lists", a.listLists, noContacts),
 		r(http.MethodPost, "/cds/lists", a.createList, noContacts),

@@ -33,8 +33,8 @@ func textOrNil(s string) any {
 // contactJSON is a contact as the CDS interface answers it: every
 // standard field (null without a value), the custom columns it has, the
 // opt statuses, the Telegram fields, the web push subscription and
-// channels; lists when embedded.
-func contactJSON(c *contacts.Contact, lists map[string]listRef) map[string]any {
+// channels; lists when embedded (not nil).
+func contactJSON(c *contacts.Contact, lists []contacts.ListRef) map[string]any {
 	m := map[string]any{
 		"uuid": c.UUID, "list_uuid": c.ListUUID, "member_status": string(c.Member),
 		"created_dt": timeJSON(c.Created), "updated_dt": timeJSON(c.Updated), "deleted_dt": timeOrNil(c.Deleted),
@@ -65,11 +65,11 @@ func contactJSON(c *contacts.Contact, lists map[string]listRef) map[string]any {
 	}
 	m["channels"] = channels
 	if lists != nil {
-		ref, ok := lists[c.ListUUID]
-		if !ok {
-			ref = listRef{UUID: c.ListUUID}
+		refs := make([]listRef, len(lists))
+		for i, l := range lists {
+			refs[i] = listRef(l)
 		}
-		m["lists"] = []listRef{ref}
+		m["lists"] = refs
 	}
 	return m
 }
