@@ -2,6 +2,7 @@ package testsystem
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"time"
 
@@ -137,6 +138,25 @@ type Result struct {
 	Received *Received
 
 	FakeDLR, SenderMatch, TextMatch, EncodingMatch, DirectRoute, NationalSMSC Check
+}
+
+// Clone copies r deeply, so that what a store hands out (and what an
+// UpdateResults function changes) shares nothing with what it keeps. A nil
+// slice stays nil and an empty one empty, as a store reads them back.
+func (r *Result) Clone() *Result {
+	c := *r
+	c.Parts = slices.Clone(r.Parts)
+	if r.Received != nil {
+		rv := *r.Received
+		if r.Received.PDUs != nil {
+			rv.PDUs = make([][]byte, len(r.Received.PDUs))
+			for i, p := range r.Received.PDUs {
+				rv.PDUs[i] = slices.Clone(p)
+			}
+		}
+		c.Received = &rv
+	}
+	return &c
 }
 
 // DLRStatus is the message's delivery report status: DELIVERED when every

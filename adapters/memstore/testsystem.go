@@ -508,7 +508,7 @@ func (s *TestSystemStore) Results(_ context.Context, user string, id int64, q ms
 		to = min(from+q.PageSize, len(ids))
 	}
 	for _, mid := range ids[from:to] {
-		page.Items = append(page.Items, *cloneResult(s.results[mid]))
+		page.Items = append(page.Items, *s.results[mid].Clone())
 	}
 	return page, nil
 }
@@ -522,7 +522,7 @@ func (s *TestSystemStore) UpdateResults(_ context.Context, ids []sms.MessageID, 
 		if !ok {
 			continue
 		}
-		r := cloneResult(cur)
+		r := cur.Clone()
 		if !fn(r) {
 			continue
 		}
@@ -551,7 +551,7 @@ func (s *TestSystemStore) Pending(_ context.Context, after sms.MessageID, limit 
 	ids = ids[:min(len(ids), max(limit, 0))]
 	out := make([]testsystem.Result, len(ids))
 	for i, id := range ids {
-		out[i] = *cloneResult(s.results[id])
+		out[i] = *s.results[id].Clone()
 	}
 	return out, nil
 }
@@ -574,7 +574,7 @@ func (s *TestSystemStore) CompleteSession(_ context.Context, id int64, at time.T
 		if !r.Status.Judged() {
 			return false, nil
 		}
-		rs = append(rs, *cloneResult(r))
+		rs = append(rs, *r.Clone())
 	}
 	sess.Status, sess.CompletedAt = testsystem.SessionComplete, storeTime(at)
 	cb, err := body(sess, rs)
@@ -593,25 +593,10 @@ func (s *TestSystemStore) CompleteSession(_ context.Context, id int64, at time.T
 
 // storedResult is a deep copy of r with its times as stored.
 func storedResult(r *testsystem.Result) *testsystem.Result {
-	c := cloneResult(r)
+	c := r.Clone()
 	c.SentAt, c.Deadline, c.DLRAt = storeTime(c.SentAt), storeTime(c.Deadline), storeTime(c.DLRAt)
 	if c.Received != nil {
 		c.Received.At = storeTime(c.Received.At)
 	}
 	return c
-}
-
-// cloneResult copies r deeply.
-func cloneResult(r *testsystem.Result) *testsystem.Result {
-	c := *r
-	c.Parts = slices.Clone(r.Parts)
-	if r.Received != nil {
-		rv := *r.Received
-		rv.PDUs = make([][]byte, len(r.Received.PDUs))
-		for i, p := range r.Received.PDUs {
-			rv.PDUs[i] = slices.Clone(p)
-		}
-		c.Received = &rv
-	}
-	return &c
 }

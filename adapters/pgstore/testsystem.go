@@ -858,7 +858,7 @@ func (s *TestSystemStore) UpdateResults(ctx context.Context, ids []sms.MessageID
 			if !ok {
 				continue
 			}
-			r := cloneResult(c)
+			r := c.Clone()
 			if !fn(r) {
 				continue
 			}
@@ -1073,7 +1073,7 @@ func encodeResult(i int, r *testsystem.Result) ([]byte, error) {
 	}
 	for _, t := range docTexts(r) {
 		if !storable(*t.p) {
-			return encodeResultRaw(i, cloneResult(r))
+			return encodeResultRaw(i, r.Clone())
 		}
 	}
 	return marshalResult(i, r, nil)
@@ -1170,22 +1170,4 @@ func scanResult(row pgx.Row) (testsystem.Result, error) {
 		}
 	}
 	return r, nil
-}
-
-// cloneResult copies r deeply, so fn in UpdateResults cannot reach a
-// result it was not given.
-func cloneResult(r *testsystem.Result) *testsystem.Result {
-	c := *r
-	c.Parts = slices.Clone(r.Parts)
-	if r.Received != nil {
-		rv := *r.Received
-		if r.Received.PDUs != nil {
-			rv.PDUs = make([][]byte, len(r.Received.PDUs))
-			for i, p := range r.Received.PDUs {
-				rv.PDUs[i] = slices.Clone(p)
-			}
-		}
-		c.Received = &rv
-	}
-	return &c
 }

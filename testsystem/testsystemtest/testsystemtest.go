@@ -41,6 +41,7 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) Fixture) {
 		{"sessions and quota", testSessions},
 		{"quota across concurrent requests", testQuotaConcurrent},
 		{"results", testResults},
+		{"nil and empty slices of results", testNilEmpty},
 		{"complete session", testComplete},
 		{"refusals of load and create", testRefusals},
 	} {
@@ -478,6 +479,92 @@ func testResults(t *testing.T, f Fixture) {
 	if pending, _ = s.Pending(ctx, "", 10); len(pending) != 3 || pending[0].MsgID != "r001" {
 		t.Errorf("Pending after judging r000 = %d results", len(pending))
 	}
+}
+
+// shape says which of r's slices are nil and which empty, and how long
+// the others are.
+func shape(r *testsystem.Result) string {
+	of := func(n int, isNil bool) string {
+		if isNil {
+			return "nil"
+		}
+		return fmt.Sprint(n)
+	}
+	out := "parts " + of(len(r.Parts), r.Parts == nil)
+	if r.Received == nil {
+		return out + ", received nil"
+	}
+	out += ", pdus " + of(len(r.Received.PDUs), r.Received.PDUs == nil)
+	for _, p := range r.Received.PDUs {
+		out += " " + of(len(p), p == nil)
+	}
+	return out
+}
+
+// Both stores give back nil where nil was stored and empty where empty
+// was, in Results, Pending and an UpdateResults function, whether a result
+// was stored by CreateSession or by UpdateResults.
+func testNilEmpty(t *testing.T, f Fixture) {
+	ctx, s := t.Context(), f.Store
+	rs := results(4, "e")
+	rs[1].Parts, rs[1].Received = []sms.PartState{}, &testsystem.Received{Sender: "a"}
+	rs[2].Parts, rs[2].Received = []sms.PartState{sms.StateDelivered}, &testsystem.Received{PDUs: [][]byte{}}
+	rs[3].Received = &testsystem.Received{PDUs: [][]byte{nil, {}, {0x07}}}
+	want := make([]string, len(rs))
+	for i := range rs {
+		want[i] = shape(&rs[i])
+	}
+	sess, _, err := s.CreateSession(ctx, session("bob", day), rs, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string) {
+		t.Helper()
+		page, err := s.Results(ctx, "bob", sess.ID, q(1, 10, nil))
+		if err != nil || len(page.Items) != len(want) {
+			t.Fatalf("%s: Results = %+v, %v", when, page, err)
+		}
+		pending, err := s.Pending(ctx, "", 10)
+		if err != nil || len(pending) != len(want) {
+			t.Fatalf("%s: Pending = %+v, %v", when, pending, err)
+		}
+		seen := map[sms.MessageID]string{}
+		err = s.UpdateResults(ctx, []sms.MessageID{"e000", "e001", "e002", "e003"}, func(r *testsystem.Result) bool {
+			seen[r.MsgID] = shape(r)
+			return false
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, w := range want {
+			id := sms.MessageID(fmt.Sprintf("e%03d", i))
+			for _, got := range []struct{ where, shape string }{
+				{"Results", shape(&page.Items[i])}, {"Pending", shape(&pending[i])}, {"UpdateResults", seen[id]},
+			} {
+				if got.shape != w {
+					t.Errorf("%s: %s of %s: %s, want %s", when, got.where, id, got.shape, w)
+				}
+			}
+		}
+	}
+	check("created")
+	// Written again by an update, each the other way round.
+	rs[0].Parts, rs[0].Received = []sms.PartState{}, &testsystem.Received{PDUs: [][]byte{{}}}
+	rs[1].Parts, rs[1].Received = nil, nil
+	rs[2].Received.PDUs = nil
+	rs[3].Parts = []sms.PartState{}
+	for i := range rs {
+		want[i] = shape(&rs[i])
+	}
+	err = s.UpdateResults(ctx, []sms.MessageID{"e000", "e001", "e002", "e003"}, func(r *testsystem.Result) bool {
+		i := r.Seq - 1
+		r.Parts, r.Received = rs[i].Clone().Parts, rs[i].Clone().Received
+		return true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("updated")
 }
 
 func testComplete(t *testing.T, f Fixture) {
