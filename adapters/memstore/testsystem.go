@@ -342,7 +342,7 @@ func (s *TestSystemStore) Load(_ context.Context, d testsystem.Dataset) error {
 		seen := map[[2]string]bool{}
 		for _, n := range m {
 			if seen[[2]string{n.Owner, n.Name}] {
-				return msgkit.Errorf(msgkit.Conflict, "dataset_name_exists", "two records of one list would have the same name %q", n.Name)
+				return testsystem.DatasetNameExists(n.Name, nil)
 			}
 			seen[[2]string{n.Owner, n.Name}] = true
 		}
@@ -352,7 +352,7 @@ func (s *TestSystemStore) Load(_ context.Context, d testsystem.Dataset) error {
 		_, c := named[testsystem.Categories][r.CategoryID]
 		_, p := named[testsystem.Suppliers][r.SupplierID]
 		if !g || !c || !p {
-			return msgkit.Errorf(msgkit.Invalid, "dataset_invalid_reference", "route %d refers to a record that does not exist", r.ParamID)
+			return testsystem.DatasetBadReference(r.ParamID, nil)
 		}
 	}
 	s.named = named
@@ -452,7 +452,7 @@ func (s *TestSystemStore) CreateSession(_ context.Context, sess testsystem.Sessi
 	ids := make(map[sms.MessageID]bool, len(rs))
 	for _, r := range rs {
 		if _, dup := s.results[r.MsgID]; dup || ids[r.MsgID] {
-			return testsystem.Session{}, testsystem.Quota{}, msgkit.Errorf(msgkit.Conflict, "message_exists", "test message %s exists", r.MsgID)
+			return testsystem.Session{}, testsystem.Quota{}, testsystem.MessageExists(r.MsgID, nil)
 		}
 		ids[r.MsgID] = true
 	}

@@ -68,6 +68,15 @@ func wantKind(t *testing.T, err error, kind msgkit.Kind, what string) {
 	}
 }
 
+// wantCode checks err's code: both stores answer testsystem's
+// constructors.
+func wantCode(t *testing.T, err error, code, what string) {
+	t.Helper()
+	if msgkit.CodeOf(err) != code {
+		t.Errorf("%s: %v, want code %s", what, err, code)
+	}
+}
+
 func names[T any](items []T, name func(T) string) []string {
 	out := make([]string, len(items))
 	for i, it := range items {
@@ -384,6 +393,7 @@ func testSessions(t *testing.T, f Fixture) {
 	}
 	_, _, err = s.CreateSession(ctx, session("dave", day), results(1, "a"), 2)
 	wantKind(t, err, msgkit.Conflict, "a message id twice")
+	wantCode(t, err, testsystem.CodeMessageExists, "a message id twice")
 	if q, _ := s.Quota(ctx, "dave", day, 2); q.Used != 0 {
 		t.Errorf("a refused session counted: %+v", q)
 	}
@@ -617,11 +627,13 @@ func testRefusals(t *testing.T, f Fixture) {
 	load(t, s)
 	err := s.Load(ctx, testsystem.Dataset{Gates: []testsystem.Gate{{ID: 40, Name: "alpha-direct"}}})
 	wantKind(t, err, msgkit.Conflict, "a gate named as another")
+	wantCode(t, err, testsystem.CodeDatasetNameExists, "a gate named as another")
 	err = s.Load(ctx, testsystem.Dataset{
 		Operators: []testsystem.Operator{{ID: 300, Name: "Late", Country: "X", MCC: "999", MNC: "01"}},
 		Routes:    []testsystem.Route{{ParamID: 40, GateID: 99, CategoryID: 1, SupplierID: 1, ParamName: "prefix", ParamValue: "1"}},
 	})
 	wantKind(t, err, msgkit.Invalid, "a route of an unknown gate")
+	wantCode(t, err, testsystem.CodeDatasetBadReference, "a route of an unknown gate")
 	if ops, _ := s.OperatorsByCode(ctx, "", nil, []string{"999"}); len(ops) != 0 {
 		t.Errorf("a refused load stored %+v", ops)
 	}
@@ -633,6 +645,7 @@ func testRefusals(t *testing.T, f Fixture) {
 	rs[1].MsgID = rs[0].MsgID
 	_, _, err = s.CreateSession(ctx, session("bob", day), rs, 5)
 	wantKind(t, err, msgkit.Conflict, "one message id twice in a session")
+	wantCode(t, err, testsystem.CodeMessageExists, "one message id twice in a session")
 	if q, _ := s.Quota(ctx, "bob", day, 5); q.Used != 0 {
 		t.Errorf("a refused session counted: %+v", q)
 	}
