@@ -140,6 +140,18 @@ type Result struct {
 	FakeDLR, SenderMatch, TextMatch, EncodingMatch, DirectRoute, NationalSMSC Check
 }
 
+// Updated is what an update makes of r: fn applied to a copy of r, with
+// r's keys (MsgID, Session, Seq, User) kept, as no update changes them;
+// changed is fn's answer, whether to save the copy.
+func (r *Result) Updated(fn func(*Result) bool) (updated *Result, changed bool) {
+	c := r.Clone()
+	if !fn(c) {
+		return c, false
+	}
+	c.MsgID, c.Session, c.Seq, c.User = r.MsgID, r.Session, r.Seq, r.User
+	return c, true
+}
+
 // Clone copies r deeply, so that what a store hands out (and what an
 // UpdateResults function changes) shares nothing with what it keeps. A nil
 // slice stays nil and an empty one empty, as a store reads them back.

@@ -522,11 +522,10 @@ func (s *TestSystemStore) UpdateResults(_ context.Context, ids []sms.MessageID, 
 		if !ok {
 			continue
 		}
-		r := cur.Clone()
-		if !fn(r) {
+		r, changed := cur.Updated(fn)
+		if !changed {
 			continue
 		}
-		r.MsgID, r.Session, r.Seq, r.User = cur.MsgID, cur.Session, cur.Seq, cur.User
 		s.results[id] = storedResult(r)
 		if r.Status.Judged() {
 			delete(s.pending, id)

@@ -860,11 +860,10 @@ func (s *TestSystemStore) UpdateResults(ctx context.Context, ids []sms.MessageID
 			if !ok {
 				continue
 			}
-			r := c.Clone()
-			if !fn(r) {
+			r, ok := c.Updated(fn)
+			if !ok {
 				continue
 			}
-			r.MsgID, r.Session, r.Seq, r.User = c.MsgID, c.Session, c.Seq, c.User
 			if !seen[id] {
 				seen[id] = true
 				changed = append(changed, id)
