@@ -240,9 +240,13 @@ func LimitReached(q Quota) error {
 		"the daily limit of %d test SMS requests is reached; it resets at midnight UTC", q.Limit)
 }
 
+// CodeSessionNotFound is the code of a session the user does not have
+// (NotFound).
+const CodeSessionNotFound = "session_not_found"
+
 // SessionNotFound is the error of a session the user does not have.
 func SessionNotFound(id int64) error {
-	return msgkit.Errorf(msgkit.NotFound, "session_not_found", "test session %d not found", id)
+	return msgkit.Errorf(msgkit.NotFound, CodeSessionNotFound, "test session %d not found", id)
 }
 
 // Callback is a body queued for a session's callback_api.

@@ -339,7 +339,7 @@ func sessionAt(r *http.Request) (int64, error) {
 	raw := r.PathValue("test_session")
 	id, err := strconv.ParseInt(raw, 10, 64)
 	if err != nil || id < 1 {
-		return 0, msgkit.Errorf(msgkit.NotFound, "session_not_found", "test session %q not found", raw)
+		return 0, msgkit.Errorf(msgkit.NotFound, testsystem.CodeSessionNotFound, "test session %q not found", raw)
 	}
 	return id, nil
 }
