@@ -28,6 +28,10 @@ const (
 	CodeUnsupportedGrantType = "unsupported_grant_type"
 )
 
+// CodeClientUnstorable is the code of a client a store cannot keep
+// (Invalid).
+const CodeClientUnstorable = "client_invalid"
+
 // Codes of verification failures.
 const (
 	CodeInvalidToken  = "invalid_token" // RFC 6750 section 3.1

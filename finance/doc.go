@@ -9,8 +9,15 @@
 // update, delete and status-change rules, the Service and its stores,
 // balances and sheets, default configurations, the file pipeline, the
 // finance documents export, and the tenants of business partners that the
-// -own privileges see (PartnerTenants, Scope). adapters/httpapi/financeapi
-// serves it over HTTP.
+// -own privileges see (PartnerTenants, Scope).
+//
+// Service is the front door: invoices over a Store, and the parts it is
+// built with (Options: balances, sheets, files and their blobs, the
+// documents export, the partners' tenants), each a store of its own. An
+// operation of a part the Service lacks is Unavailable (CodeNotServed);
+// HasBalances and the other Has methods tell which parts it has.
+// adapters/httpapi/financeapi serves the Service over HTTP, and a Go
+// program calling it gets the same answers.
 //
 // # Rounding
 //

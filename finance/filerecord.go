@@ -48,9 +48,14 @@ type FileStore interface {
 }
 
 // Upload receives a file for an invoice in scope that is not deleted:
-// its bytes go to blobs (see Receive) under a key of their own, its
-// record to files. A record that cannot be stored takes its blob with it.
-func (s *Service) Upload(ctx context.Context, scope Scope, blobs BlobStore, files FileStore, id InvoiceID, filename string, r io.Reader) (FileRecord, error) {
+// its bytes go to the blob store (see Receive) under a key of their own,
+// its record to the file store. A record that cannot be stored takes its
+// blob with it.
+func (s *Service) Upload(ctx context.Context, scope Scope, id InvoiceID, filename string, r io.Reader) (FileRecord, error) {
+	if !s.HasFiles() {
+		return FileRecord{}, notServed("invoice files")
+	}
+	blobs, files := s.blobs, s.files
 	if _, err := s.Get(ctx, scope, id); err != nil {
 		return FileRecord{}, err
 	}
@@ -76,11 +81,14 @@ func (s *Service) Upload(ctx context.Context, scope Scope, blobs BlobStore, file
 }
 
 // Files lists the files of an invoice in scope that is not deleted.
-func (s *Service) Files(ctx context.Context, scope Scope, files FileStore, id InvoiceID) ([]FileRecord, error) {
+func (s *Service) Files(ctx context.Context, scope Scope, id InvoiceID) ([]FileRecord, error) {
+	if s.files == nil {
+		return nil, notServed("invoice files")
+	}
 	if _, err := s.Get(ctx, scope, id); err != nil {
 		return nil, err
 	}
-	recs, err := files.Files(ctx, id)
+	recs, err := s.files.Files(ctx, id)
 	if err != nil {
 		return nil, err
 	}

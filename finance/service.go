@@ -18,17 +18,42 @@ type Options struct {
 	// Configs are the default invoice configurations; SeedConfigs when
 	// nil.
 	Configs []InvoiceConfig
+
+	// The parts a Service may be built without: each nil leaves its
+	// operations answering Unavailable (CodeNotServed), and the Has
+	// methods tell which are there.
+
+	// Balances sums balances (Service.Balances).
+	Balances BalanceStore
+	// Sheets lists balance sheets (Service.Sheet).
+	Sheets SheetStore
+	// Files keeps the records of invoice files, Blobs their bytes
+	// (Service.Upload, Service.Files); files are served with both.
+	Files FileStore
+	Blobs BlobStore
+	// Documents lists the finance documents export (Service.Documents).
+	Documents DocumentStore
+	// Tenants links partners to tenants, which a caller with an -own
+	// privilege sees (Service.ScopeFor); nil: such a caller sees no
+	// partner's documents.
+	Tenants PartnerTenants
 }
 
 // Service runs the invoice operations over a Store: each reads what it
 // needs, applies the rules of this package and stores the result in one
 // atomic step.
 type Service struct {
-	store   Store
-	configs []InvoiceConfig
-	now     msgkit.Clock
-	loc     *time.Location
-	log     *slog.Logger
+	store     Store
+	balances  BalanceStore
+	sheets    SheetStore
+	files     FileStore
+	blobs     BlobStore
+	documents DocumentStore
+	tenants   PartnerTenants
+	configs   []InvoiceConfig
+	now       msgkit.Clock
+	loc       *time.Location
+	log       *slog.Logger
 }
 
 // NewService returns a Service over store.
@@ -45,12 +70,97 @@ func NewService(store Store, o Options) *Service {
 	if o.Configs == nil {
 		o.Configs = SeedConfigs()
 	}
-	return &Service{store: store, configs: slices.Clone(o.Configs), now: o.Clock, loc: o.Location, log: o.Logger}
+	return &Service{store: store, balances: o.Balances, sheets: o.Sheets, files: o.Files, blobs: o.Blobs,
+		documents: o.Documents, tenants: o.Tenants, configs: slices.Clone(o.Configs), now: o.Clock, loc: o.Location, log: o.Logger}
 }
 
 func (s *Service) clock() (msgkit.Date, time.Time) {
 	now := s.now().UTC()
 	return msgkit.DateOf(now.In(s.loc)), now
+}
+
+// Today is the date now in the Service's zone (Options.Location): the
+// day default dates start from and invoices fall overdue after.
+func (s *Service) Today() msgkit.Date {
+	today, _ := s.clock()
+	return today
+}
+
+// CodeNotServed is the code of an operation whose part the Service was
+// built without (Unavailable): see Options.
+const CodeNotServed = "not_served"
+
+func notServed(what string) error {
+	return msgkit.Errorf(msgkit.Unavailable, CodeNotServed, "this finance service was built without %s", what)
+}
+
+// HasBalances reports whether the Service sums balances (Options.Balances).
+func (s *Service) HasBalances() bool { return s != nil && s.balances != nil }
+
+// HasSheets reports whether the Service lists balance sheets
+// (Options.Sheets).
+func (s *Service) HasSheets() bool { return s != nil && s.sheets != nil }
+
+// HasFiles reports whether the Service keeps invoice files
+// (Options.Files and Options.Blobs).
+func (s *Service) HasFiles() bool { return s != nil && s.files != nil && s.blobs != nil }
+
+// HasDocuments reports whether the Service lists the finance documents
+// export (Options.Documents).
+func (s *Service) HasDocuments() bool { return s != nil && s.documents != nil }
+
+// ScopeFor is the scope of a caller: every partner's documents when all
+// (it holds an all privilege), else those of the partners linked to
+// services, the caller's tenants (none without Options.Tenants).
+func (s *Service) ScopeFor(ctx context.Context, all bool, services []msgkit.ServiceUUID) (Scope, error) {
+	if all {
+		return Scope{All: true}, nil
+	}
+	if s.tenants == nil || len(services) == 0 {
+		return Scope{}, nil
+	}
+	return OwnScope(ctx, s.tenants, services)
+}
+
+// Balances lists the balances of the partners in scope as o says,
+// filtered, sorted and paged by q over BalanceSpec; o's group and q are
+// checked first (CheckGroup, CheckBalanceQuery).
+func (s *Service) Balances(ctx context.Context, scope Scope, o BalanceOptions, q msgkit.ListQuery) (msgkit.Page[Balance], error) {
+	if s.balances == nil {
+		return msgkit.Page[Balance]{}, notServed("balances")
+	}
+	if err := CheckGroup(o.Group); err != nil {
+		return msgkit.Page[Balance]{}, err
+	}
+	if err := CheckBalanceQuery(q, o.Group); err != nil {
+		return msgkit.Page[Balance]{}, err
+	}
+	return s.balances.Balances(ctx, scope, o, q)
+}
+
+// Sheet lists a partner's balance sheet as o says (nothing for a partner
+// out of scope), filtered, sorted and paged by q over SheetSpec. An end
+// before the start is Invalid.
+func (s *Service) Sheet(ctx context.Context, scope Scope, o SheetOptions, q msgkit.ListQuery) (msgkit.Page[SheetRow], error) {
+	if s.sheets == nil {
+		return msgkit.Page[SheetRow]{}, notServed("balance sheets")
+	}
+	if err := o.Check(); err != nil {
+		return msgkit.Page[SheetRow]{}, err
+	}
+	if err := CheckBalanceQuery(q, nil); err != nil {
+		return msgkit.Page[SheetRow]{}, err
+	}
+	return s.sheets.Sheet(ctx, scope, o, q)
+}
+
+// Documents lists the finance documents of the partners in scope as q
+// says (see DocumentStore).
+func (s *Service) Documents(ctx context.Context, scope Scope, q DocumentQuery) (msgkit.Page[Document], error) {
+	if s.documents == nil {
+		return msgkit.Page[Document]{}, notServed("the finance documents export")
+	}
+	return s.documents.Documents(ctx, scope, q)
 }
 
 // CodeClassNotManaged is the code of a create of a class the caller's

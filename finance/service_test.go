@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"slices"
 	"testing"
 	"time"
 
@@ -20,6 +21,13 @@ func ptr[T any](v T) *T { return &v }
 
 func newService(t *testing.T) (*finance.Service, finance.Store) {
 	t.Helper()
+	return newServiceWith(t, func(*finance.Options, *memstore.FinanceStore) {})
+}
+
+// newServiceWith is newService with the options set changes first: the
+// parts a service may be built with.
+func newServiceWith(t *testing.T, set func(*finance.Options, *memstore.FinanceStore)) (*finance.Service, finance.Store) {
+	t.Helper()
 	store := memstore.New().Finance()
 	for _, p := range []finance.Partner{{ID: 7, Name: "ACME", City: "Bern"}, {ID: 8, Name: "Globex"}} {
 		if err := store.PutPartner(t.Context(), p); err != nil {
@@ -28,7 +36,9 @@ func newService(t *testing.T) (*finance.Service, finance.Store) {
 	}
 	clock := func() time.Time { return time.Date(2025, 1, 31, 23, 30, 0, 0, time.UTC) }
 	// In Tokyo it is already 1 February: default dates follow the zone.
-	return finance.NewService(store, finance.Options{Clock: clock, Location: time.FixedZone("JST", 9*3600)}), store
+	o := finance.Options{Clock: clock, Location: time.FixedZone("JST", 9*3600)}
+	set(&o, store)
+	return finance.NewService(store, o), store
 }
 
 func supplier(cust int64) finance.Input {
@@ -133,20 +143,19 @@ func TestInvoiceSpec(t *testing.T) {
 // An upload stores the bytes and the record; a refused file leaves
 // neither; another scope's invoice takes no file.
 func TestServiceUpload(t *testing.T) {
-	svc, store := newService(t)
 	ctx := t.Context()
-	files := store.(finance.FileStore)
 	blobs, err := blobfs.New(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = blobs.Close() })
+	svc, _ := newServiceWith(t, func(o *finance.Options, st *memstore.FinanceStore) { o.Files, o.Blobs = st, blobs })
 	all := finance.Scope{All: true}
 	inv, err := svc.Create(ctx, all, finance.SupplierInvoice, supplier(7))
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, err := svc.Upload(ctx, all, blobs, files, inv.ID, `C:\scans\Rechnung.PDF`, bytes.NewReader(financetest.SampleFile(".pdf", 2000)))
+	rec, err := svc.Upload(ctx, all, inv.ID, `C:\scans\Rechnung.PDF`, bytes.NewReader(financetest.SampleFile(".pdf", 2000)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,17 +172,17 @@ func TestServiceUpload(t *testing.T) {
 	if !bytes.Equal(got, financetest.SampleFile(".pdf", 2000)) {
 		t.Errorf("the stored blob differs")
 	}
-	if _, err := svc.Upload(ctx, all, blobs, files, inv.ID, "x.pdf", bytes.NewReader(financetest.SampleFile(".png", 100))); msgkit.CodeOf(err) != finance.CodeInvalidFile {
+	if _, err := svc.Upload(ctx, all, inv.ID, "x.pdf", bytes.NewReader(financetest.SampleFile(".png", 100))); msgkit.CodeOf(err) != finance.CodeInvalidFile {
 		t.Errorf("a PNG named .pdf: %v", err)
 	}
-	if _, err := svc.Upload(ctx, finance.Scope{Partners: []int64{8}}, blobs, files, inv.ID, "x.pdf", bytes.NewReader(financetest.SampleFile(".pdf", 10))); msgkit.CodeOf(err) != finance.CodeInvoiceNotFound {
+	if _, err := svc.Upload(ctx, finance.Scope{Partners: []int64{8}}, inv.ID, "x.pdf", bytes.NewReader(financetest.SampleFile(".pdf", 10))); msgkit.CodeOf(err) != finance.CodeInvoiceNotFound {
 		t.Errorf("another's invoice: %v", err)
 	}
-	list, err := svc.Files(ctx, all, files, inv.ID)
+	list, err := svc.Files(ctx, all, inv.ID)
 	if err != nil || len(list) != 1 || list[0].ID != rec.ID {
 		t.Errorf("Files = %+v, %v; want the one stored", list, err)
 	}
-	if list, _ := svc.Files(ctx, all, files, inv.ID+100); list != nil {
+	if list, _ := svc.Files(ctx, all, inv.ID+100); list != nil {
 		t.Errorf("files of an unknown invoice: %v", list)
 	}
 }
@@ -205,5 +214,67 @@ func TestServiceScopeClasses(t *testing.T) {
 	// The classes do not narrow reading.
 	if _, err := svc.Get(ctx, finance.Scope{All: true}, inv.ID); err != nil {
 		t.Error(err)
+	}
+}
+
+// A service tells which parts it was built with; the operations of a part
+// it lacks answer Unavailable, and the others check their queries as the
+// API does.
+func TestServiceParts(t *testing.T) {
+	ctx := t.Context()
+	bare, _ := newService(t)
+	if bare.HasBalances() || bare.HasSheets() || bare.HasFiles() || bare.HasDocuments() {
+		t.Errorf("a bare service has parts")
+	}
+	all := finance.Scope{All: true}
+	for name, err := range map[string]error{
+		"Balances": func() error {
+			_, err := bare.Balances(ctx, all, finance.BalanceOptions{}, msgkit.ListQuery{})
+			return err
+		}(),
+		"Sheet": func() error {
+			_, err := bare.Sheet(ctx, all, finance.SheetOptions{Partner: 7}, msgkit.ListQuery{})
+			return err
+		}(),
+		"Files":     func() error { _, err := bare.Files(ctx, all, 1); return err }(),
+		"Upload":    func() error { _, err := bare.Upload(ctx, all, 1, "a.pdf", bytes.NewReader(nil)); return err }(),
+		"Documents": func() error { _, err := bare.Documents(ctx, all, finance.DocumentQuery{}); return err }(),
+	} {
+		if msgkit.KindOf(err) != msgkit.Unavailable || msgkit.CodeOf(err) != finance.CodeNotServed {
+			t.Errorf("%s of a bare service: %v", name, err)
+		}
+	}
+	if s, err := bare.ScopeFor(ctx, false, []msgkit.ServiceUUID{"a"}); err != nil || s.All || len(s.Partners) != 0 {
+		t.Errorf("an -own scope without tenants: %+v, %v", s, err)
+	}
+
+	const tenant msgkit.ServiceUUID = "0b7e6a58-4f3c-4d2e-9a51-7c0f6f2b1a90"
+	svc, _ := newServiceWith(t, func(o *finance.Options, st *memstore.FinanceStore) {
+		o.Balances, o.Sheets, o.Documents, o.Tenants = st, st, st, st
+		if err := st.SetPartnerTenant(ctx, 8, tenant); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if !svc.HasBalances() || !svc.HasSheets() || svc.HasFiles() || !svc.HasDocuments() {
+		t.Errorf("parts: balances %v, sheets %v, files %v, documents %v", svc.HasBalances(), svc.HasSheets(), svc.HasFiles(), svc.HasDocuments())
+	}
+	if s, err := svc.ScopeFor(ctx, false, []msgkit.ServiceUUID{tenant}); err != nil || s.All || !slices.Equal(s.Partners, []int64{8}) {
+		t.Errorf("the tenant's scope: %+v, %v", s, err)
+	}
+	if s, _ := svc.ScopeFor(ctx, true, nil); !s.All {
+		t.Errorf("the all scope: %+v", s)
+	}
+	if _, err := svc.Balances(ctx, all, finance.BalanceOptions{Group: []string{"shoeSize"}}, msgkit.ListQuery{}); msgkit.KindOf(err) != msgkit.Invalid {
+		t.Errorf("balances grouped by an unknown attribute: %v", err)
+	}
+	jan, feb := msgkit.Date{Year: 2025, Month: 1, Day: 1}, msgkit.Date{Year: 2025, Month: 2, Day: 1}
+	if _, err := svc.Sheet(ctx, all, finance.SheetOptions{Partner: 7, Start: &feb, End: &jan}, msgkit.ListQuery{}); msgkit.KindOf(err) != msgkit.Invalid {
+		t.Errorf("a sheet ending before it starts: %v", err)
+	}
+	if page, err := svc.Sheet(ctx, all, finance.SheetOptions{Partner: 7, Start: &jan, End: &feb}, msgkit.ListQuery{}); err != nil || page.Total != 0 {
+		t.Errorf("an empty sheet: %+v, %v", page, err)
+	}
+	if got := svc.Today(); got != feb {
+		t.Errorf("Today = %s, want 2025-02-01 (Tokyo)", got)
 	}
 }

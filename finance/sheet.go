@@ -37,6 +37,14 @@ type SheetOptions struct {
 	Desc       bool
 }
 
+// Check refuses an End before the Start, naming endDate.
+func (o SheetOptions) Check() error {
+	if o.Start != nil && o.End != nil && o.End.Before(*o.Start) {
+		return msgkit.Invalidf(msgkit.CodeInvalidQuery, "endDate", "endDate %s is before startDate %s", o.End, o.Start)
+	}
+	return nil
+}
+
 // SheetRowOf is inv as a sheet row.
 func SheetRowOf(inv *Invoice) SheetRow {
 	return SheetRow{Partner: inv.Customer, Currency: inv.Currency, OwnerID: inv.OwnerID, DocumentID: inv.ID, DocumentUUID: inv.UID,

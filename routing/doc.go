@@ -1,7 +1,13 @@
 // Package routing keeps the inbound MT routing records (SMSMTINRouting):
 // which SIGTRAN connection an inbound mobile-terminated message arrives
-// on, and which SMPP connection or ESME it is handed to. The HTTP family
-// (/smsmtinbound/v1/smsmtin-routes) serves it over a Store.
+// on, and which SMPP connection or ESME it is handed to.
+//
+// Service is the front door: it reads and checks every body (Fill), holds
+// the rules below and keeps the routes in a Store, which numbers them.
+// The HTTP family (/smsmtinbound/v1/smsmtin-routes, package routingapi)
+// only translates its wire to Service calls, so a Go program that uses
+// the Service gets exactly the API's behaviour. Errors carry the
+// package's Code constants, the same from every Store.
 //
 // # Rules
 //
@@ -21,9 +27,13 @@
 //   - sigtran_connect_id is required: an inbound route starts at a SIGTRAN
 //     connection.
 //   - Create takes an optional id; without one the store gives the
-//     smallest id above every stored one. An id taken is a Conflict.
+//     smallest id above every stored one (none left above the largest
+//     id: Conflict, route_ids_exhausted). An id taken is a Conflict
+//     (route_exists).
 //   - Update replaces the three connection ids of a stored route; an id in
 //     its body, if any, must be the path's.
+//   - A route id written as text (ParseID) that no route can have is
+//     NotFound (route_not_found), as an unknown one is.
 //   - Routes are listed by id.
 //
 // Every problem of a body is named at once in one Invalid error (code

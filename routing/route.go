@@ -2,16 +2,12 @@ package routing
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"strconv"
 	"strings"
 
 	"github.com/msgkit/msgkit"
 )
-
-// CodeInvalidRoute is the code of a route body that breaks a rule.
-const CodeInvalidRoute = "invalid_route"
 
 // Unused is the connection id of the unused one of smpp_connect_id and
 // esme_connect_id.
@@ -108,30 +104,4 @@ func connID(raw json.RawMessage) (string, string) {
 		return Unused, "must be 1 to 64 letters, digits, '.', '_' or '-'"
 	}
 	return s, ""
-}
-
-// Store keeps the routes. Every method is one atomic operation.
-type Store interface {
-	// Create stores r; with r.ID 0 the store gives the smallest id above
-	// every stored one. An id taken is Conflict.
-	Create(ctx context.Context, r Route) (Route, error)
-	// Route returns the route of id; NotFound without one.
-	Route(ctx context.Context, id int64) (Route, error)
-	// Routes lists every route by id.
-	Routes(ctx context.Context) ([]Route, error)
-	// Update replaces the connection ids of route r.ID; NotFound without
-	// one.
-	Update(ctx context.Context, r Route) error
-	// Delete removes the route of id; NotFound without one.
-	Delete(ctx context.Context, id int64) error
-}
-
-// NotFound is the error of a route that is not stored.
-func NotFound(id int64) error {
-	return msgkit.Errorf(msgkit.NotFound, "route_not_found", "route %d not found", id)
-}
-
-// Exists is the error of a create whose id is taken.
-func Exists(id int64) error {
-	return msgkit.Errorf(msgkit.Conflict, "route_exists", "route %d exists", id).WithField("id", "route "+strconv.FormatInt(id, 10)+" exists", "")
 }

@@ -160,7 +160,7 @@ type AccountSpec struct {
 // CreateAccount registers a bulk SMS account.
 func (g *Gateway) CreateAccount(ctx context.Context, spec AccountSpec) (Account, error) {
 	a := spec.Account
-	e := msgkit.New(msgkit.Invalid, "account_invalid", "invalid account")
+	e := msgkit.New(msgkit.Invalid, CodeAccountInvalid, "invalid account")
 	if a.Username == "" || len(a.Username) > 200 {
 		e.WithField("username", "a username has 1 to 200 characters", "")
 	}

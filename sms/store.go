@@ -89,7 +89,7 @@ type PartUpdate struct {
 // first update.
 func (u PartUpdate) Check() error {
 	if !u.State.Valid() || u.State == StateSubmitted {
-		return msgkit.Invalidf("part_invalid", "state", "an update cannot set the state %s (%d)", u.State, int(u.State))
+		return msgkit.Invalidf(CodePartInvalid, "state", "an update cannot set the state %s (%d)", u.State, int(u.State))
 	}
 	return nil
 }

@@ -62,3 +62,35 @@ func (s *System) DeleteNamed(ctx context.Context, c Caller, k Kind, id int64) (N
 	}
 	return s.catalog.DeleteNamed(ctx, k, n.Owner, id)
 }
+
+// ownerOf is whose operators owner names when user asks: the platform's
+// ("") for OwnerPlatform, user's own for OwnerMe.
+func ownerOf(user, owner string) (string, error) {
+	switch owner {
+	case OwnerPlatform:
+		return "", nil
+	case OwnerMe:
+		return user, nil
+	}
+	return "", msgkit.Invalidf(msgkit.CodeInvalidQuery, "owner", "owner must be platform or me, got %q", owner)
+}
+
+// Operators lists the operators of owner, OwnerPlatform (the platform's)
+// or OwnerMe (user's own), as OperatorSpec says.
+func (s *System) Operators(ctx context.Context, user, owner string, q msgkit.ListQuery) (msgkit.Page[Operator], error) {
+	who, err := ownerOf(user, owner)
+	if err != nil {
+		return msgkit.Page[Operator]{}, err
+	}
+	return s.catalog.Operators(ctx, who, q)
+}
+
+// Countries lists the countries of owner's operators, each once, as
+// CountrySpec says; owner is as for Operators.
+func (s *System) Countries(ctx context.Context, user, owner string, q msgkit.ListQuery) (msgkit.Page[Country], error) {
+	who, err := ownerOf(user, owner)
+	if err != nil {
+		return msgkit.Page[Country]{}, err
+	}
+	return s.catalog.Countries(ctx, who, q)
+}

@@ -89,7 +89,7 @@ func LoadDataset(r io.Reader) (Dataset, error) {
 	dec := json.NewDecoder(r)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil {
-		return Dataset{}, msgkit.Errorf(msgkit.Invalid, "invalid_dataset", "the dataset is not JSON of the dataset format: %v", err)
+		return Dataset{}, msgkit.Errorf(msgkit.Invalid, CodeInvalidDataset, "the dataset is not JSON of the dataset format: %v", err)
 	}
 	var p []string
 	bad := func(format string, args ...any) { p = append(p, fmt.Sprintf(format, args...)) }
@@ -195,7 +195,7 @@ func LoadDataset(r io.Reader) (Dataset, error) {
 		d.SMSCs = append(d.SMSCs, SMSC{Address: s.Address, Operator: named("smscs", i, s.Operator), Country: named("smscs", i, s.Country), MCC: s.MCC, MNC: s.MNC})
 	}
 	if len(p) > 0 {
-		return Dataset{}, msgkit.Errorf(msgkit.Invalid, "invalid_dataset", "the dataset is invalid: %s", strings.Join(p, "; "))
+		return Dataset{}, msgkit.Errorf(msgkit.Invalid, CodeInvalidDataset, "the dataset is invalid: %s", strings.Join(p, "; "))
 	}
 	return d, nil
 }

@@ -4,8 +4,11 @@
 // reports and identifies the service centre (SMSC) that delivered each
 // message. It also keeps the reference lists the tests draw on:
 // operators and their countries, route categories, suppliers, gates and
-// their routes, and the SMSC table. The HTTP family
-// (/gate/testsystem/v1) serves it.
+// their routes, and the SMSC table. System is the front door: it runs the
+// sessions and serves the reference lists, the sessions and their
+// results over a Store, with its clock; the HTTP family
+// (/gate/testsystem/v1, package testsystemapi) serves the System, so a Go
+// program calling it gets the API's answers.
 //
 // # A test session
 //

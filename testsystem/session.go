@@ -2,6 +2,7 @@ package testsystem
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"time"
 
@@ -139,6 +140,37 @@ type Result struct {
 	FakeDLR, SenderMatch, TextMatch, EncodingMatch, DirectRoute, NationalSMSC Check
 }
 
+// Updated is what an update makes of r: fn applied to a copy of r, with
+// r's keys (MsgID, Session, Seq, User) kept, as no update changes them;
+// changed is fn's answer, whether to save the copy.
+func (r *Result) Updated(fn func(*Result) bool) (updated *Result, changed bool) {
+	c := r.Clone()
+	if !fn(c) {
+		return c, false
+	}
+	c.MsgID, c.Session, c.Seq, c.User = r.MsgID, r.Session, r.Seq, r.User
+	return c, true
+}
+
+// Clone copies r deeply, so that what a store hands out (and what an
+// UpdateResults function changes) shares nothing with what it keeps. A nil
+// slice stays nil and an empty one empty, as a store reads them back.
+func (r *Result) Clone() *Result {
+	c := *r
+	c.Parts = slices.Clone(r.Parts)
+	if r.Received != nil {
+		rv := *r.Received
+		if r.Received.PDUs != nil {
+			rv.PDUs = make([][]byte, len(r.Received.PDUs))
+			for i, p := range r.Received.PDUs {
+				rv.PDUs[i] = slices.Clone(p)
+			}
+		}
+		c.Received = &rv
+	}
+	return &c
+}
+
 // DLRStatus is the message's delivery report status: DELIVERED when every
 // part is delivered, REJECTED or UNDELIVERED when a part is, else the
 // furthest report of a part on its way (BUFFERED, SENT_TO_SMSC), "" before
@@ -208,9 +240,13 @@ func LimitReached(q Quota) error {
 		"the daily limit of %d test SMS requests is reached; it resets at midnight UTC", q.Limit)
 }
 
+// CodeSessionNotFound is the code of a session the user does not have
+// (NotFound).
+const CodeSessionNotFound = "session_not_found"
+
 // SessionNotFound is the error of a session the user does not have.
 func SessionNotFound(id int64) error {
-	return msgkit.Errorf(msgkit.NotFound, "session_not_found", "test session %d not found", id)
+	return msgkit.Errorf(msgkit.NotFound, CodeSessionNotFound, "test session %d not found", id)
 }
 
 // Callback is a body queued for a session's callback_api.

@@ -101,6 +101,21 @@ func (s *System) Quota(ctx context.Context, user string) (Quota, error) {
 	return s.sessions.Quota(ctx, user, s.opts.Clock.Now(), s.opts.DailyLimit)
 }
 
+// ResetIn is the time from now to q's reset, at least 0.
+func (s *System) ResetIn(q Quota) time.Duration { return q.ResetIn(s.opts.Clock.Now()) }
+
+// Session returns user's session id; another user's, as an unknown one,
+// is NotFound (SessionNotFound).
+func (s *System) Session(ctx context.Context, user string, id int64) (Session, error) {
+	return s.sessions.Session(ctx, user, id)
+}
+
+// Results lists the results of user's session id in test order (Seq),
+// paged by q's page number and size; another user's session is NotFound.
+func (s *System) Results(ctx context.Context, user string, id int64, q msgkit.ListQuery) (msgkit.Page[Result], error) {
+	return s.sessions.Results(ctx, user, id, q)
+}
+
 // Languages lists the languages of the template library.
 func (s *System) Languages(q msgkit.ListQuery) (msgkit.Page[testtext.Language], error) {
 	return msgkit.Apply(s.opts.Texts.Languages(), q, func(l testtext.Language, attr string) (msgkit.Value, bool) {

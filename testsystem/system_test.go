@@ -98,7 +98,7 @@ func (r *rig) run(t testing.TB, user string, session int64, limit time.Duration)
 		if _, err := r.sys.Step(ctx); err != nil {
 			t.Fatal(err)
 		}
-		s, err := r.db.TestSystem().Session(ctx, user, session)
+		s, err := r.sys.Session(ctx, user, session)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -347,9 +347,34 @@ func TestOwnOperators(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	page, _ := r.db.TestSystem().Results(t.Context(), "qa", sess.ID, msgkit.ListQuery{})
+	page, _ := r.sys.Results(t.Context(), "qa", sess.ID, msgkit.ListQuery{})
 	if len(page.Items) != 1 || page.Items[0].OperatorID != 500 || page.Items[0].Receiver != "+447700900010" {
 		t.Errorf("own operator's message: %+v", page.Items)
+	}
+	if _, err := r.sys.Results(t.Context(), "other", sess.ID, msgkit.ListQuery{}); msgkit.KindOf(err) != msgkit.NotFound {
+		t.Errorf("another user's results: %v", err)
+	}
+	if _, err := r.sys.Session(t.Context(), "other", sess.ID); msgkit.KindOf(err) != msgkit.NotFound {
+		t.Errorf("another user's session: %v", err)
+	}
+	// The reference lists by owner: OwnerMe is the caller's own.
+	mine, err := r.sys.Operators(t.Context(), "qa", testsystem.OwnerMe, msgkit.ListQuery{})
+	if err != nil || len(mine.Items) != 1 || mine.Items[0].ID != 500 {
+		t.Errorf("qa's own operators: %+v, %v", mine.Items, err)
+	}
+	if theirs, err := r.sys.Operators(t.Context(), "other", testsystem.OwnerMe, msgkit.ListQuery{}); err != nil || len(theirs.Items) != 0 {
+		t.Errorf("another user's own operators: %+v, %v", theirs.Items, err)
+	}
+	countries := map[string]bool{}
+	for _, op := range testsystem.Fixture().Operators {
+		countries[op.Country+"/"+op.MCC] = true
+	}
+	platform, err := r.sys.Countries(t.Context(), "qa", testsystem.OwnerPlatform, msgkit.ListQuery{})
+	if err != nil || platform.Total != len(countries) {
+		t.Errorf("the platform's countries: %+v, %v", platform, err)
+	}
+	if _, err := r.sys.Operators(t.Context(), "qa", "everyone", msgkit.ListQuery{}); msgkit.KindOf(err) != msgkit.Invalid {
+		t.Errorf("owner everyone: %v", err)
 	}
 	if _, _, err := r.sys.Send(t.Context(), "other", func() testsystem.Request { q := req; q.Username = "other"; return q }()); msgkit.KindOf(err) != msgkit.Invalid {
 		t.Errorf("another user's own operators: %v", err)
@@ -363,7 +388,7 @@ func TestDailyLimit(t *testing.T) {
 	ctx := t.Context()
 	for i := 1; i <= 2; i++ {
 		_, q, err := r.sys.Send(ctx, "qa", request([]int64{1}, testtext.GSM, "23410"))
-		if err != nil || q.Used != i || q.Remaining != 2-i || q.ResetIn(r.clock.Now()) != time.Minute {
+		if err != nil || q.Used != i || q.Remaining != 2-i || r.sys.ResetIn(q) != time.Minute {
 			t.Fatalf("request %d: %+v, %v", i, q, err)
 		}
 	}

@@ -249,13 +249,9 @@ func (s *source) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func conflict(key string) error {
-	return msgkit.Errorf(msgkit.Conflict, "blob_exists", "blob %s exists", key)
-}
+func conflict(key string) error { return finance.BlobExists(key) }
 
-func notFound(key string) error {
-	return msgkit.Errorf(msgkit.NotFound, "blob_not_found", "blob %s not found", key)
-}
+func notFound(key string) error { return finance.BlobNotFound(key) }
 
 // storageError is a failure the caller cannot fix: Internal, with a
 // generic message; the cause, with paths, is for logs.

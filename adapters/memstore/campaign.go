@@ -62,7 +62,7 @@ func (s *CampaignStore) Create(_ context.Context, tenant msgkit.ServiceUUID, c c
 		s.tenants[tenant] = t
 	}
 	if _, ok := t[c.UUID]; ok {
-		return campaign.Campaign{}, msgkit.Errorf(msgkit.Conflict, "campaign_exists", "campaign %s exists", c.UUID)
+		return campaign.Campaign{}, campaign.Exists(c.UUID)
 	}
 	c = cloneCampaign(c)
 	t[c.UUID] = c

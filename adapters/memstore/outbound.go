@@ -7,7 +7,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/sms"
 )
 
@@ -154,7 +153,7 @@ func (s *SMSStore) ClaimParts(ctx context.Context, now time.Time, lease time.Dur
 // FinishParts records the results whose claims hold: the part is queued
 // and its SendAt is the lease's end the result quotes.
 func (s *SMSStore) FinishParts(ctx context.Context, results []sms.SendResult) (int, error) {
-	if err := checkSendResults(results); err != nil {
+	if err := sms.CheckSendResults(results); err != nil {
 		return 0, err
 	}
 	s.mu.Lock()
@@ -174,17 +173,6 @@ func (s *SMSStore) FinishParts(ctx context.Context, results []sms.SendResult) (i
 		s.sendq.set(r.Key, p.SendAt)
 	}
 	return n, nil
-}
-
-// checkSendResults refuses a retry without a time, before anything is
-// recorded.
-func checkSendResults(results []sms.SendResult) error {
-	for i, r := range results {
-		if !r.Handed && r.NextAt.IsZero() {
-			return msgkit.Invalidf("send_result_invalid", "nextAt", "results[%d] is not handed over and has no nextAt", i)
-		}
-	}
-	return nil
 }
 
 // storeTime is a time as the store keeps it: to the microsecond, in UTC,

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/sms"
 )
 
@@ -95,10 +94,6 @@ func (h *reportHeap) Pop() any {
 	return q
 }
 
-func partNotFound(key sms.PartKey) error {
-	return msgkit.Errorf(msgkit.NotFound, "part_not_found", "part %d of message %s not found", key.PartNum, key.MsgID)
-}
-
 // UpdatePart runs fn and applies its update under the store's lock; the
 // part leaves the outbound queue.
 func (s *SMSStore) UpdatePart(ctx context.Context, key sms.PartKey, fn func(m sms.MessageRecord, p sms.PartRecord) (sms.PartUpdate, bool, error)) error {
@@ -134,7 +129,7 @@ func (s *SMSStore) UpdateParts(ctx context.Context, changes []sms.PartChange) []
 func (s *SMSStore) updatePartLocked(key sms.PartKey, fn func(m sms.MessageRecord, p sms.PartRecord) (sms.PartUpdate, bool, error)) error {
 	m, p, ok := s.partLocked(key)
 	if !ok {
-		return partNotFound(key)
+		return sms.PartNotFound(key)
 	}
 	// fn sees a copy of the stored message (sorted and at the store's
 	// precision already) with the parts' delivery, not their queue fields.
@@ -258,7 +253,7 @@ func (s *SMSStore) FinishReports(ctx context.Context, rs []sms.Report) []error {
 func (s *SMSStore) finishLocked(r sms.Report) error {
 	q, ok := s.outbox.reports[r.ID] // only pending reports are kept
 	if !ok {
-		return msgkit.Errorf(msgkit.NotFound, "report_not_found", "report %d not found", r.ID)
+		return sms.ReportNotFound(r.ID)
 	}
 	q.State, q.Attempts, q.LastError = r.State, r.Attempts, r.LastError
 	q.NextAt = r.NextAt.Truncate(time.Microsecond).UTC()

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/routing"
 )
 
@@ -32,7 +31,7 @@ func (s *RoutingStore) Create(_ context.Context, r routing.Route) (routing.Route
 			top = max(top, id)
 		}
 		if top == math.MaxInt64 {
-			return routing.Route{}, msgkit.Errorf(msgkit.Conflict, "route_ids_exhausted", "no route id is left above %d", top)
+			return routing.Route{}, routing.IDsExhausted(top)
 		}
 		r.ID = top + 1
 	}

@@ -6,7 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/sms"
 	"github.com/shopspring/decimal"
 )
@@ -81,8 +80,8 @@ func cloneMessage(m sms.MessageRecord) sms.MessageRecord {
 
 // CreateAccount stores a; an existing username is a Conflict.
 func (s *SMSStore) CreateAccount(ctx context.Context, a sms.Account) error {
-	if a.Balance.IsNegative() {
-		return msgkit.Invalidf("account_invalid", "balance", "balance must not be negative")
+	if err := a.CheckBalance(); err != nil {
+		return err
 	}
 	return s.accounts.insert(a.Username, a)
 }
@@ -110,8 +109,8 @@ func (s *SMSStore) AddBalance(ctx context.Context, username string, delta decima
 
 // Accept charges m.Charged, saves m and queues its parts under one lock.
 func (s *SMSStore) Accept(ctx context.Context, m sms.MessageRecord) error {
-	if m.Charged.IsNegative() {
-		return msgkit.Invalidf("message_invalid", "charged", "a charge is not negative")
+	if err := m.CheckCharge(); err != nil {
+		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

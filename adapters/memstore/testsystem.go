@@ -342,7 +342,7 @@ func (s *TestSystemStore) Load(_ context.Context, d testsystem.Dataset) error {
 		seen := map[[2]string]bool{}
 		for _, n := range m {
 			if seen[[2]string{n.Owner, n.Name}] {
-				return msgkit.Errorf(msgkit.Conflict, "dataset_name_exists", "two records of one list would have the same name %q", n.Name)
+				return testsystem.DatasetNameExists(n.Name, nil)
 			}
 			seen[[2]string{n.Owner, n.Name}] = true
 		}
@@ -352,7 +352,7 @@ func (s *TestSystemStore) Load(_ context.Context, d testsystem.Dataset) error {
 		_, c := named[testsystem.Categories][r.CategoryID]
 		_, p := named[testsystem.Suppliers][r.SupplierID]
 		if !g || !c || !p {
-			return msgkit.Errorf(msgkit.Invalid, "dataset_invalid_reference", "route %d refers to a record that does not exist", r.ParamID)
+			return testsystem.DatasetBadReference(r.ParamID, nil)
 		}
 	}
 	s.named = named
@@ -452,7 +452,7 @@ func (s *TestSystemStore) CreateSession(_ context.Context, sess testsystem.Sessi
 	ids := make(map[sms.MessageID]bool, len(rs))
 	for _, r := range rs {
 		if _, dup := s.results[r.MsgID]; dup || ids[r.MsgID] {
-			return testsystem.Session{}, testsystem.Quota{}, msgkit.Errorf(msgkit.Conflict, "message_exists", "test message %s exists", r.MsgID)
+			return testsystem.Session{}, testsystem.Quota{}, testsystem.MessageExists(r.MsgID, nil)
 		}
 		ids[r.MsgID] = true
 	}
@@ -508,7 +508,7 @@ func (s *TestSystemStore) Results(_ context.Context, user string, id int64, q ms
 		to = min(from+q.PageSize, len(ids))
 	}
 	for _, mid := range ids[from:to] {
-		page.Items = append(page.Items, *cloneResult(s.results[mid]))
+		page.Items = append(page.Items, *s.results[mid].Clone())
 	}
 	return page, nil
 }
@@ -522,11 +522,10 @@ func (s *TestSystemStore) UpdateResults(_ context.Context, ids []sms.MessageID, 
 		if !ok {
 			continue
 		}
-		r := cloneResult(cur)
-		if !fn(r) {
+		r, changed := cur.Updated(fn)
+		if !changed {
 			continue
 		}
-		r.MsgID, r.Session, r.Seq, r.User = cur.MsgID, cur.Session, cur.Seq, cur.User
 		s.results[id] = storedResult(r)
 		if r.Status.Judged() {
 			delete(s.pending, id)
@@ -551,7 +550,7 @@ func (s *TestSystemStore) Pending(_ context.Context, after sms.MessageID, limit 
 	ids = ids[:min(len(ids), max(limit, 0))]
 	out := make([]testsystem.Result, len(ids))
 	for i, id := range ids {
-		out[i] = *cloneResult(s.results[id])
+		out[i] = *s.results[id].Clone()
 	}
 	return out, nil
 }
@@ -574,7 +573,7 @@ func (s *TestSystemStore) CompleteSession(_ context.Context, id int64, at time.T
 		if !r.Status.Judged() {
 			return false, nil
 		}
-		rs = append(rs, *cloneResult(r))
+		rs = append(rs, *r.Clone())
 	}
 	sess.Status, sess.CompletedAt = testsystem.SessionComplete, storeTime(at)
 	cb, err := body(sess, rs)
@@ -593,25 +592,10 @@ func (s *TestSystemStore) CompleteSession(_ context.Context, id int64, at time.T
 
 // storedResult is a deep copy of r with its times as stored.
 func storedResult(r *testsystem.Result) *testsystem.Result {
-	c := cloneResult(r)
+	c := r.Clone()
 	c.SentAt, c.Deadline, c.DLRAt = storeTime(c.SentAt), storeTime(c.Deadline), storeTime(c.DLRAt)
 	if c.Received != nil {
 		c.Received.At = storeTime(c.Received.At)
 	}
 	return c
-}
-
-// cloneResult copies r deeply.
-func cloneResult(r *testsystem.Result) *testsystem.Result {
-	c := *r
-	c.Parts = slices.Clone(r.Parts)
-	if r.Received != nil {
-		rv := *r.Received
-		rv.PDUs = make([][]byte, len(r.Received.PDUs))
-		for i, p := range r.Received.PDUs {
-			rv.PDUs[i] = slices.Clone(p)
-		}
-		c.Received = &rv
-	}
-	return &c
 }

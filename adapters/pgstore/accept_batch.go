@@ -13,7 +13,6 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/shopspring/decimal"
 
-	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/sms"
 )
 
@@ -462,7 +461,7 @@ func settle(msgs []sms.MessageRecord, accounts map[string]*ledger, existing map[
 		case !ok:
 			outcomes[i] = classify(pgx.ErrNoRows, "account", "account "+m.Account)
 		case existing[m.ID] || taken[m.ID]:
-			outcomes[i] = msgkit.New(msgkit.Conflict, "message_exists", "message "+string(m.ID)+" exists")
+			outcomes[i] = sms.MessageExists(m.ID)
 		case a.balance.LessThan(m.Charged):
 			outcomes[i] = sms.CodeNoCredit.Errorf("balance %s %s is below the charge %s", a.balance, a.currency, m.Charged)
 		default:

@@ -202,7 +202,7 @@ func prefixStrings(networks []netip.Prefix) ([]string, error) {
 	out := make([]string, len(networks))
 	for i, p := range networks {
 		if !p.IsValid() {
-			return nil, msgkit.Invalidf("client_invalid", "networks", "networks[%d] is not a valid network prefix", i)
+			return nil, msgkit.Invalidf(auth.CodeClientUnstorable, "networks", "networks[%d] is not a valid network prefix", i)
 		}
 		out[i] = p.String()
 	}

@@ -199,7 +199,7 @@ func (s *BlobStore) Delete(ctx context.Context, key string) error {
 		return storageError(err, "blob ", key)
 	}
 	if tag.RowsAffected() == 0 {
-		return msgkit.Errorf(msgkit.NotFound, "blob_not_found", "blob %s not found", key)
+		return finance.BlobNotFound(key)
 	}
 	return nil
 }

@@ -120,7 +120,7 @@ func campaignArgs(tenant msgkit.ServiceUUID, c *campaign.Campaign) ([]any, error
 	}
 	if c.Schedule.Type != "" {
 		if _, err := campaign.RestoreSchedule(c.Schedule.Type, rule); err != nil {
-			return nil, msgkit.Invalidf("campaign_invalid", "schedule_rrule", "the schedule cannot be stored: %s", msgkit.MessageOf(err))
+			return nil, msgkit.Invalidf(campaign.CodeUnstorable, "schedule_rrule", "the schedule cannot be stored: %s", msgkit.MessageOf(err))
 		}
 	}
 	return []any{
@@ -173,7 +173,7 @@ func (s *CampaignStore) Create(ctx context.Context, tenant msgkit.ServiceUUID, c
 	}
 	got, err := scanCampaign(s.pool.QueryRow(ctx, campaignInsertSQL, args...))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return campaign.Campaign{}, msgkit.Errorf(msgkit.Conflict, "campaign_exists", "campaign %s exists", c.UUID)
+		return campaign.Campaign{}, campaign.Exists(c.UUID)
 	}
 	if err != nil {
 		return campaign.Campaign{}, campaignError(err, c.UUID)

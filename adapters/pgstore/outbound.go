@@ -218,14 +218,15 @@ const (
 // (with a claimer whose lease ran out) runs the statements again, as inTx
 // does.
 func (s *SMSStore) FinishParts(ctx context.Context, results []sms.SendResult) (int, error) {
+	if err := sms.CheckSendResults(results); err != nil {
+		return 0, err
+	}
 	for i, r := range results {
 		switch {
-		case !r.Handed && r.NextAt.IsZero():
-			return 0, msgkit.Invalidf("send_result_invalid", "nextAt", "results[%d] is not handed over and has no nextAt", i)
 		case !storable(r.LastError):
-			return 0, msgkit.Invalidf("send_result_invalid", "lastError", "results[%d].lastError must be valid UTF-8 without NUL characters", i)
+			return 0, msgkit.Invalidf(sms.CodeSendResultInvalid, "lastError", "results[%d].lastError must be valid UTF-8 without NUL characters", i)
 		case !fitsInt32(r.Attempts):
-			return 0, msgkit.Invalidf("send_result_invalid", "attempts", "results[%d].attempts is out of range", i)
+			return 0, msgkit.Invalidf(sms.CodeSendResultInvalid, "attempts", "results[%d].attempts is out of range", i)
 		}
 	}
 	sorted := slices.Clone(results)

@@ -68,7 +68,7 @@ const (
 func (s *SMSStore) UpdatePart(ctx context.Context, key sms.PartKey, fn func(m sms.MessageRecord, p sms.PartRecord) (sms.PartUpdate, bool, error)) error {
 	what := fmt.Sprintf("part %d of message %s", key.PartNum, key.MsgID)
 	if !storable(string(key.MsgID)) || !fitsInt32(key.PartNum) {
-		return classify(pgx.ErrNoRows, "part", what)
+		return sms.PartNotFound(key)
 	}
 	err := inTx(ctx, s.pool, s.log, "part update", func(tx pgx.Tx) error { return updatePart(ctx, tx, key, fn) })
 	if f, ok := errors.AsType[final](err); ok {
@@ -178,17 +178,17 @@ func checkPartUpdate(u sms.PartUpdate) error {
 		return err
 	}
 	if !fitsInt32(int(u.ErrorCode)) {
-		return msgkit.Invalidf("part_invalid", "errorCode", "errorCode is out of range")
+		return msgkit.Invalidf(sms.CodePartInvalid, "errorCode", "errorCode is out of range")
 	}
 	for i, r := range u.Reports {
 		texts := []struct{ name, v string }{{"msgId", string(r.MsgID)}, {"url", r.URL}, {"lastError", r.LastError}}
 		for _, t := range texts {
 			if !storable(t.v) {
-				return msgkit.Invalidf("report_invalid", "reports", "reports[%d].%s must be valid UTF-8 without NUL characters", i, t.name)
+				return msgkit.Invalidf(sms.CodeReportInvalid, "reports", "reports[%d].%s must be valid UTF-8 without NUL characters", i, t.name)
 			}
 		}
 		if !fitsInt32(r.PartNum) || !fitsInt32(r.Attempts) {
-			return msgkit.Invalidf("report_invalid", "reports", "reports[%d] has a number out of range", i)
+			return msgkit.Invalidf(sms.CodeReportInvalid, "reports", "reports[%d] has a number out of range", i)
 		}
 	}
 	return nil
@@ -314,7 +314,7 @@ func (s *SMSStore) FinishReports(ctx context.Context, rs []sms.Report) []error {
 			continue
 		}
 		if !fitsInt32(r.Attempts) {
-			errs[i] = msgkit.Invalidf("report_invalid", "attempts", "attempts is out of range")
+			errs[i] = msgkit.Invalidf(sms.CodeReportInvalid, "attempts", "attempts is out of range")
 			continue
 		}
 		k := seen[r.ID]

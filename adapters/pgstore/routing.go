@@ -49,7 +49,7 @@ func (s *RoutingStore) Create(ctx context.Context, r routing.Route) (routing.Rou
 				return err
 			}
 			if top == math.MaxInt64 {
-				return final{msgkit.Errorf(msgkit.Conflict, "route_ids_exhausted", "no route id is left above %d", top)}
+				return final{routing.IDsExhausted(top)}
 			}
 			r.ID = top + 1
 		}

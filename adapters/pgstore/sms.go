@@ -92,22 +92,22 @@ func checkAccount(a sms.Account) error {
 	}
 	for i, p := range a.Prices {
 		if !storable(p.Prefix) {
-			return msgkit.Invalidf("account_invalid", "prices", "prices[%d].prefix must be valid UTF-8 without NUL characters", i)
+			return msgkit.Invalidf(sms.CodeAccountInvalid, "prices", "prices[%d].prefix must be valid UTF-8 without NUL characters", i)
 		}
 	}
 	for i, p := range a.Networks {
 		if !p.IsValid() {
-			return msgkit.Invalidf("account_invalid", "networks", "networks[%d] is not a valid network prefix", i)
+			return msgkit.Invalidf(sms.CodeAccountInvalid, "networks", "networks[%d] is not a valid network prefix", i)
 		}
 	}
-	if a.Balance.IsNegative() {
-		return msgkit.Invalidf("account_invalid", "balance", "balance must not be negative")
+	if err := a.CheckBalance(); err != nil {
+		return err
 	}
 	if !fitsInt32(a.Throughput) {
-		return msgkit.Invalidf("account_invalid", "throughput", "throughput is out of range")
+		return msgkit.Invalidf(sms.CodeAccountInvalid, "throughput", "throughput is out of range")
 	}
 	if !fitsInt32(a.MaxParts) {
-		return msgkit.Invalidf("account_invalid", "maxParts", "maxParts is out of range")
+		return msgkit.Invalidf(sms.CodeAccountInvalid, "maxParts", "maxParts is out of range")
 	}
 	return nil
 }
@@ -315,7 +315,7 @@ func (s *SMSStore) refusal(ctx context.Context, username string, id sms.MessageI
 		return classify(err, "account", "account "+username)
 	}
 	if taken && id != "" {
-		return msgkit.New(msgkit.Conflict, "message_exists", "message "+string(id)+" exists")
+		return sms.MessageExists(id)
 	}
 	b, err := parseNumeric(balance)
 	if err != nil {
@@ -337,15 +337,15 @@ func checkMessage(m sms.MessageRecord) error {
 	); err != nil {
 		return err
 	}
-	if m.Charged.IsNegative() {
-		return msgkit.Invalidf("message_invalid", "charged", "charged must not be negative")
+	if err := m.CheckCharge(); err != nil {
+		return err
 	}
 	for i, p := range m.Parts {
 		if !storable(p.Text) || !storable(p.SendError) {
-			return msgkit.Invalidf("message_invalid", "parts", "parts[%d].text and sendError must be valid UTF-8 without NUL characters", i)
+			return msgkit.Invalidf(sms.CodeMessageInvalid, "parts", "parts[%d].text and sendError must be valid UTF-8 without NUL characters", i)
 		}
 		if !fitsInt32(p.Num) || !fitsInt32(p.Units) || !fitsInt32(int(p.ErrorCode)) || !fitsInt32(p.SendAttempts) {
-			return msgkit.Invalidf("message_invalid", "parts", "parts[%d] has a number out of range", i)
+			return msgkit.Invalidf(sms.CodeMessageInvalid, "parts", "parts[%d] has a number out of range", i)
 		}
 	}
 	// The parts' key is (message, num); a duplicate would otherwise look
@@ -353,7 +353,7 @@ func checkMessage(m sms.MessageRecord) error {
 	for i := 1; i < len(m.Parts); i++ {
 		for j := range i {
 			if m.Parts[i].Num == m.Parts[j].Num {
-				return msgkit.Invalidf("message_invalid", "parts", "parts[%d] and parts[%d] have the same num %d", j, i, m.Parts[i].Num)
+				return msgkit.Invalidf(sms.CodeMessageInvalid, "parts", "parts[%d] and parts[%d] have the same num %d", j, i, m.Parts[i].Num)
 			}
 		}
 	}

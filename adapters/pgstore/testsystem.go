@@ -447,8 +447,13 @@ func (s *TestSystemStore) Load(ctx context.Context, d testsystem.Dataset) error 
 	// The name constraints are checked at commit, so their violation is the
 	// commit's error.
 	err := inTx(ctx, s.pool, s.log, "loading a dataset", func(tx pgx.Tx) error { return tx.SendBatch(ctx, b).Close() })
-	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == uniqueViolation {
-		return msgkit.Wrap(err, msgkit.Conflict, "dataset_name_exists", "two records of one list would have the same name")
+	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok {
+		switch pgErr.Code {
+		case uniqueViolation:
+			return testsystem.DatasetNameExists("", err)
+		case foreignKeyViolation:
+			return testsystem.DatasetBadReference(0, err)
+		}
 	}
 	return classify(err, "dataset", "the dataset")
 }
@@ -487,7 +492,7 @@ func checkDatasetText(d testsystem.Dataset) error {
 		ok = ok && check("smscs", i, field{"address", c.Address}, field{"operator", c.Operator}, field{"country", c.Country}, field{"mcc", c.MCC}, field{"mnc", c.MNC})
 	}
 	if !ok {
-		return msgkit.Errorf(msgkit.Invalid, "invalid_dataset", "the dataset is invalid: %s must be valid UTF-8 without NUL characters", bad)
+		return msgkit.Errorf(msgkit.Invalid, testsystem.CodeInvalidDataset, "the dataset is invalid: %s must be valid UTF-8 without NUL characters", bad)
 	}
 	return nil
 }
@@ -654,7 +659,7 @@ var resultCopyColumns = []string{"msg_id", "session_id", "seq", "username", "sta
 func (s *TestSystemStore) CreateSession(ctx context.Context, sess testsystem.Session, rs []testsystem.Result, limit int) (testsystem.Session, testsystem.Quota, error) {
 	for _, f := range []struct{ name, v string }{{"username", sess.User}, {"test", sess.Test}, {"callback", sess.Callback}, {"status", string(sess.Status)}} {
 		if !storable(f.v) {
-			return testsystem.Session{}, testsystem.Quota{}, msgkit.Invalidf("session_invalid", f.name, "%s must be valid UTF-8 without NUL characters", f.name)
+			return testsystem.Session{}, testsystem.Quota{}, msgkit.Invalidf(testsystem.CodeInvalidSession, f.name, "%s must be valid UTF-8 without NUL characters", f.name)
 		}
 	}
 	docs := make([][]byte, len(rs))
@@ -722,10 +727,7 @@ func (s *TestSystemStore) messageExists(ctx context.Context, rs []testsystem.Res
 			seen[x] = true
 		}
 	}
-	if id == "" {
-		return msgkit.Wrap(cause, msgkit.Conflict, "message_exists", "a test message id exists")
-	}
-	return msgkit.Wrap(cause, msgkit.Conflict, "message_exists", "test message "+id+" exists")
+	return testsystem.MessageExists(sms.MessageID(id), cause)
 }
 
 // utcDay is the UTC date of t, as a date parameter.
@@ -858,11 +860,10 @@ func (s *TestSystemStore) UpdateResults(ctx context.Context, ids []sms.MessageID
 			if !ok {
 				continue
 			}
-			r := cloneResult(c)
-			if !fn(r) {
+			r, ok := c.Updated(fn)
+			if !ok {
 				continue
 			}
-			r.MsgID, r.Session, r.Seq, r.User = c.MsgID, c.Session, c.Seq, c.User
 			if !seen[id] {
 				seen[id] = true
 				changed = append(changed, id)
@@ -961,7 +962,7 @@ func (s *TestSystemStore) CompleteSession(ctx context.Context, id int64, at time
 			return final{err}
 		}
 		if !storable(cb.URL) {
-			return final{msgkit.Invalidf("callback_invalid", "url", "the callback URL must be valid UTF-8 without NUL characters")}
+			return final{msgkit.Invalidf(testsystem.CodeInvalidCallback, "url", "the callback URL must be valid UTF-8 without NUL characters")}
 		}
 		b = &pgx.Batch{}
 		b.Queue(`UPDATE testsystem_sessions SET status = $2, completed_at = $3 WHERE id = $1`, id, string(sess.Status), sess.CompletedAt)
@@ -1068,12 +1069,12 @@ type docText struct {
 func encodeResult(i int, r *testsystem.Result) ([]byte, error) {
 	for _, t := range []struct{ name, v string }{{"msgId", string(r.MsgID)}, {"user", r.User}, {"status", string(r.Status)}} {
 		if !storable(t.v) {
-			return nil, msgkit.Invalidf("result_invalid", "results", "results[%d].%s must be valid UTF-8 without NUL characters", i, t.name)
+			return nil, msgkit.Invalidf(testsystem.CodeInvalidResult, "results", "results[%d].%s must be valid UTF-8 without NUL characters", i, t.name)
 		}
 	}
 	for _, t := range docTexts(r) {
 		if !storable(*t.p) {
-			return encodeResultRaw(i, cloneResult(r))
+			return encodeResultRaw(i, r.Clone())
 		}
 	}
 	return marshalResult(i, r, nil)
@@ -1116,7 +1117,7 @@ func marshalResult(i int, r *testsystem.Result, raw map[string][]byte) ([]byte, 
 	}
 	doc, err := json.Marshal(d)
 	if err != nil { // a time beyond year 9999
-		return nil, msgkit.Invalidf("result_invalid", "results", "results[%d] has a time JSON cannot hold", i)
+		return nil, msgkit.Invalidf(testsystem.CodeInvalidResult, "results", "results[%d] has a time JSON cannot hold", i)
 	}
 	return doc, nil
 }
@@ -1170,22 +1171,4 @@ func scanResult(row pgx.Row) (testsystem.Result, error) {
 		}
 	}
 	return r, nil
-}
-
-// cloneResult copies r deeply, so fn in UpdateResults cannot reach a
-// result it was not given.
-func cloneResult(r *testsystem.Result) *testsystem.Result {
-	c := *r
-	c.Parts = slices.Clone(r.Parts)
-	if r.Received != nil {
-		rv := *r.Received
-		if r.Received.PDUs != nil {
-			rv.PDUs = make([][]byte, len(r.Received.PDUs))
-			for i, p := range r.Received.PDUs {
-				rv.PDUs[i] = slices.Clone(p)
-			}
-		}
-		c.Received = &rv
-	}
-	return &c
 }

@@ -181,7 +181,7 @@ func TestTestSystemResultRoundTripExact(t *testing.T) {
 		if r.MsgID == "x1" {
 			return false
 		}
-		*r = *cloneResult(&full)
+		*r = *full.Clone()
 		r.MsgID, r.User, r.Seq, r.Session = "hijack", "mallory", 99, 99 // not the update's to change
 		return true
 	})

@@ -42,11 +42,11 @@ type componentDoc struct {
 // Put stores a component, replacing one of its id.
 func (s *UIProxyStore) Put(ctx context.Context, c uiproxy.Component) error {
 	if !storable(c.ID) {
-		return msgkit.Invalidf("invalid_component", "id", "the component id cannot be stored")
+		return msgkit.Invalidf(uiproxy.CodeInvalidComponent, "id", "the component id cannot be stored")
 	}
 	doc, err := json.Marshal(componentDoc{Type: c.Type, Service: c.Service, CacheTTL: c.CacheTTL, URL: c.URL, Fixed: c.Fixed, TokenHeader: c.TokenHeader, Token: c.Token, Timeout: c.Timeout, Columns: c.Columns})
 	if err != nil {
-		return msgkit.Wrap(err, msgkit.Invalid, "invalid_component", "the component cannot be stored")
+		return msgkit.Wrap(err, msgkit.Invalid, uiproxy.CodeInvalidComponent, "the component cannot be stored")
 	}
 	_, err = s.pool.Exec(ctx, `INSERT INTO uiproxy_components (id, config) VALUES ($1, $2)
 		ON CONFLICT (id) DO UPDATE SET config = EXCLUDED.config`, c.ID, doc)

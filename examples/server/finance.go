@@ -31,8 +31,8 @@ type financeStore interface {
 // under /invoice-docs/v2/, with files kept in blobs; its demo is two
 // business partners of the demo tenant and a few invoices.
 func financeFamily(opts httpapi.Options, st financeStore, blobs finance.BlobStore, logger *slog.Logger) family {
-	svc := finance.NewService(st, finance.Options{Logger: logger})
-	h := financeapi.Handler(opts, financeapi.Backend{Service: svc, Balances: st, Sheets: st, Files: st, Blobs: blobs, Documents: st, Tenants: st})
+	svc := finance.NewService(st, finance.Options{Logger: logger, Balances: st, Sheets: st, Files: st, Blobs: blobs, Documents: st, Tenants: st})
+	h := financeapi.Handler(opts, financeapi.Backend{Service: svc})
 	return family{
 		name: "finance",
 		api:  map[string]http.Handler{financeapi.BasePath: h, financeapi.UploadBasePath: h},

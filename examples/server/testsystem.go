@@ -67,7 +67,7 @@ func testSystemFamily(opts httpapi.Options, st testsystem.Store, fresh bool, tim
 	f := family{
 		name: "test system",
 		api: map[string]http.Handler{testsystemapi.BasePath: testsystemapi.Handler(opts, testsystemapi.Backend{
-			System: sys, Store: st, Clock: opts.Clock,
+			System: sys,
 		})},
 		docs: []apiDoc{{"testsystem", testsystemapi.OpenAPI(), restServers}},
 		jobs: []func(context.Context){func(ctx context.Context) { sys.Run(ctx, time.Second) }},

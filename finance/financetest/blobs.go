@@ -94,10 +94,16 @@ func blobRequireContent(t *testing.T, s finance.BlobStore, key string, want []by
 	}
 }
 
+// blobRequireKind holds err to kind, and a NotFound or Conflict to the
+// code finance's constructors give it.
 func blobRequireKind(t *testing.T, err error, kind msgkit.Kind) {
 	t.Helper()
 	if !errors.Is(err, kind) {
 		t.Fatalf("error %v, want kind %v", err, kind)
+	}
+	code := map[msgkit.Kind]string{msgkit.NotFound: finance.CodeBlobNotFound, msgkit.Conflict: finance.CodeBlobExists}[kind]
+	if code != "" && msgkit.CodeOf(err) != code {
+		t.Fatalf("error %v, want code %s", err, code)
 	}
 }
 

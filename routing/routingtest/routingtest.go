@@ -36,6 +36,14 @@ func wantKind(t *testing.T, err error, kind msgkit.Kind, what string) {
 	}
 }
 
+// wantCode checks err's code: both stores answer routing's constructors.
+func wantCode(t *testing.T, err error, code, what string) {
+	t.Helper()
+	if msgkit.CodeOf(err) != code {
+		t.Errorf("%s: %v, want code %s", what, err, code)
+	}
+}
+
 func testCRUD(t *testing.T, s routing.Store) {
 	ctx := context.Background()
 	if rs, err := s.Routes(ctx); err != nil || len(rs) != 0 {
@@ -50,11 +58,13 @@ func testCRUD(t *testing.T, s routing.Store) {
 	}
 	_, err := s.Create(ctx, routing.Route{ID: 9, Sigtran: "1", SMPP: "2", ESME: routing.Unused})
 	wantKind(t, err, msgkit.Conflict, "an id twice")
+	wantCode(t, err, routing.CodeRouteExists, "an id twice")
 	if got, err := s.Route(ctx, 9); err != nil || got != a {
 		t.Errorf("Route(9) = %+v, %v", got, err)
 	}
 	_, err = s.Route(ctx, 5)
 	wantKind(t, err, msgkit.NotFound, "an unknown route")
+	wantCode(t, err, routing.CodeRouteNotFound, "an unknown route")
 	if rs, err := s.Routes(ctx); err != nil || len(rs) != 2 || rs[0] != b || rs[1] != a {
 		t.Errorf("Routes = %+v, %v (want by id)", rs, err)
 	}
@@ -77,6 +87,7 @@ func testGeneratedIDs(t *testing.T, s routing.Store) {
 	}
 	_, err = s.Create(ctx, routing.Route{Sigtran: "1", SMPP: "2", ESME: routing.Unused})
 	wantKind(t, err, msgkit.Conflict, "no id above the largest")
+	wantCode(t, err, routing.CodeRouteIDsExhausted, "no id above the largest")
 	if rs, _ := s.Routes(ctx); len(rs) != 4 {
 		t.Errorf("a refused create stored something: %+v", rs)
 	}

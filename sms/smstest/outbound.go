@@ -321,7 +321,7 @@ func testUpdatePartNeverResubmits(t *testing.T, s Store) {
 		err := s.UpdatePart(t.Context(), sms.PartKey{MsgID: "m-1", PartNum: 0}, func(m sms.MessageRecord, p sms.PartRecord) (sms.PartUpdate, bool, error) {
 			return sms.PartUpdate{State: state, UpdatedAt: t0.Add(time.Minute)}, true, nil
 		})
-		if msgkit.KindOf(err) != msgkit.Invalid || msgkit.CodeOf(err) != "part_invalid" {
+		if msgkit.KindOf(err) != msgkit.Invalid || msgkit.CodeOf(err) != sms.CodePartInvalid {
 			t.Errorf("an update to state %d: %v, want Invalid part_invalid", state, err)
 		}
 	}

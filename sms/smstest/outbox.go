@@ -108,7 +108,9 @@ func testUpdatePart(t *testing.T, s Store) {
 	}
 	missing := done
 	missing.ID = done.ID + 1000
-	requireKind(t, s.FinishReport(t.Context(), missing), msgkit.NotFound)
+	err = s.FinishReport(t.Context(), missing)
+	requireKind(t, err, msgkit.NotFound)
+	requireErrorCode(t, err, sms.CodeReportNotFound)
 }
 
 func testUpdateParts(t *testing.T, s Store) {
@@ -205,7 +207,9 @@ func testUpdatePartWithoutChange(t *testing.T, s Store) {
 		t.Errorf("reports of an update without change were queued: %+v", got)
 	}
 	for _, k := range []sms.PartKey{{MsgID: "m-1", PartNum: 2}, {MsgID: "nope", PartNum: 0}} {
-		requireKind(t, s.UpdatePart(t.Context(), k, unchanged), msgkit.NotFound)
+		err := s.UpdatePart(t.Context(), k, unchanged)
+		requireKind(t, err, msgkit.NotFound)
+		requireErrorCode(t, err, sms.CodePartNotFound)
 	}
 }
 

@@ -115,6 +115,15 @@ func requireKind(t *testing.T, err error, kind msgkit.Kind) {
 	}
 }
 
+// requireErrorCode holds err to a code of the stores' refusals: both
+// stores answer sms's constructors.
+func requireErrorCode(t *testing.T, err error, code string) {
+	t.Helper()
+	if msgkit.CodeOf(err) != code {
+		t.Fatalf("error %v, want code %s", err, code)
+	}
+}
+
 func requireCode(t *testing.T, err error, code sms.Code) {
 	t.Helper()
 	if sms.CodeOf(err) != code || err == nil {
@@ -281,7 +290,9 @@ func testAcceptDuplicate(t *testing.T, s Store) {
 	if err := s.Accept(t.Context(), Message("m-1", "shop", "0.10")); err != nil {
 		t.Fatal(err)
 	}
-	requireKind(t, s.Accept(t.Context(), Message("m-1", "shop", "0.10")), msgkit.Conflict)
+	err := s.Accept(t.Context(), Message("m-1", "shop", "0.10"))
+	requireKind(t, err, msgkit.Conflict)
+	requireErrorCode(t, err, sms.CodeMessageExists)
 	requireBalance(t, s, "shop", "0.80") // charged once
 }
 

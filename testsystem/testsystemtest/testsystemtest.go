@@ -41,6 +41,7 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) Fixture) {
 		{"sessions and quota", testSessions},
 		{"quota across concurrent requests", testQuotaConcurrent},
 		{"results", testResults},
+		{"nil and empty slices of results", testNilEmpty},
 		{"complete session", testComplete},
 		{"refusals of load and create", testRefusals},
 	} {
@@ -64,6 +65,15 @@ func wantKind(t *testing.T, err error, kind msgkit.Kind, what string) {
 	t.Helper()
 	if msgkit.KindOf(err) != kind {
 		t.Errorf("%s: %v, want %s", what, err, kind)
+	}
+}
+
+// wantCode checks err's code: both stores answer testsystem's
+// constructors.
+func wantCode(t *testing.T, err error, code, what string) {
+	t.Helper()
+	if msgkit.CodeOf(err) != code {
+		t.Errorf("%s: %v, want code %s", what, err, code)
 	}
 }
 
@@ -383,6 +393,7 @@ func testSessions(t *testing.T, f Fixture) {
 	}
 	_, _, err = s.CreateSession(ctx, session("dave", day), results(1, "a"), 2)
 	wantKind(t, err, msgkit.Conflict, "a message id twice")
+	wantCode(t, err, testsystem.CodeMessageExists, "a message id twice")
 	if q, _ := s.Quota(ctx, "dave", day, 2); q.Used != 0 {
 		t.Errorf("a refused session counted: %+v", q)
 	}
@@ -480,6 +491,92 @@ func testResults(t *testing.T, f Fixture) {
 	}
 }
 
+// shape says which of r's slices are nil and which empty, and how long
+// the others are.
+func shape(r *testsystem.Result) string {
+	of := func(n int, isNil bool) string {
+		if isNil {
+			return "nil"
+		}
+		return fmt.Sprint(n)
+	}
+	out := "parts " + of(len(r.Parts), r.Parts == nil)
+	if r.Received == nil {
+		return out + ", received nil"
+	}
+	out += ", pdus " + of(len(r.Received.PDUs), r.Received.PDUs == nil)
+	for _, p := range r.Received.PDUs {
+		out += " " + of(len(p), p == nil)
+	}
+	return out
+}
+
+// Both stores give back nil where nil was stored and empty where empty
+// was, in Results, Pending and an UpdateResults function, whether a result
+// was stored by CreateSession or by UpdateResults.
+func testNilEmpty(t *testing.T, f Fixture) {
+	ctx, s := t.Context(), f.Store
+	rs := results(4, "e")
+	rs[1].Parts, rs[1].Received = []sms.PartState{}, &testsystem.Received{Sender: "a"}
+	rs[2].Parts, rs[2].Received = []sms.PartState{sms.StateDelivered}, &testsystem.Received{PDUs: [][]byte{}}
+	rs[3].Received = &testsystem.Received{PDUs: [][]byte{nil, {}, {0x07}}}
+	want := make([]string, len(rs))
+	for i := range rs {
+		want[i] = shape(&rs[i])
+	}
+	sess, _, err := s.CreateSession(ctx, session("bob", day), rs, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string) {
+		t.Helper()
+		page, err := s.Results(ctx, "bob", sess.ID, q(1, 10, nil))
+		if err != nil || len(page.Items) != len(want) {
+			t.Fatalf("%s: Results = %+v, %v", when, page, err)
+		}
+		pending, err := s.Pending(ctx, "", 10)
+		if err != nil || len(pending) != len(want) {
+			t.Fatalf("%s: Pending = %+v, %v", when, pending, err)
+		}
+		seen := map[sms.MessageID]string{}
+		err = s.UpdateResults(ctx, []sms.MessageID{"e000", "e001", "e002", "e003"}, func(r *testsystem.Result) bool {
+			seen[r.MsgID] = shape(r)
+			return false
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, w := range want {
+			id := sms.MessageID(fmt.Sprintf("e%03d", i))
+			for _, got := range []struct{ where, shape string }{
+				{"Results", shape(&page.Items[i])}, {"Pending", shape(&pending[i])}, {"UpdateResults", seen[id]},
+			} {
+				if got.shape != w {
+					t.Errorf("%s: %s of %s: %s, want %s", when, got.where, id, got.shape, w)
+				}
+			}
+		}
+	}
+	check("created")
+	// Written again by an update, each the other way round.
+	rs[0].Parts, rs[0].Received = []sms.PartState{}, &testsystem.Received{PDUs: [][]byte{{}}}
+	rs[1].Parts, rs[1].Received = nil, nil
+	rs[2].Received.PDUs = nil
+	rs[3].Parts = []sms.PartState{}
+	for i := range rs {
+		want[i] = shape(&rs[i])
+	}
+	err = s.UpdateResults(ctx, []sms.MessageID{"e000", "e001", "e002", "e003"}, func(r *testsystem.Result) bool {
+		i := r.Seq - 1
+		r.Parts, r.Received = rs[i].Clone().Parts, rs[i].Clone().Received
+		return true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("updated")
+}
+
 func testComplete(t *testing.T, f Fixture) {
 	ctx, s := t.Context(), f.Store
 	sess, _, err := s.CreateSession(ctx, session("bob", day), results(2, "c"), 10)
@@ -530,11 +627,13 @@ func testRefusals(t *testing.T, f Fixture) {
 	load(t, s)
 	err := s.Load(ctx, testsystem.Dataset{Gates: []testsystem.Gate{{ID: 40, Name: "alpha-direct"}}})
 	wantKind(t, err, msgkit.Conflict, "a gate named as another")
+	wantCode(t, err, testsystem.CodeDatasetNameExists, "a gate named as another")
 	err = s.Load(ctx, testsystem.Dataset{
 		Operators: []testsystem.Operator{{ID: 300, Name: "Late", Country: "X", MCC: "999", MNC: "01"}},
 		Routes:    []testsystem.Route{{ParamID: 40, GateID: 99, CategoryID: 1, SupplierID: 1, ParamName: "prefix", ParamValue: "1"}},
 	})
 	wantKind(t, err, msgkit.Invalid, "a route of an unknown gate")
+	wantCode(t, err, testsystem.CodeDatasetBadReference, "a route of an unknown gate")
 	if ops, _ := s.OperatorsByCode(ctx, "", nil, []string{"999"}); len(ops) != 0 {
 		t.Errorf("a refused load stored %+v", ops)
 	}
@@ -546,6 +645,7 @@ func testRefusals(t *testing.T, f Fixture) {
 	rs[1].MsgID = rs[0].MsgID
 	_, _, err = s.CreateSession(ctx, session("bob", day), rs, 5)
 	wantKind(t, err, msgkit.Conflict, "one message id twice in a session")
+	wantCode(t, err, testsystem.CodeMessageExists, "one message id twice in a session")
 	if q, _ := s.Quota(ctx, "bob", day, 5); q.Used != 0 {
 		t.Errorf("a refused session counted: %+v", q)
 	}

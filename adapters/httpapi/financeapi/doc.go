@@ -2,7 +2,12 @@
 // the default invoice configuration, balances and their sheets, finance
 // documents, status changes and files) under /finance/sit/v1/ and the
 // invoice file upload of the Invoice Docs domain under /invoice-docs/v2/,
-// over the finance package (Backend). Every route is in the one table of
+// from a Backend holding the finance.Service. The Service holds every rule,
+// the clock and the stores (of invoices, and those it was built with:
+// balances, sheets, files, the documents export, the partners' tenants),
+// and resolves what a caller sees (Service.ScopeFor); a handler turns the
+// caller's privileges into a scope, reads the request, makes one Service
+// call and writes its answer. Every route is in the one table of
 // routes.go; Handler serves it through the HTTP kit
 // (httpapi.FamilyHandler), and OpenAPI returns the family's document, which
 // the handler tests hold every exchange to.
@@ -26,7 +31,8 @@
 //     multipart Content-Type, boundary included: a retry resends the
 //     same bytes.
 //   - What "own" covers: a business partner may be linked to the tenant
-//     (serviceUuid) whose messaging account it is (finance.PartnerTenants).
+//     (serviceUuid) whose messaging account it is (finance.PartnerTenants,
+//     finance.Options.Tenants).
 //     A caller holding only finance-invoices-own.view or
 //     finance-balance-own-view sees the documents, balances and sheets of
 //     the partners linked to its tenants, and nothing of others: another
@@ -77,7 +83,8 @@
 //     amounts, owner names, billing balance, SMS count) are written as null,
 //     never left out; accountManagerId and accountManagerName appear (as
 //     null) only with showAccountManager=yes. overDueDate is the days an
-//     open invoice is past its due date, today; selfBilling is "no",
+//     open invoice is past its due date, today (finance.Service.Today, in
+//     the Service's zone); selfBilling is "no",
 //     syncMode "disabled", processingStatus "none". invNumber is
 //     invNumberFix.
 //   - Listings answer {"data": [...], "meta": {"pagination": {total,
@@ -104,8 +111,9 @@
 //     attributes of the interface, at most 50 a page), q over the text
 //     attributes of finance.DocumentSearchAttrs and embed=trafficReports;
 //     a document's classification codes are null when its invoice was made
-//     without them. A store left out of Backend (Balances, Sheets, Files and
-//     Blobs, Documents) makes its routes answer 501.
+//     without them. A part the Service was built without (finance.Options:
+//     Balances, Sheets, Files and Blobs, Documents; see Service.HasBalances
+//     and the other Has methods) makes its routes answer 501.
 //   - A change of sync status of many invoices answers 200 with a result
 //     per id in order: opStatus OK, or ERROR with {Code, Message} as the
 //     single change would have answered it (404 INVOICE_NOTFOUND, 400

@@ -268,7 +268,7 @@ func (a *api) documents(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	page, err := a.b.Documents.Documents(r.Context(), scope, q)
+	page, err := a.b.Service.Documents(r.Context(), scope, q)
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/adapters/httpapi"
@@ -17,21 +16,11 @@ import (
 	"github.com/msgkit/msgkit/finance"
 )
 
-// Backend is what the finance API serves from. Service is required; a
-// store left nil answers its routes 501.
+// Backend is what the finance API serves from: the finance.Service,
+// required. The routes of a part the Service was built without (its
+// balances, sheets, files or documents: see finance.Options) answer 501.
 type Backend struct {
-	Service  *finance.Service
-	Balances finance.BalanceStore
-	Sheets   finance.SheetStore
-	Files    finance.FileStore
-	Blobs    finance.BlobStore
-	// Documents lists the finance documents export.
-	Documents finance.DocumentStore
-	// Tenants tells the partners of a caller's tenants, which the -own
-	// privileges see; nil: such callers see no partner's documents.
-	Tenants finance.PartnerTenants
-	// Clock dates overDueDate; time.Now when nil.
-	Clock msgkit.Clock
+	Service *finance.Service
 }
 
 type api struct {
@@ -58,13 +47,7 @@ func named(err error) error {
 // else (it holds the -own one: the route checked) its tenants' partners.
 func (a *api) scope(r *http.Request, all auth.Privilege) (finance.Scope, error) {
 	p, _ := httpapi.PrincipalFrom(r.Context())
-	if p.HasAny(all) {
-		return finance.Scope{All: true}, nil
-	}
-	if a.b.Tenants == nil || len(p.Services) == 0 {
-		return finance.Scope{}, nil
-	}
-	return finance.OwnScope(r.Context(), a.b.Tenants, p.Services)
+	return a.b.Service.ScopeFor(r.Context(), p.HasAny(all), p.Services)
 }
 
 // managedClasses are the classes each manage privilege changes.
@@ -97,15 +80,7 @@ func (a *api) changeScope(r *http.Request) (finance.Scope, error) {
 	return s, nil
 }
 
-func (a *api) today() msgkit.Date {
-	now := time.Now
-	if a.b.Clock != nil {
-		now = a.b.Clock
-	}
-	return msgkit.DateOf(now().UTC())
-}
-
-func (a *api) invoice(inv finance.Invoice) invoiceJSON { return invoiceOf(inv, a.today()) }
+func (a *api) invoice(inv finance.Invoice) invoiceJSON { return invoiceOf(inv, a.b.Service.Today()) }
 
 // invoiceAt reads the invoice id of the path ({invoiceid}, or
 // {invoiceId} on the upload) of an operation that takes no query
@@ -496,7 +471,7 @@ func (a *api) upload(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		rec, err := a.b.Service.Upload(r.Context(), scope, a.b.Blobs, a.b.Files, id, name, part)
+		rec, err := a.b.Service.Upload(r.Context(), scope, id, name, part)
 		if err != nil {
 			if mb, ok := errors.AsType[*http.MaxBytesError](err); ok {
 				err = tooLarge(mb)
@@ -525,7 +500,7 @@ func (a *api) listFiles(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	files, err := a.b.Service.Files(r.Context(), scope, a.b.Files, id)
+	files, err := a.b.Service.Files(r.Context(), scope, id)
 	if err != nil {
 		return err
 	}
@@ -542,7 +517,6 @@ func (a *api) balances(side finance.Side) func(http.ResponseWriter, *http.Reques
 		group, err := single(v, "group")
 		if err == nil && group != "" {
 			o.Group = strings.Split(group, ",")
-			err = finance.CheckGroup(o.Group)
 		}
 		if err != nil {
 			return err
@@ -559,9 +533,6 @@ func (a *api) balances(side finance.Side) func(http.ResponseWriter, *http.Reques
 			return err
 		}
 		q, err := msgkit.ParseListQuery(v, finance.BalanceSpec())
-		if err == nil {
-			err = finance.CheckBalanceQuery(q, o.Group)
-		}
 		if err != nil {
 			return err
 		}
@@ -569,7 +540,7 @@ func (a *api) balances(side finance.Side) func(http.ResponseWriter, *http.Reques
 		if err != nil {
 			return err
 		}
-		page, err := a.b.Balances.Balances(r.Context(), scope, o, q)
+		page, err := a.b.Service.Balances(r.Context(), scope, o, q)
 		if err != nil {
 			return err
 		}
@@ -603,9 +574,6 @@ func (a *api) sheet(side finance.Side) func(http.ResponseWriter, *http.Request) 
 				return err
 			}
 		}
-		if o.Start != nil && o.End != nil && o.End.Before(*o.Start) {
-			return msgkit.Invalidf(msgkit.CodeInvalidQuery, "endDate", "endDate %s is before startDate %s", o.End, o.Start)
-		}
 		switch dir, err := single(v, "dir"); {
 		case err != nil:
 			return err
@@ -615,9 +583,6 @@ func (a *api) sheet(side finance.Side) func(http.ResponseWriter, *http.Request) 
 			return msgkit.Invalidf(msgkit.CodeInvalidQuery, "dir", "dir is asc or desc, not %q", dir)
 		}
 		q, err := msgkit.ParseListQuery(v, finance.SheetSpec())
-		if err == nil {
-			err = finance.CheckBalanceQuery(q, nil)
-		}
 		if err != nil {
 			return err
 		}
@@ -625,7 +590,7 @@ func (a *api) sheet(side finance.Side) func(http.ResponseWriter, *http.Request) 
 		if err != nil {
 			return err
 		}
-		page, err := a.b.Sheets.Sheet(r.Context(), scope, o, q)
+		page, err := a.b.Service.Sheet(r.Context(), scope, o, q)
 		if err != nil {
 			return err
 		}

@@ -61,14 +61,20 @@ func contract(t testing.TB) *httpapitest.Contract {
 	return c
 }
 
-func newBackend(t testing.TB, f *httpapitest.Fixture, store *memstore.FinanceStore) Backend {
+// newOptions builds a finance service with every part over store, its
+// files' bytes in a directory of the test's.
+func newOptions(t testing.TB, f *httpapitest.Fixture, store *memstore.FinanceStore) finance.Options {
 	t.Helper()
 	blobs, err := blobfs.New(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := finance.NewService(store, finance.Options{Clock: f.Clock.Now})
-	return Backend{Service: svc, Balances: store, Sheets: store, Files: store, Blobs: blobs, Documents: store, Tenants: store, Clock: f.Clock.Now}
+	return finance.Options{Clock: f.Clock.Now, Balances: store, Sheets: store, Files: store, Blobs: blobs, Documents: store, Tenants: store}
+}
+
+func newBackend(t testing.TB, f *httpapitest.Fixture, store *memstore.FinanceStore) Backend {
+	t.Helper()
+	return Backend{Service: finance.NewService(store, newOptions(t, f, store))}
 }
 
 func newEnv(t *testing.T) *env {

@@ -368,9 +368,8 @@ func TestOpenAPIExchanges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := finance.NewService(store, finance.Options{Clock: f.Clock.Now})
-	h := c.Handler(t, Handler(f.Opts, Backend{Service: svc, Balances: store, Sheets: store, Files: store, Blobs: blobs,
-		Tenants: store, Clock: f.Clock.Now}))
+	svc := finance.NewService(store, finance.Options{Clock: f.Clock.Now, Balances: store, Sheets: store, Files: store, Blobs: blobs, Tenants: store})
+	h := c.Handler(t, Handler(f.Opts, Backend{Service: svc}))
 	token := f.Token(t, manager)
 	send := func(r *http.Request, status int) map[string]any {
 		t.Helper()

@@ -55,18 +55,18 @@ func routes(a *api) []httpapi.Route {
 		{Method: http.MethodGet, Path: f + "default-invoice-config", Privileges: view, Serve: a.defaultConfig},
 		// file upload (Invoice Docs domain)
 		{Method: http.MethodPost, Path: UploadBasePath + "invoices/{invoiceId}/files", Privileges: manage, MaxBody: uploadMaxBody,
-			Idempotent: true, Serve: a.upload, Missing: a.b.Files == nil || a.b.Blobs == nil}, // chosen
+			Idempotent: true, Serve: a.upload, Missing: !a.b.Service.HasFiles()}, // chosen
 		// balances
-		{Method: http.MethodGet, Path: f + "balances/biz-partners/customers", Privileges: balance, Serve: a.balances(finance.Customers), Missing: a.b.Balances == nil},
-		{Method: http.MethodGet, Path: f + "balances/biz-partners/suppliers", Privileges: balance, Serve: a.balances(finance.Suppliers), Missing: a.b.Balances == nil},
-		{Method: http.MethodGet, Path: f + "balances/biz-partners/customers/{bizPartnerId}/sheets", Privileges: balance, Serve: a.sheet(finance.Customers), Missing: a.b.Sheets == nil},
-		{Method: http.MethodGet, Path: f + "balances/biz-partners/suppliers/{bizPartnerId}/sheets", Privileges: balance, Serve: a.sheet(finance.Suppliers), Missing: a.b.Sheets == nil},
+		{Method: http.MethodGet, Path: f + "balances/biz-partners/customers", Privileges: balance, Serve: a.balances(finance.Customers), Missing: !a.b.Service.HasBalances()},
+		{Method: http.MethodGet, Path: f + "balances/biz-partners/suppliers", Privileges: balance, Serve: a.balances(finance.Suppliers), Missing: !a.b.Service.HasBalances()},
+		{Method: http.MethodGet, Path: f + "balances/biz-partners/customers/{bizPartnerId}/sheets", Privileges: balance, Serve: a.sheet(finance.Customers), Missing: !a.b.Service.HasSheets()},
+		{Method: http.MethodGet, Path: f + "balances/biz-partners/suppliers/{bizPartnerId}/sheets", Privileges: balance, Serve: a.sheet(finance.Suppliers), Missing: !a.b.Service.HasSheets()},
 		// finance documents export
-		{Method: http.MethodGet, Path: f + "finance-documents", Privileges: view, Serve: a.documents, Missing: a.b.Documents == nil}, // chosen
+		{Method: http.MethodGet, Path: f + "finance-documents", Privileges: view, Serve: a.documents, Missing: !a.b.Service.HasDocuments()}, // chosen
 		// status changes and files
-		{Method: http.MethodPut, Path: f + "invoices/{invoiceid}/sync-status", Privileges: manage, Serve: a.setSyncStatus},                // chosen
-		{Method: http.MethodPut, Path: f + "invoices-list/{invoicesList}/sync-status", Privileges: manage, Serve: a.setSyncStatusMany},    // chosen
-		{Method: http.MethodPut, Path: f + "invoices/{invoiceid}/docs-delivery-status", Privileges: manage, Serve: a.setDeliveryStatus},   // chosen
-		{Method: http.MethodGet, Path: f + "invoices/{invoiceid}/files", Privileges: view, Serve: a.listFiles, Missing: a.b.Files == nil}, // chosen
+		{Method: http.MethodPut, Path: f + "invoices/{invoiceid}/sync-status", Privileges: manage, Serve: a.setSyncStatus},                       // chosen
+		{Method: http.MethodPut, Path: f + "invoices-list/{invoicesList}/sync-status", Privileges: manage, Serve: a.setSyncStatusMany},           // chosen
+		{Method: http.MethodPut, Path: f + "invoices/{invoiceid}/docs-delivery-status", Privileges: manage, Serve: a.setDeliveryStatus},          // chosen
+		{Method: http.MethodGet, Path: f + "invoices/{invoiceid}/files", Privileges: view, Serve: a.listFiles, Missing: !a.b.Service.HasFiles()}, // chosen
 	}
 }

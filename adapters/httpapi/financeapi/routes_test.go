@@ -10,6 +10,7 @@ import (
 	"github.com/msgkit/msgkit/adapters/httpapi/httpapitest"
 	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/auth"
+	"github.com/msgkit/msgkit/finance"
 )
 
 func TestRoutes(t *testing.T) {
@@ -52,9 +53,10 @@ func TestAnswers(t *testing.T) {
 	noNews := f.Token(t, httpapitest.Newsless) // finance-balance-view only
 	finView := f.Token(t, httpapitest.FinanceViewer)
 	tooLarge := `"` + strings.Repeat("x", int(httpapi.DefaultMaxBodyBytes)) + `"`
-	b := newBackend(t, f, memstore.New().Finance())
-	b.Documents = nil // a store left out: its route answers 501
-	h := Handler(f.Opts, b)
+	store := memstore.New().Finance()
+	o := newOptions(t, f, store)
+	o.Documents = nil // a part left out: its route answers 501
+	h := Handler(f.Opts, Backend{Service: finance.NewService(store, o)})
 	httpapitest.CheckAnswers(t, h, httpapi.Finance, []httpapitest.AnswerCase{
 		{Name: "without token", Method: "GET", Path: BasePath + "invoices", Status: 401, Golden: "401_missing_credentials"},
 		{Name: "unknown token", Method: "GET", Path: BasePath + "invoices", Token: "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",

@@ -14,9 +14,11 @@
 // code, or its kind's, and field problems are folded into Message as
 // "message; name: problem; ...".
 //
-// Handler serves the routes from a routing.Store (package routing
-// documents the rules of a route); without one every route answers, once
-// the key has been checked, 501 with code not_implemented. OpenAPI returns
+// Handler serves the routes from a Backend holding the routing.Service,
+// which holds every rule of a route (package routing documents them): a
+// handler reads the path and the body, makes one Service call and writes
+// its answer. A Backend without the Service answers every route, once the
+// key has been checked, 501 with code not_implemented. OpenAPI returns
 // the family's document.
 //
 // Choices where the interface is silent: create answers 200 with the

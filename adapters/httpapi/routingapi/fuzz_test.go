@@ -5,6 +5,7 @@ import (
 
 	"github.com/msgkit/msgkit/adapters/httpapi/httpapitest"
 	"github.com/msgkit/msgkit/adapters/memstore"
+	"github.com/msgkit/msgkit/routing"
 )
 
 // FuzzBodies holds every body the family reads to the HTTP kit's JSON
@@ -16,6 +17,6 @@ func FuzzBodies(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		httpapitest.CheckBodies(t, spec(&api{store: memstore.New().Routing()}), body, httpapitest.BodyOptions{})
+		httpapitest.CheckBodies(t, spec(&api{b: Backend{Routes: routing.New(memstore.New().Routing())}}), body, httpapitest.BodyOptions{})
 	})
 }

@@ -2,7 +2,6 @@ package routingapi
 
 import (
 	"net/http"
-	"strconv"
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/adapters/httpapi"
@@ -10,7 +9,7 @@ import (
 )
 
 type api struct {
-	store routing.Store
+	b Backend
 }
 
 // routeJSON is a route as the interface answers it: connection ids as
@@ -36,32 +35,30 @@ func noParams(r *http.Request) error {
 
 // idAt reads the path's id: a malformed one is 404, as no route has it.
 func idAt(r *http.Request) (int64, error) {
-	raw := r.PathValue("id")
-	id, err := strconv.ParseInt(raw, 10, 64)
-	if err != nil || id < 1 {
-		return 0, msgkit.Errorf(msgkit.NotFound, "route_not_found", "route %q not found", raw)
+	id, err := routing.ParseID(r.PathValue("id"))
+	if err != nil {
+		return 0, err
 	}
 	return id, noParams(r)
 }
 
-// readRoute decodes and checks a create or update body.
-func readRoute(w http.ResponseWriter, r *http.Request) (routing.Route, bool, error) {
+// readRoute decodes a create or update body; the service checks it.
+func readRoute(w http.ResponseWriter, r *http.Request) (routing.Input, error) {
 	var in routing.Input
-	if err := httpapi.DecodeJSON(w, r, &in, httpapi.DecodeOptions{}); err != nil {
-		return routing.Route{}, false, err
-	}
-	return routing.Fill(in)
+	err := httpapi.DecodeJSON(w, r, &in, httpapi.DecodeOptions{})
+	return in, err
 }
 
 func (a *api) create(w http.ResponseWriter, r *http.Request) error {
 	if err := noParams(r); err != nil {
 		return err
 	}
-	rt, _, err := readRoute(w, r)
+	in, err := readRoute(w, r)
 	if err != nil {
 		return err
 	}
-	if rt, err = a.store.Create(r.Context(), rt); err != nil {
+	rt, err := a.b.Routes.Create(r.Context(), in)
+	if err != nil {
 		return err
 	}
 	return httpapi.WriteJSON(w, http.StatusOK, routeOf(rt))
@@ -71,7 +68,7 @@ func (a *api) list(w http.ResponseWriter, r *http.Request) error {
 	if err := noParams(r); err != nil {
 		return err
 	}
-	rs, err := a.store.Routes(r.Context())
+	rs, err := a.b.Routes.Routes(r.Context())
 	if err != nil {
 		return err
 	}
@@ -87,7 +84,7 @@ func (a *api) get(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	rt, err := a.store.Route(r.Context(), id)
+	rt, err := a.b.Routes.Route(r.Context(), id)
 	if err != nil {
 		return err
 	}
@@ -99,15 +96,11 @@ func (a *api) update(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	rt, hasID, err := readRoute(w, r)
+	in, err := readRoute(w, r)
 	if err != nil {
 		return err
 	}
-	if hasID && rt.ID != id {
-		return msgkit.Invalidf(routing.CodeInvalidRoute, "id", "id %d is not the path's %d", rt.ID, id)
-	}
-	rt.ID = id
-	if err := a.store.Update(r.Context(), rt); err != nil {
+	if _, err := a.b.Routes.Update(r.Context(), id, in); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusOK)
@@ -119,7 +112,7 @@ func (a *api) delete(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := a.store.Delete(r.Context(), id); err != nil {
+	if err := a.b.Routes.Delete(r.Context(), id); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusOK)

@@ -10,6 +10,7 @@ import (
 	"github.com/msgkit/msgkit/adapters/httpapi/httpapitest"
 	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/msgkittest"
+	"github.com/msgkit/msgkit/routing"
 )
 
 // The document documents exactly the route table.
@@ -22,7 +23,7 @@ type env struct{ h http.Handler }
 func newEnv(t *testing.T) *env {
 	f := httpapitest.NewFixture(t)
 	c := httpapitest.NewContract(t, OpenAPI())
-	return &env{h: c.Handler(t, Handler(f.Opts, memstore.New().Routing()))}
+	return &env{h: c.Handler(t, Handler(f.Opts, Backend{Routes: routing.New(memstore.New().Routing())}))}
 }
 
 func (e *env) do(t *testing.T, method, path, body string, skipCheck bool) *httptest.ResponseRecorder {

@@ -9,6 +9,7 @@ import (
 	"github.com/msgkit/msgkit/adapters/httpapi"
 	"github.com/msgkit/msgkit/adapters/httpapi/httpapitest"
 	"github.com/msgkit/msgkit/adapters/memstore"
+	"github.com/msgkit/msgkit/routing"
 )
 
 // A route create with an Idempotency-Key acts once (one id given), and
@@ -16,7 +17,7 @@ import (
 func TestIdempotencyKeys(t *testing.T) {
 	f := httpapitest.NewFixture(t)
 	st := memstore.New().Routing()
-	h := httpapitest.NewContract(t, OpenAPI()).Handler(t, Handler(f.Opts, st))
+	h := httpapitest.NewContract(t, OpenAPI()).Handler(t, Handler(f.Opts, Backend{Routes: routing.New(st)}))
 	create := func(body string) func() *http.Request {
 		return func() *http.Request {
 			r := httptest.NewRequest(http.MethodPost, BasePath+"smsmtin-routes", strings.NewReader(body))

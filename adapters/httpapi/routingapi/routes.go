@@ -11,11 +11,19 @@ import (
 // ServeMux mounts Handler.
 const BasePath = "/smsmtinbound/v1/"
 
+// Backend is what the family serves: the routes' service, which holds
+// every rule of a route.
+type Backend struct {
+	// Routes keeps the routing records; nil answers every route 501.
+	Routes *routing.Service
+}
+
 // Handler serves inbound MT routing provisioning under /smsmtinbound/v1/
-// from st: an X-API-Key on every route; errors in the routing body. A nil
-// st answers every route 501. It panics when opts.Auth is nil.
-func Handler(opts httpapi.Options, st routing.Store) http.Handler {
-	return httpapi.FamilyHandler(opts, spec(&api{store: st}))
+// from b: an X-API-Key on every route; errors in the routing body. A
+// Backend without its service answers every route 501. It panics when
+// opts.Auth is nil.
+func Handler(opts httpapi.Options, b Backend) http.Handler {
+	return httpapi.FamilyHandler(opts, spec(&api{b: b}))
 }
 
 func spec(a *api) httpapi.FamilySpec {
@@ -25,7 +33,7 @@ func spec(a *api) httpapi.FamilySpec {
 // routes are the operations of the routing provisioning interface.
 func routes(a *api) []httpapi.Route {
 	const b = BasePath + "smsmtin-routes"
-	missing := a.store == nil
+	missing := a.b.Routes == nil
 	return []httpapi.Route{
 		{Method: http.MethodPost, Path: b, Idempotent: true, Serve: a.create, Missing: missing},
 		{Method: http.MethodGet, Path: b, Serve: a.list, Missing: missing},

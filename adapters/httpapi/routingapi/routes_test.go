@@ -20,7 +20,7 @@ func TestAnswers(t *testing.T) {
 	f := httpapitest.NewFixture(t)
 	news := f.Token(t, httpapitest.ClientID)
 	routes := BasePath + "smsmtin-routes"
-	httpapitest.CheckAnswers(t, Handler(f.Opts, nil), httpapi.Routing, []httpapitest.AnswerCase{
+	httpapitest.CheckAnswers(t, Handler(f.Opts, Backend{}), httpapi.Routing, []httpapitest.AnswerCase{
 		{Name: "with key", Method: "GET", Path: routes + "/5", APIKey: httpapitest.APIKeyValue,
 			Status: 501, Code: httpapi.CodeNotImplemented, Golden: "501_not_implemented"},
 		{Name: "without key", Method: "GET", Path: routes,

@@ -1,9 +1,12 @@
 // Package testsystemapi serves the SMS route test system under
-// /gate/testsystem/v1/ from a testsystem.System and its Store: sending
-// test SMS and reading their sessions and results; the languages,
+// /gate/testsystem/v1/ from a Backend holding the testsystem.System:
+// sending test SMS and reading their sessions and results; the languages,
 // operators and countries, routes and their categories, suppliers and
-// gates. Every route is in the one table of routes.go; Handler serves it
-// through the HTTP kit (httpapi.FamilyHandler).
+// gates. The System holds every rule and its clock (the quota's reset
+// too), so a handler reads the request, makes one System call and writes
+// its answer; a Backend without the System answers every route 501. Every
+// route is in the one table of routes.go; Handler serves it through the
+// HTTP kit (httpapi.FamilyHandler).
 //
 // Every route needs "Authorization: Bearer <token>" holding the privilege
 // testsystem; any token with it is accepted, and in practice those are the

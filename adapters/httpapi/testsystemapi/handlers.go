@@ -13,12 +13,10 @@ import (
 	"github.com/msgkit/msgkit/testsystem/testtext"
 )
 
-// Backend is what the family serves: the System runs test sessions over
-// Store, which also keeps the reference lists.
+// Backend is what the family serves: the System runs test sessions and
+// keeps the reference lists; nil answers every route 501.
 type Backend struct {
 	System *testsystem.System
-	Store  testsystem.Store
-	Clock  msgkit.Clock
 }
 
 type api struct {
@@ -74,20 +72,16 @@ func list(r *http.Request, spec msgkit.ListSpec) (msgkit.ListQuery, error) {
 	return msgkit.ParseListQuery(r.URL.Query(), spec)
 }
 
-// owner reads the required owner parameter: "" for the platform's
-// operators, the caller for "me".
+// owner reads the required owner parameter, given once; the System
+// checks its value.
 func owner(r *http.Request) (string, error) {
 	switch v := r.URL.Query()["owner"]; {
 	case len(v) == 0 || v[0] == "":
 		return "", msgkit.Invalidf(msgkit.CodeInvalidQuery, "owner", "owner is required: platform or me")
 	case len(v) > 1:
 		return "", msgkit.Invalidf(msgkit.CodeInvalidQuery, "owner", "owner must be given once")
-	case v[0] == testsystem.OwnerPlatform:
-		return "", nil
-	case v[0] == testsystem.OwnerMe:
-		return user(r), nil
 	default:
-		return "", msgkit.Invalidf(msgkit.CodeInvalidQuery, "owner", "owner must be platform or me, got %q", v[0])
+		return v[0], nil
 	}
 }
 
@@ -172,7 +166,7 @@ func (a *api) operators(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	page, err := a.b.Store.Operators(r.Context(), who, q)
+	page, err := a.b.System.Operators(r.Context(), user(r), who, q)
 	if err != nil {
 		return err
 	}
@@ -193,7 +187,7 @@ func (a *api) countries(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	page, err := a.b.Store.Countries(r.Context(), who, q)
+	page, err := a.b.System.Countries(r.Context(), user(r), who, q)
 	if err != nil {
 		return err
 	}
@@ -317,7 +311,7 @@ func (a *api) sendSMS(w http.ResponseWriter, r *http.Request) error {
 		h := w.Header()
 		h.Set("X-Ratelimit-Limit", strconv.Itoa(quota.Limit))
 		h.Set("X-Ratelimit-Remaining", strconv.Itoa(quota.Remaining))
-		reset := strconv.Itoa(int(quota.ResetIn(a.b.Clock.Now()).Round(time.Second) / time.Second))
+		reset := strconv.Itoa(int(a.b.System.ResetIn(quota).Round(time.Second) / time.Second))
 		h.Set("X-Ratelimit-Reset", reset)
 		if msgkit.KindOf(err) == msgkit.RateLimited {
 			h.Set("Retry-After", reset) // the quota comes back at midnight UTC
@@ -345,7 +339,7 @@ func sessionAt(r *http.Request) (int64, error) {
 	raw := r.PathValue("test_session")
 	id, err := strconv.ParseInt(raw, 10, 64)
 	if err != nil || id < 1 {
-		return 0, msgkit.Errorf(msgkit.NotFound, "session_not_found", "test session %q not found", raw)
+		return 0, msgkit.Errorf(msgkit.NotFound, testsystem.CodeSessionNotFound, "test session %q not found", raw)
 	}
 	return id, nil
 }
@@ -358,7 +352,7 @@ func (a *api) session(w http.ResponseWriter, r *http.Request) error {
 	if _, err := list(r, msgkit.ListSpec{}); err != nil {
 		return err
 	}
-	s, err := a.b.Store.Session(r.Context(), user(r), id)
+	s, err := a.b.System.Session(r.Context(), user(r), id)
 	if err != nil {
 		return err
 	}
@@ -383,7 +377,7 @@ func (a *api) results(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	page, err := a.b.Store.Results(r.Context(), user(r), id, q)
+	page, err := a.b.System.Results(r.Context(), user(r), id, q)
 	if err != nil {
 		return err
 	}

@@ -88,7 +88,7 @@ func newEnv(t *testing.T, limit int) *env {
 	}, testsystem.Options{Clock: f.Clock.Now, DailyLimit: limit, TimeLimit: 30 * time.Second, Rand: rnd.Uint64, Node: "node-1"})
 	c := httpapitest.NewContract(t, OpenAPI())
 	e := &env{
-		h: c.Handler(t, Handler(f.Opts, Backend{System: sys, Store: db.TestSystem(), Clock: f.Clock.Now})), contract: c,
+		h: c.Handler(t, Handler(f.Opts, Backend{System: sys})), contract: c,
 		clock: f.Clock, db: db, sys: sys, nets: nets,
 		fixture: f,
 	}

@@ -15,8 +15,8 @@ const BasePath = "/gate/testsystem/v1/"
 // Handler serves the SMS route test system under /gate/testsystem/v1/
 // from b: a bearer token (of the password grant) holding the privilege
 // testsystem on every route; errors in the test system body. A Backend
-// without its System and Store answers every route 501. It panics when
-// opts.Auth is nil.
+// without its System answers every route 501. It panics when opts.Auth is
+// nil.
 func Handler(opts httpapi.Options, b Backend) http.Handler {
 	return httpapi.FamilyHandler(opts, spec(&api{b: b}))
 }
@@ -34,7 +34,7 @@ func routes(a *api) []httpapi.Route {
 		// Both POSTs create (a test session, a route), so a client may
 		// retry them with an Idempotency-Key.
 		return httpapi.Route{Method: method, Path: b + path, Privileges: ts, Idempotent: method == http.MethodPost,
-			Serve: f, Missing: a.b.System == nil || a.b.Store == nil}
+			Serve: f, Missing: a.b.System == nil}
 	}
 	return []httpapi.Route{
 		r(http.MethodPost, "/sms", a.sendSMS), // chosen: send test SMS
