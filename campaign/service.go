@@ -57,6 +57,7 @@ func ListSpec() msgkit.ListSpec {
 type Service struct {
 	store   Store
 	lists   ListChecker
+	runs    Runs
 	clock   msgkit.Clock
 	newUUID func() string
 }
@@ -68,6 +69,45 @@ func NewService(store Store, lists ListChecker, clock msgkit.Clock, newUUID func
 		newUUID = uuid.NewString
 	}
 	return &Service{store: store, lists: lists, clock: clock, newUUID: newUUID}
+}
+
+// WithRuns returns a copy of s that reads campaigns' tasks and messages
+// from runs (Tasks, Messages): a platform that runs campaigns keeps them.
+func (s *Service) WithRuns(runs Runs) *Service {
+	c := *s
+	c.runs = runs
+	return &c
+}
+
+// HasRuns reports whether s reads campaigns' runs (WithRuns).
+func (s *Service) HasRuns() bool { return s != nil && s.runs != nil }
+
+// CodeRunsNotKept is the code of a call for campaigns' runs on a service
+// that reads none (see WithRuns).
+const CodeRunsNotKept = "runs_not_kept"
+
+func (s *Service) runsKept() error {
+	if s.runs == nil {
+		return msgkit.New(msgkit.Unavailable, CodeRunsNotKept, "this platform keeps no campaign runs")
+	}
+	return nil
+}
+
+// Tasks lists the tasks of the tenant's campaign by scheduled time.
+func (s *Service) Tasks(ctx context.Context, tenant msgkit.ServiceUUID, campaign string) ([]Task, error) {
+	if err := s.runsKept(); err != nil {
+		return nil, err
+	}
+	return s.runs.Tasks(ctx, tenant, campaign)
+}
+
+// Messages lists up to limit of the messages of the tenant's campaign,
+// by task, then contact UUID.
+func (s *Service) Messages(ctx context.Context, tenant msgkit.ServiceUUID, campaign string, limit int) ([]Message, error) {
+	if err := s.runsKept(); err != nil {
+		return nil, err
+	}
+	return s.runs.Messages(ctx, tenant, campaign, limit)
 }
 
 // Create makes a campaign from in, or clones in.CloneUUID with in's

@@ -40,8 +40,8 @@ func cdsFamily(opts httpapi.Options, st contactsStore, cs campaignStore) family 
 		people = contacts.NewService(contacts.Stores{Contacts: st, Catalog: st, Imports: st}, nil, nil)
 		b.Contacts = people
 		if cs != nil {
-			svc = campaign.NewService(cs, st, nil, nil)
-			b.Campaigns, b.Runs = svc, cs
+			svc = campaign.NewService(cs, st, nil, nil).WithRuns(cs)
+			b.Campaigns = svc
 		}
 	}
 	f := family{name: "cds", api: map[string]http.Handler{cdsapi.BasePath: cdsapi.Handler(opts, b)},

@@ -214,9 +214,10 @@ func statusInput(body map[string]json.RawMessage) (campaign.Status, error) {
 	return campaign.Status(strings.TrimSpace(*status)), nil
 }
 
-// checkRuns refuses fields tasks and messages without Backend.Runs.
+// checkRuns refuses fields tasks and messages when the campaign service
+// reads no runs.
 func (a *api) checkRuns(embed map[string]bool) error {
-	if len(embed) > 0 && a.b.Runs == nil {
+	if len(embed) > 0 && !a.b.Campaigns.HasRuns() {
 		return msgkit.Invalidf(msgkit.CodeInvalidQuery, "fields", "fields tasks and messages show campaign runs, which this platform does not keep")
 	}
 	return nil
@@ -232,7 +233,7 @@ func (a *api) embedRuns(ctx context.Context, svc msgkit.ServiceUUID, c *campaign
 		c.Messages = []messageJSON{}
 	}
 	if embed["tasks"] {
-		ts, err := a.b.Runs.Tasks(ctx, svc, c.UUID)
+		ts, err := a.b.Campaigns.Tasks(ctx, svc, c.UUID)
 		if err != nil {
 			return err
 		}
@@ -241,7 +242,7 @@ func (a *api) embedRuns(ctx context.Context, svc msgkit.ServiceUUID, c *campaign
 		}
 	}
 	if embed["messages"] {
-		ms, err := a.b.Runs.Messages(ctx, svc, c.UUID, limit)
+		ms, err := a.b.Campaigns.Messages(ctx, svc, c.UUID, limit)
 		if err != nil {
 			return err
 		}

@@ -73,7 +73,7 @@ func newCampaignEnv(t *testing.T) *campaignEnv {
 		n++
 		return campaignN(n)
 	})
-	b := Backend{Contacts: contacts.NewService(contacts.Stores{Contacts: st, Catalog: st}, clk.Now, nil), Campaigns: svc, Runs: db.Campaigns()}
+	b := Backend{Contacts: contacts.NewService(contacts.Stores{Contacts: st, Catalog: st}, clk.Now, nil), Campaigns: svc.WithRuns(db.Campaigns())}
 	e := &env{h: c.Handler(t, Handler(f.Opts, b)), tokenA: f.Token(t, httpapitest.ClientID), tokenB: f.Token(t, newsB)}
 	return &campaignEnv{env: e, clock: clk, db: db}
 }

@@ -21,7 +21,7 @@
 // interest members and the import are served by Backend.Contacts (a
 // contacts.Service, which picks ids and times and holds the rules);
 // campaigns by Backend.Campaigns (a campaign.Service), their runs read
-// from Backend.Runs. A handler reads the path and query, decodes the body,
+// through it (campaign.Service.WithRuns). A handler reads the path and query, decodes the body,
 // calls one service method and encodes its answer. An operation whose
 // service the Backend lacks, or whose records its contacts.Service does
 // not keep (no catalog, no import), answers, once authentication, tenancy
@@ -144,8 +144,8 @@
 //     scheduled_dt, status, recipients, sent, failed, created_dt,
 //     finished_dt}, messages {task_id, contact_uuid, address, status,
 //     msg_id, error, updated_dt}, up to 1000 messages for a campaign and
-//     100 for each campaign of a listing's page. Without Backend.Runs
-//     these fields are refused (400), rather than answered empty.
+//     100 for each campaign of a listing's page. When the campaign service
+//     reads no runs these fields are refused (400), rather than answered empty.
 //   - The listing takes the listing engine's parameters over
 //     campaign.ListSpec(): filters on sending_type, status, schedule_type, name,
 //     created_dt, updated_dt, next_dt and last_dt (attribute=value or

@@ -25,7 +25,7 @@ func FuzzHandlerBodies(f *testing.F) {
 		db := memstore.New()
 		st := db.Contacts()
 		svc := campaign.NewService(db.Campaigns(), st, httpapitest.NewClock().Now, nil)
-		b := Backend{Contacts: contacts.NewService(contacts.Stores{Contacts: st, Catalog: st, Imports: st}, nil, nil), Campaigns: svc, Runs: db.Campaigns()}
+		b := Backend{Contacts: contacts.NewService(contacts.Stores{Contacts: st, Catalog: st, Imports: st}, nil, nil), Campaigns: svc.WithRuns(db.Campaigns())}
 		httpapitest.CheckBodies(t, spec(&api{b: b}), body, httpapitest.BodyOptions{Skip: []string{"POST " + BasePath + "services/{serviceUuid}/cds/imports"},
 			ID: "0b6a3d4e-8f1c-4c2a-9a51-3f0e2d1c4b5a"})
 	})

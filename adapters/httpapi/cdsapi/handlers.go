@@ -29,11 +29,10 @@ type Backend struct {
 	// none (HasImports).
 	Contacts *contacts.Service
 	// Campaigns keeps the campaigns; the campaign routes answer 501
-	// while it is nil. It has a clock and UUIDs of its own.
+	// while it is nil. It has a clock and UUIDs of its own. Without runs
+	// (campaign.Service.WithRuns) the fields tasks and messages are
+	// refused (400).
 	Campaigns *campaign.Service
-	// Runs reads campaigns' tasks and messages (fields tasks and
-	// messages); without it those fields are refused (400).
-	Runs campaign.Runs
 }
 
 type api struct {
