@@ -90,3 +90,66 @@ func TestHTTPFamiliesStayApart(t *testing.T) {
 		}
 	}
 }
+
+// imports runs go list on pattern and returns each package's direct
+// imports, tests excluded.
+func imports(t *testing.T, pattern string) map[string][]string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}:{{join .Imports " "}}`, pattern).Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	importsOf := map[string][]string{}
+	for line := range strings.Lines(string(out)) {
+		pkg, is, _ := strings.Cut(strings.TrimSpace(line), ":")
+		importsOf[pkg] = strings.Fields(is)
+	}
+	return importsOf
+}
+
+// matches reports whether pkg is pattern, or with pattern "x/..." whether
+// pkg is x or a package under it (as the go command reads patterns).
+func matches(pkg, pattern string) bool {
+	if root, ok := strings.CutSuffix(pattern, "/..."); ok {
+		return within(pkg, root)
+	}
+	return pkg == pattern
+}
+
+// Pure cores do no I/O: each imports none of the packages its rule names,
+// and of the module only what it lists, and nothing it depends on reaches
+// net/http or a database driver.
+func TestPureCoresStayPure(t *testing.T) {
+	const mod = "github.com/msgkit/msgkit"
+	noIO := []string{"context", "net", "net/http/...", "os/...", "io/...", "log/...", "database/...", "syscall", "github.com/jackc/pgx/..."}
+	rules := []struct {
+		pkg    string
+		not    []string // import patterns it may not import
+		module []string // the module's packages it may import
+	}{
+		// The encodings of short messages: septets, parts and PDUs.
+		{mod + "/sms/gsm", noIO, []string{mod}},
+	}
+	_, depsOf := deps(t, mod+"/...")
+	importsOf := imports(t, mod+"/...")
+	for _, r := range rules {
+		is, ok := importsOf[r.pkg]
+		if !ok {
+			t.Errorf("go list does not know %s", r.pkg)
+			continue
+		}
+		for _, imp := range is {
+			if slices.ContainsFunc(r.not, func(p string) bool { return matches(imp, p) }) {
+				t.Errorf("%s imports %s", r.pkg, imp)
+			}
+			if within(imp, mod) && !slices.Contains(r.module, imp) {
+				t.Errorf("%s imports %s; of the module it may import only %v", r.pkg, imp, r.module)
+			}
+		}
+		for _, dep := range depsOf[r.pkg] {
+			if matches(dep, "net/http/...") || matches(dep, "github.com/jackc/pgx/...") {
+				t.Errorf("%s depends on %s", r.pkg, dep)
+			}
+		}
+	}
+}

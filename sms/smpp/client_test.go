@@ -19,6 +19,7 @@ import (
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/sms"
+	"github.com/msgkit/msgkit/sms/gsm"
 	"github.com/msgkit/msgkit/sms/smpp"
 	"github.com/msgkit/msgkit/sms/smpp/smppsim"
 )
@@ -130,7 +131,7 @@ func (e *env) waitBound(t *testing.T, n int) {
 }
 
 func part(id string, num int, text string) sms.OutboundPart {
-	return sms.OutboundPart{MsgID: sms.MessageID(id), PartNum: num, NumParts: 1, Sender: sms.Sender{Value: "msgkit"}, Receiver: "+38640123456", DCS: sms.DCSGSM, Text: text,
+	return sms.OutboundPart{MsgID: sms.MessageID(id), PartNum: num, NumParts: 1, Sender: sms.Sender{Value: "msgkit"}, Receiver: "+38640123456", DCS: gsm.DCSGSM, Text: text,
 		ExpiresAt: time.Date(2026, 11, 25, 10, 30, 0, 0, time.UTC)}
 }
 
@@ -187,10 +188,10 @@ func TestSendAndReceipt(t *testing.T) {
 // 8-bit data with its ports (WAP push to 2948); long messages tied by an
 // 8-bit or 16-bit reference in the header or by the SAR parameters.
 func TestCodings(t *testing.T) {
-	long := func(dcs sms.DCS, text string) []sms.OutboundPart {
+	long := func(dcs gsm.DCS, text string) []sms.OutboundPart {
 		return []sms.OutboundPart{
-			{MsgID: "long", PartNum: 0, NumParts: 2, Sender: sms.Sender{Value: "4915550000", Numeric: true}, Receiver: "+4915123", DCS: dcs, Text: text, UDH: sms.UDH{Ref: 7, Total: 2, Seq: 1}},
-			{MsgID: "long", PartNum: 1, NumParts: 2, Sender: sms.Sender{Value: "4915550000", Numeric: true}, Receiver: "+4915123", DCS: dcs, Text: text, UDH: sms.UDH{Ref: 7, Total: 2, Seq: 2}},
+			{MsgID: "long", PartNum: 0, NumParts: 2, Sender: sms.Sender{Value: "4915550000", Numeric: true}, Receiver: "+4915123", DCS: dcs, Text: text, UDH: gsm.UDH{Ref: 7, Total: 2, Seq: 1}},
+			{MsgID: "long", PartNum: 1, NumParts: 2, Sender: sms.Sender{Value: "4915550000", Numeric: true}, Receiver: "+4915123", DCS: dcs, Text: text, UDH: gsm.UDH{Ref: 7, Total: 2, Seq: 2}},
 		}
 	}
 	for _, c := range []struct {
@@ -199,7 +200,7 @@ func TestCodings(t *testing.T) {
 		parts []sms.OutboundPart
 		check func(t *testing.T, sms []*smpp.SubmitSM)
 	}{
-		{"UCS-2 flash", smpp.Config{}, []sms.OutboundPart{{MsgID: "u", Sender: sms.Sender{Value: "12345", Numeric: true}, Receiver: "+38640123456", DCS: sms.DCSUCS, Text: "Привет 😀", Flash: true}},
+		{"UCS-2 flash", smpp.Config{}, []sms.OutboundPart{{MsgID: "u", Sender: sms.Sender{Value: "12345", Numeric: true}, Receiver: "+38640123456", DCS: gsm.DCSUCS, Text: "Привет 😀", Flash: true}},
 			func(t *testing.T, s []*smpp.SubmitSM) {
 				want := []byte{0x04, 0x1F, 0x04, 0x40, 0x04, 0x38, 0x04, 0x32, 0x04, 0x35, 0x04, 0x42, 0x00, 0x20, 0xD8, 0x3D, 0xDE, 0x00}
 				if s[0].DataCoding != 0x18 || !slices.Equal(s[0].Message, want) || s[0].Source != (smpp.Address{TON: 3, NPI: 0, Addr: "12345"}) {
@@ -214,14 +215,14 @@ func TestCodings(t *testing.T) {
 					t.Errorf("% x", s[0].Message)
 				}
 			}},
-		{"WAP push", smpp.Config{}, []sms.OutboundPart{{MsgID: "w", Sender: sms.Sender{Value: "msgkit"}, Receiver: "+38640123456", DCS: sms.DCSBinary, Data: []byte{0x01, 0x06}, UDH: sms.UDH{DstPort: 2948, SrcPort: 9200}}},
+		{"WAP push", smpp.Config{}, []sms.OutboundPart{{MsgID: "w", Sender: sms.Sender{Value: "msgkit"}, Receiver: "+38640123456", DCS: gsm.DCSBinary, Data: []byte{0x01, 0x06}, UDH: gsm.UDH{DstPort: 2948, SrcPort: 9200}}},
 			func(t *testing.T, s []*smpp.SubmitSM) {
 				want := []byte{0x06, 0x05, 0x04, 0x0B, 0x84, 0x23, 0xF0, 0x01, 0x06}
 				if s[0].DataCoding != 0x04 || s[0].ESMClass != 0x40 || !slices.Equal(s[0].Message, want) {
 					t.Errorf("%x %x % x", s[0].DataCoding, s[0].ESMClass, s[0].Message)
 				}
 			}},
-		{"UDH 8-bit", smpp.Config{}, long(sms.DCSGSM, "ab"),
+		{"UDH 8-bit", smpp.Config{}, long(gsm.DCSGSM, "ab"),
 			func(t *testing.T, s []*smpp.SubmitSM) {
 				for i, sm := range s {
 					want := []byte{0x05, 0x00, 0x03, 7, 2, byte(i + 1), 'a', 'b'}
@@ -230,7 +231,7 @@ func TestCodings(t *testing.T) {
 					}
 				}
 			}},
-		{"UDH 16-bit", smpp.Config{Concat: smpp.ConcatUDH16}, long(sms.DCSUCS, "é"),
+		{"UDH 16-bit", smpp.Config{Concat: smpp.ConcatUDH16}, long(gsm.DCSUCS, "é"),
 			func(t *testing.T, s []*smpp.SubmitSM) {
 				ref := s[0].Message[3:5]
 				for i, sm := range s {
@@ -240,7 +241,7 @@ func TestCodings(t *testing.T) {
 					}
 				}
 			}},
-		{"SAR", smpp.Config{Concat: smpp.ConcatSAR}, long(sms.DCSGSM, "ab"),
+		{"SAR", smpp.Config{Concat: smpp.ConcatSAR}, long(gsm.DCSGSM, "ab"),
 			func(t *testing.T, s []*smpp.SubmitSM) {
 				ref0, _ := s[0].TLVs.Uint(smpp.TagSarMsgRefNum)
 				for i, sm := range s {

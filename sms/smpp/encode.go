@@ -8,6 +8,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/msgkit/msgkit/sms"
+	"github.com/msgkit/msgkit/sms/gsm"
 )
 
 // Concat is how the parts of a long message say that they belong
@@ -77,23 +78,23 @@ func (c *Client) submitOf(p sms.OutboundPart) (*SubmitSM, error) {
 		sm.ESMClass |= ESMClassUDHI
 	}
 	switch p.DCS {
-	case sms.DCSUCS:
+	case gsm.DCSUCS:
 		sm.DataCoding = CodingUCS2
 		msg := append([]byte(nil), hdr...)
 		for _, u := range utf16.Encode([]rune(p.Text)) {
 			msg = binary.BigEndian.AppendUint16(msg, u)
 		}
 		sm.Message = msg
-	case sms.DCSBinary:
+	case gsm.DCSBinary:
 		sm.DataCoding = CodingBinary
 		sm.Message = append(append([]byte(nil), hdr...), p.Data...)
 	default:
-		codes, err := sms.GSMCodes(nil, p.Text)
+		codes, err := gsm.AppendCodes(nil, p.Text)
 		if err != nil {
 			return nil, err
 		}
 		if c.cfg.GSMPacked {
-			sm.Message = sms.PackGSM(hdr, codes)
+			sm.Message = gsm.Pack(hdr, codes)
 		} else {
 			sm.Message = append(append([]byte(nil), hdr...), codes...)
 		}
