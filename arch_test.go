@@ -129,6 +129,9 @@ func TestPureCoresStayPure(t *testing.T) {
 	}{
 		// The encodings of short messages: septets, parts and PDUs.
 		{mod + "/sms/gsm", noIO, []string{mod}},
+		// The SMPP 3.4 codec: it reads PDUs from an io.Reader and
+		// dials nothing.
+		{mod + "/sms/smpp/pdu", []string{"context", "net", "net/http/...", "os/...", "log/...", "database/...", "syscall", "github.com/jackc/pgx/..."}, nil},
 	}
 	_, depsOf := deps(t, mod+"/...")
 	importsOf := imports(t, mod+"/...")
