@@ -1,7 +1,11 @@
 package msgkit_test
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -159,6 +163,58 @@ func TestPureCoresStayPure(t *testing.T) {
 			if matches(dep, "net/http/...") || matches(dep, "github.com/jackc/pgx/...") {
 				t.Errorf("%s depends on %s", r.pkg, dep)
 			}
+		}
+	}
+}
+
+// Outbound HTTP clients live with the guarded dialer (adapters/egress):
+// the HTTP kit and its families make no requests of their own (no
+// http.Client, Transport or request of theirs; the kit imports no egress,
+// a family may, for the codes of its clients' failures), and egress
+// knows no HTTP family.
+func TestOutboundClientsLiveInEgress(t *testing.T) {
+	const kit, egress = "github.com/msgkit/msgkit/adapters/httpapi", "github.com/msgkit/msgkit/adapters/egress"
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}:{{.Dir}}:{{join .GoFiles " "}}`, kit+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	importsOf := imports(t, "github.com/msgkit/msgkit/adapters/...")
+	clients := []string{"Client", "Transport", "NewRequest", "NewRequestWithContext", "DefaultClient", "DefaultTransport", "Get", "Post", "PostForm", "Head"}
+	checked := 0
+	for line := range strings.Lines(string(out)) {
+		pkg, rest, _ := strings.Cut(strings.TrimSpace(line), ":")
+		dir, files, _ := strings.Cut(rest, ":")
+		if strings.HasSuffix(pkg, "test") {
+			continue // test helpers call handlers as clients do
+		}
+		checked++
+		if pkg == kit && slices.Contains(importsOf[pkg], egress) {
+			t.Errorf("%s imports %s", pkg, egress)
+		}
+		fset := token.NewFileSet()
+		for _, name := range strings.Fields(files) {
+			f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				sel, ok := n.(*ast.SelectorExpr)
+				if !ok {
+					return true
+				}
+				if x, isIdent := sel.X.(*ast.Ident); isIdent && x.Name == "http" && slices.Contains(clients, sel.Sel.Name) {
+					t.Errorf("%s: http.%s: outbound clients live in %s", fset.Position(sel.Pos()), sel.Sel.Name, egress)
+				}
+				return true
+			})
+		}
+	}
+	if checked < 6 {
+		t.Fatalf("checked %d packages of the kit; go list found too few", checked)
+	}
+	for _, imp := range importsOf[egress] {
+		if within(imp, kit) {
+			t.Errorf("%s imports %s", egress, imp)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/adapters/egress"
 	"github.com/msgkit/msgkit/adapters/httpapi"
 	"github.com/msgkit/msgkit/uiproxy"
 )
@@ -27,7 +28,7 @@ func serve(h func(w http.ResponseWriter, r *http.Request) error) http.Handler {
 
 // customerCodes are the codes of a customer call that failed: the
 // customer's fault or its network's, answered 502.
-var customerCodes = []string{CodeUnreachable, CodeAddressRefused, CodeStatus, CodeTooLarge, CodeRedirect, uiproxy.CodeBadAnswer}
+var customerCodes = []string{egress.CodeUnreachable, egress.CodeAddressRefused, egress.CodeStatus, egress.CodeTooLarge, egress.CodeRedirect, uiproxy.CodeBadAnswer}
 
 func badGateway(err error) error {
 	if msgkit.KindOf(err) == msgkit.Unavailable && slices.Contains(customerCodes, msgkit.CodeOf(err)) {
