@@ -1,7 +1,11 @@
 package msgkit_test
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -87,6 +91,130 @@ func TestHTTPFamiliesStayApart(t *testing.T) {
 					t.Errorf("%s imports the family %s", pkg, dep)
 				}
 			}
+		}
+	}
+}
+
+// imports runs go list on pattern and returns each package's direct
+// imports, tests excluded.
+func imports(t *testing.T, pattern string) map[string][]string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}:{{join .Imports " "}}`, pattern).Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	importsOf := map[string][]string{}
+	for line := range strings.Lines(string(out)) {
+		pkg, is, _ := strings.Cut(strings.TrimSpace(line), ":")
+		importsOf[pkg] = strings.Fields(is)
+	}
+	return importsOf
+}
+
+// matches reports whether pkg is pattern, or with pattern "x/..." whether
+// pkg is x or a package under it (as the go command reads patterns).
+func matches(pkg, pattern string) bool {
+	if root, ok := strings.CutSuffix(pattern, "/..."); ok {
+		return within(pkg, root)
+	}
+	return pkg == pattern
+}
+
+// Pure cores do no I/O: each imports none of the packages its rule names,
+// and of the module only what it lists, and nothing it depends on reaches
+// net/http or a database driver.
+func TestPureCoresStayPure(t *testing.T) {
+	const mod = "github.com/msgkit/msgkit"
+	noIO := []string{"context", "net", "net/http/...", "os/...", "io/...", "log/...", "database/...", "syscall", "github.com/jackc/pgx/..."}
+	// readers is noIO for a package that reads what its caller opens
+	// (io.Reader, io.ReaderAt) and opens nothing itself.
+	readers := []string{"context", "net", "net/http/...", "os/...", "io/fs", "log/...", "database/...", "syscall", "github.com/jackc/pgx/..."}
+	rules := []struct {
+		pkg    string
+		not    []string // import patterns it may not import
+		module []string // the module's packages it may import
+	}{
+		// The encodings of short messages: septets, parts and PDUs.
+		{mod + "/sms/gsm", noIO, []string{mod}},
+		// The SMPP 3.4 codec: it reads PDUs from an io.Reader and
+		// dials nothing.
+		{mod + "/sms/smpp/pdu", readers, nil},
+		// The office file checks: formats, not uploads; finance calls
+		// them, never the other way.
+		{mod + "/finance/officefile", readers, nil},
+	}
+	_, depsOf := deps(t, mod+"/...")
+	importsOf := imports(t, mod+"/...")
+	for _, r := range rules {
+		is, ok := importsOf[r.pkg]
+		if !ok {
+			t.Errorf("go list does not know %s", r.pkg)
+			continue
+		}
+		for _, imp := range is {
+			if slices.ContainsFunc(r.not, func(p string) bool { return matches(imp, p) }) {
+				t.Errorf("%s imports %s", r.pkg, imp)
+			}
+			if within(imp, mod) && !slices.Contains(r.module, imp) {
+				t.Errorf("%s imports %s; of the module it may import only %v", r.pkg, imp, r.module)
+			}
+		}
+		for _, dep := range depsOf[r.pkg] {
+			if matches(dep, "net/http/...") || matches(dep, "github.com/jackc/pgx/...") {
+				t.Errorf("%s depends on %s", r.pkg, dep)
+			}
+		}
+	}
+}
+
+// Outbound HTTP clients live with the guarded dialer (adapters/egress):
+// the HTTP kit and its families make no requests of their own (no
+// http.Client, Transport or request of theirs; the kit imports no egress,
+// a family may, for the codes of its clients' failures), and egress
+// knows no HTTP family.
+func TestOutboundClientsLiveInEgress(t *testing.T) {
+	const kit, egress = "github.com/msgkit/msgkit/adapters/httpapi", "github.com/msgkit/msgkit/adapters/egress"
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}:{{.Dir}}:{{join .GoFiles " "}}`, kit+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	importsOf := imports(t, "github.com/msgkit/msgkit/adapters/...")
+	clients := []string{"Client", "Transport", "NewRequest", "NewRequestWithContext", "DefaultClient", "DefaultTransport", "Get", "Post", "PostForm", "Head"}
+	checked := 0
+	for line := range strings.Lines(string(out)) {
+		pkg, rest, _ := strings.Cut(strings.TrimSpace(line), ":")
+		dir, files, _ := strings.Cut(rest, ":")
+		if strings.HasSuffix(pkg, "test") {
+			continue // test helpers call handlers as clients do
+		}
+		checked++
+		if pkg == kit && slices.Contains(importsOf[pkg], egress) {
+			t.Errorf("%s imports %s", pkg, egress)
+		}
+		fset := token.NewFileSet()
+		for _, name := range strings.Fields(files) {
+			f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				sel, ok := n.(*ast.SelectorExpr)
+				if !ok {
+					return true
+				}
+				if x, isIdent := sel.X.(*ast.Ident); isIdent && x.Name == "http" && slices.Contains(clients, sel.Sel.Name) {
+					t.Errorf("%s: http.%s: outbound clients live in %s", fset.Position(sel.Pos()), sel.Sel.Name, egress)
+				}
+				return true
+			})
+		}
+	}
+	if checked < 6 {
+		t.Fatalf("checked %d packages of the kit; go list found too few", checked)
+	}
+	for _, imp := range importsOf[egress] {
+		if within(imp, kit) {
+			t.Errorf("%s imports %s", egress, imp)
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/segmentation"
 	"github.com/msgkit/msgkit/sms"
+	"github.com/msgkit/msgkit/sms/gsm"
 )
 
 // Channel is a campaign's sending_type.
@@ -81,7 +82,7 @@ type Campaign struct {
 	Schedule Schedule
 	Template string
 	// Parts is how many SMS parts one message of an sms template takes
-	// (sms.CountText); 0 for other channels.
+	// (gsm.CountText); 0 for other channels.
 	Parts     int
 	Webpush   WebpushContent
 	Sender    string
@@ -222,7 +223,7 @@ func Fill(c *Campaign, in Input, creating bool, now time.Time) error {
 	case strings.ContainsFunc(c.Template, func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\r' && r != '\t' }):
 		p.add("template", "template must not hold control characters other than tabs and line breaks")
 	case c.Channel == SMS:
-		n, err := sms.CountText(c.Template, sms.DCSAuto)
+		n, err := gsm.CountText(c.Template, gsm.DCSAuto)
 		if err != nil {
 			p.add("template", "template cannot be sent as SMS: "+msgkit.MessageOf(err))
 		} else {

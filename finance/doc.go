@@ -148,6 +148,9 @@
 //     file order (at most three passes). RTF or HTML saved as .doc or
 //     .xls is refused.
 //
+// Package finance/officefile checks the structures; this package keeps
+// the rules of the upload (formats, size, refusals) and the store.
+//
 // The signature is checked before anything is stored. A file refused
 // after storing is deleted; a failed Put stores nothing (the BlobStore
 // contract). The record keeps the client's base name (filename, without

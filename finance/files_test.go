@@ -18,6 +18,7 @@ import (
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/finance"
 	"github.com/msgkit/msgkit/finance/financetest"
+	"github.com/msgkit/msgkit/finance/officefile/officefiletest"
 )
 
 // memBlobs is an in-memory finance.BlobStore, the fake of these tests.
@@ -149,7 +150,7 @@ var (
 	sampleJPEG = financetest.SampleFile(".jpg", 0)
 	samplePNG  = financetest.SampleFile(".png", 0)
 	// An Excel 5/95 workbook keeps its sheets in Book.
-	sampleXLS95 = financetest.CompoundFile{Root: []string{"Book"}}.Bytes()
+	sampleXLS95 = officefiletest.CompoundFile{Root: []string{"Book"}}.Bytes()
 	exe         = append([]byte("MZ\x90\x00\x03\x00\x00\x00"), make([]byte, 100)...)
 )
 
@@ -182,9 +183,9 @@ func TestReceiveAccepts(t *testing.T) {
 		// wraps around.
 		{"big.docx", financetest.SampleFile(".docx", 1<<20+12345), finance.Received{Filename: "big.docx", StoredName: "big.docx", Ext: ".docx", ContentType: ctDOCX}},
 		// Part names are case-insensitive.
-		{"upper.docx", financetest.OfficeZip(0, "WORD/Document.XML"), finance.Received{Filename: "upper.docx", StoredName: "upper.docx", Ext: ".docx", ContentType: ctDOCX}},
+		{"upper.docx", officefiletest.Zip(0, "WORD/Document.XML"), finance.Received{Filename: "upper.docx", StoredName: "upper.docx", Ext: ".docx", ContentType: ctDOCX}},
 		// A Word file with an Excel chart embedded is a Word file.
-		{"chart.doc", financetest.CompoundFile{Root: []string{"WordDocument"}, Storages: map[string][]string{"ObjectPool": {"Workbook"}}}.Bytes(),
+		{"chart.doc", officefiletest.CompoundFile{Root: []string{"WordDocument"}, Storages: map[string][]string{"ObjectPool": {"Workbook"}}}.Bytes(),
 			finance.Received{Filename: "chart.doc", StoredName: "chart.doc", Ext: ".doc", ContentType: "application/msword"}},
 	}
 	for _, tc := range tests {
@@ -240,16 +241,16 @@ func TestReceiveRefuses(t *testing.T) {
 		{"an exe named .doc", "invoice.doc", exe},
 		{"an exe named .docx", "invoice.docx", exe},
 		{"a JPEG header cut short", "scan.jpg", []byte{0xFF, 0xD8}},
-		{"a ZIP without word/document.xml named .docx", "invoice.docx", financetest.OfficeZip(0, "[Content_Types].xml", "word/styles.xml")},
+		{"a ZIP without word/document.xml named .docx", "invoice.docx", officefiletest.Zip(0, "[Content_Types].xml", "word/styles.xml")},
 		{"an xlsx named .docx", "invoice.docx", sampleXLSX},
 		{"a docx named .xlsx", "invoice.xlsx", sampleDOCX},
-		{"a document.xml elsewhere", "invoice.docx", financetest.OfficeZip(0, "other/word/document.xml")},
+		{"a document.xml elsewhere", "invoice.docx", officefiletest.Zip(0, "other/word/document.xml")},
 		{"a ZIP header then garbage", "invoice.docx", append([]byte("PK\x03\x04"), make([]byte, 5000)...)},
-		{"a ZIP directory too large to check", "invoice.docx", financetest.OfficeZip(0, manyEntries...)},
+		{"a ZIP directory too large to check", "invoice.docx", officefiletest.Zip(0, manyEntries...)},
 		{"a Word file named .xls", "invoice.xls", sampleDOC},
 		{"an Excel file named .doc", "invoice.doc", sampleXLS},
-		{"an installer named .doc", "setup.doc", financetest.CompoundFile{Root: []string{"\x05SummaryInformation", "!_StringData"}}.Bytes()},
-		{"Workbook only below the root", "sheet.xls", financetest.CompoundFile{Storages: map[string][]string{"ObjectPool": {"Workbook"}}}.Bytes()},
+		{"an installer named .doc", "setup.doc", officefiletest.CompoundFile{Root: []string{"\x05SummaryInformation", "!_StringData"}}.Bytes()},
+		{"Workbook only below the root", "sheet.xls", officefiletest.CompoundFile{Storages: map[string][]string{"ObjectPool": {"Workbook"}}}.Bytes()},
 		{"an OLE2 header alone", "invoice.doc", sampleDOC[:512]},
 		{"an OLE2 header cut short", "invoice.xls", sampleXLS[:100]},
 		{"an OLE2 signature then garbage", "invoice.doc", append(slices.Clone(sampleDOC[:8]), make([]byte, 4000)...)},
@@ -392,19 +393,19 @@ func TestReceiveCompoundLayouts(t *testing.T) {
 	}
 	tests := []struct {
 		name      string
-		file      financetest.CompoundFile
+		file      officefiletest.CompoundFile
 		opens     int
 		wantError bool
 	}{
-		{"version 4", financetest.CompoundFile{Version: 4, Root: []string{"WordDocument"}}, 0, false},
-		{"version 4, large", financetest.CompoundFile{Version: 4, Root: []string{"WordDocument"}, Pad: 9 << 20}, 1, false},
-		{"version 4, scattered", financetest.CompoundFile{Version: 4, Root: many, Pad: 9 << 20, Scatter: true}, 2, false},
-		{"many entries", financetest.CompoundFile{Root: many}, 0, false},
-		{"many entries, scattered", financetest.CompoundFile{Root: many, Pad: 1 << 20, Scatter: true}, 2, false},
-		{"with a DIFAT sector", financetest.CompoundFile{Root: many, Pad: 9 << 20}, 2, false},
-		{"with a DIFAT sector, scattered", financetest.CompoundFile{Root: many, Pad: 9 << 20, Scatter: true}, 3, false},
-		{"small, scattered", financetest.CompoundFile{Root: many, Scatter: true}, 0, false},
-		{"Word below the root only", financetest.CompoundFile{Root: many[1:], Storages: map[string][]string{"Embedded": {"WordDocument"}}, Pad: 1 << 20, Scatter: true}, 2, true},
+		{"version 4", officefiletest.CompoundFile{Version: 4, Root: []string{"WordDocument"}}, 0, false},
+		{"version 4, large", officefiletest.CompoundFile{Version: 4, Root: []string{"WordDocument"}, Pad: 9 << 20}, 1, false},
+		{"version 4, scattered", officefiletest.CompoundFile{Version: 4, Root: many, Pad: 9 << 20, Scatter: true}, 2, false},
+		{"many entries", officefiletest.CompoundFile{Root: many}, 0, false},
+		{"many entries, scattered", officefiletest.CompoundFile{Root: many, Pad: 1 << 20, Scatter: true}, 2, false},
+		{"with a DIFAT sector", officefiletest.CompoundFile{Root: many, Pad: 9 << 20}, 2, false},
+		{"with a DIFAT sector, scattered", officefiletest.CompoundFile{Root: many, Pad: 9 << 20, Scatter: true}, 3, false},
+		{"small, scattered", officefiletest.CompoundFile{Root: many, Scatter: true}, 0, false},
+		{"Word below the root only", officefiletest.CompoundFile{Root: many[1:], Storages: map[string][]string{"Embedded": {"WordDocument"}}, Pad: 1 << 20, Scatter: true}, 2, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -559,7 +560,7 @@ func TestReceiveStoreFailures(t *testing.T) {
 		t.Parallel()
 		s := faultyBlobs{memBlobs: newMemBlobs(), openErr: down}
 		// The FAT at the start, past the head window: read back.
-		content := financetest.CompoundFile{Root: []string{"WordDocument"}, Pad: 1 << 20}.Bytes()
+		content := officefiletest.CompoundFile{Root: []string{"WordDocument"}, Pad: 1 << 20}.Bytes()
 		_, err := finance.Receive(t.Context(), s, key, "invoice.doc", bytes.NewReader(content))
 		if msgkit.KindOf(err) != msgkit.Internal || msgkit.CodeOf(err) != finance.CodeFileStorage {
 			t.Errorf("error %v, want Internal %s", err, finance.CodeFileStorage)
@@ -605,8 +606,8 @@ func FuzzReceive(f *testing.F) {
 	}{
 		{"a.pdf", samplePDF}, {"a.doc", sampleDOC}, {"a.xls", sampleXLS}, {"a.docx", sampleDOCX},
 		{"a.xlsx", sampleXLSX}, {"a.jpg", sampleJPEG}, {"a.png", samplePNG}, {"a.pdf", samplePNG},
-		{"a.doc", financetest.CompoundFile{Version: 4, Root: []string{"WordDocument"}}.Bytes()},
-		{"a.xls", financetest.CompoundFile{Root: []string{"Workbook"}, Storages: map[string][]string{"S": {"Book"}}}.Bytes()},
+		{"a.doc", officefiletest.CompoundFile{Version: 4, Root: []string{"WordDocument"}}.Bytes()},
+		{"a.xls", officefiletest.CompoundFile{Root: []string{"Workbook"}, Storages: map[string][]string{"S": {"Book"}}}.Bytes()},
 		{"C:\\x\\CON.Docx", sampleXLSX}, {"", nil}, {"\u202e.png", samplePNG},
 	} {
 		f.Add(seed.content, seed.name)

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/msgkit/msgkit/sms/gsm"
 )
 
 // DefaultValidity is how long the network tries to deliver a part unless the
@@ -51,10 +53,10 @@ func (a Account) validity() time.Duration {
 }
 
 func (a Account) maxParts() int {
-	if a.MaxParts > 0 && a.MaxParts < MaxParts {
+	if a.MaxParts > 0 && a.MaxParts < gsm.MaxParts {
 		return a.MaxParts
 	}
-	return MaxParts
+	return gsm.MaxParts
 }
 
 // PriceFor returns the price of one part to the receiver: the longest

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/sms/gsm"
 )
 
 // Code is a submission error code of the bulk SMS interface
@@ -110,12 +111,18 @@ func (c Code) FieldErrorf(field, format string, args ...any) *msgkit.Error {
 	return e.WithField(field, e.Message, "")
 }
 
-// CodeOf returns the submission code carried by err. An error without
-// one is RC_BAD_PARAMETER_VALUE (112) when it is Invalid (a store refusing
-// a value: bad input is never 101) and CodeApplicationError (101)
-// otherwise: anything unclassified is an internal failure.
+// CodeOf returns the submission code carried by err. An error of package
+// sms/gsm gets the code the interface has for its failure (encodingCodes).
+// An error without one is RC_BAD_PARAMETER_VALUE (112) when it is Invalid
+// (a store refusing a value: bad input is never 101) and
+// CodeApplicationError (101) otherwise: anything unclassified is an
+// internal failure.
 func CodeOf(err error) Code {
-	n, convErr := strconv.Atoi(msgkit.CodeOf(err))
+	code := msgkit.CodeOf(err)
+	if c, ok := encodingCodes[code]; ok {
+		return c
+	}
+	n, convErr := strconv.Atoi(code)
 	if convErr != nil || !Code(n).Valid() {
 		if msgkit.KindOf(err) == msgkit.Invalid {
 			return CodeBadParameterValue
@@ -123,4 +130,14 @@ func CodeOf(err error) Code {
 		return CodeApplicationError
 	}
 	return Code(n)
+}
+
+// encodingCodes gives the submission code of each failure of package
+// sms/gsm, whose errors the gateway passes on as they are.
+var encodingCodes = map[string]Code{
+	gsm.CodeMissing:       CodeMissingMandatoryParam,
+	gsm.CodeBadContent:    CodeBadContentFormat,
+	gsm.CodeNotInAlphabet: CodeEncodingError,
+	gsm.CodeTooManyParts:  CodeConcatError,
+	gsm.CodeBadValue:      CodeBadParameterValue,
 }

@@ -1,9 +1,10 @@
-// Package sms is the bulk SMS domain of msgkit. Its pure core turns a text
-// or a WAP push into the physical messages a network carries (SplitText,
-// CountText, SplitWSI), validates senders and receivers, and holds the
-// vocabulary of the bulk SMS interface: submission error codes, delivery
-// report events, masks and error codes, and the delivery state machine
-// (Step). None of that does I/O.
+// Package sms is the bulk SMS domain of msgkit. Its pure core validates
+// senders and receivers and holds the vocabulary of the bulk SMS
+// interface: submission error codes, delivery report events, masks and
+// error codes, and the delivery state machine (Step). None of that does
+// I/O. Turning a text or a WAP push into the physical messages a network
+// carries is package sms/gsm's (SplitText, CountText, SplitWSI); the
+// gateway applies it to every submission.
 //
 // Around the core, three services run on storage the caller provides: the
 // Gateway accepts submissions (checks, charging, saving and queueing the
@@ -18,59 +19,17 @@
 //
 // # Encoding and splitting
 //
-// Text is sent in the GSM 03.38 default alphabet (3GPP TS 23.038 6.2.1) or
-// in UCS-2. The characters of the extension table — [ \ ] ^ { | } ~, form
-// feed and € — are sent as the escape septet plus a code and cost two
-// septets; so does the escape character U+001B itself (as escape + escape),
-// as the bulk SMS interface says.
-//
-// One message carries 140 octets of user data: 160 septets or 70 UTF-16
-// units. A longer text is split into concatenated parts, each led by a
-// 6-octet user data header (3GPP TS 23.040 9.2.3.24.1, 8-bit reference),
-// leaving 153 septets or 67 units. Parts are packed greedily, but an escape
-// pair is never split (a part may hold 152 septets), nor is a UTF-16
-// surrogate pair (a UCS-2 part may hold 66 units). More than 255 parts is
-// RC_CONCAT_ERROR (115).
-//
-// Choices where the interface is silent:
-//   - dcs is case-insensitive; an empty dcs or "auto" chooses GSM when every
-//     character is in the alphabet and UCS otherwise.
-//   - With dcs GSM, 'ç' is sent as 'Ç' (0x09), as established gateways do,
-//     and the part's text shows 'Ç'. Auto mode keeps 'ç' exact by choosing
-//     UCS. Any other character outside the alphabet with dcs GSM is
-//     RC_ENCODING_ERROR (102); nothing is transliterated silently.
-//   - UCS-2 lengths are UTF-16 code units: a character outside the BMP
-//     (most emoji) counts two, which is what handsets reassemble.
-//   - An empty text is RC_MISSING_MANDATORY_PARAMETER (110); text that is
-//     not valid UTF-8 is RC_BAD_CONTENT_FORMAT (109).
-//   - A part's Text is what the phone shows; re-assembling the parts gives
-//     back the customer's text (with ç as Ç under dcs GSM).
-//   - The concatenation reference is chosen by the caller, so that splitting
-//     stays a pure function.
-//
-// CountText gives the coding, the number of parts and the units without
-// allocating, for pricing and quick checks; SplitText agrees with it, and
-// SplitTextInto splits into a slice the caller reuses (the gateway's parts
-// live on its stack). UCS-2 text is checked, counted and split in one pass:
-// on amd64 with AVX2, 32 bytes an instruction (UTF-8 checked by nibble
-// lookups as Keiser and Lemire do it), elsewhere eight bytes at a time (the
-// build tag purego forces that path).
-// `go run ./examples/splitbench -rounds 5` compares both with the node
-// package split-sms on the texts of BenchmarkCountText and
-// BenchmarkSplitText.
-//
-// # WAP push
-//
-// A message of type wsi is a WAP Push Service Indication: SplitWSI encodes
-// <si><indication href="url">title</indication></si> in WBXML 1.2
-// (WAP-192-WBXML) with the SI 1.0 tokens (WAP-167-ServiceInd), wraps it in
-// a connectionless WSP Push PDU (WAP-230-WSP) with Content-Type
-// application/vnd.wap.sic and X-Wap-Application-Id wml.ua, and carries it in
-// 8-bit parts addressed to port 2948 from port 9200 (WAP-259-WDP; 3GPP TS
-// 23.040 9.2.3.24.4 application port addressing, 9.2.3.24.1 concatenation).
-// One part holds 133 octets after its 7-octet header; concatenated parts
-// hold 128 after a 12-octet header. The comment at the top of wsi.go lists
-// the specifications followed and the choices made; DecodeWSI reads it back.
+// Package sms/gsm encodes and splits (its doc has the rules: the GSM 03.38
+// alphabet, UCS-2, concatenation, WAP push). This package adds what the
+// interface says about it:
+//   - dcs is case-insensitive (ParseDCS); an empty dcs or "auto" is
+//     gsm.DCSAuto, which chooses GSM when every character is in the
+//     alphabet and UCS otherwise.
+//   - The errors of sms/gsm answer with the submission codes: CodeOf gives
+//     gsm.CodeMissing 110, gsm.CodeBadContent 109, gsm.CodeNotInAlphabet
+//     102, gsm.CodeTooManyParts 115 and gsm.CodeBadValue 112.
+//   - A text holding NUL (U+0000) is RC_BAD_CONTENT_FORMAT (109) whatever
+//     the coding: no handset shows it and a store may not keep it.
 //
 // # Delivery state machine
 //

@@ -2,36 +2,17 @@ package sms_test
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/sms"
+	"github.com/msgkit/msgkit/sms/gsm"
 )
 
-func ExampleSplitText() {
-	m, err := sms.SplitText(strings.Repeat("a", 152)+"[bbbbbbbbbb", sms.DCSAuto, 42)
-	if err != nil {
-		panic(err)
-	}
-	for _, p := range m.Parts {
-		fmt.Printf("%v part %d/%d ref %d: %d septets, UDH % x\n", m.DCS, p.UDH.Seq, p.UDH.Total, p.UDH.Ref, p.Units, p.UDH.Bytes())
-	}
-	// Output:
-	// GSM part 1/2 ref 42: 152 septets, UDH 05 00 03 2a 02 01
-	// GSM part 2/2 ref 42: 12 septets, UDH 05 00 03 2a 02 02
-}
-
-func ExampleCountText() {
-	for _, text := range []string{strings.Repeat("€", 81), "Grüße 😀", "français"} {
-		c, _ := sms.CountText(text, sms.DCSAuto)
-		fmt.Printf("%v %d parts, %d units\n", c.DCS, c.Parts, c.Units)
-	}
-	_, err := sms.CountText("hi 😀", sms.DCSGSM)
+func ExampleCodeOf() {
+	// The errors of sms/gsm answer with the interface's submission codes.
+	_, err := gsm.CountText("hi 😀", gsm.DCSGSM)
 	fmt.Println(sms.CodeOf(err), sms.CodeOf(err).Name(), msgkit.MessageOf(err))
 	// Output:
-	// GSM 2 parts, 162 units
-	// UCS 1 parts, 8 units
-	// UCS 1 parts, 8 units
 	// 102 RC_ENCODING_ERROR character '😀' (U+1F600) at byte 3 is not in the GSM 03.38 alphabet; use dcs UCS
 }
 

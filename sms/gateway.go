@@ -21,6 +21,7 @@ import (
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/idempotency"
 	"github.com/msgkit/msgkit/secret"
+	"github.com/msgkit/msgkit/sms/gsm"
 	"github.com/shopspring/decimal"
 	"golang.org/x/crypto/bcrypt"
 	"golang.org/x/sync/singleflight"
@@ -391,7 +392,7 @@ func (g *Gateway) accept(ctx context.Context, acct Account, sub Submission, id M
 	if err != nil {
 		return Accepted{}, err
 	}
-	var room [8]Part // the parts of most messages, on the stack
+	var room [8]gsm.Part // the parts of most messages, on the stack
 	split, err := splitContent(room[:0], m.Type, sub)
 	if err != nil {
 		return Accepted{}, err
@@ -580,25 +581,25 @@ func parseDLR(mask *int64, rawURL string) (DLRMask, string, error) {
 
 // splitContent turns a submission's content of type typ (already
 // checked) into parts, with a fresh concatenation reference; the parts of
-// a text are written into parts (see SplitTextInto).
-func splitContent(parts []Part, typ string, sub Submission) (Message, error) {
+// a text are written into parts (see gsm.SplitTextInto).
+func splitContent(parts []gsm.Part, typ string, sub Submission) (gsm.Message, error) {
 	var ref [1]byte
 	rand.Read(ref[:])
 	if typ == TypeWSI {
 		if sub.URL == "" {
-			return Message{}, CodeMissingMandatoryParam.FieldErrorf("url", "url is missing")
+			return gsm.Message{}, CodeMissingMandatoryParam.FieldErrorf("url", "url is missing")
 		}
-		return SplitWSI(sub.URL, sub.Title, ref[0])
+		return gsm.SplitWSI(sub.URL, sub.Title, ref[0])
 	}
 	dcs, err := ParseDCS(sub.DCS)
 	if err != nil {
-		return Message{}, err
+		return gsm.Message{}, err
 	}
 	if strings.IndexByte(sub.Text, 0) >= 0 {
 		// U+0000 is not in the GSM alphabet, no handset shows it in UCS-2,
 		// and a store may not be able to keep it: one answer for every
 		// coding and store.
-		return Message{}, CodeBadContentFormat.FieldErrorf("text", "text holds a NUL character (U+0000)")
+		return gsm.Message{}, CodeBadContentFormat.FieldErrorf("text", "text holds a NUL character (U+0000)")
 	}
-	return SplitTextInto(parts, sub.Text, dcs, ref[0])
+	return gsm.SplitTextInto(parts, sub.Text, dcs, ref[0])
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/msgkittest"
 	"github.com/msgkit/msgkit/sms"
+	"github.com/msgkit/msgkit/sms/gsm"
 	"github.com/shopspring/decimal"
 	"golang.org/x/crypto/bcrypt"
 )
@@ -126,8 +127,8 @@ func TestSubmitAccepted(t *testing.T) {
 		t.Fatalf("a transmitter round handed over %d parts, %v; want the 2 queued", n, err)
 	}
 	want := []sms.OutboundPart{
-		{MsgID: acc.MsgID, PartNum: 0, NumParts: 2, Sender: m.Sender, Receiver: m.Receiver, DCS: sms.DCSGSM, Flash: true, Text: m.Parts[0].Text, UDH: m.Parts[0].UDH, ExpiresAt: m.ExpiresAt},
-		{MsgID: acc.MsgID, PartNum: 1, NumParts: 2, Sender: m.Sender, Receiver: m.Receiver, DCS: sms.DCSGSM, Flash: true, Text: m.Parts[1].Text, UDH: m.Parts[1].UDH, ExpiresAt: m.ExpiresAt},
+		{MsgID: acc.MsgID, PartNum: 0, NumParts: 2, Sender: m.Sender, Receiver: m.Receiver, DCS: gsm.DCSGSM, Flash: true, Text: m.Parts[0].Text, UDH: m.Parts[0].UDH, ExpiresAt: m.ExpiresAt},
+		{MsgID: acc.MsgID, PartNum: 1, NumParts: 2, Sender: m.Sender, Receiver: m.Receiver, DCS: gsm.DCSGSM, Flash: true, Text: m.Parts[1].Text, UDH: m.Parts[1].UDH, ExpiresAt: m.ExpiresAt},
 	}
 	if diff := cmp.Diff(want, f.up.parts); diff != "" {
 		t.Errorf("upstream got (-want +got):\n%s", diff)
@@ -139,7 +140,7 @@ func TestSubmitAccepted(t *testing.T) {
 	if err != nil || acc.NumParts != 1 {
 		t.Fatalf("wsi: %+v, %v", acc, err)
 	}
-	if m, _ := f.store.Message(t.Context(), acc.MsgID); m.DCS != sms.DCSBinary || m.Parts[0].UDH.DstPort != 2948 || !m.PartPrice.Equal(decimal.RequireFromString("0.07")) {
+	if m, _ := f.store.Message(t.Context(), acc.MsgID); m.DCS != gsm.DCSBinary || m.Parts[0].UDH.DstPort != 2948 || !m.PartPrice.Equal(decimal.RequireFromString("0.07")) {
 		t.Errorf("wsi record %+v", m)
 	}
 }

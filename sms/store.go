@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/sms/gsm"
 	"github.com/shopspring/decimal"
 )
 
@@ -16,7 +17,7 @@ type MessageRecord struct {
 	Type        string // "text" or "wsi"
 	Sender      Sender
 	Receiver    MSISDN
-	DCS         DCS
+	DCS         gsm.DCS
 	Flash       bool
 	DLRMask     DLRMask
 	DLRURL      string
@@ -35,7 +36,7 @@ type PartRecord struct {
 	Text      string
 	Data      []byte
 	Units     int
-	UDH       UDH
+	UDH       gsm.UDH
 	State     PartState
 	ErrorCode DLRError
 	UpdatedAt time.Time

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/sms/gsm"
 )
 
 // MessageID identifies an accepted message; it is the msgId of the 202
@@ -19,11 +20,11 @@ type OutboundPart struct {
 	NumParts  int
 	Sender    Sender
 	Receiver  MSISDN
-	DCS       DCS
+	DCS       gsm.DCS
 	Flash     bool // class 0: shown at once, not stored by the phone
 	Text      string
 	Data      []byte // DCSBinary parts
-	UDH       UDH
+	UDH       gsm.UDH
 	ExpiresAt time.Time // end of the validity period
 }
 

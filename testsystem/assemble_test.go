@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/msgkit/msgkit/sms"
+	"github.com/msgkit/msgkit/sms/gsm"
 	"pgregory.net/rapid"
 )
 
@@ -14,27 +15,27 @@ import (
 // message in, joining them gives back the text that was split, in its
 // coding, with one PDU per part in part order.
 func TestAssembleJoinsWhatSplitCut(t *testing.T) {
-	gsm := []rune("abcdefghijklmnopqrstuvwxyzABC 0123456789.,!?@£$¥èéùìòÇØøÅåΔ_ΦΓΛΩΠΨΣΘΞ^{}\\[~]|€ÆæßÉÄÖÑÜ§¿äöñüà\n")
+	gsm7 := []rune("abcdefghijklmnopqrstuvwxyzABC 0123456789.,!?@£$¥èéùìòÇØøÅåΔ_ΦΓΛΩΠΨΣΘΞ^{}\\[~]|€ÆæßÉÄÖÑÜ§¿äöñüà\n")
 	ucs := []rune("абвгдеёжзийклмнопрстуфхцчшщъыьэюя αβγδ ąęłńśźż 中文测试 📱🚀 ")
 	rapid.Check(t, func(t *rapid.T) {
-		alphabet := gsm
+		alphabet := gsm7
 		if rapid.Bool().Draw(t, "ucs") {
-			alphabet = append(slices.Clone(gsm), ucs...)
+			alphabet = append(slices.Clone(gsm7), ucs...)
 		}
 		n := rapid.IntRange(1, 900).Draw(t, "length")
 		text := string(rapid.SliceOfN(rapid.SampledFrom(alphabet), n, n).Draw(t, "text"))
-		m, err := sms.SplitText(text, sms.DCSAuto, rapid.Uint8().Draw(t, "ref"))
+		m, err := gsm.SplitText(text, gsm.DCSAuto, rapid.Uint8().Draw(t, "ref"))
 		if err != nil {
 			t.Fatalf("%v", err)
 		}
 		at := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
 		var got []sms.Received
 		for i, p := range m.Parts {
-			d := sms.Deliver{SMSC: "+447802000332", Sender: sms.Sender{Value: "RouteTest"}, DCS: m.DCS, SCTS: at, Text: p.Text}
+			d := gsm.Deliver{SMSC: "+447802000332", Sender: gsm.Address{Value: "RouteTest"}, DCS: m.DCS, SCTS: at, Text: p.Text}
 			if p.UDH.Total > 0 {
-				d.Concat = sms.Concat{Ref: uint16(p.UDH.Ref), Total: p.UDH.Total, Seq: p.UDH.Seq}
+				d.Concat = gsm.Concat{Ref: uint16(p.UDH.Ref), Total: p.UDH.Total, Seq: p.UDH.Seq}
 			}
-			pdu, err := sms.EncodeDeliver(d)
+			pdu, err := gsm.EncodeDeliver(d)
 			if err != nil {
 				t.Fatalf("part %d: %v", i, err)
 			}
@@ -64,14 +65,14 @@ func TestAssembleJoinsWhatSplitCut(t *testing.T) {
 // Parts of a message not all received are left out; a part that does
 // not decode is skipped.
 func TestAssembleIncomplete(t *testing.T) {
-	m, err := sms.SplitText("x"+string(slices.Repeat([]byte("y"), 300)), sms.DCSGSM, 7)
+	m, err := gsm.SplitText("x"+string(slices.Repeat([]byte("y"), 300)), gsm.DCSGSM, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []sms.Received
 	for _, p := range m.Parts[1:] {
-		pdu, err := sms.EncodeDeliver(sms.Deliver{Sender: sms.Sender{Value: "A"}, DCS: m.DCS, SCTS: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
-			Concat: sms.Concat{Ref: 7, Total: p.UDH.Total, Seq: p.UDH.Seq}, Text: p.Text})
+		pdu, err := gsm.EncodeDeliver(gsm.Deliver{Sender: gsm.Address{Value: "A"}, DCS: m.DCS, SCTS: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
+			Concat: gsm.Concat{Ref: 7, Total: p.UDH.Total, Seq: p.UDH.Seq}, Text: p.Text})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -28,7 +28,7 @@
 // UNDELIVERED when a part is, else the furthest state of a part on its
 // way. System.Step (Run calls it periodically) asks the Probe what each
 // handset received since the messages were sent, decodes the SMS-DELIVER
-// PDUs (sms.DecodeDeliver), joins concatenated parts, and matches a
+// PDUs (gsm.DecodeDeliver), joins concatenated parts, and matches a
 // receipt to its message by the message's mark: 8 letters and digits the
 // text carries, which survive a route that rewrites the rest. Then:
 //

@@ -8,6 +8,7 @@ import (
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/sms"
+	"github.com/msgkit/msgkit/sms/gsm"
 	"github.com/shopspring/decimal"
 )
 
@@ -88,7 +89,7 @@ type Received struct {
 	At       time.Time // when the last part arrived
 	Sender   string
 	Text     string
-	DCS      sms.DCS
+	DCS      gsm.DCS
 	Network  string // MCC and MNC the handset is on
 	Operator string // name of Network's operator, "" when unknown
 	SMSC     string // E.164 with '+'
@@ -115,7 +116,7 @@ type Result struct {
 	MCCMNC                   string
 	Receiver                 sms.MSISDN // the handset; "" when the operator has none
 
-	DCS      sms.DCS
+	DCS      gsm.DCS
 	NumParts int
 	Sender   string
 	Text     string

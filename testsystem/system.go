@@ -17,6 +17,7 @@ import (
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/sms"
+	"github.com/msgkit/msgkit/sms/gsm"
 	"github.com/msgkit/msgkit/testsystem/testtext"
 	"github.com/shopspring/decimal"
 )
@@ -425,7 +426,7 @@ func (s *System) parts(r *Result, now time.Time) ([]sms.OutboundPart, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := sms.SplitText(r.Text, r.DCS, uint8(s.opts.Rand()))
+	m, err := gsm.SplitText(r.Text, r.DCS, uint8(s.opts.Rand()))
 	if err != nil {
 		return nil, err
 	}
@@ -684,7 +685,7 @@ func assemble(got []sms.Received, log *slog.Logger) []Received {
 		total  uint8
 	}
 	type partial struct {
-		parts []*sms.Deliver
+		parts []*gsm.Deliver
 		raw   [][]byte
 		at    time.Time
 		net   string
@@ -694,19 +695,19 @@ func assemble(got []sms.Received, log *slog.Logger) []Received {
 	open := map[key]*partial{}
 	var keys []key
 	for _, g := range got {
-		d, err := sms.DecodeDeliver(g.PDU)
+		d, err := gsm.DecodeDeliver(g.PDU)
 		if err != nil {
 			log.Warn("testsystem: a handset received an undecodable PDU", "err", err)
 			continue
 		}
 		if d.Concat.Total <= 1 {
-			out = append(out, received(g, []*sms.Deliver{&d}, [][]byte{g.PDU}))
+			out = append(out, received(g, []*gsm.Deliver{&d}, [][]byte{g.PDU}))
 			continue
 		}
 		k := key{d.Sender.Value, d.Concat.Ref, d.Concat.Total}
 		p := open[k]
 		if p == nil {
-			p = &partial{parts: make([]*sms.Deliver, d.Concat.Total), raw: make([][]byte, d.Concat.Total)}
+			p = &partial{parts: make([]*gsm.Deliver, d.Concat.Total), raw: make([][]byte, d.Concat.Total)}
 			open[k] = p
 			keys = append(keys, k)
 		}
@@ -730,7 +731,7 @@ func assemble(got []sms.Received, log *slog.Logger) []Received {
 }
 
 // received is the receipt of a whole message.
-func received(g sms.Received, parts []*sms.Deliver, raw [][]byte) Received {
+func received(g sms.Received, parts []*gsm.Deliver, raw [][]byte) Received {
 	var text strings.Builder
 	for _, p := range parts {
 		text.WriteString(p.Text)

@@ -12,6 +12,7 @@ import (
 	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/msgkittest"
 	"github.com/msgkit/msgkit/sms"
+	"github.com/msgkit/msgkit/sms/gsm"
 	"github.com/msgkit/msgkit/sms/simnet"
 	"github.com/msgkit/msgkit/testsystem"
 	"github.com/msgkit/msgkit/testsystem/testsystemtest"
@@ -161,7 +162,7 @@ func TestSessionOverSimnet(t *testing.T) {
 	if len(honest.ReceivedServicePDUParts) != 1 || honest.ReceivedServicePDU == "" {
 		t.Errorf("honest route PDUs: %v", honest.ReceivedServicePDUParts)
 	}
-	d, err := sms.DecodeDeliver(hexBytes(t, honest.ReceivedServicePDU))
+	d, err := gsm.DecodeDeliver(hexBytes(t, honest.ReceivedServicePDU))
 	if err != nil || d.SMSC != "+447802000332" || d.Text != honest.Text {
 		t.Errorf("the stored PDU decodes to %+v, %v", d, err)
 	}

@@ -1,6 +1,9 @@
 // Package egress is the one way msgkit connects to addresses that
-// customers supply: delivery report URLs, campaign webhooks, test system
-// callbacks and the UI proxy's calls to customer APIs. It closes them to
+// customers supply (delivery report URLs, campaign webhooks, test system
+// callbacks, the UI proxy's calls to customer APIs), and holds the clients
+// that go out through it: ReportPoster (delivery reports, campaign
+// webhooks, test system callbacks) and Fetcher (the UI proxy's calls to
+// customer APIs). It closes them to
 // server-side request forgery by default: a customer's URL must not reach
 // the operator's loopback, private networks or the cloud's metadata
 // service (169.254.169.254).
@@ -43,4 +46,38 @@
 //   - A host ending in a number follows the WHATWG URL standard: one
 //     trailing dot is allowed, and "example.123" is refused rather than
 //     sent to DNS.
+//
+// # Delivery reports
+//
+// ReportPoster posts delivery reports for the sms Dispatcher (and
+// campaign webhooks, campaign.WebhookSender): 2xx is
+// delivered; 408, 429, 5xx, timeouts and connection errors are retried;
+// other answers are refused for good. Redirects 301, 302, 307 and 308 are
+// followed, at most 3 of them, each with the same POST, headers and body
+// (http.Client would turn a 301 or 302 into a GET without body, so the
+// poster follows them itself); a fourth redirect, one without a usable
+// http or https Location, and the other 3xx answers (300, 303, 304, ...)
+// are refused for good. The per-attempt timeout covers all the hops.
+//
+// Every hop is dialled through this package's Dialer with
+// ReportPosterOptions.Policy, checked on the address actually dialled,
+// after DNS: by default loopback, private, link-local, CGNAT, multicast and
+// the other special-purpose ranges are refused, in any spelling of the
+// URL's host (0x7f.1, 2130706433, [::ffff:127.0.0.1]), so a customer's
+// dlrUrl, or a redirect it answers, cannot reach the operator's own
+// networks or the cloud's metadata service, whatever DNS says. A refused
+// address is refused for good (code dlr_forbidden), not retried. Policy
+// Allow opens ranges (development: loopback); Forbid adds ranges and wins.
+//
+// # UI proxy calls
+//
+// Fetcher calls a customer API for the UI proxy (uiproxy.Fetcher) through
+// a Dialer with FetcherOptions.Policy: every address dialled, redirects
+// included, is checked. Redirects are followed to the same scheme and
+// host only (a token sent in a header must not travel elsewhere), at most
+// three. The dial, the TLS handshake, the answer's headers and the whole
+// call (the component's timeout) are bounded, and so is the answer's
+// size. Its failures carry the codes the uiproxy family answers 502 with
+// (CodeUnreachable, CodeAddressRefused, CodeStatus, CodeTooLarge,
+// CodeRedirect).
 package egress

@@ -259,24 +259,6 @@
 // returns the logger AccessLog put in the request context. GET /readyz
 // pings Options.Pinger within 2 seconds.
 //
-// # Delivery reports
-//
-// ReportPoster posts delivery reports for the sms Dispatcher: 2xx is
-// delivered; 408, 429, 5xx, timeouts and connection errors are retried;
-// other answers are refused for good. Redirects 301, 302, 307 and 308 are
-// followed, at most 3 of them, each with the same POST, headers and body
-// (http.Client would turn a 301 or 302 into a GET without body, so the
-// poster follows them itself); a fourth redirect, one without a usable
-// http or https Location, and the other 3xx answers (300, 303, 304, ...)
-// are refused for good. The per-attempt timeout covers all the hops.
-//
-// Every hop is dialled through package egress with
-// ReportPosterOptions.Policy, checked on the address actually dialled,
-// after DNS: by default loopback, private, link-local, CGNAT, multicast and
-// the other special-purpose ranges are refused, in any spelling of the
-// URL's host (0x7f.1, 2130706433, [::ffff:127.0.0.1]), so a customer's
-// dlrUrl, or a redirect it answers, cannot reach the operator's own
-// networks or the cloud's metadata service, whatever DNS says. A refused
-// address is refused for good (code dlr_forbidden), not retried. Policy
-// Allow opens ranges (development: loopback); Forbid adds ranges and wins.
+// The kit holds no outbound client: the delivery report poster and the
+// UI proxy's fetcher live with the guarded dialer in adapters/egress.
 package httpapi

@@ -14,6 +14,7 @@ import (
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/finance"
 	"github.com/msgkit/msgkit/finance/financetest"
+	"github.com/msgkit/msgkit/finance/officefile/officefiletest"
 )
 
 func TestBlobStore(t *testing.T) {
@@ -154,7 +155,7 @@ func TestBlobDeletedWhileRead(t *testing.T) {
 func TestBlobReceive(t *testing.T) {
 	t.Parallel()
 	s := newTestDB(t).Blobs()
-	content := financetest.CompoundFile{Root: []string{"WordDocument"}, Pad: 2 << 20}.Bytes()
+	content := officefiletest.CompoundFile{Root: []string{"WordDocument"}, Pad: 2 << 20}.Bytes()
 	got, err := finance.Receive(t.Context(), s, "invoices/1/files/1", "invoice.doc", bytes.NewReader(content))
 	if err != nil || got.Size != int64(len(content)) {
 		t.Fatalf("Receive: %+v, %v", got, err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/sms"
+	"github.com/msgkit/msgkit/sms/gsm"
 )
 
 // claimPartsSQL leases queued parts in one statement, as claimSQL leases
@@ -74,7 +75,7 @@ func (s *SMSStore) ClaimParts(ctx context.Context, now time.Time, lease time.Dur
 		)
 		err = row.Scan(&q.MsgID, &q.PartNum, &numParts, &q.Sender.Value, &q.Sender.Numeric, &receiver, &dcs, &q.Flash, &q.ExpiresAt,
 			&q.Text, &q.Data, &ref, &total, &seq, &dstPort, &srcPort, &attempts)
-		q.NumParts, q.Receiver, q.DCS = int(numParts), sms.MSISDN(receiver), sms.DCS(c.uint8("dcs", dcs))
+		q.NumParts, q.Receiver, q.DCS = int(numParts), sms.MSISDN(receiver), gsm.DCS(c.uint8("dcs", dcs))
 		q.UDH = c.udh(ref, total, seq, dstPort, srcPort)
 		q.ExpiresAt, q.Attempts, q.LeaseUntil = q.ExpiresAt.UTC(), int(attempts), until
 		return q, err
@@ -122,7 +123,7 @@ func (s *SMSStore) HandedParts(ctx context.Context, now time.Time, after sms.Par
 			)
 			err = row.Scan(&q.MsgID, &q.PartNum, &numParts, &q.Sender.Value, &q.Sender.Numeric, &receiver, &dcs, &q.Flash, &q.ExpiresAt,
 				&q.Text, &q.Data, &ref, &total, &seq, &dstPort, &srcPort)
-			q.NumParts, q.Receiver, q.DCS = int(numParts), sms.MSISDN(receiver), sms.DCS(c.uint8("dcs", dcs))
+			q.NumParts, q.Receiver, q.DCS = int(numParts), sms.MSISDN(receiver), gsm.DCS(c.uint8("dcs", dcs))
 			q.UDH, q.ExpiresAt = c.udh(ref, total, seq, dstPort, srcPort), q.ExpiresAt.UTC()
 			return q, err
 		})

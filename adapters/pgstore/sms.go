@@ -18,6 +18,7 @@ import (
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/sms"
+	"github.com/msgkit/msgkit/sms/gsm"
 )
 
 var (
@@ -435,7 +436,7 @@ func (r *messageRow) record(id sms.MessageID, c *conversion) sms.MessageRecord {
 	m := r.m
 	m.ID = id
 	m.Receiver = sms.MSISDN(r.receiver)
-	m.DCS = sms.DCS(c.uint8("dcs", r.dcs))
+	m.DCS = gsm.DCS(c.uint8("dcs", r.dcs))
 	m.DLRMask = sms.DLRMask(c.uint8("dlr_mask", r.dlrMask))
 	m.PartPrice = c.numeric("part_price", r.partPrice)
 	m.Charged = c.numeric("charged", r.charged)
@@ -546,8 +547,8 @@ func (c *conversion) uint16(column string, v int32) uint16 {
 }
 
 // udh reads a part's header columns.
-func (c *conversion) udh(ref, total, seq int16, dstPort, srcPort int32) sms.UDH {
-	return sms.UDH{
+func (c *conversion) udh(ref, total, seq int16, dstPort, srcPort int32) gsm.UDH {
+	return gsm.UDH{
 		Ref: c.uint8("udh_ref", ref), Total: c.uint8("udh_total", total), Seq: c.uint8("udh_seq", seq),
 		DstPort: c.uint16("dst_port", dstPort), SrcPort: c.uint16("src_port", srcPort),
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/sms"
+	"github.com/msgkit/msgkit/sms/gsm"
 	"github.com/msgkit/msgkit/sms/smstest"
 )
 
@@ -183,13 +184,13 @@ func TestSMSMessageRoundTripExact(t *testing.T) {
 	// escape it would decode.
 	m.Custom = []byte("{ \"z\":1,\n\"a\" : \"\\u00fc\", \"z\": 2 }")
 	m.Sender = sms.Sender{Value: "4915112345678", Numeric: true}
-	m.DCS, m.DLRMask, m.Flash = sms.DCSBinary, sms.MaxDLRMask, false
+	m.DCS, m.DLRMask, m.Flash = gsm.DCSBinary, sms.MaxDLRMask, false
 	m.Parts = []sms.PartRecord{ // out of order: Message sorts by Num
-		{Num: 2, Data: []byte{}, Units: 0, UDH: sms.UDH{Ref: 255, Total: 3, Seq: 3, DstPort: 65535, SrcPort: 9200},
+		{Num: 2, Data: []byte{}, Units: 0, UDH: gsm.UDH{Ref: 255, Total: 3, Seq: 3, DstPort: 65535, SrcPort: 9200},
 			State: sms.StateRejected, ErrorCode: sms.DLRRepeatedSubmission, UpdatedAt: t1.Add(time.Second)},
-		{Num: 0, Text: "ŽŠČ €", Data: []byte{0x00, 0xff, 0x00}, Units: 133, UDH: sms.UDH{Ref: 255, Total: 3, Seq: 1, DstPort: 2948, SrcPort: 9200},
+		{Num: 0, Text: "ŽŠČ €", Data: []byte{0x00, 0xff, 0x00}, Units: 133, UDH: gsm.UDH{Ref: 255, Total: 3, Seq: 1, DstPort: 2948, SrcPort: 9200},
 			State: sms.StateDelivered, UpdatedAt: t1},
-		{Num: 1, Units: 128, UDH: sms.UDH{Ref: 255, Total: 3, Seq: 2}, State: sms.StateBuffered, ErrorCode: sms.DLRAbsentSubscriber},
+		{Num: 1, Units: 128, UDH: gsm.UDH{Ref: 255, Total: 3, Seq: 2}, State: sms.StateBuffered, ErrorCode: sms.DLRAbsentSubscriber},
 	}
 	m.Charged = m.PartPrice.Mul(decimal.NewFromInt(3))
 	if err := s.Accept(ctx, m); err != nil {

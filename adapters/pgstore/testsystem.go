@@ -19,6 +19,7 @@ import (
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/sms"
+	"github.com/msgkit/msgkit/sms/gsm"
 	"github.com/msgkit/msgkit/testsystem"
 )
 
@@ -1144,7 +1145,7 @@ func scanResult(row pgx.Row) (testsystem.Result, error) {
 	}
 	r.Node, r.GateID, r.Gate, r.Category, r.Supplier = d.Node, d.GateID, d.Gate, d.Category, d.Supplier
 	r.OperatorID, r.Operator, r.Country, r.MCCMNC, r.Receiver = d.OperatorID, d.Operator, d.Country, d.MCCMNC, sms.MSISDN(d.Receiver)
-	r.DCS, r.NumParts, r.Sender, r.Text, r.Mark, r.Price, r.Currency = sms.DCS(d.DCS), d.NumParts, d.Sender, d.Text, d.Mark, price, d.Currency
+	r.DCS, r.NumParts, r.Sender, r.Text, r.Mark, r.Price, r.Currency = gsm.DCS(d.DCS), d.NumParts, d.Sender, d.Text, d.Mark, price, d.Currency
 	r.Error, r.SentAt, r.Deadline, r.DLRAt, r.DLRCode = d.Error, d.SentAt.UTC(), d.Deadline.UTC(), d.DLRAt.UTC(), sms.DLRError(d.DLRCode)
 	r.FakeDLR, r.SenderMatch, r.TextMatch = testsystem.Check(d.FakeDLR), testsystem.Check(d.SenderMatch), testsystem.Check(d.TextMatch)
 	r.EncodingMatch, r.DirectRoute, r.NationalSMSC = testsystem.Check(d.EncodingMatch), testsystem.Check(d.DirectRoute), testsystem.Check(d.NationalSMSC)
@@ -1159,7 +1160,7 @@ func scanResult(row pgx.Row) (testsystem.Result, error) {
 	}
 	if rv := d.Received; rv != nil {
 		r.Received = &testsystem.Received{
-			At: rv.At.UTC(), Sender: rv.Sender, Text: rv.Text, DCS: sms.DCS(rv.DCS), Network: rv.Network, Operator: rv.Operator,
+			At: rv.At.UTC(), Sender: rv.Sender, Text: rv.Text, DCS: gsm.DCS(rv.DCS), Network: rv.Network, Operator: rv.Operator,
 			SMSC: rv.SMSC, SMSCOperator: rv.SMSCOperator, SMSCCountry: rv.SMSCCountry, SMSCNetwork: rv.SMSCNetwork, PDUs: rv.PDUs,
 		}
 	}

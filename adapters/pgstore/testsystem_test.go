@@ -15,6 +15,7 @@ import (
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/sms"
+	"github.com/msgkit/msgkit/sms/gsm"
 	"github.com/msgkit/msgkit/testsystem"
 	"github.com/msgkit/msgkit/testsystem/testsystemtest"
 )
@@ -56,7 +57,7 @@ func tsResults(n int, prefix string) []testsystem.Result {
 		rs[i] = testsystem.Result{
 			MsgID: sms.MessageID(fmt.Sprintf("%s%04d", prefix, i)), Seq: i + 1, User: "bob", Node: "n1",
 			GateID: 1, Gate: "alpha-direct", Category: "Direct", Supplier: "Alpha", OperatorID: 4, Operator: "O2 UK",
-			Country: "United Kingdom", MCCMNC: "23410", Receiver: "+447700900001", DCS: sms.DCSGSM, NumParts: 1,
+			Country: "United Kingdom", MCCMNC: "23410", Receiver: "+447700900001", DCS: gsm.DCSGSM, NumParts: 1,
 			Sender: "Tester", Text: "text " + prefix, Mark: "MARK", Price: decimal.RequireFromString("0.0450"),
 			Currency: "EUR", Status: testsystem.StatusQueued, Deadline: tsDay.Add(time.Minute),
 		}
@@ -133,11 +134,11 @@ func TestTestSystemResultRoundTripExact(t *testing.T) {
 	at := time.Date(2026, 11, 24, 10, 30, 1, 123456789, cet)
 	full := testsystem.Result{
 		MsgID: "x1", Seq: 1, User: "bob", Node: "node-ä", GateID: math.MaxInt64, Gate: `g "1" <&>`, Category: "c", Supplier: "s",
-		OperatorID: -3, Operator: "Ö2", Country: "Україна", MCCMNC: "255001", Receiver: "+380501234567", DCS: sms.DCSUCS, NumParts: 3,
+		OperatorID: -3, Operator: "Ö2", Country: "Україна", MCCMNC: "255001", Receiver: "+380501234567", DCS: gsm.DCSUCS, NumParts: 3,
 		Sender: "Sendér", Text: "emoji 😀 \u2028 \\ \"", Mark: "M", Price: decimal.RequireFromString("0.04500"), Currency: "UAH",
 		Status: testsystem.StatusReceived, Error: "upstream said \x00\xff", SentAt: at, Deadline: at.Add(time.Hour),
 		Parts: []sms.PartState{sms.StateBuffered, sms.StateDelivered}, DLRAt: at.Add(time.Second), DLRCode: sms.DLRAbsentSubscriber,
-		Received: &testsystem.Received{At: at.Add(2 * time.Second), Sender: "S\x00", Text: "T \xc3\x28", DCS: sms.DCSUCS, Network: "25501",
+		Received: &testsystem.Received{At: at.Add(2 * time.Second), Sender: "S\x00", Text: "T \xc3\x28", DCS: gsm.DCSUCS, Network: "25501",
 			Operator: "O", SMSC: "+380", SMSCOperator: "SO", SMSCCountry: "SC", SMSCNetwork: "25501",
 			PDUs: [][]byte{{0x00, 0xff}, {}, nil}},
 		FakeDLR: testsystem.Yes, SenderMatch: testsystem.No, TextMatch: testsystem.Yes, EncodingMatch: testsystem.No,

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/msgkit/msgkit/adapters/egress"
-	"github.com/msgkit/msgkit/adapters/httpapi"
 )
 
 // syncBuffer is an output that run writes while the test reads it.
@@ -54,7 +53,7 @@ func TestRun(t *testing.T) {
 	if len(files) != 5 {
 		t.Fatalf("golden reports: %v", files)
 	}
-	poster := httpapi.NewReportPoster(httpapi.ReportPosterOptions{Policy: egress.Policy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}})
+	poster := egress.NewReportPoster(egress.ReportPosterOptions{Policy: egress.Policy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}})
 	for i, f := range append(files, files[0]) {
 		body, err := os.ReadFile(f)
 		if err != nil {

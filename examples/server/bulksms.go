@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/msgkit/msgkit/adapters/httpapi"
+	"github.com/msgkit/msgkit/adapters/egress"
 	"github.com/msgkit/msgkit/adapters/httpapi/bulksmsapi"
 	"github.com/msgkit/msgkit/sms"
 	"github.com/msgkit/msgkit/sms/simnet"
@@ -38,7 +38,7 @@ type bulkSMSOptions struct {
 	Network     simnet.Options
 	Transmitter sms.TransmitterOptions
 	Dispatcher  sms.DispatcherOptions
-	Poster      httpapi.ReportPosterOptions
+	Poster      egress.ReportPosterOptions
 	// AcceptOnly leaves sending and reporting to other replicas sharing
 	// the store: this one accepts, charges and queues, and runs none of
 	// the jobs.
@@ -107,7 +107,7 @@ func newBulkSMS(store smsStore, o bulkSMSOptions) *bulkSMS {
 		smsc:        smsc,
 		smscStore:   o.SMPPStore,
 		transmitter: transmitter,
-		dispatcher:  sms.NewDispatcher(store, httpapi.NewReportPoster(o.Poster), o.Dispatcher),
+		dispatcher:  sms.NewDispatcher(store, egress.NewReportPoster(o.Poster), o.Dispatcher),
 		logger:      o.Logger,
 		acceptOnly:  o.AcceptOnly,
 	}

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/msgkit/msgkit/adapters/egress"
-	"github.com/msgkit/msgkit/adapters/httpapi"
 	"github.com/msgkit/msgkit/adapters/httpapi/bulksmsapi"
 	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/adapters/pgstore"
@@ -90,7 +89,7 @@ func newNode(t *testing.T, store smsStore, clock *msgkittest.Clock, change ...fu
 		},
 		Transmitter: sms.TransmitterOptions{Clock: clock.Now, Jitter: func() float64 { return 0 }},
 		Dispatcher:  sms.DispatcherOptions{Clock: clock.Now, BaseBackoff: time.Second, MaxBackoff: time.Minute, Jitter: func() float64 { return 0 }},
-		Poster:      httpapi.ReportPosterOptions{Policy: egress.Policy{Allow: loopback()}}, // the receivers listen on loopback
+		Poster:      egress.ReportPosterOptions{Policy: egress.Policy{Allow: loopback()}}, // the receivers listen on loopback
 	}
 	for _, c := range change {
 		c(&o)
@@ -439,7 +438,7 @@ func BenchmarkReportDelivery(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	poster := httpapi.NewReportPoster(httpapi.ReportPosterOptions{Policy: egress.Policy{Allow: loopback()}})
+	poster := egress.NewReportPoster(egress.ReportPosterOptions{Policy: egress.Policy{Allow: loopback()}})
 	d := sms.NewDispatcher(store, poster, sms.DispatcherOptions{PerHost: 32, Batch: 500})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/msgkit/msgkit/adapters/blobfs"
+	"github.com/msgkit/msgkit/adapters/egress"
 	"github.com/msgkit/msgkit/adapters/httpapi"
 	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/adapters/pgstore"
@@ -104,7 +105,7 @@ func newPlatform(st stores, cfg config, logger *slog.Logger) platform {
 		Logger:     logger,
 		Gateway:    sms.GatewayOptions{BcryptCost: cfg.bcryptCost, Keys: keys},
 		Network:    demoNetwork(),
-		Poster:     httpapi.ReportPosterOptions{Policy: cfg.dlr},
+		Poster:     egress.ReportPosterOptions{Policy: cfg.dlr},
 		AcceptOnly: !cfg.smsSend,
 		SMPP:       cfg.smpp,
 		SMPPStore:  st.smpp,
@@ -113,7 +114,7 @@ func newPlatform(st stores, cfg config, logger *slog.Logger) platform {
 	if st.campaign != nil {
 		var webhook campaign.Sender
 		if cfg.campaignWebhook != "" {
-			webhook = campaign.WebhookSender{Poster: httpapi.NewReportPoster(httpapi.ReportPosterOptions{Policy: cfg.dlr}), URL: cfg.campaignWebhook}
+			webhook = campaign.WebhookSender{Poster: egress.NewReportPoster(egress.ReportPosterOptions{Policy: cfg.dlr}), URL: cfg.campaignWebhook}
 		}
 		families = append(families, campaignRuns(st.campaign, st.contacts, bulk.gateway, webhook, cfg, logger))
 	}

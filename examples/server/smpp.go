@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/msgkit/msgkit/sms/smpp"
+	"github.com/msgkit/msgkit/sms/smpp/pdu"
 )
 
 // smppFile is the -smpp file: one SMSC connection the bulk SMS gateway
@@ -59,7 +60,7 @@ func loadSMPP(path string, getenv func(string) string) (*smpp.Config, error) {
 	}
 	c := &smpp.Config{
 		Name: f.Name, Addr: f.Addr, SystemID: f.SystemID, Password: password, SystemType: f.SystemType,
-		Range: smpp.Address{Addr: f.AddressRange}, Binds: f.Binds, Receivers: f.Receivers, Window: f.Window,
+		Range: pdu.Address{Addr: f.AddressRange}, Binds: f.Binds, Receivers: f.Receivers, Window: f.Window,
 		GSMPacked: f.GSMPacked, ServiceType: f.ServiceType,
 	}
 	if f.TLS {
@@ -67,9 +68,9 @@ func loadSMPP(path string, getenv func(string) string) (*smpp.Config, error) {
 	}
 	switch f.Mode {
 	case "", "transceiver":
-		c.Mode = smpp.Transceiver
+		c.Mode = pdu.Transceiver
 	case "transmitter":
-		c.Mode = smpp.Transmitter
+		c.Mode = pdu.Transmitter
 	default:
 		return bad("mode must be transceiver or transmitter, not %q", f.Mode)
 	}

@@ -60,7 +60,7 @@ func uiProxyFamily(opts httpapi.Options, st uiproxy.Store, policy egress.Policy)
 		f.api[uiproxyapi.BasePath] = uiproxyapi.Handler(opts, uiproxyapi.Backend{})
 		return f
 	}
-	proxy := uiproxy.NewProxy(st, uiproxyapi.NewFetcher(uiproxyapi.FetcherOptions{Policy: policy}), uiproxy.Options{})
+	proxy := uiproxy.NewProxy(st, egress.NewFetcher(egress.FetcherOptions{Policy: policy}), uiproxy.Options{})
 	f.api[uiproxyapi.BasePath] = uiproxyapi.Handler(opts, uiproxyapi.Backend{
 		Proxy: proxy, Rate: httpapi.RateLimit{Rate: rate.Limit(50), Burst: 100}, Clock: opts.Clock,
 	})

@@ -24,6 +24,7 @@ import (
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/sms"
+	"github.com/msgkit/msgkit/sms/gsm"
 )
 
 func main() {
@@ -84,12 +85,12 @@ func run(args []string, in io.Reader, out io.Writer) error {
 	}
 }
 
-func splitLine(line []byte, dcs sms.DCS, ref uint8) lineOut {
+func splitLine(line []byte, dcs gsm.DCS, ref uint8) lineOut {
 	var text string
 	if err := json.Unmarshal(line, &text); err != nil {
 		return errorOut(sms.CodeBadContentFormat.Errorf("line is not a JSON string"))
 	}
-	m, err := sms.SplitText(text, dcs, ref)
+	m, err := gsm.SplitText(text, dcs, ref)
 	if err != nil {
 		return errorOut(err)
 	}

@@ -1,5 +1,5 @@
-// Command splitbench compares msgkit's splitter (sms.CountText and
-// sms.SplitText) with the node package split-sms on the texts of the sms
+// Command splitbench compares msgkit's splitter (gsm.CountText and
+// gsm.SplitText) with the node package split-sms on the texts of the gsm
 // package's benchmarks (testdata/texts.json): a 160-character GSM text, 1000
 // bytes of GSM text with extension characters, 500 Cyrillic characters and
 // 500 Cyrillic characters with emoji.
@@ -12,8 +12,8 @@
 // (split-sms 0.1.7, pinned by package-lock.json) and the Go benchmarks, and
 // prints the median ns/op of both and node's time over Go's, for counting
 // (split-sms's split with {summary: true}) and splitting: "split" is
-// sms.SplitText, which allocates the parts on every call, "into" is
-// sms.SplitTextInto reusing one slice of parts from call to call, as the
+// gsm.SplitText, which allocates the parts on every call, "into" is
+// gsm.SplitTextInto reusing one slice of parts from call to call, as the
 // gateway splits (its parts on the stack); both against split-sms's split.
 // Without node and npm it prints the Go figures only. Where split-sms splits
 // a text otherwise than msgkit it says so: split-sms ignores the escape
@@ -33,7 +33,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/msgkit/msgkit/sms"
+	"github.com/msgkit/msgkit/sms/gsm"
 )
 
 func main() {
@@ -109,11 +109,11 @@ func run(args []string, out io.Writer) error {
 			}
 		}
 		for i, t := range texts {
-			all[i].goCount = append(all[i].goCount, goNs(func() error { _, err := sms.CountText(t.Text, sms.DCSAuto); return err }))
-			all[i].goSplit = append(all[i].goSplit, goNs(func() error { _, err := sms.SplitText(t.Text, sms.DCSAuto, 1); return err }))
-			var parts []sms.Part
+			all[i].goCount = append(all[i].goCount, goNs(func() error { _, err := gsm.CountText(t.Text, gsm.DCSAuto); return err }))
+			all[i].goSplit = append(all[i].goSplit, goNs(func() error { _, err := gsm.SplitText(t.Text, gsm.DCSAuto, 1); return err }))
+			var parts []gsm.Part
 			all[i].goInto = append(all[i].goInto, goNs(func() error {
-				m, err := sms.SplitTextInto(parts, t.Text, sms.DCSAuto, 1)
+				m, err := gsm.SplitTextInto(parts, t.Text, gsm.DCSAuto, 1)
 				parts = m.Parts
 				return err
 			}))
@@ -246,7 +246,7 @@ func writeTable(out io.Writer, texts []text, all []times) {
 
 // differences lists where split-sms's split of s (node) is not msgkit's.
 func differences(s string, node nodeResult) []string {
-	m, err := sms.SplitText(s, sms.DCSAuto, 1)
+	m, err := gsm.SplitText(s, gsm.DCSAuto, 1)
 	if err != nil {
 		return []string{fmt.Sprintf("msgkit refuses the text: %v", err)}
 	}

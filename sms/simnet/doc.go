@@ -78,7 +78,7 @@
 // them: a part the network takes for a handset's number whose plan holds a
 // StatusDelivered event (Deliver, and Absent when its attempts end within
 // validity) reaches the handset at that event's time, as the
-// sms.Received of its SMS-DELIVER PDU (sms.EncodeDeliver) on the
+// sms.Received of its SMS-DELIVER PDU (gsm.EncodeDeliver) on the
 // handset's network. Parts of other outcomes, parts to other numbers, and
 // deliveries replaced by an expiry are never received. One Handsets may
 // serve several Networks, one per simulated route.
@@ -127,7 +127,7 @@
 //     letters, and the Romanian ș and ț, into their base letter (ê→e,
 //     Ą→A, ç→c, ł→l, đ→d), and anything else into one '?' a character
 //     (a surrogate pair of UCS-2 is one character). ç becomes c rather
-//     than the Ç that sms.SplitText sends for a customer who asks for GSM:
+//     than the Ç that gsm.SplitText sends for a customer who asks for GSM:
 //     a transcoding route strips the cedilla like any diacritic.
 //   - Restore plans a held part again from its new time; a handset that
 //     has the part already (the same Handsets before Restore) does not

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/msgkit/msgkit/sms"
+	"github.com/msgkit/msgkit/sms/gsm"
 	"github.com/msgkit/msgkit/sms/simnet"
 )
 
@@ -96,7 +97,7 @@ func ExampleHandsets() {
 	number, _, _ := handsets.Handset(ctx, "29340")
 	sender, _ := sms.ParseSender("MyShop")
 	errs := network.Send(ctx, []sms.OutboundPart{
-		{MsgID: "m1", Sender: sender, Receiver: number, DCS: sms.DCSGSM, Text: "Your code is 1234"},
+		{MsgID: "m1", Sender: sender, Receiver: number, DCS: gsm.DCSGSM, Text: "Your code is 1234"},
 	})
 	if errs != nil {
 		panic(errs)
@@ -107,7 +108,7 @@ func ExampleHandsets() {
 	now = now.Add(5 * time.Second)
 	got, _ = handsets.Received(ctx, number, now.Add(-time.Minute))
 	for _, r := range got {
-		d, err := sms.DecodeDeliver(r.PDU)
+		d, err := gsm.DecodeDeliver(r.PDU)
 		if err != nil {
 			panic(err)
 		}

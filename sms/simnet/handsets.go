@@ -12,6 +12,7 @@ import (
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/sms"
+	"github.com/msgkit/msgkit/sms/gsm"
 )
 
 // DefaultMaxReceipts is how many receipts a handset keeps unless
@@ -325,7 +326,7 @@ func (n *Network) handOver(ctx context.Context, parts []sms.OutboundPart, d *del
 		a := &d.arrivals[i]
 		p := &parts[a.part]
 		a.msgID, a.partNum = p.MsgID, p.PartNum
-		pdu, err := sms.EncodeDeliver(n.deliverOf(p, a.hs, a.at))
+		pdu, err := gsm.EncodeDeliver(n.deliverOf(p, a.hs, a.at))
 		if err != nil {
 			n.log.WarnContext(ctx, "simnet: a handset cannot receive a part: its SMS-DELIVER does not encode",
 				"msgId", p.MsgID, "partNum", p.PartNum, "receiver", p.Receiver, "err", err)
@@ -343,10 +344,10 @@ func (n *Network) handOver(ctx context.Context, parts []sms.OutboundPart, d *del
 
 // deliverOf is the SMS-DELIVER handset hs receives of p at at, as the
 // route changes it.
-func (n *Network) deliverOf(p *sms.OutboundPart, hs *handset, at time.Time) sms.Deliver {
-	d := sms.Deliver{
+func (n *Network) deliverOf(p *sms.OutboundPart, hs *handset, at time.Time) gsm.Deliver {
+	d := gsm.Deliver{
 		SMSC:    cmp.Or(n.opts.Route.SMSC, hs.homeSMSC),
-		Sender:  p.Sender,
+		Sender:  gsm.Address(p.Sender),
 		DCS:     p.DCS,
 		Class0:  p.Flash,
 		SCTS:    at.UTC().Truncate(time.Second), // TP-SCTS holds whole seconds
@@ -356,13 +357,13 @@ func (n *Network) deliverOf(p *sms.OutboundPart, hs *handset, at time.Time) sms.
 		Data:    p.Data,
 	}
 	if p.UDH.Total != 0 {
-		d.Concat = sms.Concat{Ref: uint16(p.UDH.Ref), Total: p.UDH.Total, Seq: p.UDH.Seq}
+		d.Concat = gsm.Concat{Ref: uint16(p.UDH.Ref), Total: p.UDH.Total, Seq: p.UDH.Seq}
 	}
 	if n.routeSender != nil {
-		d.Sender = *n.routeSender
+		d.Sender = gsm.Address(*n.routeSender)
 	}
-	if n.opts.Route.Transcode && d.DCS == sms.DCSUCS {
-		d.DCS, d.Text = sms.DCSGSM, FoldGSM(d.Text)
+	if n.opts.Route.Transcode && d.DCS == gsm.DCSUCS {
+		d.DCS, d.Text = gsm.DCSGSM, FoldGSM(d.Text)
 	}
 	return d
 }
@@ -377,7 +378,7 @@ func FoldGSM(text string) string {
 	b.Grow(len(text))
 	for _, r := range text {
 		switch {
-		case sms.InGSM(r):
+		case gsm.InAlphabet(r):
 			b.WriteRune(r)
 		case foldBase[r] != 0:
 			b.WriteRune(foldBase[r])

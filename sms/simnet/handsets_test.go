@@ -13,6 +13,7 @@ import (
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/msgkittest"
 	"github.com/msgkit/msgkit/sms"
+	"github.com/msgkit/msgkit/sms/gsm"
 )
 
 // probe is the method set a route test system asks of its test handsets
@@ -70,9 +71,9 @@ func handsetNet(t testing.TB, route Route) (*Network, *Handsets, *msgkittest.Clo
 }
 
 // message splits text into the parts of message id to receiver.
-func message(t testing.TB, id string, to sms.MSISDN, sender string, text string, dcs sms.DCS, ref uint8) []sms.OutboundPart {
+func message(t testing.TB, id string, to sms.MSISDN, sender string, text string, dcs gsm.DCS, ref uint8) []sms.OutboundPart {
 	t.Helper()
-	m, err := sms.SplitText(text, dcs, ref)
+	m, err := gsm.SplitText(text, dcs, ref)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,11 +107,11 @@ func received(t testing.TB, h *Handsets, number sms.MSISDN, since time.Time) []s
 	return got
 }
 
-func decode(t testing.TB, rs []sms.Received) []sms.Deliver {
+func decode(t testing.TB, rs []sms.Received) []gsm.Deliver {
 	t.Helper()
-	out := make([]sms.Deliver, len(rs))
+	out := make([]gsm.Deliver, len(rs))
 	for i, r := range rs {
-		d, err := sms.DecodeDeliver(r.PDU)
+		d, err := gsm.DecodeDeliver(r.PDU)
 		if err != nil {
 			t.Fatalf("receipt %d: %v", i, err)
 		}
@@ -129,8 +130,8 @@ var utc = cmp.Comparer(func(a, b time.Time) bool { return a.Equal(b) })
 func TestHandsetsHonestRoute(t *testing.T) {
 	n, h, clock := handsetNet(t, Route{})
 	ucsText := strings.Repeat("Žluťoučký kůň úpěl ďábelské ódy. ", 5) // 165 UTF-16 units: 3 parts
-	send(t, n, message(t, "gsm", hsA, "msgkit", "Hello from msgkit", sms.DCSGSM, 0))
-	ucs := message(t, "ucs", hsB, "38640123456", ucsText, sms.DCSUCS, 77)
+	send(t, n, message(t, "gsm", hsA, "msgkit", "Hello from msgkit", gsm.DCSGSM, 0))
+	ucs := message(t, "ucs", hsB, "38640123456", ucsText, gsm.DCSUCS, 77)
 	if len(ucs) != 3 {
 		t.Fatalf("the UCS text makes %d parts, want 3", len(ucs))
 	}
@@ -161,8 +162,8 @@ func TestHandsetsHonestRoute(t *testing.T) {
 	if len(got) != 1 || !got[0].At.Equal(gsmAt) || got[0].Network != netA {
 		t.Fatalf("hsA at delivery: %+v; want one receipt at %v on %s", got, gsmAt, netA)
 	}
-	wantGSM := []sms.Deliver{{
-		SMSC: smscA, Sender: sms.Sender{Value: "msgkit"}, DCS: sms.DCSGSM, SCTS: gsmAt, Text: "Hello from msgkit",
+	wantGSM := []gsm.Deliver{{
+		SMSC: smscA, Sender: gsm.Address{Value: "msgkit"}, DCS: gsm.DCSGSM, SCTS: gsmAt, Text: "Hello from msgkit",
 	}}
 	if diff := cmp.Diff(wantGSM, decode(t, got), utc); diff != "" {
 		t.Errorf("hsA's SMS-DELIVER (-want +got):\n%s", diff)
@@ -173,11 +174,11 @@ func TestHandsetsHonestRoute(t *testing.T) {
 
 	clock.Set(ucsAt)
 	got = received(t, h, hsB, t0)
-	var wantUCS []sms.Deliver
+	var wantUCS []gsm.Deliver
 	for i, p := range ucs {
-		wantUCS = append(wantUCS, sms.Deliver{
-			SMSC: smscB, Sender: sms.Sender{Value: "38640123456", Numeric: true}, DCS: sms.DCSUCS, SCTS: ucsAt,
-			Concat: sms.Concat{Ref: 77, Total: 3, Seq: uint8(i + 1)}, Text: p.Text,
+		wantUCS = append(wantUCS, gsm.Deliver{
+			SMSC: smscB, Sender: gsm.Address{Value: "38640123456", Numeric: true}, DCS: gsm.DCSUCS, SCTS: ucsAt,
+			Concat: gsm.Concat{Ref: 77, Total: 3, Seq: uint8(i + 1)}, Text: p.Text,
 		})
 		if !got[i].At.Equal(ucsAt) || got[i].Network != netB {
 			t.Errorf("hsB receipt %d at %v on %s, want %v on %s", i, got[i].At, got[i].Network, ucsAt, netB)
@@ -198,7 +199,7 @@ func TestReceivedWindowAndOrder(t *testing.T) {
 	n, h, clock := handsetNet(t, Route{})
 	for i, id := range []string{"c", "b", "a"} { // c, then b and a a minute later: a arrives with b, before it
 		clock.Set(t0.Add(time.Duration(min(i, 1)) * time.Minute))
-		send(t, n, message(t, id, hsA, "msgkit", "text "+id, sms.DCSGSM, 0))
+		send(t, n, message(t, id, hsA, "msgkit", "text "+id, gsm.DCSGSM, 0))
 	}
 	first := t0.Add(acceptD + deliverD)
 	clock.Set(t0.Add(time.Hour))
@@ -223,7 +224,7 @@ func TestReceivedWindowAndOrder(t *testing.T) {
 	// The PDUs are copies.
 	got := received(t, h, hsA, t0)
 	clear(got[0].PDU)
-	if _, err := sms.DecodeDeliver(received(t, h, hsA, t0)[0].PDU); err != nil {
+	if _, err := gsm.DecodeDeliver(received(t, h, hsA, t0)[0].PDU); err != nil {
 		t.Errorf("a caller changed a stored PDU: %v", err)
 	}
 }
@@ -231,7 +232,7 @@ func TestReceivedWindowAndOrder(t *testing.T) {
 // A fake DLR: the sink hears DELIVERED, the handset gets nothing.
 func TestHandsetsFakeDLR(t *testing.T) {
 	n, h, clock := handsetNet(t, Route{FakeDLR: true})
-	send(t, n, message(t, "m", hsA, "msgkit", "hi", sms.DCSGSM, 0))
+	send(t, n, message(t, "m", hsA, "msgkit", "hi", gsm.DCSGSM, 0))
 	sink := &recorder{}
 	drain(t, n, sink)
 	want := []sms.StatusEvent{ev("m", 0, sms.StatusAccepted, 0, acceptD), ev("m", 0, sms.StatusDelivered, 0, acceptD+deliverD)}
@@ -248,35 +249,35 @@ func TestHandsetsFakeDLR(t *testing.T) {
 // centre.
 func TestHandsetsRouteBehaviours(t *testing.T) {
 	ucs := func(t testing.TB) []sms.OutboundPart {
-		ps := message(t, "m", hsA, "MyShop", "Zürich ĄĘ", sms.DCSUCS, 0)
-		ps[0].UDH = sms.UDH{Ref: 9, Total: 1, Seq: 1, DstPort: 2948} // a header to keep
+		ps := message(t, "m", hsA, "MyShop", "Zürich ĄĘ", gsm.DCSUCS, 0)
+		ps[0].UDH = gsm.UDH{Ref: 9, Total: 1, Seq: 1, DstPort: 2948} // a header to keep
 		return ps
 	}
-	gsm := func(t testing.TB) []sms.OutboundPart { return message(t, "m", hsA, "MyShop", "Hi", sms.DCSGSM, 0) }
+	gsm7 := func(t testing.TB) []sms.OutboundPart { return message(t, "m", hsA, "MyShop", "Hi", gsm.DCSGSM, 0) }
 	at := t0.Add(acceptD + deliverD)
 	tests := []struct {
 		name  string
 		route Route
 		parts func(testing.TB) []sms.OutboundPart
-		want  sms.Deliver
+		want  gsm.Deliver
 	}{
-		{"numeric sender", Route{Sender: "+4915199999999"}, gsm, sms.Deliver{
-			SMSC: smscA, Sender: sms.Sender{Value: "4915199999999", Numeric: true}, DCS: sms.DCSGSM, SCTS: at, Text: "Hi"}},
-		{"alphanumeric sender", Route{Sender: "INFO"}, gsm, sms.Deliver{
-			SMSC: smscA, Sender: sms.Sender{Value: "INFO"}, DCS: sms.DCSGSM, SCTS: at, Text: "Hi"}},
-		{"honest UCS", Route{}, ucs, sms.Deliver{
-			SMSC: smscA, Sender: sms.Sender{Value: "MyShop"}, DCS: sms.DCSUCS, SCTS: at, Text: "Zürich ĄĘ",
-			Concat: sms.Concat{Ref: 9, Total: 1, Seq: 1}, DstPort: 2948}},
-		{"transcode", Route{Transcode: true}, ucs, sms.Deliver{
-			SMSC: smscA, Sender: sms.Sender{Value: "MyShop"}, DCS: sms.DCSGSM, SCTS: at, Text: "Zürich AE",
-			Concat: sms.Concat{Ref: 9, Total: 1, Seq: 1}, DstPort: 2948}},
-		{"transcode keeps GSM", Route{Transcode: true}, gsm, sms.Deliver{
-			SMSC: smscA, Sender: sms.Sender{Value: "MyShop"}, DCS: sms.DCSGSM, SCTS: at, Text: "Hi"}},
-		{"foreign SMSC", Route{SMSC: foreignSMSC}, gsm, sms.Deliver{
-			SMSC: foreignSMSC, Sender: sms.Sender{Value: "MyShop"}, DCS: sms.DCSGSM, SCTS: at, Text: "Hi"}},
-		{"all at once", Route{SMSC: foreignSMSC, Sender: "12345", Transcode: true}, ucs, sms.Deliver{
-			SMSC: foreignSMSC, Sender: sms.Sender{Value: "12345", Numeric: true}, DCS: sms.DCSGSM, SCTS: at, Text: "Zürich AE",
-			Concat: sms.Concat{Ref: 9, Total: 1, Seq: 1}, DstPort: 2948}},
+		{"numeric sender", Route{Sender: "+4915199999999"}, gsm7, gsm.Deliver{
+			SMSC: smscA, Sender: gsm.Address{Value: "4915199999999", Numeric: true}, DCS: gsm.DCSGSM, SCTS: at, Text: "Hi"}},
+		{"alphanumeric sender", Route{Sender: "INFO"}, gsm7, gsm.Deliver{
+			SMSC: smscA, Sender: gsm.Address{Value: "INFO"}, DCS: gsm.DCSGSM, SCTS: at, Text: "Hi"}},
+		{"honest UCS", Route{}, ucs, gsm.Deliver{
+			SMSC: smscA, Sender: gsm.Address{Value: "MyShop"}, DCS: gsm.DCSUCS, SCTS: at, Text: "Zürich ĄĘ",
+			Concat: gsm.Concat{Ref: 9, Total: 1, Seq: 1}, DstPort: 2948}},
+		{"transcode", Route{Transcode: true}, ucs, gsm.Deliver{
+			SMSC: smscA, Sender: gsm.Address{Value: "MyShop"}, DCS: gsm.DCSGSM, SCTS: at, Text: "Zürich AE",
+			Concat: gsm.Concat{Ref: 9, Total: 1, Seq: 1}, DstPort: 2948}},
+		{"transcode keeps GSM", Route{Transcode: true}, gsm7, gsm.Deliver{
+			SMSC: smscA, Sender: gsm.Address{Value: "MyShop"}, DCS: gsm.DCSGSM, SCTS: at, Text: "Hi"}},
+		{"foreign SMSC", Route{SMSC: foreignSMSC}, gsm7, gsm.Deliver{
+			SMSC: foreignSMSC, Sender: gsm.Address{Value: "MyShop"}, DCS: gsm.DCSGSM, SCTS: at, Text: "Hi"}},
+		{"all at once", Route{SMSC: foreignSMSC, Sender: "12345", Transcode: true}, ucs, gsm.Deliver{
+			SMSC: foreignSMSC, Sender: gsm.Address{Value: "12345", Numeric: true}, DCS: gsm.DCSGSM, SCTS: at, Text: "Zürich AE",
+			Concat: gsm.Concat{Ref: 9, Total: 1, Seq: 1}, DstPort: 2948}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -284,7 +285,7 @@ func TestHandsetsRouteBehaviours(t *testing.T) {
 			send(t, n, tc.parts(t))
 			clock.Set(at)
 			got := decode(t, received(t, h, hsA, t0))
-			if diff := cmp.Diff([]sms.Deliver{tc.want}, got, utc); diff != "" {
+			if diff := cmp.Diff([]gsm.Deliver{tc.want}, got, utc); diff != "" {
 				t.Errorf("SMS-DELIVER (-want +got):\n%s", diff)
 			}
 		})
@@ -307,7 +308,7 @@ func TestFoldGSM(t *testing.T) {
 			t.Errorf("FoldGSM(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 		for _, r := range FoldGSM(tc.in) {
-			if !sms.InGSM(r) {
+			if !gsm.InAlphabet(r) {
 				t.Errorf("FoldGSM(%q) keeps %q, outside GSM", tc.in, r)
 			}
 		}
@@ -320,7 +321,7 @@ func TestHandsetsReceiveOnlyDelivered(t *testing.T) {
 	// Receivers that are no handset, on the handsets' networks and
 	// prefixes, and outcomes that deliver nothing.
 	for i, to := range []sms.MSISDN{"+38640333333", "+38641111111", "+38642111111", "+38643111111", "+4915122222222"} {
-		send(t, n, message(t, fmt.Sprintf("m%d", i), to, "msgkit", "hi", sms.DCSGSM, 0))
+		send(t, n, message(t, fmt.Sprintf("m%d", i), to, "msgkit", "hi", gsm.DCSGSM, 0))
 	}
 	if err := h.Add("+38641111111", netA, smscA); err != nil { // unknown subscriber
 		t.Fatal(err)
@@ -332,10 +333,10 @@ func TestHandsetsReceiveOnlyDelivered(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, to := range []sms.MSISDN{"+38641111111", "+38642111111", "+38643111111"} {
-		send(t, n, message(t, fmt.Sprintf("h%d", i), to, "msgkit", "hi", sms.DCSGSM, 0))
+		send(t, n, message(t, fmt.Sprintf("h%d", i), to, "msgkit", "hi", gsm.DCSGSM, 0))
 	}
 	// A delivery after the part's validity is an expiry, not a delivery.
-	late := message(t, "late", hsB, "msgkit", "hi", sms.DCSGSM, 0)
+	late := message(t, "late", hsB, "msgkit", "hi", gsm.DCSGSM, 0)
 	late[0].ExpiresAt = t0.Add(time.Hour)
 	send(t, n, late)
 	drain(t, n, &recorder{})
@@ -403,7 +404,7 @@ func TestReceiptCap(t *testing.T) {
 	h.SetMaxReceipts(3)
 	for i := range 5 {
 		clock.Set(t0.Add(time.Duration(i) * time.Minute))
-		send(t, n, message(t, fmt.Sprintf("m%d", i), hsA, "msgkit", fmt.Sprint("text ", i), sms.DCSGSM, 0))
+		send(t, n, message(t, fmt.Sprintf("m%d", i), hsA, "msgkit", fmt.Sprint("text ", i), gsm.DCSGSM, 0))
 	}
 	clock.Set(t0.Add(time.Hour))
 	var texts []string
@@ -418,7 +419,7 @@ func TestReceiptCap(t *testing.T) {
 		t.Errorf("after lowering the limit to 1: %d receipts", len(got))
 	}
 	h.SetMaxReceipts(0) // the default again
-	send(t, n, message(t, "m5", hsA, "msgkit", "text 5", sms.DCSGSM, 0))
+	send(t, n, message(t, "m5", hsA, "msgkit", "text 5", gsm.DCSGSM, 0))
 	clock.Set(t0.Add(2 * time.Hour))
 	if got := received(t, h, hsA, t0); len(got) != 2 {
 		t.Errorf("after restoring the default limit: %d receipts, want 2", len(got))
@@ -455,7 +456,7 @@ func TestReceiptBeforeReport(t *testing.T) {
 			}
 		}
 	})
-	send(t, n, message(t, "m", hsA, "msgkit", "hi", sms.DCSGSM, 0))
+	send(t, n, message(t, "m", hsA, "msgkit", "hi", gsm.DCSGSM, 0))
 	close(stop)
 	wg.Wait()
 	drain(t, n, sink)
@@ -468,7 +469,7 @@ func TestReceiptBeforeReport(t *testing.T) {
 // alphabet in a GSM part) reaches no handset; its reports still come.
 func TestUnencodablePart(t *testing.T) {
 	n, h, clock := handsetNet(t, Route{})
-	p := message(t, "m", hsA, "msgkit", "hi", sms.DCSGSM, 0)
+	p := message(t, "m", hsA, "msgkit", "hi", gsm.DCSGSM, 0)
 	p[0].Text = "中"
 	send(t, n, p)
 	sink := &recorder{}
@@ -486,7 +487,7 @@ func TestUnencodablePart(t *testing.T) {
 // part twice to one that has it.
 func TestRestoreHandsets(t *testing.T) {
 	n, h, clock := handsetNet(t, Route{})
-	held := &heldList{parts: message(t, "m", hsA, "msgkit", "hi", sms.DCSGSM, 0)}
+	held := &heldList{parts: message(t, "m", hsA, "msgkit", "hi", gsm.DCSGSM, 0)}
 	send(t, n, held.parts)
 	clock.Set(t0.Add(2 * time.Second)) // accepted, not yet delivered
 	if got, err := n.Restore(t.Context(), held); got != 1 || err != nil {
@@ -540,7 +541,7 @@ func TestHandsetsConcurrent(t *testing.T) {
 		wg.Go(func() {
 			for i := range perSender {
 				to := []sms.MSISDN{hsA, hsA2, hsB}[i%3]
-				send(t, n, message(t, fmt.Sprintf("s%d-%03d", s, i), to, "msgkit", "hi", sms.DCSGSM, 0))
+				send(t, n, message(t, fmt.Sprintf("s%d-%03d", s, i), to, "msgkit", "hi", gsm.DCSGSM, 0))
 			}
 		})
 	}
@@ -599,7 +600,7 @@ func BenchmarkSendToHandsets(b *testing.B) {
 	for i := range parts {
 		parts[i] = sms.OutboundPart{
 			MsgID: sms.MessageID(fmt.Sprintf("m-%04d", i)), NumParts: 1, Sender: s, Receiver: numbers[i%10],
-			DCS: sms.DCSGSM, Text: "Your code is 123456. It expires in 10 minutes.",
+			DCS: gsm.DCSGSM, Text: "Your code is 123456. It expires in 10 minutes.",
 		}
 	}
 	ctx := context.Background()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/sms"
+	"github.com/msgkit/msgkit/sms/smpp/pdu"
 )
 
 // bind is one bound session on one TCP (or TLS) connection: a writer
@@ -22,7 +23,7 @@ import (
 // submit_sm.
 type bind struct {
 	c    *Client
-	mode BindMode
+	mode pdu.BindMode
 	conn net.Conn
 
 	out    chan []byte   // encoded PDUs for the writer
@@ -53,12 +54,12 @@ type call struct {
 }
 
 type result struct {
-	pdu PDU
+	pdu pdu.PDU
 	err error
 }
 
 // connect dials and binds in mode m.
-func (c *Client) connect(ctx context.Context, m BindMode) (*bind, error) {
+func (c *Client) connect(ctx context.Context, m pdu.BindMode) (*bind, error) {
 	conn, err := c.dial(ctx)
 	if err != nil {
 		return nil, err
@@ -73,14 +74,14 @@ func (c *Client) connect(ctx context.Context, m BindMode) (*bind, error) {
 	b.lastRead.Store(c.opts.Clock.Now().UnixNano())
 	go b.write()
 	go b.read()
-	cl, err := b.request(ctx, &Bind{Mode: m, SystemID: c.cfg.SystemID, Password: c.cfg.Password, SystemType: c.cfg.SystemType, Version: InterfaceVersion, Range: c.cfg.Range}, false)
+	cl, err := b.request(ctx, &pdu.Bind{Mode: m, SystemID: c.cfg.SystemID, Password: c.cfg.Password, SystemType: c.cfg.SystemType, Version: pdu.InterfaceVersion, Range: c.cfg.Range}, false)
 	if err != nil {
 		b.close(err)
 		return nil, err
 	}
 	r, err := cl.wait(ctx)
-	if err == nil && r.Status != ESME_ROK {
-		err = &Error{Command: r.Body.Command(), Status: r.Status}
+	if err == nil && r.Status != pdu.ESME_ROK {
+		err = &pdu.Error{Command: r.Body.Command(), Status: r.Status}
 	}
 	if err != nil {
 		b.close(err)
@@ -106,7 +107,7 @@ func (b *bind) serve(ctx context.Context) error {
 				b.close(errors.New("smpp: the SMSC said nothing within the dead-peer time"))
 				continue
 			}
-			if cl, err := b.request(ctx, &Empty{ID: CmdEnquireLink}, false); err == nil {
+			if cl, err := b.request(ctx, &pdu.Empty{ID: pdu.CmdEnquireLink}, false); err == nil {
 				go cl.wait(context.Background()) // any answer counts as life, read by the reader
 			}
 		}
@@ -117,7 +118,7 @@ func (b *bind) serve(ctx context.Context) error {
 func (b *bind) unbind() {
 	ctx, cancel := context.WithTimeout(context.Background(), min(b.c.cfg.Timeout, 2*time.Second))
 	defer cancel()
-	if cl, err := b.request(ctx, &Empty{ID: CmdUnbind}, false); err == nil {
+	if cl, err := b.request(ctx, &pdu.Empty{ID: pdu.CmdUnbind}, false); err == nil {
 		cl.wait(ctx)
 	}
 	b.close(errors.New("smpp: unbound"))
@@ -153,20 +154,20 @@ func (b *bind) isClosed() bool {
 }
 
 // start sends a submit_sm of part key within the window.
-func (b *bind) start(ctx context.Context, sm *SubmitSM, key PartKey) (*call, error) {
+func (b *bind) start(ctx context.Context, sm *pdu.SubmitSM, key PartKey) (*call, error) {
 	return b.requestFor(ctx, sm, true, &key)
 }
 
 // request encodes body with the next sequence number, registers its call
 // and queues it for the writer; inWindow takes a window token first,
 // waiting for one while ctx allows.
-func (b *bind) request(ctx context.Context, body Body, inWindow bool) (*call, error) {
+func (b *bind) request(ctx context.Context, body pdu.Body, inWindow bool) (*call, error) {
 	return b.requestFor(ctx, body, inWindow, nil)
 }
 
 // requestFor is request for a submit_sm of a part (part nil for other
 // requests).
-func (b *bind) requestFor(ctx context.Context, body Body, inWindow bool, part *PartKey) (*call, error) {
+func (b *bind) requestFor(ctx context.Context, body pdu.Body, inWindow bool, part *PartKey) (*call, error) {
 	if b.dead.Load() {
 		return nil, errLost("the bind cannot send")
 	}
@@ -180,7 +181,7 @@ func (b *bind) requestFor(ctx context.Context, body Body, inWindow bool, part *P
 		}
 	}
 	seq := b.seq.Add(1) & 0x7FFFFFFF
-	pdu, err := Append(make([]byte, 0, 128), PDU{Seq: seq, Body: body})
+	pdu, err := pdu.Append(make([]byte, 0, 128), pdu.PDU{Seq: seq, Body: body})
 	if err != nil {
 		if inWindow {
 			<-b.window
@@ -236,13 +237,13 @@ func (cl *call) finish(r result) {
 }
 
 // wait returns the response, or why it will not come.
-func (cl *call) wait(ctx context.Context) (PDU, error) {
+func (cl *call) wait(ctx context.Context) (pdu.PDU, error) {
 	select {
 	case r := <-cl.done:
 		return r.pdu, r.err
 	case <-ctx.Done():
 		// The call stays pending: its response or timeout frees the window.
-		return PDU{}, msgkit.Wrap(ctx.Err(), msgkit.Unavailable, "smsc_wait", "smpp: gave up waiting for the SMSC")
+		return pdu.PDU{}, msgkit.Wrap(ctx.Err(), msgkit.Unavailable, "smsc_wait", "smpp: gave up waiting for the SMSC")
 	}
 }
 
@@ -282,8 +283,8 @@ func (b *bind) writeFailed(err error) {
 }
 
 // reply queues a response to the SMSC's request seq.
-func (b *bind) reply(seq uint32, st Status, body Body) {
-	pdu, err := Append(nil, PDU{Status: st, Seq: seq, Body: body})
+func (b *bind) reply(seq uint32, st pdu.Status, body pdu.Body) {
+	pdu, err := pdu.Append(nil, pdu.PDU{Status: st, Seq: seq, Body: body})
 	if err != nil {
 		b.c.log.Error("smpp: encoding a response", "err", err)
 		return
@@ -299,10 +300,10 @@ func (b *bind) read() {
 	r := bufio.NewReaderSize(b.conn, 32<<10)
 	var buf []byte
 	for {
-		p, nbuf, err := Read(r, buf, b.c.cfg.MaxPDU)
+		p, nbuf, err := pdu.Read(r, buf, b.c.cfg.MaxPDU)
 		buf = nbuf
 		if err != nil {
-			var de *DecodeError
+			var de *pdu.DecodeError
 			if errors.As(err, &de) {
 				b.lastRead.Store(b.c.opts.Clock.Now().UnixNano())
 				b.decodeFailed(de)
@@ -315,7 +316,7 @@ func (b *bind) read() {
 		id := p.Body.Command()
 		if id.IsResponse() {
 			if cl := b.take(p.Seq); cl != nil {
-				if resp, ok := p.Body.(*SubmitSMResp); ok && cl.part != nil && p.Status == ESME_ROK {
+				if resp, ok := p.Body.(*pdu.SubmitSMResp); ok && cl.part != nil && p.Status == pdu.ESME_ROK {
 					b.c.taken(resp.MessageID, *cl.part)
 					cl.saved = b.c.save(Submitted{PartKey: *cl.part, Conn: b.c.cfg.Name, SMSCID: canonicalID(resp.MessageID)})
 				}
@@ -324,35 +325,35 @@ func (b *bind) read() {
 			continue
 		}
 		switch body := p.Body.(type) {
-		case *DeliverSM:
+		case *pdu.DeliverSM:
 			b.deliver(p.Seq, body)
-		case *DataSM:
-			b.reply(p.Seq, ESME_RX_P_APPN, &DataSMResp{})
-		case *Empty:
+		case *pdu.DataSM:
+			b.reply(p.Seq, pdu.ESME_RX_P_APPN, &pdu.DataSMResp{})
+		case *pdu.Empty:
 			switch id {
-			case CmdEnquireLink:
-				b.reply(p.Seq, ESME_ROK, &Empty{ID: CmdEnquireLinkResp})
-			case CmdUnbind:
-				b.reply(p.Seq, ESME_ROK, &Empty{ID: CmdUnbindResp})
+			case pdu.CmdEnquireLink:
+				b.reply(p.Seq, pdu.ESME_ROK, &pdu.Empty{ID: pdu.CmdEnquireLinkResp})
+			case pdu.CmdUnbind:
+				b.reply(p.Seq, pdu.ESME_ROK, &pdu.Empty{ID: pdu.CmdUnbindResp})
 				b.close(errors.New("smpp: the SMSC unbound"))
 				return
 			}
 		default:
-			b.reply(p.Seq, ESME_RINVCMDID, &Empty{ID: CmdGenericNack})
+			b.reply(p.Seq, pdu.ESME_RINVCMDID, &pdu.Empty{ID: pdu.CmdGenericNack})
 		}
 	}
 }
 
 // decodeFailed answers a PDU that did not decode: a response's caller
 // gets the error; a request gets generic_nack with the error's status.
-func (b *bind) decodeFailed(de *DecodeError) {
+func (b *bind) decodeFailed(de *pdu.DecodeError) {
 	if de.Command.IsResponse() {
 		if cl := b.take(de.Seq); cl != nil {
 			cl.finish(result{err: msgkit.Wrap(de, msgkit.Unavailable, "smsc_garbled", "smpp: the SMSC's response does not decode")})
 		}
 		return
 	}
-	b.reply(de.Seq, de.Status, &Empty{ID: CmdGenericNack})
+	b.reply(de.Seq, de.Status, &pdu.Empty{ID: pdu.CmdGenericNack})
 }
 
 // deliver handles a deliver_sm: a receipt goes to the client's receipt
@@ -361,19 +362,19 @@ func (b *bind) decodeFailed(de *DecodeError) {
 // waits only when the worker is that far behind. A mobile-originated
 // message is acknowledged and dropped: this client carries receipts
 // only.
-func (b *bind) deliver(seq uint32, d *DeliverSM) {
+func (b *bind) deliver(seq uint32, d *pdu.DeliverSM) {
 	rc, isReceipt, err := ReceiptOf(d)
 	switch {
 	case !isReceipt:
 		b.c.log.Info("smpp: a mobile-originated message, not taken", "from", d.Source.Addr)
-		b.reply(seq, ESME_ROK, &DeliverSMResp{})
+		b.reply(seq, pdu.ESME_ROK, &pdu.DeliverSMResp{})
 		return
 	case err != nil:
 		b.c.log.Warn("smpp: a receipt that does not read", "err", err)
-		b.reply(seq, ESME_RX_P_APPN, &DeliverSMResp{})
+		b.reply(seq, pdu.ESME_RX_P_APPN, &pdu.DeliverSMResp{})
 		return
 	}
-	job := receiptJob{rc: rc, reply: func(st Status) { b.reply(seq, st, &DeliverSMResp{}) }}
+	job := receiptJob{rc: rc, reply: func(st pdu.Status) { b.reply(seq, st, &pdu.DeliverSMResp{}) }}
 	h := fnv.New32a()
 	h.Write([]byte(canonicalID(rc.ID)))
 	select {
@@ -385,7 +386,7 @@ func (b *bind) deliver(seq uint32, d *DeliverSM) {
 // receiptJob is a receipt waiting for its event to be stored.
 type receiptJob struct {
 	rc    Receipt
-	reply func(Status)
+	reply func(pdu.Status)
 }
 
 // maxReceiptBatch bounds the receipts looked up and stored together;
@@ -469,10 +470,10 @@ func (c *Client) receiptBatch(ctx context.Context, sink sms.StatusSink, jobs []r
 	}
 	errs := handleEvents(ctx, sink, evs)
 	for n, i := range idx {
-		st := ESME_ROK
+		st := pdu.ESME_ROK
 		if errs[n] != nil {
 			c.log.Warn("smpp: a receipt's event was not stored; the SMSC will offer it again", "id", jobs[i].rc.ID, "err", errs[n])
-			st = ESME_RX_T_APPN
+			st = pdu.ESME_RX_T_APPN
 		}
 		jobs[i].reply(st)
 	}
@@ -495,17 +496,17 @@ func (c *Client) receiptLater(sink sms.StatusSink, j receiptJob) {
 		// answer was lost, or of a part whose record is gone. Offered
 		// again it would never match, so it is taken and dropped.
 		c.log.Warn("smpp: a receipt of no part the SMSC took, dropped", "id", j.rc.ID)
-		j.reply(ESME_ROK)
+		j.reply(pdu.ESME_ROK)
 		return
 	default:
 		if errs := handleEvents(ctx, sink, []sms.StatusEvent{c.receiptEvent(j.rc, key)}); errs[0] == nil {
-			j.reply(ESME_ROK)
+			j.reply(pdu.ESME_ROK)
 			return
 		} else {
 			c.log.Warn("smpp: a receipt's event was not stored; the SMSC will offer it again", "id", j.rc.ID, "err", errs[0])
 		}
 	}
-	j.reply(ESME_RX_T_APPN)
+	j.reply(pdu.ESME_RX_T_APPN)
 }
 
 // receiptEvent is the status event a receipt says of its part, at the

@@ -14,6 +14,7 @@ import (
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/sms"
+	"github.com/msgkit/msgkit/sms/smpp/pdu"
 )
 
 // Config is one SMSC connection: where it is, how to bind, and how it
@@ -27,11 +28,11 @@ type Config struct {
 	TLS  *tls.Config
 	// The bind's credentials and address range.
 	SystemID, Password, SystemType string
-	Range                          Address
+	Range                          pdu.Address
 	// Mode is how each bind binds; default Transceiver. Transmitters send
 	// and receivers take receipts; a connection needs both, on one
 	// transceiver, or on transmitters with Receivers receiver binds.
-	Mode BindMode
+	Mode pdu.BindMode
 	// Binds is how many binds of Mode the connection keeps; default 1.
 	Binds int
 	// Receivers adds receiver binds to transmitter binds (Mode
@@ -65,7 +66,7 @@ type Config struct {
 func (c Config) withDefaults() Config {
 	c.Name = cmp.Or(c.Name, c.Addr)
 	if c.Mode == 0 {
-		c.Mode = Transceiver
+		c.Mode = pdu.Transceiver
 	}
 	c.Binds = max(c.Binds, 1)
 	c.Window = min(cmp.Or(c.Window, 50), 1000)
@@ -75,7 +76,7 @@ func (c Config) withDefaults() Config {
 	c.MinBackoff = cmp.Or(c.MinBackoff, time.Second)
 	c.MaxBackoff = cmp.Or(c.MaxBackoff, time.Minute)
 	c.Throttled = cmp.Or(c.Throttled, time.Second)
-	c.MaxPDU = cmp.Or(c.MaxPDU, DefaultMaxPDU)
+	c.MaxPDU = cmp.Or(c.MaxPDU, pdu.DefaultMaxPDU)
 	return c
 }
 
@@ -160,13 +161,13 @@ func (c *Client) Run(ctx context.Context, sink sms.StatusSink) {
 		panic("smpp: Run needs a sink")
 	}
 	var wg sync.WaitGroup
-	modes := make([]BindMode, 0, c.cfg.Binds+c.cfg.Receivers)
+	modes := make([]pdu.BindMode, 0, c.cfg.Binds+c.cfg.Receivers)
 	for range c.cfg.Binds {
 		modes = append(modes, c.cfg.Mode)
 	}
-	if c.cfg.Mode == Transmitter {
+	if c.cfg.Mode == pdu.Transmitter {
 		for range c.cfg.Receivers {
-			modes = append(modes, Receiver)
+			modes = append(modes, pdu.Receiver)
 		}
 	}
 	for i, m := range modes {
@@ -181,7 +182,7 @@ func (c *Client) Run(ctx context.Context, sink sms.StatusSink) {
 }
 
 // keep makes bind i of mode m again and again until ctx ends.
-func (c *Client) keep(ctx context.Context, i int, m BindMode) {
+func (c *Client) keep(ctx context.Context, i int, m pdu.BindMode) {
 	backoff := msgkit.Backoff{Base: c.cfg.MinBackoff, Max: c.cfg.MaxBackoff, Jitter: rand.Float64}
 	failures := 0
 	for ctx.Err() == nil {
@@ -198,7 +199,7 @@ func (c *Client) keep(ctx context.Context, i int, m BindMode) {
 		}
 		failures = 0
 		c.log.Info("smpp bound", "bind", i, "mode", m)
-		if m != Receiver {
+		if m != pdu.Receiver {
 			c.add(b)
 		}
 		err = b.serve(ctx)
@@ -323,7 +324,7 @@ func (c *Client) Send(ctx context.Context, parts []sms.OutboundPart) []error {
 			errs[i] = err
 			continue
 		}
-		if resp.Status != ESME_ROK {
+		if resp.Status != pdu.ESME_ROK {
 			errs[i] = cl.b.statusError(resp.Status)
 			continue
 		}
@@ -549,17 +550,17 @@ func errLost(why string) error {
 // Unavailable, tried again; the rest say the part itself is wrong and
 // refuse it for good, destination problems as undeliverable (995), the
 // others as rejected by the supplier (989).
-func (b *bind) statusError(st Status) error {
+func (b *bind) statusError(st pdu.Status) error {
 	switch st {
-	case ESME_RTHROTTLED, ESME_RMSGQFUL:
+	case pdu.ESME_RTHROTTLED, pdu.ESME_RMSGQFUL:
 		b.rest()
 		return msgkit.Errorf(msgkit.RateLimited, "smsc_throttled", "smpp: the SMSC answered %s", st)
-	case ESME_RSYSERR, ESME_RX_T_APPN, ESME_RBINDFAIL, ESME_RINVBNDSTS, ESME_RUNKNOWNERR:
+	case pdu.ESME_RSYSERR, pdu.ESME_RX_T_APPN, pdu.ESME_RBINDFAIL, pdu.ESME_RINVBNDSTS, pdu.ESME_RUNKNOWNERR:
 		return msgkit.Errorf(msgkit.Unavailable, "smsc_error", "smpp: the SMSC answered %s", st)
-	case ESME_RINVDSTADR, ESME_RINVDSTTON, ESME_RINVDSTNPI:
+	case pdu.ESME_RINVDSTADR, pdu.ESME_RINVDSTTON, pdu.ESME_RINVDSTNPI:
 		return &sms.Refusal{Code: sms.DLRUndeliverable, Reason: "smpp: the SMSC answered " + st.String()}
 	}
-	if _, named := statusNames[st]; !named {
+	if !st.Named() {
 		return msgkit.Errorf(msgkit.Unavailable, "smsc_error", "smpp: the SMSC answered %s", st)
 	}
 	return &sms.Refusal{Code: sms.DLRSupplierRejected, Reason: "smpp: the SMSC answered " + st.String()}

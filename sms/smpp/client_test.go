@@ -20,7 +20,9 @@ import (
 	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/msgkittest"
 	"github.com/msgkit/msgkit/sms"
+	"github.com/msgkit/msgkit/sms/gsm"
 	"github.com/msgkit/msgkit/sms/smpp"
+	"github.com/msgkit/msgkit/sms/smpp/pdu"
 	"github.com/msgkit/msgkit/sms/smpp/smppsim"
 )
 
@@ -137,7 +139,7 @@ func (e *env) waitBound(t *testing.T, n int) {
 }
 
 func part(id string, num int, text string) sms.OutboundPart {
-	return sms.OutboundPart{MsgID: sms.MessageID(id), PartNum: num, NumParts: 1, Sender: sms.Sender{Value: "msgkit"}, Receiver: "+38640123456", DCS: sms.DCSGSM, Text: text,
+	return sms.OutboundPart{MsgID: sms.MessageID(id), PartNum: num, NumParts: 1, Sender: sms.Sender{Value: "msgkit"}, Receiver: "+38640123456", DCS: gsm.DCSGSM, Text: text,
 		ExpiresAt: time.Date(2026, 11, 25, 10, 30, 0, 0, time.UTC)}
 }
 
@@ -157,9 +159,9 @@ func TestSendAndReceipt(t *testing.T) {
 	if len(subs) != 1 {
 		t.Fatalf("%d submits", len(subs))
 	}
-	sm := subs[0].PDU.Body.(*smpp.SubmitSM)
+	sm := subs[0].PDU.Body.(*pdu.SubmitSM)
 	want := []byte{'H', 'e', 'l', 'l', 'o', ' ', 0x1B, 0x28, 'w', 'o', 'r', 'l', 'd', 0x1B, 0x29, ' ', 0x1B, 0x65} // unpacked septets, extension escapes
-	if sm.Source != (smpp.Address{TON: 5, NPI: 0, Addr: "msgkit"}) || sm.Dest != (smpp.Address{TON: 1, NPI: 1, Addr: "38640123456"}) ||
+	if sm.Source != (pdu.Address{TON: 5, NPI: 0, Addr: "msgkit"}) || sm.Dest != (pdu.Address{TON: 1, NPI: 1, Addr: "38640123456"}) ||
 		sm.DataCoding != 0 || sm.ESMClass != 0 || sm.RegisteredDelivery != 1 || sm.ValidityPeriod != "261125103000000+" || !slices.Equal(sm.Message, want) {
 		t.Errorf("submit_sm %+v", sm.ShortMessage)
 	}
@@ -194,51 +196,51 @@ func TestSendAndReceipt(t *testing.T) {
 // 8-bit data with its ports (WAP push to 2948); long messages tied by an
 // 8-bit or 16-bit reference in the header or by the SAR parameters.
 func TestCodings(t *testing.T) {
-	long := func(dcs sms.DCS, text string) []sms.OutboundPart {
+	long := func(dcs gsm.DCS, text string) []sms.OutboundPart {
 		return []sms.OutboundPart{
-			{MsgID: "long", PartNum: 0, NumParts: 2, Sender: sms.Sender{Value: "4915550000", Numeric: true}, Receiver: "+4915123", DCS: dcs, Text: text, UDH: sms.UDH{Ref: 7, Total: 2, Seq: 1}},
-			{MsgID: "long", PartNum: 1, NumParts: 2, Sender: sms.Sender{Value: "4915550000", Numeric: true}, Receiver: "+4915123", DCS: dcs, Text: text, UDH: sms.UDH{Ref: 7, Total: 2, Seq: 2}},
+			{MsgID: "long", PartNum: 0, NumParts: 2, Sender: sms.Sender{Value: "4915550000", Numeric: true}, Receiver: "+4915123", DCS: dcs, Text: text, UDH: gsm.UDH{Ref: 7, Total: 2, Seq: 1}},
+			{MsgID: "long", PartNum: 1, NumParts: 2, Sender: sms.Sender{Value: "4915550000", Numeric: true}, Receiver: "+4915123", DCS: dcs, Text: text, UDH: gsm.UDH{Ref: 7, Total: 2, Seq: 2}},
 		}
 	}
 	for _, c := range []struct {
 		name  string
 		cfg   smpp.Config
 		parts []sms.OutboundPart
-		check func(t *testing.T, sms []*smpp.SubmitSM)
+		check func(t *testing.T, sms []*pdu.SubmitSM)
 	}{
-		{"UCS-2 flash", smpp.Config{}, []sms.OutboundPart{{MsgID: "u", Sender: sms.Sender{Value: "12345", Numeric: true}, Receiver: "+38640123456", DCS: sms.DCSUCS, Text: "Привет 😀", Flash: true}},
-			func(t *testing.T, s []*smpp.SubmitSM) {
+		{"UCS-2 flash", smpp.Config{}, []sms.OutboundPart{{MsgID: "u", Sender: sms.Sender{Value: "12345", Numeric: true}, Receiver: "+38640123456", DCS: gsm.DCSUCS, Text: "Привет 😀", Flash: true}},
+			func(t *testing.T, s []*pdu.SubmitSM) {
 				want := []byte{0x04, 0x1F, 0x04, 0x40, 0x04, 0x38, 0x04, 0x32, 0x04, 0x35, 0x04, 0x42, 0x00, 0x20, 0xD8, 0x3D, 0xDE, 0x00}
-				if s[0].DataCoding != 0x18 || !slices.Equal(s[0].Message, want) || s[0].Source != (smpp.Address{TON: 3, NPI: 0, Addr: "12345"}) {
+				if s[0].DataCoding != 0x18 || !slices.Equal(s[0].Message, want) || s[0].Source != (pdu.Address{TON: 3, NPI: 0, Addr: "12345"}) {
 					t.Errorf("%x %x %+v", s[0].DataCoding, s[0].Message, s[0].Source)
 				}
 			}},
 		{"GSM packed", smpp.Config{GSMPacked: true}, []sms.OutboundPart{part("p", 0, "hellohello")},
-			func(t *testing.T, s []*smpp.SubmitSM) {
+			func(t *testing.T, s []*pdu.SubmitSM) {
 				// The classic "hellohello" user data of 3GPP TS 23.040 examples.
 				want := []byte{0xE8, 0x32, 0x9B, 0xFD, 0x46, 0x97, 0xD9, 0xEC, 0x37}
 				if !slices.Equal(s[0].Message, want) {
 					t.Errorf("% x", s[0].Message)
 				}
 			}},
-		{"WAP push", smpp.Config{}, []sms.OutboundPart{{MsgID: "w", Sender: sms.Sender{Value: "msgkit"}, Receiver: "+38640123456", DCS: sms.DCSBinary, Data: []byte{0x01, 0x06}, UDH: sms.UDH{DstPort: 2948, SrcPort: 9200}}},
-			func(t *testing.T, s []*smpp.SubmitSM) {
+		{"WAP push", smpp.Config{}, []sms.OutboundPart{{MsgID: "w", Sender: sms.Sender{Value: "msgkit"}, Receiver: "+38640123456", DCS: gsm.DCSBinary, Data: []byte{0x01, 0x06}, UDH: gsm.UDH{DstPort: 2948, SrcPort: 9200}}},
+			func(t *testing.T, s []*pdu.SubmitSM) {
 				want := []byte{0x06, 0x05, 0x04, 0x0B, 0x84, 0x23, 0xF0, 0x01, 0x06}
 				if s[0].DataCoding != 0x04 || s[0].ESMClass != 0x40 || !slices.Equal(s[0].Message, want) {
 					t.Errorf("%x %x % x", s[0].DataCoding, s[0].ESMClass, s[0].Message)
 				}
 			}},
-		{"UDH 8-bit", smpp.Config{}, long(sms.DCSGSM, "ab"),
-			func(t *testing.T, s []*smpp.SubmitSM) {
+		{"UDH 8-bit", smpp.Config{}, long(gsm.DCSGSM, "ab"),
+			func(t *testing.T, s []*pdu.SubmitSM) {
 				for i, sm := range s {
 					want := []byte{0x05, 0x00, 0x03, 7, 2, byte(i + 1), 'a', 'b'}
-					if sm.ESMClass != 0x40 || !slices.Equal(sm.Message, want) || sm.Source != (smpp.Address{TON: 1, NPI: 1, Addr: "4915550000"}) {
+					if sm.ESMClass != 0x40 || !slices.Equal(sm.Message, want) || sm.Source != (pdu.Address{TON: 1, NPI: 1, Addr: "4915550000"}) {
 						t.Errorf("part %d: %x % x", i, sm.ESMClass, sm.Message)
 					}
 				}
 			}},
-		{"UDH 16-bit", smpp.Config{Concat: smpp.ConcatUDH16}, long(sms.DCSUCS, "é"),
-			func(t *testing.T, s []*smpp.SubmitSM) {
+		{"UDH 16-bit", smpp.Config{Concat: smpp.ConcatUDH16}, long(gsm.DCSUCS, "é"),
+			func(t *testing.T, s []*pdu.SubmitSM) {
 				ref := s[0].Message[3:5]
 				for i, sm := range s {
 					want := []byte{0x06, 0x08, 0x04, ref[0], ref[1], 2, byte(i + 1), 0x00, 0xE9}
@@ -247,13 +249,13 @@ func TestCodings(t *testing.T) {
 					}
 				}
 			}},
-		{"SAR", smpp.Config{Concat: smpp.ConcatSAR}, long(sms.DCSGSM, "ab"),
-			func(t *testing.T, s []*smpp.SubmitSM) {
-				ref0, _ := s[0].TLVs.Uint(smpp.TagSarMsgRefNum)
+		{"SAR", smpp.Config{Concat: smpp.ConcatSAR}, long(gsm.DCSGSM, "ab"),
+			func(t *testing.T, s []*pdu.SubmitSM) {
+				ref0, _ := s[0].TLVs.Uint(pdu.TagSarMsgRefNum)
 				for i, sm := range s {
-					ref, _ := sm.TLVs.Uint(smpp.TagSarMsgRefNum)
-					total, _ := sm.TLVs.Uint(smpp.TagSarTotalSegments)
-					seq, _ := sm.TLVs.Uint(smpp.TagSarSegmentSeqnum)
+					ref, _ := sm.TLVs.Uint(pdu.TagSarMsgRefNum)
+					total, _ := sm.TLVs.Uint(pdu.TagSarTotalSegments)
+					seq, _ := sm.TLVs.Uint(pdu.TagSarSegmentSeqnum)
 					if sm.ESMClass != 0 || string(sm.Message) != "ab" || ref != ref0 || total != 2 || seq != uint32(i+1) {
 						t.Errorf("part %d: %x %q %v", i, sm.ESMClass, sm.Message, sm.TLVs)
 					}
@@ -265,11 +267,11 @@ func TestCodings(t *testing.T) {
 			if errs := send(t, e, c.parts...); errs != nil {
 				t.Fatal(errs)
 			}
-			var got []*smpp.SubmitSM
+			var got []*pdu.SubmitSM
 			for _, s := range e.sim.Submits() {
-				got = append(got, s.PDU.Body.(*smpp.SubmitSM))
+				got = append(got, s.PDU.Body.(*pdu.SubmitSM))
 			}
-			slices.SortFunc(got, func(a, b *smpp.SubmitSM) int {
+			slices.SortFunc(got, func(a, b *pdu.SubmitSM) int {
 				return slices.Compare(a.Message, b.Message)
 			})
 			if len(got) != len(c.parts) {
@@ -308,16 +310,16 @@ func TestWindow(t *testing.T) {
 func TestThrottled(t *testing.T) {
 	e := start(t, smppsim.Options{
 		QueueFull: func(n int) bool { return n == 2 },
-		Fail: func(s smppsim.Submit) smpp.Status {
+		Fail: func(s smppsim.Submit) pdu.Status {
 			switch s.Dest().Addr {
 			case "38640000001":
-				return smpp.ESME_RINVDSTADR
+				return pdu.ESME_RINVDSTADR
 			case "38640000002":
-				return smpp.ESME_RSYSERR
+				return pdu.ESME_RSYSERR
 			case "38640000003":
-				return smpp.ESME_RINVESMCLASS
+				return pdu.ESME_RINVESMCLASS
 			}
-			return smpp.ESME_ROK
+			return pdu.ESME_ROK
 		},
 	}, smpp.Config{Throttled: time.Hour})
 	ok := part("a", 0, "x")
@@ -338,8 +340,8 @@ func TestThrottled(t *testing.T) {
 		t.Errorf("a resting bind: %v", errs)
 	}
 
-	e2 := start(t, smppsim.Options{Fail: func(s smppsim.Submit) smpp.Status {
-		return map[string]smpp.Status{"38640000001": smpp.ESME_RINVDSTADR, "38640000002": smpp.ESME_RSYSERR, "38640000003": smpp.ESME_RINVESMCLASS}[s.Dest().Addr]
+	e2 := start(t, smppsim.Options{Fail: func(s smppsim.Submit) pdu.Status {
+		return map[string]pdu.Status{"38640000001": pdu.ESME_RINVDSTADR, "38640000002": pdu.ESME_RSYSERR, "38640000003": pdu.ESME_RINVESMCLASS}[s.Dest().Addr]
 	}}, smpp.Config{})
 	errs = send(t, e2, bad, sys, esm)
 	var r *sms.Refusal
@@ -495,7 +497,7 @@ func TestBindRefused(t *testing.T) {
 // TestTransmitterAndReceiver: a transmitter sends and a receiver bind of
 // the same system id takes the receipts.
 func TestTransmitterAndReceiver(t *testing.T) {
-	e := start(t, smppsim.Options{}, smpp.Config{Mode: smpp.Transmitter, Binds: 2, Receivers: 1})
+	e := start(t, smppsim.Options{}, smpp.Config{Mode: pdu.Transmitter, Binds: 2, Receivers: 1})
 	e.waitBound(t, 2)
 	var parts []sms.OutboundPart
 	for i := range 20 {
@@ -645,7 +647,7 @@ func TestReceiptOfAReplica(t *testing.T) {
 	cfg := smpp.Config{Name: "sim", Addr: addr, SystemID: "msgkit", Password: "secret", Timeout: 5 * time.Second,
 		MinBackoff: 20 * time.Millisecond, MaxBackoff: 100 * time.Millisecond}
 	sender := cfg
-	sender.Mode = smpp.Transmitter // no receipts: they all go to the other client
+	sender.Mode = pdu.Transmitter // no receipts: they all go to the other client
 	ownSink, otherSink := newSink(), newSink()
 	clients := []*smpp.Client{smpp.New(sender, smpp.Options{Store: slow}), smpp.New(cfg, smpp.Options{Store: looking})}
 	sinks := []*sink{ownSink, otherSink}

@@ -8,6 +8,8 @@ import (
 	"unicode/utf16"
 
 	"github.com/msgkit/msgkit/sms"
+	"github.com/msgkit/msgkit/sms/gsm"
+	"github.com/msgkit/msgkit/sms/smpp/pdu"
 )
 
 // Concat is how the parts of a long message say that they belong
@@ -38,12 +40,12 @@ const (
 // user data header as the connection concatenates, the text in GSM
 // septets (one an octet, or packed) or UCS-2, a receipt asked for, and
 // the validity period as an absolute UTC time.
-func (c *Client) submitOf(p sms.OutboundPart) (*SubmitSM, error) {
-	sm := &SubmitSM{ShortMessage{
+func (c *Client) submitOf(p sms.OutboundPart) (*pdu.SubmitSM, error) {
+	sm := &pdu.SubmitSM{ShortMessage: pdu.ShortMessage{
 		ServiceType:        c.cfg.ServiceType,
 		Source:             sourceAddr(p.Sender),
-		Dest:               Address{TON: 1, NPI: 1, Addr: p.Receiver.Digits()},
-		RegisteredDelivery: RegisteredDeliveryAll,
+		Dest:               pdu.Address{TON: 1, NPI: 1, Addr: p.Receiver.Digits()},
+		RegisteredDelivery: pdu.RegisteredDeliveryAll,
 	}}
 	if !p.ExpiresAt.IsZero() {
 		sm.ValidityPeriod = absoluteTime(p.ExpiresAt)
@@ -53,7 +55,7 @@ func (c *Client) submitOf(p sms.OutboundPart) (*SubmitSM, error) {
 	switch {
 	case udh.Total > 1 && c.cfg.Concat == ConcatSAR:
 		ref := ref16(p.MsgID)
-		sm.TLVs = TLVs{U16(TagSarMsgRefNum, ref), U8(TagSarTotalSegments, udh.Total), U8(TagSarSegmentSeqnum, udh.Seq)}
+		sm.TLVs = pdu.TLVs{pdu.U16(pdu.TagSarMsgRefNum, ref), pdu.U8(pdu.TagSarTotalSegments, udh.Total), pdu.U8(pdu.TagSarSegmentSeqnum, udh.Seq)}
 		udh.Total, udh.Seq, udh.Ref = 0, 0, 0
 		hdr = udh.Bytes()
 	case udh.Total > 1 && c.cfg.Concat == ConcatUDH16:
@@ -74,26 +76,26 @@ func (c *Client) submitOf(p sms.OutboundPart) (*SubmitSM, error) {
 		hdr = udh.Bytes()
 	}
 	if len(hdr) > 0 {
-		sm.ESMClass |= ESMClassUDHI
+		sm.ESMClass |= pdu.ESMClassUDHI
 	}
 	switch p.DCS {
-	case sms.DCSUCS:
+	case gsm.DCSUCS:
 		sm.DataCoding = CodingUCS2
 		msg := append([]byte(nil), hdr...)
 		for _, u := range utf16.Encode([]rune(p.Text)) {
 			msg = binary.BigEndian.AppendUint16(msg, u)
 		}
 		sm.Message = msg
-	case sms.DCSBinary:
+	case gsm.DCSBinary:
 		sm.DataCoding = CodingBinary
 		sm.Message = append(append([]byte(nil), hdr...), p.Data...)
 	default:
-		codes, err := sms.GSMCodes(nil, p.Text)
+		codes, err := gsm.AppendCodes(nil, p.Text)
 		if err != nil {
 			return nil, err
 		}
 		if c.cfg.GSMPacked {
-			sm.Message = sms.PackGSM(hdr, codes)
+			sm.Message = gsm.Pack(hdr, codes)
 		} else {
 			sm.Message = append(append([]byte(nil), hdr...), codes...)
 		}
@@ -101,8 +103,8 @@ func (c *Client) submitOf(p sms.OutboundPart) (*SubmitSM, error) {
 	if p.Flash {
 		sm.DataCoding |= codingClass0
 	}
-	if len(sm.Message) > MaxShortMessage {
-		sm.TLVs = append(sm.TLVs, TLV{TagMessagePayload, sm.Message})
+	if len(sm.Message) > pdu.MaxShortMessage {
+		sm.TLVs = append(sm.TLVs, pdu.TLV{Tag: pdu.TagMessagePayload, Value: sm.Message})
 		sm.Message = nil
 	}
 	return sm, nil
@@ -111,14 +113,14 @@ func (c *Client) submitOf(p sms.OutboundPart) (*SubmitSM, error) {
 // sourceAddr is the sender's TON and NPI: alphanumeric (5, 0); a number
 // of 7 digits or more international (1, 1); a shorter one a network's
 // short code (3, 0).
-func sourceAddr(s sms.Sender) Address {
+func sourceAddr(s sms.Sender) pdu.Address {
 	switch {
 	case !s.Numeric:
-		return Address{TON: 5, NPI: 0, Addr: s.Value}
+		return pdu.Address{TON: 5, NPI: 0, Addr: s.Value}
 	case len(s.Value) >= 7:
-		return Address{TON: 1, NPI: 1, Addr: s.Value}
+		return pdu.Address{TON: 1, NPI: 1, Addr: s.Value}
 	}
-	return Address{TON: 3, NPI: 0, Addr: s.Value}
+	return pdu.Address{TON: 3, NPI: 0, Addr: s.Value}
 }
 
 // absoluteTime is t as SMPP 3.4's absolute time format (7.1.1),

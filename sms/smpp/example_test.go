@@ -7,6 +7,7 @@ import (
 
 	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/sms"
+	"github.com/msgkit/msgkit/sms/gsm"
 	"github.com/msgkit/msgkit/sms/smpp"
 	"github.com/msgkit/msgkit/sms/smpp/smppsim"
 )
@@ -40,7 +41,7 @@ func ExampleClient() {
 
 	sender, _ := sms.ParseSender("MyShop")
 	errs := client.Send(ctx, []sms.OutboundPart{{
-		MsgID: "m1", NumParts: 1, Sender: sender, Receiver: "+38640123456", DCS: sms.DCSGSM,
+		MsgID: "m1", NumParts: 1, Sender: sender, Receiver: "+38640123456", DCS: gsm.DCSGSM,
 		Text: "Your order has shipped", ExpiresAt: time.Now().Add(time.Hour),
 	}})
 	if errs != nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/sms"
+	"github.com/msgkit/msgkit/sms/gsm"
 	"github.com/msgkit/msgkit/sms/smpp"
 )
 
@@ -55,12 +56,12 @@ func testInteropCodings(t *testing.T, node string) {
 	udh := startESME(t, s, smpp.Config{Name: "node-udh", EnquireEvery: 50 * time.Millisecond}, sk)
 	sar := startESME(t, s, smpp.Config{Name: "node-sar", Concat: smpp.ConcatSAR}, sk)
 
-	gsmSingle := interopPart("gsm-single", 0, 1, "+38640000001", sms.DCSGSM, "Hello from msgkit: 5€ @ {home}")
+	gsmSingle := interopPart("gsm-single", 0, 1, "+38640000001", gsm.DCSGSM, "Hello from msgkit: 5€ @ {home}")
 	gsmChunks := splitText(strings.Repeat("The quick brown fox jumps over the lazy dog; 0123456789 @ 5€ {ok}. ", 6), 153, gsmLen)
-	gsmLong := longMessage("gsm-long", "+38640000002", sms.DCSGSM, 0x2A, gsmChunks)
-	ucsSingle := interopPart("ucs-single", 0, 1, "+38640000003", sms.DCSUCS, "Привет, мир! 😀")
+	gsmLong := longMessage("gsm-long", "+38640000002", gsm.DCSGSM, 0x2A, gsmChunks)
+	ucsSingle := interopPart("ucs-single", 0, 1, "+38640000003", gsm.DCSUCS, "Привет, мир! 😀")
 	ucsChunks := splitText(strings.Repeat("Съешь же ещё этих мягких французских булок 😀 ", 4), 67, utf16.RuneLen)
-	ucsLong := longMessage("ucs-long", "+38640000004", sms.DCSUCS, 0, ucsChunks)
+	ucsLong := longMessage("ucs-long", "+38640000004", gsm.DCSUCS, 0, ucsChunks)
 	if len(gsmChunks) != 3 || len(ucsChunks) != 3 {
 		t.Fatalf("the long texts split into %d and %d parts, want 3 each", len(gsmChunks), len(ucsChunks))
 	}
@@ -101,7 +102,7 @@ func testInteropCodings(t *testing.T, node string) {
 			payload []byte
 			coding  int
 		)
-		if p.DCS == sms.DCSUCS {
+		if p.DCS == gsm.DCSUCS {
 			payload, coding = ucs2Octets(p.Text), 8
 		} else {
 			payload, coding = gsmOctets(t, p.Text), 0
@@ -168,9 +169,9 @@ func testInteropDrop(t *testing.T, node string) {
 	// Two short messages, then a long one whose second part is the 4th
 	// submit_sm, then three more short ones.
 	single := func(i int) sms.OutboundPart {
-		return interopPart(fmt.Sprintf("drop-%d", i), 0, 1, fmt.Sprintf("+3864000002%d", i), sms.DCSGSM, fmt.Sprintf("Single message %d", i))
+		return interopPart(fmt.Sprintf("drop-%d", i), 0, 1, fmt.Sprintf("+3864000002%d", i), gsm.DCSGSM, fmt.Sprintf("Single message %d", i))
 	}
-	long := longMessage("drop-long", "+38640000011", sms.DCSGSM, 0x2C,
+	long := longMessage("drop-long", "+38640000011", gsm.DCSGSM, 0x2C,
 		splitText(strings.Repeat("A long message whose parts meet a connection that breaks. ", 6), 153, gsmLen))
 	if len(long) != 3 {
 		t.Fatalf("the long text split into %d parts, want 3", len(long))
@@ -282,7 +283,7 @@ func testInteropBindRefused(t *testing.T, node string) {
 	}
 	sctx, scancel := context.WithTimeout(ctx, 200*time.Millisecond)
 	defer scancel()
-	if errs := c.Send(sctx, []sms.OutboundPart{interopPart("refused", 0, 1, "+38640000031", sms.DCSGSM, "x")}); msgkit.KindOf(errs[0]) != msgkit.Unavailable || c.Bound() != 0 {
+	if errs := c.Send(sctx, []sms.OutboundPart{interopPart("refused", 0, 1, "+38640000031", gsm.DCSGSM, "x")}); msgkit.KindOf(errs[0]) != msgkit.Unavailable || c.Bound() != 0 {
 		t.Errorf("without a bind: %v, %d bound", errs, c.Bound())
 	}
 	if n := len(byEvent(s.events(), "submit_sm")); n != 0 {
@@ -559,7 +560,7 @@ func checkReceiptsAcked(t *testing.T, ctx context.Context, s *smsc, submits []sm
 	}
 }
 
-func interopPart(id string, num, total int, receiver string, dcs sms.DCS, text string) sms.OutboundPart {
+func interopPart(id string, num, total int, receiver string, dcs gsm.DCS, text string) sms.OutboundPart {
 	return sms.OutboundPart{MsgID: sms.MessageID(id), PartNum: num, NumParts: total, Sender: sms.Sender{Value: "msgkit"},
 		Receiver: sms.MSISDN(receiver), DCS: dcs, Text: text, ExpiresAt: time.Date(2030, 1, 2, 3, 4, 0, 0, time.UTC)}
 }
@@ -567,11 +568,11 @@ func interopPart(id string, num, total int, receiver string, dcs sms.DCS, text s
 // longMessage is the parts of a message of the given texts, each with
 // its header's place in the message (a ConcatSAR client takes total and
 // seq from it too).
-func longMessage(id, receiver string, dcs sms.DCS, ref uint8, chunks []string) []sms.OutboundPart {
+func longMessage(id, receiver string, dcs gsm.DCS, ref uint8, chunks []string) []sms.OutboundPart {
 	var parts []sms.OutboundPart
 	for i, c := range chunks {
 		p := interopPart(id, i, len(chunks), receiver, dcs, c)
-		p.UDH = sms.UDH{Ref: ref, Total: uint8(len(chunks)), Seq: uint8(i + 1)}
+		p.UDH = gsm.UDH{Ref: ref, Total: uint8(len(chunks)), Seq: uint8(i + 1)}
 		parts = append(parts, p)
 	}
 	return parts

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/msgkit/msgkit/sms"
+	"github.com/msgkit/msgkit/sms/smpp/pdu"
 )
 
 // Receipt is an SMSC delivery receipt: what the text of a receipting
@@ -157,7 +158,7 @@ type Receipt struct {
 	// stat msgkit does not know).
 	State MessageState
 	// NetworkError is the network_error_code parameter; zero when absent.
-	NetworkError NetworkErrorCode
+	NetworkError pdu.NetworkErrorCode
 }
 
 // MessageState is the message_state parameter, which a receipt's
@@ -265,7 +266,7 @@ var receiptKeys = [rfCount]struct{ word, second, name string }{
 
 // maxReceiptID is the longest id taken: message_id's 65 octets less the
 // NUL.
-const maxReceiptID = maxMessageID
+const maxReceiptID = pdu.MaxMessageID
 
 // ParseReceiptText reads the text of a delivery receipt, its dates in
 // UTC. See Receipt for the shape it reads and what it refuses; a refusal
@@ -555,23 +556,23 @@ const (
 // esm_class alone); when it is, err says why it could not be read. See
 // Receipt for which esm_class values count and how the text and the
 // optional parameters combine.
-func ReceiptOf(d *DeliverSM) (r Receipt, isReceipt bool, err error) {
+func ReceiptOf(d *pdu.DeliverSM) (r Receipt, isReceipt bool, err error) {
 	return ReceiptOfIn(d, time.UTC)
 }
 
 // ReceiptOfIn is ReceiptOf with the text's dates read in loc (nil means
 // UTC).
-func ReceiptOfIn(d *DeliverSM, loc *time.Location) (r Receipt, isReceipt bool, err error) {
+func ReceiptOfIn(d *pdu.DeliverSM, loc *time.Location) (r Receipt, isReceipt bool, err error) {
 	if d == nil {
 		return Receipt{}, false, nil
 	}
-	switch d.ESMClass & ESMClassReceiptMask {
+	switch d.ESMClass & pdu.ESMClassReceiptMask {
 	case esmTypeSMSCReceipt, esmTypeIntermediate:
 	default:
 		return Receipt{}, false, nil
 	}
 	text := d.Message
-	if p, ok := d.TLVs.Get(TagMessagePayload); ok && len(p) > 0 {
+	if p, ok := d.TLVs.Get(pdu.TagMessagePayload); ok && len(p) > 0 {
 		text = p
 	}
 	r = Receipt{Sub: -1, Dlvrd: -1}
@@ -582,14 +583,14 @@ func ReceiptOfIn(d *DeliverSM, loc *time.Location) (r Receipt, isReceipt bool, e
 			r = Receipt{Sub: -1, Dlvrd: -1}
 		}
 	}
-	if id, ok := d.TLVs.CString(TagReceiptedMessageID); ok && id != "" {
+	if id, ok := d.TLVs.CString(pdu.TagReceiptedMessageID); ok && id != "" {
 		if len(id) > maxReceiptID {
 			return Receipt{}, true, &ReceiptError{Field: "receipted_message_id", Reason: fmt.Sprintf("%d characters, at most %d", len(id), maxReceiptID)}
 		}
 		r.ID = id
 	}
 	var stateErr error
-	if v, ok := d.TLVs.Get(TagMessageState); ok {
+	if v, ok := d.TLVs.Get(pdu.TagMessageState); ok {
 		if len(v) == 1 && MessageState(v[0]).Valid() {
 			r.State = MessageState(v[0])
 		} else {

@@ -14,6 +14,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/msgkit/msgkit/sms"
+	"github.com/msgkit/msgkit/sms/smpp/pdu"
 )
 
 func rcptUTC(y, mo, d, h, mi, s int) time.Time {
@@ -273,10 +274,10 @@ func TestMessageState(t *testing.T) {
 	}
 }
 
-func rcptDeliver(esm byte, text string, tlvs ...TLV) *DeliverSM {
-	d := &DeliverSM{ShortMessage{
-		Source:   Address{TON: 1, NPI: 1, Addr: "447700900123"},
-		Dest:     Address{TON: 5, NPI: 0, Addr: "msgkit"},
+func rcptDeliver(esm byte, text string, tlvs ...pdu.TLV) *pdu.DeliverSM {
+	d := &pdu.DeliverSM{ShortMessage: pdu.ShortMessage{
+		Source:   pdu.Address{TON: 1, NPI: 1, Addr: "447700900123"},
+		Dest:     pdu.Address{TON: 5, NPI: 0, Addr: "msgkit"},
 		ESMClass: esm,
 		TLVs:     tlvs,
 	}}
@@ -296,7 +297,7 @@ func TestReceiptOf(t *testing.T) {
 	with := func(r Receipt, f func(*Receipt)) Receipt { f(&r); return r }
 	for _, tc := range []struct {
 		name      string
-		d         *DeliverSM
+		d         *pdu.DeliverSM
 		isReceipt bool
 		want      Receipt
 		field     string // of the error expected
@@ -312,39 +313,39 @@ func TestReceiptOf(t *testing.T) {
 		{name: "receipt with the other esm_class bits set", d: rcptDeliver(0xC7, text), isReceipt: true, want: parsed},
 		{name: "intermediate notification", d: rcptDeliver(0x20, "id:123 stat:ENROUTE err:029"), isReceipt: true,
 			want: Receipt{ID: "123", Sub: -1, Dlvrd: -1, Stat: "ENROUTE", Err: "029", State: StateEnroute}},
-		{name: "message_payload", d: rcptDeliver(0x04, "", TLV{TagMessagePayload, []byte(text)}), isReceipt: true, want: parsed},
-		{name: "message_payload wins over short_message", d: rcptDeliver(0x04, "id:9 stat:UNDELIV", TLV{TagMessagePayload, []byte(text)}), isReceipt: true, want: parsed},
-		{name: "empty message_payload leaves short_message", d: rcptDeliver(0x04, text, TLV{TagMessagePayload, nil}), isReceipt: true, want: parsed},
-		{name: "TLVs win over the text", d: rcptDeliver(0x04, text, CStr(TagReceiptedMessageID, "7B"), U8(TagMessageState, byte(StateUndeliverable))), isReceipt: true,
+		{name: "message_payload", d: rcptDeliver(0x04, "", pdu.TLV{Tag: pdu.TagMessagePayload, Value: []byte(text)}), isReceipt: true, want: parsed},
+		{name: "message_payload wins over short_message", d: rcptDeliver(0x04, "id:9 stat:UNDELIV", pdu.TLV{Tag: pdu.TagMessagePayload, Value: []byte(text)}), isReceipt: true, want: parsed},
+		{name: "empty message_payload leaves short_message", d: rcptDeliver(0x04, text, pdu.TLV{Tag: pdu.TagMessagePayload, Value: nil}), isReceipt: true, want: parsed},
+		{name: "TLVs win over the text", d: rcptDeliver(0x04, text, pdu.CStr(pdu.TagReceiptedMessageID, "7B"), pdu.U8(pdu.TagMessageState, byte(StateUndeliverable))), isReceipt: true,
 			want: with(parsed, func(r *Receipt) { r.ID, r.State = "7B", StateUndeliverable })},
-		{name: "receipted_message_id without its NUL", d: rcptDeliver(0x04, text, TLV{TagReceiptedMessageID, []byte("7B")}), isReceipt: true,
+		{name: "receipted_message_id without its NUL", d: rcptDeliver(0x04, text, pdu.TLV{Tag: pdu.TagReceiptedMessageID, Value: []byte("7B")}), isReceipt: true,
 			want: with(parsed, func(r *Receipt) { r.ID = "7B" })},
-		{name: "empty receipted_message_id leaves the text's", d: rcptDeliver(0x04, text, CStr(TagReceiptedMessageID, "")), isReceipt: true, want: parsed},
-		{name: "TLVs only, no text", d: rcptDeliver(0x04, "", CStr(TagReceiptedMessageID, "abc"), U8(TagMessageState, byte(StateDelivered))), isReceipt: true,
+		{name: "empty receipted_message_id leaves the text's", d: rcptDeliver(0x04, text, pdu.CStr(pdu.TagReceiptedMessageID, "")), isReceipt: true, want: parsed},
+		{name: "TLVs only, no text", d: rcptDeliver(0x04, "", pdu.CStr(pdu.TagReceiptedMessageID, "abc"), pdu.U8(pdu.TagMessageState, byte(StateDelivered))), isReceipt: true,
 			want: tlvOnly("abc", StateDelivered)},
-		{name: "TLVs only, a text of no receipt shape", d: rcptDeliver(0x04, "Message delivered", CStr(TagReceiptedMessageID, "abc"), U8(TagMessageState, byte(StateExpired))), isReceipt: true,
+		{name: "TLVs only, a text of no receipt shape", d: rcptDeliver(0x04, "Message delivered", pdu.CStr(pdu.TagReceiptedMessageID, "abc"), pdu.U8(pdu.TagMessageState, byte(StateExpired))), isReceipt: true,
 			want: tlvOnly("abc", StateExpired)},
-		{name: "TLVs only, a text with a bad date", d: rcptDeliver(0x04, "id:1 done date:2499999999 stat:DELIVRD text:x", CStr(TagReceiptedMessageID, "abc"), U8(TagMessageState, byte(StateRejected))), isReceipt: true,
+		{name: "TLVs only, a text with a bad date", d: rcptDeliver(0x04, "id:1 done date:2499999999 stat:DELIVRD text:x", pdu.CStr(pdu.TagReceiptedMessageID, "abc"), pdu.U8(pdu.TagMessageState, byte(StateRejected))), isReceipt: true,
 			want: tlvOnly("abc", StateRejected)},
-		{name: "text without stat, message_state", d: rcptDeliver(0x04, "id:123 sub:001 err:000 text:Hi", U8(TagMessageState, byte(StateDelivered))), isReceipt: true,
+		{name: "text without stat, message_state", d: rcptDeliver(0x04, "id:123 sub:001 err:000 text:Hi", pdu.U8(pdu.TagMessageState, byte(StateDelivered))), isReceipt: true,
 			want: Receipt{ID: "123", Sub: 1, Dlvrd: -1, Err: "000", Text: "Hi", State: StateDelivered}},
-		{name: "text without id, receipted_message_id", d: rcptDeliver(0x04, "stat:UNDELIV err:001", CStr(TagReceiptedMessageID, "0A1")), isReceipt: true,
+		{name: "text without id, receipted_message_id", d: rcptDeliver(0x04, "stat:UNDELIV err:001", pdu.CStr(pdu.TagReceiptedMessageID, "0A1")), isReceipt: true,
 			want: Receipt{ID: "0A1", Sub: -1, Dlvrd: -1, Stat: "UNDELIV", Err: "001", State: StateUndeliverable}},
-		{name: "network_error_code kept", d: rcptDeliver(0x04, "id:5 stat:UNDELIV err:000", TLV{TagNetworkErrorCode, []byte{3, 0, 1}}), isReceipt: true,
-			want: Receipt{ID: "5", Sub: -1, Dlvrd: -1, Stat: "UNDELIV", Err: "000", State: StateUndeliverable, NetworkError: NetworkErrorCode{Type: 3, Code: 1}}},
-		{name: "a message_state that is no state leaves the text's", d: rcptDeliver(0x04, text, U8(TagMessageState, 9)), isReceipt: true, want: parsed},
+		{name: "network_error_code kept", d: rcptDeliver(0x04, "id:5 stat:UNDELIV err:000", pdu.TLV{Tag: pdu.TagNetworkErrorCode, Value: []byte{3, 0, 1}}), isReceipt: true,
+			want: Receipt{ID: "5", Sub: -1, Dlvrd: -1, Stat: "UNDELIV", Err: "000", State: StateUndeliverable, NetworkError: pdu.NetworkErrorCode{Type: 3, Code: 1}}},
+		{name: "a message_state that is no state leaves the text's", d: rcptDeliver(0x04, text, pdu.U8(pdu.TagMessageState, 9)), isReceipt: true, want: parsed},
 		{name: "an unknown stat is kept", d: rcptDeliver(0x04, "id:1 stat:FAILED"), isReceipt: true,
 			want: Receipt{ID: "1", Sub: -1, Dlvrd: -1, Stat: "FAILED"}},
 
-		{name: "no id anywhere", d: rcptDeliver(0x04, "stat:DELIVRD", U8(TagMessageState, 2)), isReceipt: true, field: "id"},
-		{name: "no state anywhere", d: rcptDeliver(0x04, "id:1 err:000", CStr(TagReceiptedMessageID, "1")), isReceipt: true, field: "stat"},
-		{name: "only a message_state that is no state", d: rcptDeliver(0x04, "", CStr(TagReceiptedMessageID, "1"), U8(TagMessageState, 0)), isReceipt: true, field: "message_state"},
-		{name: "a message_state of two octets", d: rcptDeliver(0x04, "", CStr(TagReceiptedMessageID, "1"), U16(TagMessageState, 2)), isReceipt: true, field: "message_state"},
-		{name: "an empty message_state", d: rcptDeliver(0x04, "", CStr(TagReceiptedMessageID, "1"), TLV{TagMessageState, nil}), isReceipt: true, field: "message_state"},
+		{name: "no id anywhere", d: rcptDeliver(0x04, "stat:DELIVRD", pdu.U8(pdu.TagMessageState, 2)), isReceipt: true, field: "id"},
+		{name: "no state anywhere", d: rcptDeliver(0x04, "id:1 err:000", pdu.CStr(pdu.TagReceiptedMessageID, "1")), isReceipt: true, field: "stat"},
+		{name: "only a message_state that is no state", d: rcptDeliver(0x04, "", pdu.CStr(pdu.TagReceiptedMessageID, "1"), pdu.U8(pdu.TagMessageState, 0)), isReceipt: true, field: "message_state"},
+		{name: "a message_state of two octets", d: rcptDeliver(0x04, "", pdu.CStr(pdu.TagReceiptedMessageID, "1"), pdu.U16(pdu.TagMessageState, 2)), isReceipt: true, field: "message_state"},
+		{name: "an empty message_state", d: rcptDeliver(0x04, "", pdu.CStr(pdu.TagReceiptedMessageID, "1"), pdu.TLV{Tag: pdu.TagMessageState, Value: nil}), isReceipt: true, field: "message_state"},
 		{name: "a bad date and no TLVs", d: rcptDeliver(0x04, "id:1 submit date:2413151230 stat:DELIVRD"), isReceipt: true, field: "submit date"},
-		{name: "a bad date and only the id TLV", d: rcptDeliver(0x04, "id:1 submit date:2413151230 stat:DELIVRD", CStr(TagReceiptedMessageID, "1")), isReceipt: true, field: "submit date"},
+		{name: "a bad date and only the id TLV", d: rcptDeliver(0x04, "id:1 submit date:2413151230 stat:DELIVRD", pdu.CStr(pdu.TagReceiptedMessageID, "1")), isReceipt: true, field: "submit date"},
 		{name: "no text, no TLVs", d: rcptDeliver(0x04, ""), isReceipt: true, field: "id"},
-		{name: "a receipted_message_id too long", d: rcptDeliver(0x04, text, CStr(TagReceiptedMessageID, strings.Repeat("1", 65))), isReceipt: true, field: "receipted_message_id"},
+		{name: "a receipted_message_id too long", d: rcptDeliver(0x04, text, pdu.CStr(pdu.TagReceiptedMessageID, strings.Repeat("1", 65))), isReceipt: true, field: "receipted_message_id"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, isReceipt, err := ReceiptOf(tc.d)
@@ -372,19 +373,19 @@ func TestReceiptOf(t *testing.T) {
 // decoded, then read.
 func TestReceiptOfWire(t *testing.T) {
 	long := "id:" + strings.Repeat("f", 64) + " sub:001 dlvrd:001 submit date:2403151230 done date:2403151231 stat:DELIVRD err:000 text:" + strings.Repeat("long text ", 30)
-	for _, d := range []*DeliverSM{
-		rcptDeliver(0x04, rcptSamples[0].text, CStr(TagReceiptedMessageID, "0123456789"), U8(TagMessageState, 2), TLV{TagNetworkErrorCode, []byte{3, 0, 0}}),
-		rcptDeliver(0x04, "", TLV{TagMessagePayload, []byte(long)}),
+	for _, d := range []*pdu.DeliverSM{
+		rcptDeliver(0x04, rcptSamples[0].text, pdu.CStr(pdu.TagReceiptedMessageID, "0123456789"), pdu.U8(pdu.TagMessageState, 2), pdu.TLV{Tag: pdu.TagNetworkErrorCode, Value: []byte{3, 0, 0}}),
+		rcptDeliver(0x04, "", pdu.TLV{Tag: pdu.TagMessagePayload, Value: []byte(long)}),
 	} {
-		pdu, err := Append(nil, PDU{Seq: 7, Body: d})
+		raw, err := pdu.Append(nil, pdu.PDU{Seq: 7, Body: d})
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := Decode(pdu)
+		p, err := pdu.Decode(raw)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, ok, err := ReceiptOf(p.Body.(*DeliverSM))
+		got, ok, err := ReceiptOf(p.Body.(*pdu.DeliverSM))
 		if !ok || err != nil {
 			t.Fatalf("ReceiptOf: %v, %v", ok, err)
 		}
@@ -403,7 +404,7 @@ func TestReceiptEvent(t *testing.T) {
 		return Receipt{ID: "1", Sub: -1, Dlvrd: -1, State: s, Err: err}
 	}
 	gsm := func(r Receipt, typ byte, code uint16) Receipt {
-		r.NetworkError = NetworkErrorCode{Type: typ, Code: code}
+		r.NetworkError = pdu.NetworkErrorCode{Type: typ, Code: code}
 		return r
 	}
 	for _, tc := range []struct {
@@ -630,7 +631,7 @@ func FuzzParseReceiptText(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := ParseReceiptText(b)
-		d := rcptDeliver(0x04, "", TLV{TagMessagePayload, b})
+		d := rcptDeliver(0x04, "", pdu.TLV{Tag: pdu.TagMessagePayload, Value: b})
 		if rr, ok, err := ReceiptOf(d); ok && err == nil {
 			rr.Event()
 		}

@@ -9,6 +9,7 @@ import (
 	gocmp "github.com/google/go-cmp/cmp"
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/sms"
+	"github.com/msgkit/msgkit/sms/gsm"
 )
 
 func outboundTests() []storeTest {
@@ -89,8 +90,8 @@ func acceptQueued(t *testing.T, s Store, id string, sendAt time.Time) {
 func testClaimParts(t *testing.T, s Store) {
 	accepted(t, s, "m-1") // both parts queued at t0
 	wsi := Message("m-2", "shop", "0.01")
-	wsi.Type, wsi.DCS, wsi.Flash, wsi.Sender = "wsi", sms.DCSBinary, false, sms.Sender{Value: "4930123", Numeric: true}
-	wsi.Parts = []sms.PartRecord{{Num: 0, Data: []byte{0, 6, 0xff}, Units: 3, UDH: sms.UDH{DstPort: 2948, SrcPort: 9200}, State: sms.StateSubmitted, UpdatedAt: t0, SendAt: t0.Add(time.Second)}}
+	wsi.Type, wsi.DCS, wsi.Flash, wsi.Sender = "wsi", gsm.DCSBinary, false, sms.Sender{Value: "4930123", Numeric: true}
+	wsi.Parts = []sms.PartRecord{{Num: 0, Data: []byte{0, 6, 0xff}, Units: 3, UDH: gsm.UDH{DstPort: 2948, SrcPort: 9200}, State: sms.StateSubmitted, UpdatedAt: t0, SendAt: t0.Add(time.Second)}}
 	if err := s.Accept(t.Context(), wsi); err != nil {
 		t.Fatal(err)
 	}
@@ -104,16 +105,16 @@ func testClaimParts(t *testing.T, s Store) {
 	slices.SortFunc(got, func(a, b sms.QueuedPart) int { return a.PartNum - b.PartNum })
 	lease := t0.Add(time.Minute).Truncate(time.Microsecond).UTC()
 	expires := t0.Add(24 * time.Hour).Truncate(time.Microsecond).UTC()
-	out := func(num int, text string, udh sms.UDH) sms.QueuedPart {
+	out := func(num int, text string, udh gsm.UDH) sms.QueuedPart {
 		return sms.QueuedPart{
 			OutboundPart: sms.OutboundPart{MsgID: "m-1", PartNum: num, NumParts: 2, Sender: sms.Sender{Value: "MyShop"},
-				Receiver: "+38640123456", DCS: sms.DCSGSM, Flash: true, Text: text, UDH: udh, ExpiresAt: expires},
+				Receiver: "+38640123456", DCS: gsm.DCSGSM, Flash: true, Text: text, UDH: udh, ExpiresAt: expires},
 			LeaseUntil: lease,
 		}
 	}
 	want := []sms.QueuedPart{
-		out(0, "first [part]", sms.UDH{Ref: 7, Total: 2, Seq: 1}),
-		out(1, "second", sms.UDH{Ref: 7, Total: 2, Seq: 2}),
+		out(0, "first [part]", gsm.UDH{Ref: 7, Total: 2, Seq: 1}),
+		out(1, "second", gsm.UDH{Ref: 7, Total: 2, Seq: 2}),
 	}
 	if diff := gocmp.Diff(want, got, equate); diff != "" {
 		t.Fatalf("claimed at t0 (-want +got):\n%s", diff)
@@ -121,7 +122,7 @@ func testClaimParts(t *testing.T, s Store) {
 	got = claimParts(t, s, t0.Add(time.Second), 10)
 	wantWSI := []sms.QueuedPart{{
 		OutboundPart: sms.OutboundPart{MsgID: "m-2", PartNum: 0, NumParts: 1, Sender: sms.Sender{Value: "4930123", Numeric: true},
-			Receiver: "+38640123456", DCS: sms.DCSBinary, Data: []byte{0, 6, 0xff}, UDH: sms.UDH{DstPort: 2948, SrcPort: 9200}, ExpiresAt: expires},
+			Receiver: "+38640123456", DCS: gsm.DCSBinary, Data: []byte{0, 6, 0xff}, UDH: gsm.UDH{DstPort: 2948, SrcPort: 9200}, ExpiresAt: expires},
 		LeaseUntil: t0.Add(time.Second + time.Minute).Truncate(time.Microsecond).UTC(),
 	}}
 	if diff := gocmp.Diff(wantWSI, got, equate); diff != "" {

@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/sms"
+	"github.com/msgkit/msgkit/sms/gsm"
 	"github.com/shopspring/decimal"
 )
 
@@ -209,14 +210,14 @@ func Message(id, account, price string) sms.MessageRecord {
 	p := dec(price)
 	return sms.MessageRecord{
 		ID: sms.MessageID(id), Account: account, Type: "text",
-		Sender: sms.Sender{Value: "MyShop"}, Receiver: "+38640123456", DCS: sms.DCSGSM,
+		Sender: sms.Sender{Value: "MyShop"}, Receiver: "+38640123456", DCS: gsm.DCSGSM,
 		Flash: true, DLRMask: 19, DLRURL: "https://example.com/dlr?x=1",
 		Custom:    []byte(`{"order": 42, "tags": ["a", "ü"]}`),
 		PartPrice: p, Charged: p.Mul(decimal.NewFromInt(2)), Currency: "EUR",
 		SubmittedAt: t0, ExpiresAt: t0.Add(24 * time.Hour),
 		Parts: []sms.PartRecord{
-			{Num: 0, Text: "first [part]", Units: 153, UDH: sms.UDH{Ref: 7, Total: 2, Seq: 1}, State: sms.StateSubmitted, UpdatedAt: t0, SendAt: t0},
-			{Num: 1, Text: "second", Units: 6, UDH: sms.UDH{Ref: 7, Total: 2, Seq: 2}, State: sms.StateSubmitted, UpdatedAt: t0, SendAt: t0},
+			{Num: 0, Text: "first [part]", Units: 153, UDH: gsm.UDH{Ref: 7, Total: 2, Seq: 1}, State: sms.StateSubmitted, UpdatedAt: t0, SendAt: t0},
+			{Num: 1, Text: "second", Units: 6, UDH: gsm.UDH{Ref: 7, Total: 2, Seq: 2}, State: sms.StateSubmitted, UpdatedAt: t0, SendAt: t0},
 		},
 	}
 }
@@ -250,8 +251,8 @@ func testAcceptAndMessage(t *testing.T, s Store) {
 		t.Errorf("message (-want +got):\n%s", diff)
 	}
 	push := Message("m-2", "shop", "0.0450")
-	push.Type, push.DCS, push.Custom, push.Flash = "wsi", sms.DCSBinary, nil, false
-	push.Parts = []sms.PartRecord{{Num: 0, Data: []byte{0x00, 0x06, 0xff, 0x01}, Units: 4, UDH: sms.UDH{DstPort: 2948, SrcPort: 9200}, State: sms.StateSubmitted, UpdatedAt: t0,
+	push.Type, push.DCS, push.Custom, push.Flash = "wsi", gsm.DCSBinary, nil, false
+	push.Parts = []sms.PartRecord{{Num: 0, Data: []byte{0x00, 0x06, 0xff, 0x01}, Units: 4, UDH: gsm.UDH{DstPort: 2948, SrcPort: 9200}, State: sms.StateSubmitted, UpdatedAt: t0,
 		SendAt: t0.Add(time.Second), SendAttempts: 3, SendError: "an earlier error"}}
 	push.Charged = push.PartPrice
 	if err := s.Accept(t.Context(), push); err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/sms"
+	"github.com/msgkit/msgkit/sms/gsm"
 	"github.com/msgkit/msgkit/testsystem"
 	"github.com/shopspring/decimal"
 )
@@ -340,7 +341,7 @@ func results(n int, prefix string) []testsystem.Result {
 		rs[i] = testsystem.Result{
 			MsgID: sms.MessageID(fmt.Sprintf("%s%03d", prefix, i)), Seq: i + 1, User: "bob", Node: "n1",
 			GateID: 1, Gate: "alpha-direct", OperatorID: 4, Operator: "O2 UK", MCCMNC: "23410", Receiver: "+447700900001",
-			DCS: sms.DCSGSM, NumParts: 1, Sender: "Tester", Text: "text " + prefix, Mark: "MARK", Price: decimal.RequireFromString("0.045"),
+			DCS: gsm.DCSGSM, NumParts: 1, Sender: "Tester", Text: "text " + prefix, Mark: "MARK", Price: decimal.RequireFromString("0.045"),
 			Currency: "EUR", Status: testsystem.StatusQueued, Deadline: day.Add(time.Minute),
 		}
 	}
@@ -454,7 +455,7 @@ func testResults(t *testing.T, f Fixture) {
 		t.Errorf("Pending after r001, 1 = %+v", pending)
 	}
 	sent := day.Add(time.Second)
-	received := &testsystem.Received{At: sent.Add(3 * time.Second), Sender: "Tester", Text: "text r", DCS: sms.DCSUCS, Network: "23410",
+	received := &testsystem.Received{At: sent.Add(3 * time.Second), Sender: "Tester", Text: "text r", DCS: gsm.DCSUCS, Network: "23410",
 		Operator: "O2 UK", SMSC: "+447802000332", SMSCOperator: "O2 UK", SMSCCountry: "United Kingdom", SMSCNetwork: "23410",
 		PDUs: [][]byte{{0x07, 0x91}, {0x00, 0x04}}}
 	err = s.UpdateResults(ctx, []sms.MessageID{"r000", "r001", "zzz"}, func(r *testsystem.Result) bool {

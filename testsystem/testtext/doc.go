@@ -7,7 +7,7 @@
 //
 // # Kinds
 //
-// A kind fixes the coding that sms.CountText(text, sms.DCSAuto) resolves a
+// A kind fixes the coding that gsm.CountText(text, gsm.DCSAuto) resolves a
 // text to, and how many parts it needs:
 //
 //	gsm         GSM 7-bit, 1 part
@@ -47,7 +47,7 @@
 // named by language code, kind and index ("ru.ucs_set[1]"):
 //   - the text holds "{mark}" exactly once, and no ASCII letter or digit
 //     touches it, so the mark stays a word of its own;
-//   - with a mark of 1 character and with one of 12, sms.CountText
+//   - with a mark of 1 character and with one of 12, gsm.CountText
 //     resolves the text to its kind's coding and part range. A mark's
 //     characters are one septet or one UTF-16 unit each, and a character
 //     more never lets greedy packing use fewer parts, so the two bound

@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/msgkit/msgkit"
-	"github.com/msgkit/msgkit/sms"
+	"github.com/msgkit/msgkit/sms/gsm"
 	"github.com/msgkit/msgkit/testsystem/testtext"
 )
 
@@ -38,7 +38,7 @@ func TestLoadOwnLibrary(t *testing.T) {
 		t.Errorf("Languages (-want +got):\n%s", diff)
 	}
 	got := checkText(t, l, "sl", testtext.GSM, "AB12", 7)
-	if want := (testtext.Text{Body: "Preizkus poti AB12: to sporocilo preverja dostavo.", DCS: sms.DCSGSM, Parts: 1, Sender: "Preizkus"}); got != want {
+	if want := (testtext.Text{Body: "Preizkus poti AB12: to sporocilo preverja dostavo.", DCS: gsm.DCSGSM, Parts: 1, Sender: "Preizkus"}); got != want {
 		t.Errorf("Text = %+v\n want %+v", got, want)
 	}
 	if got := checkText(t, l, "sl", testtext.UCSSet, "AB12", 0); got.Sender != "Abeceda" {

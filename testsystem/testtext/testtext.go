@@ -17,6 +17,7 @@ import (
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/sms"
+	"github.com/msgkit/msgkit/sms/gsm"
 )
 
 // Kind is the kind of a test text: its coding, how many parts it needs,
@@ -63,15 +64,15 @@ func (k Kind) index() (int, bool) {
 
 // spec is what a kind's texts must be.
 type spec struct {
-	dcs      sms.DCS // the coding sms.CountText resolves DCSAuto to
+	dcs      gsm.DCS // the coding gsm.CountText resolves DCSAuto to
 	min, max int     // parts, inclusive
 }
 
 // spec returns k's rules; k must be a kind.
 func (k Kind) spec() spec {
-	s := spec{dcs: sms.DCSGSM, min: 1, max: 1}
+	s := spec{dcs: gsm.DCSGSM, min: 1, max: 1}
 	if k == UCS || k == UCSConcat || k == UCSSet {
-		s.dcs = sms.DCSUCS
+		s.dcs = gsm.DCSUCS
 	}
 	switch k {
 	case GSMConcat, UCSConcat:
@@ -116,8 +117,8 @@ type Language struct {
 // Text is a generated test text.
 type Text struct {
 	Body   string
-	DCS    sms.DCS // sms.DCSGSM or sms.DCSUCS, as sms.CountText(Body, sms.DCSAuto) resolves it
-	Parts  int     // as sms.CountText counts them
+	DCS    gsm.DCS // gsm.DCSGSM or gsm.DCSUCS, as gsm.CountText(Body, gsm.DCSAuto) resolves it
+	Parts  int     // as gsm.CountText counts them
 	Sender string  // the template's sender: alphanumeric, at most 11 characters, accepted by sms.ParseSender
 }
 
@@ -218,7 +219,7 @@ func (l *Library) Text(lang string, k Kind, mark string, n uint64) (Text, error)
 	ts := lg.texts[i]
 	if len(ts) == 0 {
 		why := ""
-		if lg.noGSM && k.spec().dcs == sms.DCSGSM {
+		if lg.noGSM && k.spec().dcs == gsm.DCSGSM {
 			why = ": its script is not in the GSM alphabet"
 		}
 		return Text{}, msgkit.Invalidf(codeUnavailable, "text_type",
@@ -226,7 +227,7 @@ func (l *Library) Text(lang string, k Kind, mark string, n uint64) (Text, error)
 	}
 	t := ts[n%uint64(len(ts))]
 	body := t.before + mark + t.after
-	c, err := sms.CountText(body, sms.DCSAuto)
+	c, err := gsm.CountText(body, gsm.DCSAuto)
 	if err != nil {
 		// Load counted every template with marks of every length.
 		return Text{}, msgkit.Wrap(err, msgkit.Internal, "", "a checked template failed to count")
@@ -396,7 +397,7 @@ func loadLanguage(p *problems, id string, lj languageJSON) *language {
 	for i, k := range kinds {
 		if len(lg.texts[i]) > 0 {
 			have = append(have, string(k))
-			hasGSM = hasGSM || k.spec().dcs == sms.DCSGSM
+			hasGSM = hasGSM || k.spec().dcs == gsm.DCSGSM
 		}
 	}
 	lg.kinds = orList(have)
@@ -470,11 +471,11 @@ func checkTemplate(p *problems, name string, k Kind, text string, alphabet map[r
 	// is reported once, for the first that shows it.
 	for _, mark := range [...]string{strings.Repeat("M", maxMark), "M"} {
 		n := len(mark)
-		c, err := sms.CountText(t.before+mark+t.after, sms.DCSAuto)
+		c, err := gsm.CountText(t.before+mark+t.after, gsm.DCSAuto)
 		switch {
 		case err != nil:
 			fail("with a %d-character mark: %s", n, msgkit.MessageOf(err))
-		case c.DCS != s.dcs && s.dcs == sms.DCSGSM:
+		case c.DCS != s.dcs && s.dcs == gsm.DCSGSM:
 			r, _ := utf8.DecodeRuneInString(text[max(0, strings.IndexFunc(text, notGSM)):])
 			fail("a %s text must be GSM 7-bit, but %q (U+%04X) is not in the GSM alphabet", k, r, r)
 		case c.DCS != s.dcs:
@@ -521,7 +522,7 @@ func checkTemplate(p *problems, name string, k Kind, text string, alphabet map[r
 	return t, ok
 }
 
-func notGSM(r rune) bool { return !sms.InGSM(r) }
+func notGSM(r rune) bool { return !gsm.InAlphabet(r) }
 
 // checkSender checks that s is an alphanumeric sender sms.ParseSender
 // accepts.
@@ -544,7 +545,7 @@ func checkSender(p *problems, name, s string) bool {
 var gsmSet = func() map[rune]bool {
 	set := map[rune]bool{}
 	for r := range rune(0x20AC + 1) {
-		if sms.InGSM(r) && (r == '\n' || !unicode.IsControl(r)) {
+		if gsm.InAlphabet(r) && (r == '\n' || !unicode.IsControl(r)) {
 			set[r] = true
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/sms"
+	"github.com/msgkit/msgkit/sms/gsm"
 	"github.com/msgkit/msgkit/testsystem/testtext"
 	"pgregory.net/rapid"
 )
@@ -20,17 +21,17 @@ import (
 // rule is what a kind's texts must be, written out here independently of
 // the package.
 type rule struct {
-	dcs      sms.DCS
+	dcs      gsm.DCS
 	min, max int
 }
 
 var rules = map[testtext.Kind]rule{
-	testtext.GSM:       {sms.DCSGSM, 1, 1},
-	testtext.GSMConcat: {sms.DCSGSM, 2, 4},
-	testtext.GSMSet:    {sms.DCSGSM, 1, 4},
-	testtext.UCS:       {sms.DCSUCS, 1, 1},
-	testtext.UCSConcat: {sms.DCSUCS, 2, 4},
-	testtext.UCSSet:    {sms.DCSUCS, 1, 4},
+	testtext.GSM:       {gsm.DCSGSM, 1, 1},
+	testtext.GSMConcat: {gsm.DCSGSM, 2, 4},
+	testtext.GSMSet:    {gsm.DCSGSM, 1, 4},
+	testtext.UCS:       {gsm.DCSUCS, 1, 1},
+	testtext.UCSConcat: {gsm.DCSUCS, 2, 4},
+	testtext.UCSSet:    {gsm.DCSUCS, 1, 4},
 }
 
 // gsmPrintable is every printable character of the GSM 03.38 default
@@ -110,7 +111,7 @@ func checkText(t tb, l *testtext.Library, lang string, k testtext.Kind, mark str
 	if want := strings.Replace(ref.Body, sentinel, mark, 1); got.Body != want {
 		t.Errorf("%s %s[%d] with mark %q:\n got %q\nwant %q", lang, k, n, mark, got.Body, want)
 	}
-	c, err := sms.CountText(got.Body, sms.DCSAuto)
+	c, err := gsm.CountText(got.Body, gsm.DCSAuto)
 	if err != nil {
 		t.Fatalf("%s %s[%d]: CountText: %v", lang, k, n, err)
 	}
@@ -172,18 +173,18 @@ func TestKinds(t *testing.T) {
 }
 
 func TestGSMPrintable(t *testing.T) {
-	// The list above is the standard's; sms.InGSM must agree with it, or
+	// The list above is the standard's; gsm.InAlphabet must agree with it, or
 	// the gsm_set check would test something else.
 	var fromSMS []rune
 	for r := range rune(0x2100) {
-		if sms.InGSM(r) && (r == '\n' || !unicode.IsControl(r)) {
+		if gsm.InAlphabet(r) && (r == '\n' || !unicode.IsControl(r)) {
 			fromSMS = append(fromSMS, r)
 		}
 	}
 	want := []rune(gsmPrintable)
 	slices.Sort(want)
 	if diff := cmp.Diff(string(want), string(fromSMS)); diff != "" {
-		t.Errorf("printable GSM characters (-standard +sms.InGSM):\n%s", diff)
+		t.Errorf("printable GSM characters (-standard +gsm.InAlphabet):\n%s", diff)
 	}
 }
 

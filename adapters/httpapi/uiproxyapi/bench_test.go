@@ -2,12 +2,15 @@ package uiproxyapi
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"testing"
 
 	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/adapters/egress"
 	"github.com/msgkit/msgkit/adapters/httpapi/httpapitest"
 	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/uiproxy"
@@ -21,11 +24,14 @@ import (
 // two is the proxy's overhead; the target is at least 5,000 proxied
 // requests a second.
 func BenchmarkGrid(b *testing.B) {
-	page, err := uiproxy.MockGrid("invoices", "ACME-1", msgkit.ListQuery{PageNumber: 1, PageSize: 10}, mustURL(b, "/grid"))
+	page, err := uiproxy.MockGrid("invoices", "ACME-1", msgkit.ListQuery{PageNumber: 1, PageSize: 10}, &url.URL{Path: "/grid"})
 	if err != nil {
 		b.Fatal(err)
 	}
-	body := mustJSON(b, page)
+	body, err := json.Marshal(page)
+	if err != nil {
+		b.Fatal(err)
+	}
 	customer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(body)
@@ -33,7 +39,7 @@ func BenchmarkGrid(b *testing.B) {
 	defer customer.Close()
 
 	f := httpapitest.NewFixture(b)
-	proxy := uiproxy.NewProxy(memstore.New().UIProxy(), NewFetcher(FetcherOptions{Policy: loopback}), uiproxy.Options{})
+	proxy := uiproxy.NewProxy(memstore.New().UIProxy(), egress.NewFetcher(egress.FetcherOptions{Policy: loopback}), uiproxy.Options{})
 	if err := proxy.Put(context.Background(), uiproxy.Component{
 		ID: "invoices", Type: uiproxy.Grid, Service: httpapitest.TenantA, Token: "s3cret", TokenHeader: "X-Token",
 		URL: customer.URL + "/grid/{componentId}?reference_id={referenceId}&page={pageNumber}&size={pageSize}&sort={sort}", Columns: uiproxy.MockColumns(),

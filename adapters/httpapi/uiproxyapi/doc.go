@@ -58,7 +58,7 @@
 // # Calling customers
 //
 // Calls go through the platform's one address-checking dialer
-// (adapters/egress) in Fetcher: every address dialled, redirects
+// (adapters/egress) in egress.Fetcher: every address dialled, redirects
 // included, is checked against the Policy, which refuses loopback,
 // private, link-local and the other special ranges unless allowed.
 // Redirects are followed to the same scheme and host only (a token sent

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/adapters/egress"
 	"github.com/msgkit/msgkit/adapters/httpapi"
 	"github.com/msgkit/msgkit/uiproxy"
 )
@@ -17,7 +18,7 @@ type api struct {
 
 // customerCodes are the codes of a customer call that failed: the
 // customer's fault or its network's, answered 502.
-var customerCodes = []string{CodeUnreachable, CodeAddressRefused, CodeStatus, CodeTooLarge, CodeRedirect, uiproxy.CodeBadAnswer}
+var customerCodes = []string{egress.CodeUnreachable, egress.CodeAddressRefused, egress.CodeStatus, egress.CodeTooLarge, egress.CodeRedirect, uiproxy.CodeBadAnswer}
 
 // badGateway answers a failed customer call 502; it maps every failure
 // the family answers (FamilySpec.Errors).

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/adapters/egress"
 	"github.com/msgkit/msgkit/adapters/httpapi"
 	"github.com/msgkit/msgkit/adapters/httpapi/httpapitest"
 	"github.com/msgkit/msgkit/adapters/memstore"
@@ -20,6 +22,9 @@ import (
 )
 
 // The document documents exactly the route tables.
+// loopback lets the tests' customer APIs, on this machine, be called.
+var loopback = egress.Policy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}}
+
 func TestOpenAPIOperations(t *testing.T) {
 	httpapitest.NewContract(t, OpenAPI()).CheckRoutes(t, slices.Concat(routes(&api{}), mockRoutes()))
 }
@@ -121,7 +126,7 @@ func newEnv(t *testing.T) *env {
 	}))
 	t.Cleanup(bad.Close)
 
-	proxy := uiproxy.NewProxy(memstore.New().UIProxy(), NewFetcher(FetcherOptions{Policy: loopback}), uiproxy.Options{})
+	proxy := uiproxy.NewProxy(memstore.New().UIProxy(), egress.NewFetcher(egress.FetcherOptions{Policy: loopback}), uiproxy.Options{})
 	mockGrid := customer.URL + "/ui/v1/mock/grid/{componentId}?reference_id={referenceId}&language={language}&locale={locale}&page_number={pageNumber}&page_size={pageSize}&sort={sort}"
 	grid := func(id, url string) uiproxy.Component {
 		return uiproxy.Component{ID: id, Type: uiproxy.Grid, Service: httpapitest.TenantA, URL: url, Token: "s3cret", Columns: uiproxy.MockColumns()}
@@ -327,14 +332,14 @@ func TestCustomerCall(t *testing.T) {
 func TestCustomerFailures(t *testing.T) {
 	e := newEnv(t)
 	for _, c := range []struct{ id, code, golden string }{
-		{"private", CodeAddressRefused, "502_address_refused"},
-		{"slow", CodeUnreachable, "502_timeout"},
+		{"private", egress.CodeAddressRefused, "502_address_refused"},
+		{"slow", egress.CodeUnreachable, "502_timeout"},
 		{"malformed", uiproxy.CodeBadAnswer, "502_malformed"},
 		{"badrow", uiproxy.CodeBadAnswer, "502_bad_row"},
-		{"big", CodeTooLarge, ""},
-		{"away", CodeRedirect, ""},
-		{"status404", CodeStatus, "502_status"},
-		{"status500", CodeStatus, ""},
+		{"big", egress.CodeTooLarge, ""},
+		{"away", egress.CodeRedirect, ""},
+		{"status404", egress.CodeStatus, "502_status"},
+		{"status500", egress.CodeStatus, ""},
 	} {
 		w := e.get(t, BasePath+"grid/"+c.id, false)
 		m := httpapitest.WantError(t, w, httpapi.UIProxy, 502, c.code)
@@ -428,7 +433,7 @@ func TestAnswers(t *testing.T) {
 // TestRateLimit: a Backend's Rate limits each principal.
 func TestRateLimit(t *testing.T) {
 	f := httpapitest.NewFixture(t)
-	proxy := uiproxy.NewProxy(memstore.New().UIProxy(), NewFetcher(FetcherOptions{}), uiproxy.Options{})
+	proxy := uiproxy.NewProxy(memstore.New().UIProxy(), egress.NewFetcher(egress.FetcherOptions{}), uiproxy.Options{})
 	h := Handler(f.Opts, Backend{Proxy: proxy, Rate: httpapi.RateLimit{Rate: 1, Burst: 2}, Clock: f.Clock.Now})
 	ui := f.Token(t, httpapitest.UIClient)
 	for i, want := range []int{404, 404, 429} {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/sms"
+	"github.com/msgkit/msgkit/sms/gsm"
 	"github.com/msgkit/msgkit/sms/smpp"
 	"github.com/msgkit/msgkit/sms/smpp/smppsim"
 )
@@ -55,8 +56,8 @@ func ExampleNew() {
 	go client.Run(ctx, sink)
 	expires := time.Now().Add(time.Hour)
 	errs := client.Send(ctx, []sms.OutboundPart{
-		{MsgID: "known", NumParts: 1, Receiver: "+4915112345678", DCS: sms.DCSGSM, Text: "Hello", ExpiresAt: expires},
-		{MsgID: "unknown", NumParts: 1, Receiver: "+4916012345678", DCS: sms.DCSGSM, Text: "Hello", ExpiresAt: expires},
+		{MsgID: "known", NumParts: 1, Receiver: "+4915112345678", DCS: gsm.DCSGSM, Text: "Hello", ExpiresAt: expires},
+		{MsgID: "unknown", NumParts: 1, Receiver: "+4916012345678", DCS: gsm.DCSGSM, Text: "Hello", ExpiresAt: expires},
 	})
 	if errs != nil {
 		fmt.Println(errs)

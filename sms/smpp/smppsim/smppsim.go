@@ -1,6 +1,6 @@
 // Package smppsim is an SMSC simulator for the tests of SMPP clients. It
 // listens on a local TCP port and speaks SMPP 3.4 with the codec of
-// package smpp: it binds ESMEs by system id and password, answers
+// package sms/smpp/pdu: it binds ESMEs by system id and password, answers
 // submit_sm and data_sm with message ids, sends delivery receipts and
 // enquire_link, and misbehaves on request the ways SMSCs do, so a client's
 // windowing, throttling, receipt matching and reconnection can be tested
@@ -73,7 +73,7 @@
 // makes the server answer nothing and send nothing until released while it
 // still reads and counts requests, so a client's dead-peer detection can
 // be tested. A PDU the codec refuses is answered generic_nack with the
-// status of its DecodeError; one longer than MaxPDU is answered
+// status of its pdu.DecodeError; one longer than MaxPDU is answered
 // generic_nack ESME_RINVCMDLEN and its connection closed, since the
 // stream cannot be followed past it.
 //
@@ -96,7 +96,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/msgkit/msgkit"
-	"github.com/msgkit/msgkit/sms/smpp"
+	"github.com/msgkit/msgkit/sms/smpp/pdu"
 )
 
 // MaxPDU is the longest PDU the server reads: a longer one ends its
@@ -154,11 +154,11 @@ type Options struct {
 	ReorderBatch int           // 0 is DefaultReorderBatch
 	ReorderWait  time.Duration // the longest a batch waits to fill; 0 is DefaultReorderWait
 
-	Rate      float64                  // submits per second and connection, ESME_RTHROTTLED beyond; 0 is unlimited
-	Burst     int                      // the token bucket's depth; 0 is 1
-	QueueFull func(n int) bool         // true answers the server's n-th submit (from 1) ESME_RMSGQFUL
-	Fail      func(Submit) smpp.Status // a status other than ESME_ROK refuses the submit with it
-	DropAfter int                      // close a connection on reading its DropAfter-th submit, unanswered
+	Rate      float64                 // submits per second and connection, ESME_RTHROTTLED beyond; 0 is unlimited
+	Burst     int                     // the token bucket's depth; 0 is 1
+	QueueFull func(n int) bool        // true answers the server's n-th submit (from 1) ESME_RMSGQFUL
+	Fail      func(Submit) pdu.Status // a status other than ESME_ROK refuses the submit with it
+	DropAfter int                     // close a connection on reading its DropAfter-th submit, unanswered
 
 	ReceiptDelay    time.Duration       // from the submit's response (or acceptance) to its receipt
 	EarlyReceipts   bool                // count ReceiptDelay from acceptance, not from the response
@@ -177,9 +177,9 @@ type Submit struct {
 	Conn      int       // the connection, numbered from 1 in the order accepted
 	SystemID  string    // of its bind
 	N         int       // the server's count of submits, from 1, as given to QueueFull
-	PDU       smpp.PDU  // the request; its Body is *smpp.SubmitSM or *smpp.DataSM, not to be modified
+	PDU       pdu.PDU   // the request; its Body is *pdu.SubmitSM or *pdu.DataSM, not to be modified
 	At        time.Time // when it was read, by Options.Clock
-	Status    smpp.Status
+	Status    pdu.Status
 	MessageID string // "" unless accepted
 	IDNum     uint64 // the number MessageID writes
 }
@@ -188,47 +188,47 @@ type Submit struct {
 // short_message is empty.
 func (s Submit) Message() []byte {
 	var msg []byte
-	var tlvs smpp.TLVs
+	var tlvs pdu.TLVs
 	switch b := s.PDU.Body.(type) {
-	case *smpp.SubmitSM:
+	case *pdu.SubmitSM:
 		msg, tlvs = b.Message, b.TLVs
-	case *smpp.DataSM:
+	case *pdu.DataSM:
 		tlvs = b.TLVs
 	}
 	if len(msg) == 0 {
-		msg, _ = tlvs.Get(smpp.TagMessagePayload)
+		msg, _ = tlvs.Get(pdu.TagMessagePayload)
 	}
 	return msg
 }
 
 // Source is the submit's source address.
-func (s Submit) Source() smpp.Address {
+func (s Submit) Source() pdu.Address {
 	switch b := s.PDU.Body.(type) {
-	case *smpp.SubmitSM:
+	case *pdu.SubmitSM:
 		return b.Source
-	case *smpp.DataSM:
+	case *pdu.DataSM:
 		return b.Source
 	}
-	return smpp.Address{}
+	return pdu.Address{}
 }
 
 // Dest is the submit's destination address.
-func (s Submit) Dest() smpp.Address {
+func (s Submit) Dest() pdu.Address {
 	switch b := s.PDU.Body.(type) {
-	case *smpp.SubmitSM:
+	case *pdu.SubmitSM:
 		return b.Dest
-	case *smpp.DataSM:
+	case *pdu.DataSM:
 		return b.Dest
 	}
-	return smpp.Address{}
+	return pdu.Address{}
 }
 
 // RegisteredDelivery is the submit's registered_delivery.
 func (s Submit) RegisteredDelivery() byte {
 	switch b := s.PDU.Body.(type) {
-	case *smpp.SubmitSM:
+	case *pdu.SubmitSM:
 		return b.RegisteredDelivery
-	case *smpp.DataSM:
+	case *pdu.DataSM:
 		return b.RegisteredDelivery
 	}
 	return 0
@@ -270,7 +270,7 @@ type Server struct {
 type receipt struct {
 	key      string // what Acked records
 	systemID string
-	body     *smpp.DeliverSM // nil until due
+	body     *pdu.DeliverSM // nil until due
 	state    receiptState
 	held     bool // refused by the client: wait for its next bind
 }
@@ -387,7 +387,7 @@ func (s *Server) accept(ln net.Listener) {
 		s.lastConn++
 		c := &conn{
 			s: s, id: s.lastConn, nc: nc, done: make(chan struct{}),
-			in: newQueue[inbound](), resps: newQueue[pending](), outbox: newQueue[smpp.PDU](),
+			in: newQueue[inbound](), resps: newQueue[pending](), outbox: newQueue[pdu.PDU](),
 			inflight: map[uint32]*receipt{},
 		}
 		s.conns[c.id] = c
@@ -601,8 +601,8 @@ func (s *Server) waitRunning(done <-chan struct{}) error {
 // message or a receipt a test writes itself; key is what Acked records.
 // The server sets the sequence number; sm must encode, and its slices are
 // not to be modified after.
-func (s *Server) Deliver(systemID, key string, sm smpp.DeliverSM) error {
-	if _, err := smpp.Append(nil, smpp.PDU{Body: &sm}); err != nil {
+func (s *Server) Deliver(systemID, key string, sm pdu.DeliverSM) error {
+	if _, err := pdu.Append(nil, pdu.PDU{Body: &sm}); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -678,7 +678,7 @@ func (s *Server) scheduleReceipt(sub Submit) {
 
 // dueLocked queues r with its body and sends what can be sent; s.mu is
 // held.
-func (s *Server) dueLocked(r *receipt, body *smpp.DeliverSM) {
+func (s *Server) dueLocked(r *receipt, body *pdu.DeliverSM) {
 	r.body, r.state = body, receiptQueued
 	s.dispatchLocked(r.systemID)
 	s.notifyLocked()
@@ -710,7 +710,7 @@ func (s *Server) dispatchToLocked(systemID string, prefer *conn) {
 		c.inflight[c.seq] = r
 		r.state = receiptSent
 		s.sent++
-		c.outbox.push(smpp.PDU{Seq: c.seq, Body: r.body})
+		c.outbox.push(pdu.PDU{Seq: c.seq, Body: r.body})
 	}
 }
 
@@ -741,7 +741,7 @@ var messageStates = map[string]byte{
 }
 
 // receiptBody is the receipt of sub as Options say, dated now.
-func (s *Server) receiptBody(sub Submit) *smpp.DeliverSM {
+func (s *Server) receiptBody(sub Submit) *pdu.DeliverSM {
 	stat := "DELIVRD"
 	if s.opts.Stat != nil {
 		stat = s.opts.Stat(sub)
@@ -751,10 +751,10 @@ func (s *Server) receiptBody(sub Submit) *smpp.DeliverSM {
 		errCode = s.opts.Err(sub)
 	}
 	// The receipt travels back: from the handset to the submitter.
-	d := &smpp.DeliverSM{ShortMessage: smpp.ShortMessage{
+	d := &pdu.DeliverSM{ShortMessage: pdu.ShortMessage{
 		Source:   clipAddr(sub.Dest()),
 		Dest:     clipAddr(sub.Source()),
-		ESMClass: smpp.ESMClassReceipt,
+		ESMClass: pdu.ESMClassReceipt,
 	}}
 	if s.opts.ReceiptMode != TLVsOnly {
 		id := sub.MessageID
@@ -768,9 +768,9 @@ func (s *Server) receiptBody(sub Submit) *smpp.DeliverSM {
 		if !ok {
 			state = messageStates["UNKNOWN"]
 		}
-		d.TLVs = smpp.TLVs{smpp.CStr(smpp.TagReceiptedMessageID, sub.MessageID), smpp.U8(smpp.TagMessageState, state)}
+		d.TLVs = pdu.TLVs{pdu.CStr(pdu.TagReceiptedMessageID, sub.MessageID), pdu.U8(pdu.TagMessageState, state)}
 		if errCode != 0 {
-			d.TLVs = append(d.TLVs, smpp.TLV{Tag: smpp.TagNetworkErrorCode, Value: []byte{3, byte(errCode >> 8), byte(errCode)}})
+			d.TLVs = append(d.TLVs, pdu.TLV{Tag: pdu.TagNetworkErrorCode, Value: []byte{3, byte(errCode >> 8), byte(errCode)}})
 		}
 	}
 	return d
@@ -778,7 +778,7 @@ func (s *Server) receiptBody(sub Submit) *smpp.DeliverSM {
 
 // clipAddr keeps a data_sm's address (up to 64 characters) within what
 // deliver_sm carries (20), so that a receipt always encodes.
-func clipAddr(a smpp.Address) smpp.Address {
+func clipAddr(a pdu.Address) pdu.Address {
 	if len(a.Addr) > 20 {
 		a.Addr = a.Addr[:20]
 	}
@@ -816,7 +816,7 @@ type conn struct {
 
 	in     *queue[inbound]
 	resps  *queue[pending]
-	outbox *queue[smpp.PDU]
+	outbox *queue[pdu.PDU]
 
 	wmu  sync.Mutex // one writer at a time
 	wbuf []byte
@@ -824,7 +824,7 @@ type conn struct {
 	ending bool // the handler's own: after DropAfter or unbind, later requests are read, not handled
 
 	// Guarded by s.mu.
-	mode        smpp.BindMode // 0 before a bind
+	mode        pdu.BindMode // 0 before a bind
 	systemID    string
 	receiving   bool // bound as receiver or transceiver, bind_resp written
 	unbound     bool
@@ -838,17 +838,17 @@ type conn struct {
 
 // inbound is what the reader hands the handler.
 type inbound struct {
-	p       smpp.PDU
-	derr    *smpp.DecodeError // a PDU the codec refused
-	tooLong bool              // a command_length beyond MaxPDU: nack and close
-	counted bool              // a request, counted outstanding until answered
+	p       pdu.PDU
+	derr    *pdu.DecodeError // a PDU the codec refused
+	tooLong bool             // a command_length beyond MaxPDU: nack and close
+	counted bool             // a request, counted outstanding until answered
 	at      time.Time
 }
 
 // pending is a submit's response for the responder, or an order to end
 // the connection after the responses before it.
 type pending struct {
-	p     smpp.PDU
+	p     pdu.PDU
 	due   time.Time
 	kind  pendingKind
 	after func() // run once p is written
@@ -886,7 +886,7 @@ func (c *conn) close() {
 
 // write writes p; answers says it answers a counted request, whose count
 // drops just before the write so the client cannot outrun it.
-func (c *conn) write(p smpp.PDU, answers bool) error {
+func (c *conn) write(p pdu.PDU, answers bool) error {
 	s := c.s
 	if err := s.waitRunning(c.done); err != nil {
 		return err
@@ -899,7 +899,7 @@ func (c *conn) write(p smpp.PDU, answers bool) error {
 		s.notifyLocked()
 		s.mu.Unlock()
 	}
-	b, err := smpp.Append(c.wbuf[:0], p)
+	b, err := pdu.Append(c.wbuf[:0], p)
 	if err != nil {
 		// Only a bad option (an IDFunc id over 64 characters) gets here:
 		// ending the connection makes the test see it.
@@ -919,9 +919,9 @@ func (c *conn) read() {
 	for {
 		// A fresh buffer each time: the PDU's slices stay valid in the
 		// queue and in Submits.
-		p, _, err := smpp.Read(c.nc, nil, MaxPDU)
+		p, _, err := pdu.Read(c.nc, nil, MaxPDU)
 		at := time.Now()
-		var derr *smpp.DecodeError
+		var derr *pdu.DecodeError
 		switch {
 		case err == nil:
 			counted := !p.Body.Command().IsResponse()
@@ -931,7 +931,7 @@ func (c *conn) read() {
 			counted := !derr.Command.IsResponse()
 			c.count(counted)
 			c.in.push(inbound{derr: derr, counted: counted, at: at})
-		case errors.Is(err, smpp.ErrTooLong):
+		case errors.Is(err, pdu.ErrTooLong):
 			c.count(true)
 			c.in.push(inbound{tooLong: true, counted: true, at: at})
 			return
@@ -972,19 +972,19 @@ func (c *conn) handle() {
 }
 
 // errResp answers request p with st and no body.
-func errResp(p smpp.PDU, st smpp.Status) smpp.PDU {
-	return smpp.PDU{Status: st, Seq: p.Seq, Body: &smpp.Empty{ID: p.Body.Command() | smpp.RespBit}}
+func errResp(p pdu.PDU, st pdu.Status) pdu.PDU {
+	return pdu.PDU{Status: st, Seq: p.Seq, Body: &pdu.Empty{ID: p.Body.Command() | pdu.RespBit}}
 }
 
 func (c *conn) handleOne(in inbound) {
 	s := c.s
 	switch {
 	case in.tooLong:
-		c.write(smpp.PDU{Status: smpp.ESME_RINVCMDLEN, Body: &smpp.Empty{ID: smpp.CmdGenericNack}}, true)
+		c.write(pdu.PDU{Status: pdu.ESME_RINVCMDLEN, Body: &pdu.Empty{ID: pdu.CmdGenericNack}}, true)
 		c.close()
 		return
 	case in.derr != nil:
-		c.write(smpp.PDU{Status: in.derr.Status, Seq: in.derr.Seq, Body: &smpp.Empty{ID: smpp.CmdGenericNack}}, in.counted)
+		c.write(pdu.PDU{Status: in.derr.Status, Seq: in.derr.Seq, Body: &pdu.Empty{ID: pdu.CmdGenericNack}}, in.counted)
 		return
 	}
 	p := in.p
@@ -992,31 +992,31 @@ func (c *conn) handleOne(in inbound) {
 	bound := c.mode != 0
 	s.mu.Unlock()
 	switch b := p.Body.(type) {
-	case *smpp.Bind:
+	case *pdu.Bind:
 		c.bind(p, b)
-	case *smpp.SubmitSM, *smpp.DataSM:
+	case *pdu.SubmitSM, *pdu.DataSM:
 		if !bound {
-			c.write(errResp(p, smpp.ESME_RINVBNDSTS), true)
+			c.write(errResp(p, pdu.ESME_RINVBNDSTS), true)
 			return
 		}
 		c.submit(in)
-	case *smpp.DeliverSM:
+	case *pdu.DeliverSM:
 		// An SMSC does not take deliver_sm from an ESME.
-		c.write(smpp.PDU{Status: smpp.ESME_RINVCMDID, Seq: p.Seq, Body: &smpp.Empty{ID: smpp.CmdGenericNack}}, true)
-	case *smpp.DeliverSMResp:
+		c.write(pdu.PDU{Status: pdu.ESME_RINVCMDID, Seq: p.Seq, Body: &pdu.Empty{ID: pdu.CmdGenericNack}}, true)
+	case *pdu.DeliverSMResp:
 		c.ack(p.Seq, p.Status)
-	case *smpp.Empty:
+	case *pdu.Empty:
 		switch b.ID {
-		case smpp.CmdEnquireLink:
+		case pdu.CmdEnquireLink:
 			// Answered in any state: a keep-alive says nothing of a bind.
 			s.mu.Lock()
 			s.enquires++
 			s.notifyLocked()
 			s.mu.Unlock()
-			c.write(smpp.PDU{Seq: p.Seq, Body: &smpp.Empty{ID: smpp.CmdEnquireLinkResp}}, true)
-		case smpp.CmdUnbind:
+			c.write(pdu.PDU{Seq: p.Seq, Body: &pdu.Empty{ID: pdu.CmdEnquireLinkResp}}, true)
+		case pdu.CmdUnbind:
 			if !bound {
-				c.write(errResp(p, smpp.ESME_RINVBNDSTS), true)
+				c.write(errResp(p, pdu.ESME_RINVBNDSTS), true)
 				return
 			}
 			c.ending = true
@@ -1024,17 +1024,17 @@ func (c *conn) handleOne(in inbound) {
 			c.unbound = true
 			s.notifyLocked()
 			s.mu.Unlock()
-			c.resps.push(pending{p: smpp.PDU{Seq: p.Seq, Body: &smpp.Empty{ID: smpp.CmdUnbindResp}}, kind: pendingUnbind})
-		case smpp.CmdEnquireLinkResp:
+			c.resps.push(pending{p: pdu.PDU{Seq: p.Seq, Body: &pdu.Empty{ID: pdu.CmdUnbindResp}}, kind: pendingUnbind})
+		case pdu.CmdEnquireLinkResp:
 			s.mu.Lock()
 			s.enqResps++
 			s.notifyLocked()
 			s.mu.Unlock()
-		case smpp.CmdGenericNack:
+		case pdu.CmdGenericNack:
 			// A nack of a deliver_sm refuses it like an error status.
 			st := p.Status
-			if st == smpp.ESME_ROK {
-				st = smpp.ESME_RUNKNOWNERR
+			if st == pdu.ESME_ROK {
+				st = pdu.ESME_RUNKNOWNERR
 			}
 			c.ack(p.Seq, st)
 		}
@@ -1042,21 +1042,21 @@ func (c *conn) handleOne(in inbound) {
 	// Other responses answer nothing the server sent: ignored.
 }
 
-func (c *conn) bind(p smpp.PDU, b *smpp.Bind) {
+func (c *conn) bind(p pdu.PDU, b *pdu.Bind) {
 	s := c.s
-	st := smpp.ESME_ROK
+	st := pdu.ESME_ROK
 	s.mu.Lock()
 	switch {
 	case c.mode != 0:
-		st = smpp.ESME_RALYBND
+		st = pdu.ESME_RALYBND
 	case s.opts.Accounts != nil:
 		if pw, ok := s.opts.Accounts[b.SystemID]; !ok {
-			st = smpp.ESME_RINVSYSID
+			st = pdu.ESME_RINVSYSID
 		} else if pw != b.Password {
-			st = smpp.ESME_RINVPASWD
+			st = pdu.ESME_RINVPASWD
 		}
 	}
-	if st == smpp.ESME_ROK {
+	if st == pdu.ESME_ROK {
 		// Counted before bind_resp is written, so that a client that has
 		// read it sees the bind in Binds and Conns.
 		c.mode, c.systemID = b.Mode, b.SystemID
@@ -1067,12 +1067,12 @@ func (c *conn) bind(p smpp.PDU, b *smpp.Bind) {
 		s.notifyLocked()
 	}
 	s.mu.Unlock()
-	if st != smpp.ESME_ROK {
+	if st != pdu.ESME_ROK {
 		c.write(errResp(p, st), true)
 		return
 	}
-	resp := &smpp.BindResp{Mode: b.Mode, SystemID: s.opts.SystemID, TLVs: smpp.TLVs{smpp.U8(smpp.TagSCInterfaceVersion, smpp.InterfaceVersion)}}
-	if c.write(smpp.PDU{Seq: p.Seq, Body: resp}, true) != nil {
+	resp := &pdu.BindResp{Mode: b.Mode, SystemID: s.opts.SystemID, TLVs: pdu.TLVs{pdu.U8(pdu.TagSCInterfaceVersion, pdu.InterfaceVersion)}}
+	if c.write(pdu.PDU{Seq: p.Seq, Body: resp}, true) != nil {
 		return
 	}
 	s.mu.Lock()
@@ -1081,7 +1081,7 @@ func (c *conn) bind(p smpp.PDU, b *smpp.Bind) {
 		return
 	}
 	// Receipts only after bind_resp, which the client must read first.
-	if b.Mode != smpp.Transmitter {
+	if b.Mode != pdu.Transmitter {
 		c.receiving = true
 		for _, r := range s.receipts {
 			if r.systemID == c.systemID {
@@ -1101,9 +1101,9 @@ func (c *conn) submit(in inbound) {
 	s := c.s
 	p := in.p
 	s.mu.Lock()
-	if c.mode == smpp.Receiver {
+	if c.mode == pdu.Receiver {
 		s.mu.Unlock()
-		c.write(errResp(p, smpp.ESME_RINVBNDSTS), true)
+		c.write(errResp(p, pdu.ESME_RINVBNDSTS), true)
 		return
 	}
 	c.submits++
@@ -1115,22 +1115,22 @@ func (c *conn) submit(in inbound) {
 	}
 	s.nSubmits++
 	sub := Submit{Conn: c.id, SystemID: c.systemID, N: s.nSubmits, PDU: p, At: s.opts.Clock.Now()}
-	st := smpp.ESME_ROK
+	st := pdu.ESME_ROK
 	if c.limiter != nil && !c.limiter.AllowN(in.at, 1) {
-		st = smpp.ESME_RTHROTTLED
+		st = pdu.ESME_RTHROTTLED
 	}
 	s.mu.Unlock()
 	// The options' functions run without the lock: they may call the
 	// server.
-	if st == smpp.ESME_ROK && s.opts.QueueFull != nil && s.opts.QueueFull(sub.N) {
-		st = smpp.ESME_RMSGQFUL
+	if st == pdu.ESME_ROK && s.opts.QueueFull != nil && s.opts.QueueFull(sub.N) {
+		st = pdu.ESME_RMSGQFUL
 	}
-	if st == smpp.ESME_ROK && s.opts.Fail != nil {
+	if st == pdu.ESME_ROK && s.opts.Fail != nil {
 		st = s.opts.Fail(sub)
 	}
 	sub.Status = st
 	s.mu.Lock()
-	if st == smpp.ESME_ROK {
+	if st == pdu.ESME_ROK {
 		sub.IDNum = s.nextID
 		s.nextID++
 		sub.MessageID = s.formatID(sub.IDNum)
@@ -1142,15 +1142,15 @@ func (c *conn) submit(in inbound) {
 	s.mu.Unlock()
 
 	resp := errResp(p, st)
-	if st == smpp.ESME_ROK {
-		if _, ok := p.Body.(*smpp.DataSM); ok {
-			resp.Body = &smpp.DataSMResp{MessageID: sub.MessageID}
+	if st == pdu.ESME_ROK {
+		if _, ok := p.Body.(*pdu.DataSM); ok {
+			resp.Body = &pdu.DataSMResp{MessageID: sub.MessageID}
 		} else {
-			resp.Body = &smpp.SubmitSMResp{MessageID: sub.MessageID}
+			resp.Body = &pdu.SubmitSMResp{MessageID: sub.MessageID}
 		}
 	}
 	var after func()
-	if st == smpp.ESME_ROK && sub.RegisteredDelivery()&smpp.RegisteredDeliveryAll != 0 {
+	if st == pdu.ESME_ROK && sub.RegisteredDelivery()&pdu.RegisteredDeliveryAll != 0 {
 		if s.opts.EarlyReceipts {
 			s.scheduleReceipt(sub)
 		} else {
@@ -1161,7 +1161,7 @@ func (c *conn) submit(in inbound) {
 }
 
 // ack takes the client's answer to deliver_sm seq.
-func (c *conn) ack(seq uint32, st smpp.Status) {
+func (c *conn) ack(seq uint32, st pdu.Status) {
 	s := c.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -1170,7 +1170,7 @@ func (c *conn) ack(seq uint32, st smpp.Status) {
 		return
 	}
 	delete(c.inflight, seq)
-	if st == smpp.ESME_ROK {
+	if st == pdu.ESME_ROK {
 		s.acked = append(s.acked, r.key)
 		s.receipts = slices.DeleteFunc(s.receipts, func(x *receipt) bool { return x == r })
 	} else {
@@ -1293,7 +1293,7 @@ func (c *conn) enquire() {
 		s.mu.Lock()
 		if s.stall == nil && !c.unbound {
 			c.seq++
-			c.outbox.push(smpp.PDU{Seq: c.seq, Body: &smpp.Empty{ID: smpp.CmdEnquireLink}})
+			c.outbox.push(pdu.PDU{Seq: c.seq, Body: &pdu.Empty{ID: pdu.CmdEnquireLink}})
 		}
 		s.mu.Unlock()
 	}

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/msgkit/msgkit/sms/smpp"
+	"github.com/msgkit/msgkit/sms/smpp/pdu"
 )
 
 var t0 = time.Date(2025, 3, 1, 12, 34, 56, 0, time.UTC)
@@ -59,9 +59,9 @@ func (e *esme) writeRaw(b []byte) {
 	}
 }
 
-func (e *esme) sendPDU(p smpp.PDU) {
+func (e *esme) sendPDU(p pdu.PDU) {
 	e.t.Helper()
-	b, err := smpp.Append(nil, p)
+	b, err := pdu.Append(nil, p)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -69,19 +69,19 @@ func (e *esme) sendPDU(p smpp.PDU) {
 }
 
 // send sends a request with the next sequence number and returns it.
-func (e *esme) send(body smpp.Body) uint32 {
+func (e *esme) send(body pdu.Body) uint32 {
 	e.t.Helper()
 	e.seq++
-	e.sendPDU(smpp.PDU{Seq: e.seq, Body: body})
+	e.sendPDU(pdu.PDU{Seq: e.seq, Body: body})
 	return e.seq
 }
 
 // read reads a PDU, failing the test after 10 seconds rather than
 // hanging it.
-func (e *esme) read() smpp.PDU {
+func (e *esme) read() pdu.PDU {
 	e.t.Helper()
 	e.nc.SetReadDeadline(time.Now().Add(10 * time.Second))
-	p, _, err := smpp.Read(e.nc, nil, 0)
+	p, _, err := pdu.Read(e.nc, nil, 0)
 	if err != nil {
 		e.t.Fatalf("read: %v", err)
 	}
@@ -92,7 +92,7 @@ func (e *esme) read() smpp.PDU {
 func (e *esme) readEnd() {
 	e.t.Helper()
 	e.nc.SetReadDeadline(time.Now().Add(10 * time.Second))
-	p, _, err := smpp.Read(e.nc, nil, 0)
+	p, _, err := pdu.Read(e.nc, nil, 0)
 	if err == nil {
 		e.t.Fatalf("read %v, want the connection closed", p.Body.Command())
 	}
@@ -102,7 +102,7 @@ func (e *esme) readEnd() {
 }
 
 // expect reads a PDU and checks its command, status and sequence number.
-func (e *esme) expect(cmd smpp.CommandID, st smpp.Status, seq uint32) smpp.PDU {
+func (e *esme) expect(cmd pdu.CommandID, st pdu.Status, seq uint32) pdu.PDU {
 	e.t.Helper()
 	p := e.read()
 	if p.Body.Command() != cmd || p.Status != st || p.Seq != seq {
@@ -111,53 +111,53 @@ func (e *esme) expect(cmd smpp.CommandID, st smpp.Status, seq uint32) smpp.PDU {
 	return p
 }
 
-func (e *esme) bind(mode smpp.BindMode, id, pw string) smpp.PDU {
+func (e *esme) bind(mode pdu.BindMode, id, pw string) pdu.PDU {
 	e.t.Helper()
-	e.send(&smpp.Bind{Mode: mode, SystemID: id, Password: pw, Version: smpp.InterfaceVersion})
+	e.send(&pdu.Bind{Mode: mode, SystemID: id, Password: pw, Version: pdu.InterfaceVersion})
 	return e.read()
 }
 
-func (e *esme) mustBind(mode smpp.BindMode, id, pw string) {
+func (e *esme) mustBind(mode pdu.BindMode, id, pw string) {
 	e.t.Helper()
-	if p := e.bind(mode, id, pw); p.Status != smpp.ESME_ROK {
+	if p := e.bind(mode, id, pw); p.Status != pdu.ESME_ROK {
 		e.t.Fatalf("bind: %v", p.Status)
 	}
 }
 
-func sm(dest string, reg byte, text string) *smpp.SubmitSM {
-	return &smpp.SubmitSM{ShortMessage: smpp.ShortMessage{
-		Source:             smpp.Address{TON: 5, Addr: "msgkit"},
-		Dest:               smpp.Address{TON: 1, NPI: 1, Addr: dest},
+func sm(dest string, reg byte, text string) *pdu.SubmitSM {
+	return &pdu.SubmitSM{ShortMessage: pdu.ShortMessage{
+		Source:             pdu.Address{TON: 5, Addr: "msgkit"},
+		Dest:               pdu.Address{TON: 1, NPI: 1, Addr: dest},
 		RegisteredDelivery: reg,
 		Message:            []byte(text),
 	}}
 }
 
 // submitOK submits and returns the message id of an ESME_ROK answer.
-func (e *esme) submitOK(s *smpp.SubmitSM) string {
+func (e *esme) submitOK(s *pdu.SubmitSM) string {
 	e.t.Helper()
 	seq := e.send(s)
-	p := e.expect(smpp.CmdSubmitSMResp, smpp.ESME_ROK, seq)
-	return p.Body.(*smpp.SubmitSMResp).MessageID
+	p := e.expect(pdu.CmdSubmitSMResp, pdu.ESME_ROK, seq)
+	return p.Body.(*pdu.SubmitSMResp).MessageID
 }
 
 func TestBind(t *testing.T) {
 	s, addr := start(t, Options{SystemID: "SIM", Accounts: map[string]string{"alice": "secret", "bob": "pw"}})
-	for _, mode := range []smpp.BindMode{smpp.Transmitter, smpp.Receiver, smpp.Transceiver} {
+	for _, mode := range []pdu.BindMode{pdu.Transmitter, pdu.Receiver, pdu.Transceiver} {
 		e := dial(t, addr)
 		p := e.bind(mode, "alice", "secret")
-		r, ok := p.Body.(*smpp.BindResp)
-		if !ok || p.Status != smpp.ESME_ROK || r.Mode != mode || r.SystemID != "SIM" || p.Seq != 1 {
+		r, ok := p.Body.(*pdu.BindResp)
+		if !ok || p.Status != pdu.ESME_ROK || r.Mode != mode || r.SystemID != "SIM" || p.Seq != 1 {
 			t.Fatalf("%v: %+v %+v", mode, p, p.Body)
 		}
-		if v, ok := r.TLVs.Uint(smpp.TagSCInterfaceVersion); !ok || v != 0x34 {
+		if v, ok := r.TLVs.Uint(pdu.TagSCInterfaceVersion); !ok || v != 0x34 {
 			t.Fatalf("%v: sc_interface_version %x %v", mode, v, ok)
 		}
-		e.send(&smpp.Bind{Mode: smpp.Transceiver, SystemID: "bob", Password: "pw"})
-		e.expect(smpp.CmdBindTransceiverResp, smpp.ESME_RALYBND, 2)
-		if mode == smpp.Receiver {
+		e.send(&pdu.Bind{Mode: pdu.Transceiver, SystemID: "bob", Password: "pw"})
+		e.expect(pdu.CmdBindTransceiverResp, pdu.ESME_RALYBND, 2)
+		if mode == pdu.Receiver {
 			seq := e.send(sm("38640111222", 0, "hi"))
-			e.expect(smpp.CmdSubmitSMResp, smpp.ESME_RINVBNDSTS, seq)
+			e.expect(pdu.CmdSubmitSMResp, pdu.ESME_RINVBNDSTS, seq)
 		}
 	}
 	if s.Binds() != 3 || s.Conns() != 3 {
@@ -166,23 +166,23 @@ func TestBind(t *testing.T) {
 
 	e := dial(t, addr)
 	seq := e.send(sm("38640111222", 0, "hi"))
-	e.expect(smpp.CmdSubmitSMResp, smpp.ESME_RINVBNDSTS, seq)
-	seq = e.send(&smpp.DataSM{Dest: smpp.Address{Addr: "1"}})
-	e.expect(smpp.CmdDataSMResp, smpp.ESME_RINVBNDSTS, seq)
-	seq = e.send(&smpp.Empty{ID: smpp.CmdUnbind})
-	e.expect(smpp.CmdUnbindResp, smpp.ESME_RINVBNDSTS, seq)
-	seq = e.send(&smpp.Empty{ID: smpp.CmdEnquireLink})
-	e.expect(smpp.CmdEnquireLinkResp, smpp.ESME_ROK, seq)
+	e.expect(pdu.CmdSubmitSMResp, pdu.ESME_RINVBNDSTS, seq)
+	seq = e.send(&pdu.DataSM{Dest: pdu.Address{Addr: "1"}})
+	e.expect(pdu.CmdDataSMResp, pdu.ESME_RINVBNDSTS, seq)
+	seq = e.send(&pdu.Empty{ID: pdu.CmdUnbind})
+	e.expect(pdu.CmdUnbindResp, pdu.ESME_RINVBNDSTS, seq)
+	seq = e.send(&pdu.Empty{ID: pdu.CmdEnquireLink})
+	e.expect(pdu.CmdEnquireLinkResp, pdu.ESME_ROK, seq)
 	for _, c := range []struct {
 		id, pw string
-		want   smpp.Status
-	}{{"alice", "wrong", smpp.ESME_RINVPASWD}, {"carol", "secret", smpp.ESME_RINVSYSID}} {
-		if p := e.bind(smpp.Transmitter, c.id, c.pw); p.Status != c.want || p.Body.Command() != smpp.CmdBindTransmitterResp {
+		want   pdu.Status
+	}{{"alice", "wrong", pdu.ESME_RINVPASWD}, {"carol", "secret", pdu.ESME_RINVSYSID}} {
+		if p := e.bind(pdu.Transmitter, c.id, c.pw); p.Status != c.want || p.Body.Command() != pdu.CmdBindTransmitterResp {
 			t.Fatalf("%s/%s: %v %v, want %v", c.id, c.pw, p.Body.Command(), p.Status, c.want)
 		}
 	}
 	// A failed bind leaves the connection open for another try.
-	e.mustBind(smpp.Transmitter, "bob", "pw")
+	e.mustBind(pdu.Transmitter, "bob", "pw")
 	if s.Binds() != 4 || s.Conns() != 4 {
 		t.Fatalf("Binds %d Conns %d, want 4 and 4", s.Binds(), s.Conns())
 	}
@@ -191,8 +191,8 @@ func TestBind(t *testing.T) {
 func TestNilAccountsBindAnyone(t *testing.T) {
 	_, addr := start(t, Options{})
 	e := dial(t, addr)
-	p := e.bind(smpp.Transceiver, "anyone", "x")
-	if p.Status != smpp.ESME_ROK || p.Body.(*smpp.BindResp).SystemID != DefaultSystemID {
+	p := e.bind(pdu.Transceiver, "anyone", "x")
+	if p.Status != pdu.ESME_ROK || p.Body.(*pdu.BindResp).SystemID != DefaultSystemID {
 		t.Fatalf("%v %+v", p.Status, p.Body)
 	}
 }
@@ -211,11 +211,11 @@ func TestSubmitIDs(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			s, addr := start(t, c.opts)
 			e := dial(t, addr)
-			e.mustBind(smpp.Transmitter, "alice", "")
+			e.mustBind(pdu.Transmitter, "alice", "")
 			got := []string{e.submitOK(sm("38640111222", 0, "one"))}
-			seq := e.send(&smpp.DataSM{Dest: smpp.Address{Addr: "38640333444"}, TLVs: smpp.TLVs{{Tag: smpp.TagMessagePayload, Value: []byte("two")}}})
-			p := e.expect(smpp.CmdDataSMResp, smpp.ESME_ROK, seq)
-			got = append(got, p.Body.(*smpp.DataSMResp).MessageID)
+			seq := e.send(&pdu.DataSM{Dest: pdu.Address{Addr: "38640333444"}, TLVs: pdu.TLVs{{Tag: pdu.TagMessagePayload, Value: []byte("two")}}})
+			p := e.expect(pdu.CmdDataSMResp, pdu.ESME_ROK, seq)
+			got = append(got, p.Body.(*pdu.DataSMResp).MessageID)
 			if !slices.Equal(got, c.want) {
 				t.Fatalf("ids %q, want %q", got, c.want)
 			}
@@ -224,7 +224,7 @@ func TestSubmitIDs(t *testing.T) {
 				t.Fatalf("%d submits", len(subs))
 			}
 			for i, sub := range subs {
-				if sub.Conn != 1 || sub.SystemID != "alice" || sub.N != i+1 || sub.MessageID != c.want[i] || sub.Status != smpp.ESME_ROK {
+				if sub.Conn != 1 || sub.SystemID != "alice" || sub.N != i+1 || sub.MessageID != c.want[i] || sub.Status != pdu.ESME_ROK {
 					t.Fatalf("submit %d: %+v", i, sub)
 				}
 			}
@@ -243,19 +243,19 @@ func TestThrottle(t *testing.T) {
 	// bucket's depth alone decides.
 	s, addr := start(t, Options{Rate: 0.001, Burst: 2})
 	e := dial(t, addr)
-	e.mustBind(smpp.Transmitter, "alice", "")
+	e.mustBind(pdu.Transmitter, "alice", "")
 	var seqs []uint32
 	for range 4 {
 		seqs = append(seqs, e.send(sm("38640111222", 0, "x")))
 	}
-	for i, want := range []smpp.Status{smpp.ESME_ROK, smpp.ESME_ROK, smpp.ESME_RTHROTTLED, smpp.ESME_RTHROTTLED} {
-		e.expect(smpp.CmdSubmitSMResp, want, seqs[i])
+	for i, want := range []pdu.Status{pdu.ESME_ROK, pdu.ESME_ROK, pdu.ESME_RTHROTTLED, pdu.ESME_RTHROTTLED} {
+		e.expect(pdu.CmdSubmitSMResp, want, seqs[i])
 	}
 	// The bucket is the connection's.
 	e2 := dial(t, addr)
-	e2.mustBind(smpp.Transmitter, "alice", "")
+	e2.mustBind(pdu.Transmitter, "alice", "")
 	e2.submitOK(sm("38640111222", 0, "x"))
-	if len(s.Submits()) != 3 || len(s.Refused()) != 2 || s.Refused()[1].Status != smpp.ESME_RTHROTTLED || s.Refused()[1].MessageID != "" {
+	if len(s.Submits()) != 3 || len(s.Refused()) != 2 || s.Refused()[1].Status != pdu.ESME_RTHROTTLED || s.Refused()[1].MessageID != "" {
 		t.Fatalf("submits %+v refused %+v", s.Submits(), s.Refused())
 	}
 }
@@ -263,25 +263,25 @@ func TestThrottle(t *testing.T) {
 func TestQueueFullAndFail(t *testing.T) {
 	s, addr := start(t, Options{
 		QueueFull: func(n int) bool { return n == 2 },
-		Fail: func(sub Submit) smpp.Status {
+		Fail: func(sub Submit) pdu.Status {
 			if sub.Dest().Addr == "666" {
-				return smpp.ESME_RINVDSTADR
+				return pdu.ESME_RINVDSTADR
 			}
-			return smpp.ESME_ROK
+			return pdu.ESME_ROK
 		},
 	})
 	e := dial(t, addr)
-	e.mustBind(smpp.Transceiver, "alice", "")
+	e.mustBind(pdu.Transceiver, "alice", "")
 	e.submitOK(sm("38640111222", 0, "1"))
 	seq := e.send(sm("38640111222", 0, "2"))
-	e.expect(smpp.CmdSubmitSMResp, smpp.ESME_RMSGQFUL, seq)
+	e.expect(pdu.CmdSubmitSMResp, pdu.ESME_RMSGQFUL, seq)
 	seq = e.send(sm("666", 0, "3"))
-	e.expect(smpp.CmdSubmitSMResp, smpp.ESME_RINVDSTADR, seq)
+	e.expect(pdu.CmdSubmitSMResp, pdu.ESME_RINVDSTADR, seq)
 	if id := e.submitOK(sm("38640111222", 0, "4")); id != "40961" {
 		t.Fatalf("refused submits took ids: the next is %s", id)
 	}
 	ref := s.Refused()
-	if len(s.Submits()) != 2 || len(ref) != 2 || ref[0].N != 2 || ref[1].N != 3 || ref[1].Status != smpp.ESME_RINVDSTADR {
+	if len(s.Submits()) != 2 || len(ref) != 2 || ref[0].N != 2 || ref[1].N != 3 || ref[1].Status != pdu.ESME_RINVDSTADR {
 		t.Fatalf("refused %+v", ref)
 	}
 }
@@ -308,32 +308,32 @@ func TestReceipts(t *testing.T) {
 			c.opts.Clock = clock
 			s, addr := start(t, c.opts)
 			e := dial(t, addr)
-			e.mustBind(smpp.Transceiver, "alice", "")
+			e.mustBind(pdu.Transceiver, "alice", "")
 			e.submitOK(sm("38640111222", 0, "no receipt asked"))
-			id := e.submitOK(sm("38640111222", smpp.RegisteredDeliveryAll, text))
+			id := e.submitOK(sm("38640111222", pdu.RegisteredDeliveryAll, text))
 			p := e.read()
-			d, ok := p.Body.(*smpp.DeliverSM)
+			d, ok := p.Body.(*pdu.DeliverSM)
 			if !ok {
 				t.Fatalf("got %v, want deliver_sm", p.Body.Command())
 			}
-			if d.ESMClass != smpp.ESMClassReceipt || d.Source.Addr != "38640111222" || d.Dest.Addr != "msgkit" {
+			if d.ESMClass != pdu.ESMClassReceipt || d.Source.Addr != "38640111222" || d.Dest.Addr != "msgkit" {
 				t.Fatalf("receipt %+v", d)
 			}
 			if string(d.Message) != c.wantText {
 				t.Fatalf("text %q\nwant %q", d.Message, c.wantText)
 			}
-			rid, hasID := d.TLVs.CString(smpp.TagReceiptedMessageID)
-			state, hasState := d.TLVs.Uint(smpp.TagMessageState)
+			rid, hasID := d.TLVs.CString(pdu.TagReceiptedMessageID)
+			state, hasState := d.TLVs.Uint(pdu.TagMessageState)
 			if hasID != c.wantTLVs || hasState != c.wantTLVs || c.wantTLVs && (rid != id || byte(state) != c.state) {
 				t.Fatalf("TLVs %+v (id %s)", d.TLVs, id)
 			}
-			if ne, ok := d.TLVs.NetworkError(); ok != (c.opts.Err != nil) || ok && ne != (smpp.NetworkErrorCode{Type: 3, Code: 1}) {
+			if ne, ok := d.TLVs.NetworkError(); ok != (c.opts.Err != nil) || ok && ne != (pdu.NetworkErrorCode{Type: 3, Code: 1}) {
 				t.Fatalf("network_error_code %+v %v", ne, ok)
 			}
 			if got := s.Unacked(); !slices.Equal(got, []string{id}) {
 				t.Fatalf("Unacked %q before the ack", got)
 			}
-			e.sendPDU(smpp.PDU{Seq: p.Seq, Body: &smpp.DeliverSMResp{}})
+			e.sendPDU(pdu.PDU{Seq: p.Seq, Body: &pdu.DeliverSMResp{}})
 			acked, err := s.WaitAcked(ctxFor(t), 1)
 			if err != nil || !slices.Equal(acked, []string{id}) || len(s.Unacked()) != 0 {
 				t.Fatalf("Acked %q (%v), Unacked %q", acked, err, s.Unacked())
@@ -345,20 +345,20 @@ func TestReceipts(t *testing.T) {
 func TestReceiptWaitsForReceiver(t *testing.T) {
 	s, addr := start(t, Options{ReceiptDelay: time.Millisecond})
 	tx := dial(t, addr)
-	tx.mustBind(smpp.Transmitter, "alice", "")
-	id := tx.submitOK(sm("38640111222", smpp.RegisteredDeliveryAll, "x"))
+	tx.mustBind(pdu.Transmitter, "alice", "")
+	id := tx.submitOK(sm("38640111222", pdu.RegisteredDeliveryAll, "x"))
 	ctx := ctxFor(t)
 	if err := s.Wait(ctx, func() bool { return len(s.Unacked()) == 1 }); err != nil {
 		t.Fatal(err)
 	}
 	other := dial(t, addr)
-	other.mustBind(smpp.Receiver, "bob", "")
+	other.mustBind(pdu.Receiver, "bob", "")
 	rx := dial(t, addr)
-	rx.mustBind(smpp.Receiver, "alice", "")
+	rx.mustBind(pdu.Receiver, "alice", "")
 	p := rx.read()
-	if d, ok := p.Body.(*smpp.DeliverSM); !ok || d.TLVs == nil {
+	if d, ok := p.Body.(*pdu.DeliverSM); !ok || d.TLVs == nil {
 		t.Fatalf("got %v, want the receipt", p.Body.Command())
-	} else if rid, _ := d.TLVs.CString(smpp.TagReceiptedMessageID); rid != id {
+	} else if rid, _ := d.TLVs.CString(pdu.TagReceiptedMessageID); rid != id {
 		t.Fatalf("receipt of %s, want %s", rid, id)
 	}
 	if s.ReceiptsSent() != 1 {
@@ -372,16 +372,16 @@ func TestReceiptRedelivery(t *testing.T) {
 	receiptOf := func(e *esme) (string, uint32) {
 		t.Helper()
 		p := e.read()
-		d, ok := p.Body.(*smpp.DeliverSM)
+		d, ok := p.Body.(*pdu.DeliverSM)
 		if !ok {
 			t.Fatalf("got %v, want deliver_sm", p.Body.Command())
 		}
-		id, _ := d.TLVs.CString(smpp.TagReceiptedMessageID)
+		id, _ := d.TLVs.CString(pdu.TagReceiptedMessageID)
 		return id, p.Seq
 	}
 
 	a := dial(t, addr)
-	a.mustBind(smpp.Transceiver, "alice", "")
+	a.mustBind(pdu.Transceiver, "alice", "")
 	id1 := a.submitOK(sm("38640111222", 1, "one"))
 	if got, _ := receiptOf(a); got != id1 {
 		t.Fatalf("receipt %s, want %s", got, id1)
@@ -393,31 +393,31 @@ func TestReceiptRedelivery(t *testing.T) {
 	}
 
 	b := dial(t, addr)
-	b.mustBind(smpp.Transceiver, "alice", "")
+	b.mustBind(pdu.Transceiver, "alice", "")
 	got, seq := receiptOf(b)
 	if got != id1 {
 		t.Fatalf("after reconnect: receipt %s, want %s", got, id1)
 	}
 	// Refused by the client (its store failed): kept for the next bind,
 	// not sent again on this one.
-	b.sendPDU(smpp.PDU{Status: smpp.ESME_RX_T_APPN, Seq: seq, Body: &smpp.DeliverSMResp{}})
+	b.sendPDU(pdu.PDU{Status: pdu.ESME_RX_T_APPN, Seq: seq, Body: &pdu.DeliverSMResp{}})
 	id2 := b.submitOK(sm("38640111222", 1, "two"))
 	got, seq = receiptOf(b)
 	if got != id2 {
 		t.Fatalf("receipt %s, want %s (the refused one waits for a bind)", got, id2)
 	}
-	b.sendPDU(smpp.PDU{Seq: seq, Body: &smpp.DeliverSMResp{}})
+	b.sendPDU(pdu.PDU{Seq: seq, Body: &pdu.DeliverSMResp{}})
 	if _, err := s.WaitAcked(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
 
 	c := dial(t, addr)
-	c.mustBind(smpp.Receiver, "alice", "")
+	c.mustBind(pdu.Receiver, "alice", "")
 	got, seq = receiptOf(c)
 	if got != id1 {
 		t.Fatalf("on the next bind: receipt %s, want %s", got, id1)
 	}
-	c.sendPDU(smpp.PDU{Seq: seq, Body: &smpp.DeliverSMResp{}})
+	c.sendPDU(pdu.PDU{Seq: seq, Body: &pdu.DeliverSMResp{}})
 	acked, err := s.WaitAcked(ctx, 2)
 	if err != nil || !slices.Equal(acked, []string{id2, id1}) || s.ReceiptsSent() != 4 || len(s.Unacked()) != 0 {
 		t.Fatalf("Acked %q (%v), sent %d, unacked %q", acked, err, s.ReceiptsSent(), s.Unacked())
@@ -427,12 +427,12 @@ func TestReceiptRedelivery(t *testing.T) {
 func TestReceiptWindow(t *testing.T) {
 	s, addr := start(t, Options{ReceiptWindow: 1, ReceiptMode: TLVsOnly})
 	e := dial(t, addr)
-	e.mustBind(smpp.Transceiver, "alice", "")
+	e.mustBind(pdu.Transceiver, "alice", "")
 	e.send(sm("1", 1, "a"))
 	e.send(sm("2", 1, "b"))
-	var receipts []smpp.PDU
+	var receipts []pdu.PDU
 	for len(receipts) < 1 {
-		if p := e.read(); p.Body.Command() == smpp.CmdDeliverSM {
+		if p := e.read(); p.Body.Command() == pdu.CmdDeliverSM {
 			receipts = append(receipts, p)
 		}
 	}
@@ -443,10 +443,10 @@ func TestReceiptWindow(t *testing.T) {
 	if n := s.ReceiptsSent(); n != 1 {
 		t.Fatalf("%d receipts out with a window of 1", n)
 	}
-	e.sendPDU(smpp.PDU{Seq: receipts[0].Seq, Body: &smpp.DeliverSMResp{}})
+	e.sendPDU(pdu.PDU{Seq: receipts[0].Seq, Body: &pdu.DeliverSMResp{}})
 	for p := e.read(); ; p = e.read() {
-		if p.Body.Command() == smpp.CmdDeliverSM {
-			if id, _ := p.Body.(*smpp.DeliverSM).TLVs.CString(smpp.TagReceiptedMessageID); id != "40961" {
+		if p.Body.Command() == pdu.CmdDeliverSM {
+			if id, _ := p.Body.(*pdu.DeliverSM).TLVs.CString(pdu.TagReceiptedMessageID); id != "40961" {
 				t.Fatalf("second receipt for %s", id)
 			}
 			break
@@ -459,29 +459,29 @@ func TestEarlyReceipts(t *testing.T) {
 	// come first.
 	_, addr := start(t, Options{RespDelay: time.Hour, EarlyReceipts: true})
 	e := dial(t, addr)
-	e.mustBind(smpp.Transceiver, "alice", "")
+	e.mustBind(pdu.Transceiver, "alice", "")
 	e.send(sm("38640111222", 1, "x"))
-	if p := e.read(); p.Body.Command() != smpp.CmdDeliverSM {
+	if p := e.read(); p.Body.Command() != pdu.CmdDeliverSM {
 		t.Fatalf("got %v, want the receipt before submit_sm_resp", p.Body.Command())
 	}
 }
 
 func TestDeliver(t *testing.T) {
 	s, addr := start(t, Options{})
-	mo := smpp.DeliverSM{ShortMessage: smpp.ShortMessage{Source: smpp.Address{Addr: "38640111222"}, Dest: smpp.Address{Addr: "1234"}, Message: []byte("STOP")}}
+	mo := pdu.DeliverSM{ShortMessage: pdu.ShortMessage{Source: pdu.Address{Addr: "38640111222"}, Dest: pdu.Address{Addr: "1234"}, Message: []byte("STOP")}}
 	if err := s.Deliver("alice", "mo-1", mo); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Deliver("alice", "bad", smpp.DeliverSM{ShortMessage: smpp.ShortMessage{Message: make([]byte, 300)}}); err == nil {
+	if err := s.Deliver("alice", "bad", pdu.DeliverSM{ShortMessage: pdu.ShortMessage{Message: make([]byte, 300)}}); err == nil {
 		t.Fatal("a deliver_sm that cannot encode was queued")
 	}
 	e := dial(t, addr)
-	e.mustBind(smpp.Receiver, "alice", "")
+	e.mustBind(pdu.Receiver, "alice", "")
 	p := e.read()
-	if d, ok := p.Body.(*smpp.DeliverSM); !ok || string(d.Message) != "STOP" {
+	if d, ok := p.Body.(*pdu.DeliverSM); !ok || string(d.Message) != "STOP" {
 		t.Fatalf("got %v %+v", p.Body.Command(), p.Body)
 	}
-	e.sendPDU(smpp.PDU{Seq: p.Seq, Body: &smpp.DeliverSMResp{}})
+	e.sendPDU(pdu.PDU{Seq: p.Seq, Body: &pdu.DeliverSMResp{}})
 	if acked, err := s.WaitAcked(ctxFor(t), 1); err != nil || acked[0] != "mo-1" {
 		t.Fatalf("Acked %q %v", acked, err)
 	}
@@ -490,15 +490,15 @@ func TestDeliver(t *testing.T) {
 func TestDropAfter(t *testing.T) {
 	s, addr := start(t, Options{DropAfter: 3})
 	e := dial(t, addr)
-	e.mustBind(smpp.Transmitter, "alice", "")
+	e.mustBind(pdu.Transmitter, "alice", "")
 	var seqs []uint32
 	for i := range 4 {
 		seqs = append(seqs, e.send(sm("38640111222", 0, strconv.Itoa(i))))
 	}
 	// The submits before the third are answered, the third and the one
 	// after are lost with the connection.
-	e.expect(smpp.CmdSubmitSMResp, smpp.ESME_ROK, seqs[0])
-	e.expect(smpp.CmdSubmitSMResp, smpp.ESME_ROK, seqs[1])
+	e.expect(pdu.CmdSubmitSMResp, pdu.ESME_ROK, seqs[0])
+	e.expect(pdu.CmdSubmitSMResp, pdu.ESME_ROK, seqs[1])
 	e.readEnd()
 	if err := s.Wait(ctxFor(t), func() bool { return s.Conns() == 0 }); err != nil {
 		t.Fatal(err)
@@ -508,7 +508,7 @@ func TestDropAfter(t *testing.T) {
 	}
 	// It counts per connection.
 	e = dial(t, addr)
-	e.mustBind(smpp.Transmitter, "alice", "")
+	e.mustBind(pdu.Transmitter, "alice", "")
 	e.submitOK(sm("38640111222", 0, "again"))
 	e.submitOK(sm("38640111222", 0, "again"))
 	e.send(sm("38640111222", 0, "lost"))
@@ -519,7 +519,7 @@ func TestMaxOutstanding(t *testing.T) {
 	s, addr := start(t, Options{})
 	ctx := ctxFor(t)
 	e := dial(t, addr)
-	e.mustBind(smpp.Transmitter, "alice", "")
+	e.mustBind(pdu.Transmitter, "alice", "")
 	// In lockstep the count never reaches 2: it drops before each answer
 	// is written.
 	for range 50 {
@@ -542,7 +542,7 @@ func TestMaxOutstanding(t *testing.T) {
 	}
 	s.Stall(false)
 	for _, seq := range seqs {
-		e.expect(smpp.CmdSubmitSMResp, smpp.ESME_ROK, seq)
+		e.expect(pdu.CmdSubmitSMResp, pdu.ESME_ROK, seq)
 	}
 	if n, o := s.MaxOutstanding(), s.Outstanding(); n != 5 || o != 0 {
 		t.Fatalf("MaxOutstanding %d, Outstanding %d; want 5 and 0", n, o)
@@ -553,7 +553,7 @@ func TestReorder(t *testing.T) {
 	// A batch that must fill: the test controls what arrives.
 	s, addr := start(t, Options{Reorder: true, ReorderBatch: 4, ReorderWait: time.Minute})
 	e := dial(t, addr)
-	e.mustBind(smpp.Transmitter, "alice", "")
+	e.mustBind(pdu.Transmitter, "alice", "")
 	s.Stall(true)
 	var seqs []uint32
 	for range 4 {
@@ -564,8 +564,8 @@ func TestReorder(t *testing.T) {
 	}
 	s.Stall(false)
 	for i := 3; i >= 0; i-- {
-		p := e.expect(smpp.CmdSubmitSMResp, smpp.ESME_ROK, seqs[i])
-		if id := p.Body.(*smpp.SubmitSMResp).MessageID; id != strconv.Itoa(40960+i) {
+		p := e.expect(pdu.CmdSubmitSMResp, pdu.ESME_ROK, seqs[i])
+		if id := p.Body.(*pdu.SubmitSMResp).MessageID; id != strconv.Itoa(40960+i) {
 			t.Fatalf("seq %d got id %s", seqs[i], id)
 		}
 	}
@@ -577,7 +577,7 @@ func TestReorder(t *testing.T) {
 func TestReorderPartialBatch(t *testing.T) {
 	s, addr := start(t, Options{Reorder: true, ReorderWait: 50 * time.Millisecond})
 	e := dial(t, addr)
-	e.mustBind(smpp.Transmitter, "alice", "")
+	e.mustBind(pdu.Transmitter, "alice", "")
 	s.Stall(true)
 	a, b := e.send(sm("1", 0, "x")), e.send(sm("2", 0, "x"))
 	if err := s.Wait(ctxFor(t), func() bool { return s.Outstanding() == 2 }); err != nil {
@@ -585,14 +585,14 @@ func TestReorderPartialBatch(t *testing.T) {
 	}
 	s.Stall(false)
 	// Two of a batch of four: they go when the wait ends, reversed.
-	e.expect(smpp.CmdSubmitSMResp, smpp.ESME_ROK, b)
-	e.expect(smpp.CmdSubmitSMResp, smpp.ESME_ROK, a)
+	e.expect(pdu.CmdSubmitSMResp, pdu.ESME_ROK, b)
+	e.expect(pdu.CmdSubmitSMResp, pdu.ESME_ROK, a)
 }
 
 func TestRespDelay(t *testing.T) {
 	_, addr := start(t, Options{RespDelay: 30 * time.Millisecond})
 	e := dial(t, addr)
-	e.mustBind(smpp.Transmitter, "alice", "")
+	e.mustBind(pdu.Transmitter, "alice", "")
 	begin := time.Now()
 	e.submitOK(sm("1", 0, "x"))
 	if d := time.Since(begin); d < 30*time.Millisecond {
@@ -603,28 +603,28 @@ func TestRespDelay(t *testing.T) {
 func TestEnquireLink(t *testing.T) {
 	s, addr := start(t, Options{EnquireEvery: 5 * time.Millisecond})
 	e := dial(t, addr)
-	e.mustBind(smpp.Transceiver, "alice", "")
-	seq := e.send(&smpp.Empty{ID: smpp.CmdEnquireLink})
+	e.mustBind(pdu.Transceiver, "alice", "")
+	seq := e.send(&pdu.Empty{ID: pdu.CmdEnquireLink})
 	for answered := false; !answered; {
 		p := e.read()
 		switch p.Body.Command() {
-		case smpp.CmdEnquireLinkResp:
-			if p.Seq != seq || p.Status != smpp.ESME_ROK {
+		case pdu.CmdEnquireLinkResp:
+			if p.Seq != seq || p.Status != pdu.ESME_ROK {
 				t.Fatalf("enquire_link_resp %v seq %d", p.Status, p.Seq)
 			}
 			answered = true
-		case smpp.CmdEnquireLink:
-			e.sendPDU(smpp.PDU{Seq: p.Seq, Body: &smpp.Empty{ID: smpp.CmdEnquireLinkResp}})
+		case pdu.CmdEnquireLink:
+			e.sendPDU(pdu.PDU{Seq: p.Seq, Body: &pdu.Empty{ID: pdu.CmdEnquireLinkResp}})
 		default:
 			t.Fatalf("got %v", p.Body.Command())
 		}
 	}
 	// The server's own enquire_link, answered.
 	p := e.read()
-	if p.Body.Command() != smpp.CmdEnquireLink {
+	if p.Body.Command() != pdu.CmdEnquireLink {
 		t.Fatalf("got %v, want enquire_link", p.Body.Command())
 	}
-	e.sendPDU(smpp.PDU{Seq: p.Seq, Body: &smpp.Empty{ID: smpp.CmdEnquireLinkResp}})
+	e.sendPDU(pdu.PDU{Seq: p.Seq, Body: &pdu.Empty{ID: pdu.CmdEnquireLinkResp}})
 	if err := s.Wait(ctxFor(t), func() bool { return s.EnquireResps() >= 1 }); err != nil {
 		t.Fatal(err)
 	}
@@ -636,12 +636,12 @@ func TestEnquireLink(t *testing.T) {
 func TestUnbind(t *testing.T) {
 	s, addr := start(t, Options{RespDelay: 20 * time.Millisecond})
 	e := dial(t, addr)
-	e.mustBind(smpp.Transmitter, "alice", "")
+	e.mustBind(pdu.Transmitter, "alice", "")
 	sub := e.send(sm("1", 0, "x"))
-	unbind := e.send(&smpp.Empty{ID: smpp.CmdUnbind})
+	unbind := e.send(&pdu.Empty{ID: pdu.CmdUnbind})
 	// The response still due goes out before unbind_resp.
-	e.expect(smpp.CmdSubmitSMResp, smpp.ESME_ROK, sub)
-	e.expect(smpp.CmdUnbindResp, smpp.ESME_ROK, unbind)
+	e.expect(pdu.CmdSubmitSMResp, pdu.ESME_ROK, sub)
+	e.expect(pdu.CmdUnbindResp, pdu.ESME_ROK, unbind)
 	e.readEnd()
 	e.nc.Close()
 	if err := s.Wait(ctxFor(t), func() bool { return s.Conns() == 0 && s.Outstanding() == 0 }); err != nil {
@@ -654,15 +654,15 @@ func TestUnbind(t *testing.T) {
 func TestAckWhileUnbinding(t *testing.T) {
 	s, addr := start(t, Options{})
 	e := dial(t, addr)
-	e.mustBind(smpp.Transceiver, "alice", "")
+	e.mustBind(pdu.Transceiver, "alice", "")
 	id := e.submitOK(sm("1", 1, "x"))
 	d := e.read()
-	if d.Body.Command() != smpp.CmdDeliverSM {
+	if d.Body.Command() != pdu.CmdDeliverSM {
 		t.Fatalf("got %v", d.Body.Command())
 	}
-	unbind := e.send(&smpp.Empty{ID: smpp.CmdUnbind})
-	e.sendPDU(smpp.PDU{Seq: d.Seq, Body: &smpp.DeliverSMResp{}})
-	e.expect(smpp.CmdUnbindResp, smpp.ESME_ROK, unbind)
+	unbind := e.send(&pdu.Empty{ID: pdu.CmdUnbind})
+	e.sendPDU(pdu.PDU{Seq: d.Seq, Body: &pdu.DeliverSMResp{}})
+	e.expect(pdu.CmdUnbindResp, pdu.ESME_ROK, unbind)
 	if acked, err := s.WaitAcked(ctxFor(t), 1); err != nil || acked[0] != id {
 		t.Fatalf("Acked %q %v", acked, err)
 	}
@@ -671,26 +671,26 @@ func TestAckWhileUnbinding(t *testing.T) {
 func TestMalformed(t *testing.T) {
 	_, addr := start(t, Options{})
 	e := dial(t, addr)
-	e.mustBind(smpp.Transmitter, "alice", "")
+	e.mustBind(pdu.Transmitter, "alice", "")
 
 	// enquire_link with an octet of body.
-	b, _ := smpp.Append(nil, smpp.PDU{Seq: 7, Body: &smpp.Empty{ID: smpp.CmdEnquireLink}})
+	b, _ := pdu.Append(nil, pdu.PDU{Seq: 7, Body: &pdu.Empty{ID: pdu.CmdEnquireLink}})
 	b = append(b, 0)
 	binary.BigEndian.PutUint32(b, uint32(len(b)))
 	e.writeRaw(b)
-	e.expect(smpp.CmdGenericNack, smpp.ESME_RINVCMDLEN, 7)
+	e.expect(pdu.CmdGenericNack, pdu.ESME_RINVCMDLEN, 7)
 
 	// A command no SMPP 3.4 ESME sends.
-	b, _ = smpp.Append(nil, smpp.PDU{Seq: 8, Body: &smpp.Empty{ID: 0x00000999}})
+	b, _ = pdu.Append(nil, pdu.PDU{Seq: 8, Body: &pdu.Empty{ID: 0x00000999}})
 	e.writeRaw(b)
-	e.expect(smpp.CmdGenericNack, smpp.ESME_RINVCMDID, 8)
+	e.expect(pdu.CmdGenericNack, pdu.ESME_RINVCMDID, 8)
 
 	// A service_type of six characters.
-	b, _ = smpp.Append(nil, smpp.PDU{Seq: 9, Body: &smpp.SubmitSM{ShortMessage: smpp.ShortMessage{ServiceType: "ABCDE"}}})
-	b = slices.Insert(b, smpp.HeaderLen, 'X')
+	b, _ = pdu.Append(nil, pdu.PDU{Seq: 9, Body: &pdu.SubmitSM{ShortMessage: pdu.ShortMessage{ServiceType: "ABCDE"}}})
+	b = slices.Insert(b, pdu.HeaderLen, 'X')
 	binary.BigEndian.PutUint32(b, uint32(len(b)))
 	e.writeRaw(b)
-	e.expect(smpp.CmdGenericNack, smpp.ESME_RINVSERTYP, 9)
+	e.expect(pdu.CmdGenericNack, pdu.ESME_RINVSERTYP, 9)
 
 	// Still in step after them.
 	e.submitOK(sm("1", 0, "x"))
@@ -698,9 +698,9 @@ func TestMalformed(t *testing.T) {
 	// Too long to read: answered, and the connection ends.
 	var head [16]byte
 	binary.BigEndian.PutUint32(head[:], MaxPDU+1)
-	binary.BigEndian.PutUint32(head[4:], uint32(smpp.CmdSubmitSM))
+	binary.BigEndian.PutUint32(head[4:], uint32(pdu.CmdSubmitSM))
 	e.writeRaw(head[:])
-	e.expect(smpp.CmdGenericNack, smpp.ESME_RINVCMDLEN, 0)
+	e.expect(pdu.CmdGenericNack, pdu.ESME_RINVCMDLEN, 0)
 	e.readEnd()
 }
 
@@ -708,7 +708,7 @@ func TestSilentAndStall(t *testing.T) {
 	s, addr := start(t, Options{Silent: true})
 	ctx := ctxFor(t)
 	e := dial(t, addr)
-	seq := e.send(&smpp.Bind{Mode: smpp.Transceiver, SystemID: "alice"})
+	seq := e.send(&pdu.Bind{Mode: pdu.Transceiver, SystemID: "alice"})
 	if err := s.Wait(ctx, func() bool { return s.Outstanding() == 1 }); err != nil {
 		t.Fatal(err)
 	}
@@ -716,10 +716,10 @@ func TestSilentAndStall(t *testing.T) {
 		t.Fatal("a silent server bound")
 	}
 	s.Stall(false)
-	e.expect(smpp.CmdBindTransceiverResp, smpp.ESME_ROK, seq)
+	e.expect(pdu.CmdBindTransceiverResp, pdu.ESME_ROK, seq)
 
 	s.Stall(true)
-	seq = e.send(&smpp.Empty{ID: smpp.CmdEnquireLink})
+	seq = e.send(&pdu.Empty{ID: pdu.CmdEnquireLink})
 	if err := s.Wait(ctx, func() bool { return s.Outstanding() == 1 }); err != nil {
 		t.Fatal(err)
 	}
@@ -727,14 +727,14 @@ func TestSilentAndStall(t *testing.T) {
 		t.Fatal("a stalled server answered enquire_link")
 	}
 	s.Stall(false)
-	e.expect(smpp.CmdEnquireLinkResp, smpp.ESME_ROK, seq)
+	e.expect(pdu.CmdEnquireLinkResp, pdu.ESME_ROK, seq)
 }
 
 func TestDropAll(t *testing.T) {
 	s, addr := start(t, Options{RespDelay: time.Hour})
 	a, b := dial(t, addr), dial(t, addr)
-	a.mustBind(smpp.Transmitter, "alice", "")
-	b.mustBind(smpp.Receiver, "alice", "")
+	a.mustBind(pdu.Transmitter, "alice", "")
+	b.mustBind(pdu.Receiver, "alice", "")
 	a.send(sm("1", 0, "in flight"))
 	if err := s.Wait(ctxFor(t), func() bool { return len(s.Submits()) == 1 }); err != nil {
 		t.Fatal(err)
@@ -746,7 +746,7 @@ func TestDropAll(t *testing.T) {
 		t.Fatalf("Conns %d after DropAll", s.Conns())
 	}
 	c := dial(t, addr)
-	c.mustBind(smpp.Transmitter, "alice", "")
+	c.mustBind(pdu.Transmitter, "alice", "")
 	if s.Binds() != 3 || s.Conns() != 1 {
 		t.Fatalf("Binds %d Conns %d", s.Binds(), s.Conns())
 	}
@@ -762,29 +762,29 @@ func TestClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := dial(t, addr)
-	e.mustBind(smpp.Transceiver, "alice", "")
+	e.mustBind(pdu.Transceiver, "alice", "")
 	e.send(sm("1", 1, "x"))
 	e2 := dial(t, addr)
-	e2.mustBind(smpp.Transceiver, "bob", "")
+	e2.mustBind(pdu.Transceiver, "bob", "")
 	e3 := dial(t, addr)
 	if err := s.Wait(ctxFor(t), func() bool { return len(s.Submits()) == 1 && s.Outstanding() == 1 }); err != nil {
 		t.Fatal(err)
 	}
 	s.Stall(true)
-	e3.send(&smpp.Bind{Mode: smpp.Transmitter, SystemID: "carol"})
+	e3.send(&pdu.Bind{Mode: pdu.Transmitter, SystemID: "carol"})
 	s.Close()
 	s.Close()
 	// What was written before Close (enquire_link) is read, then the end.
 	e.nc.SetReadDeadline(time.Now().Add(10 * time.Second))
 	for {
-		p, _, err := smpp.Read(e.nc, nil, 0)
+		p, _, err := pdu.Read(e.nc, nil, 0)
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			t.Fatal("the connection is still open")
 		}
 		if err != nil {
 			break
 		}
-		if p.Body.Command() != smpp.CmdEnquireLink {
+		if p.Body.Command() != pdu.CmdEnquireLink {
 			t.Fatalf("read %v after Close", p.Body.Command())
 		}
 	}

@@ -1,4 +1,4 @@
-package httpapi_test
+package egress_test
 
 import (
 	"context"
@@ -16,12 +16,11 @@ import (
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/adapters/egress"
-	"github.com/msgkit/msgkit/adapters/httpapi"
 )
 
 // loopbackPoster may post to loopback, where the tests' receivers listen.
-func loopbackPoster() *httpapi.ReportPoster {
-	return httpapi.NewReportPoster(httpapi.ReportPosterOptions{Policy: egress.Policy{Allow: []netip.Prefix{
+func loopbackPoster() *egress.ReportPoster {
+	return egress.NewReportPoster(egress.ReportPosterOptions{Policy: egress.Policy{Allow: []netip.Prefix{
 		netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128"),
 	}}})
 }
@@ -122,7 +121,7 @@ func withHost(t *testing.T, u, host string) string {
 func TestReportPosterRefusesSpecialAddresses(t *testing.T) {
 	rc := newReceiver(t, func(http.ResponseWriter, *http.Request) {})
 	hosts := []string{"127.0.0.1", "::ffff:127.0.0.1", "0x7f.1", "2130706433", "017700000001", "127.1", "localhost"}
-	def := httpapi.NewReportPoster(httpapi.ReportPosterOptions{})
+	def := egress.NewReportPoster(egress.ReportPosterOptions{})
 	for _, h := range append(hosts, "169.254.169.254", "::1", "10.0.0.1") {
 		err := def.PostReport(t.Context(), withHost(t, rc.srv.URL, h), []byte("{}"))
 		if msgkit.KindOf(err) != msgkit.Invalid || !strings.Contains(err.Error(), "forbidden") {
@@ -142,7 +141,7 @@ func TestReportPosterRefusesSpecialAddresses(t *testing.T) {
 		t.Errorf("%d of %d posts arrived", len(got), len(hosts))
 	}
 	// Forbid beats Allow.
-	strict := httpapi.NewReportPoster(httpapi.ReportPosterOptions{Policy: egress.Policy{
+	strict := egress.NewReportPoster(egress.ReportPosterOptions{Policy: egress.Policy{
 		Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}, Forbid: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
 	}})
 	if err := strict.PostReport(t.Context(), rc.srv.URL, nil); msgkit.KindOf(err) != msgkit.Invalid {
@@ -239,7 +238,7 @@ func TestReportPosterRedirectToForbiddenAddress(t *testing.T) {
 	outer := newReceiver(t, func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, targets[strings.TrimPrefix(r.URL.Path, "/")], http.StatusTemporaryRedirect)
 	})
-	p := httpapi.NewReportPoster(httpapi.ReportPosterOptions{Policy: egress.Policy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}})
+	p := egress.NewReportPoster(egress.ReportPosterOptions{Policy: egress.Policy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}})
 	for name := range targets {
 		err := p.PostReport(t.Context(), outer.srv.URL+"/"+name, []byte("{}"))
 		if msgkit.KindOf(err) != msgkit.Invalid || !strings.Contains(err.Error(), "forbidden") {

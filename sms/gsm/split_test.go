@@ -1,4 +1,4 @@
-package sms
+package gsm
 
 import (
 	"errors"
@@ -50,19 +50,19 @@ func TestGSMAlphabet(t *testing.T) {
 		if !ok || got.code != code || got.cost != 2 {
 			t.Errorf("%q: got code %#x cost %d ok %v, want escape + %#x", r, got.code, got.cost, ok, code)
 		}
-		if GSMSeptets(r) != 2 {
-			t.Errorf("GSMSeptets(%q) = %d, want 2", r, GSMSeptets(r))
+		if Septets(r) != 2 {
+			t.Errorf("Septets(%q) = %d, want 2", r, Septets(r))
 		}
 	}
 	// The escape character itself is sent as escape + escape (the character
 	// counting rule of bulk SMS).
-	if GSMSeptets('\x1b') != 2 {
-		t.Errorf("escape counts %d, want 2", GSMSeptets('\x1b'))
+	if Septets('\x1b') != 2 {
+		t.Errorf("escape counts %d, want 2", Septets('\x1b'))
 	}
 	for _, r := range "`\tçÀ€\u00a0ÿ😀ä" {
 		want := strings.ContainsRune(gsmBasic, r) || gsmExtension[r] != 0
-		if InGSM(r) != want {
-			t.Errorf("InGSM(%q) = %v, want %v", r, InGSM(r), want)
+		if InAlphabet(r) != want {
+			t.Errorf("InAlphabet(%q) = %v, want %v", r, InAlphabet(r), want)
 		}
 	}
 	// Every ASCII byte agrees with the rune lookup (the fast path's table).
@@ -170,22 +170,22 @@ func TestSplitTextErrors(t *testing.T) {
 		name  string
 		text  string
 		dcs   DCS
-		code  Code
+		code  string
 		field string
 	}{
-		{"empty text", "", DCSAuto, CodeMissingMandatoryParam, "text"},
-		{"empty text GSM", "", DCSGSM, CodeMissingMandatoryParam, "text"},
-		{"non-GSM character with GSM", "price: 5`", DCSGSM, CodeEncodingError, "text"},
-		{"emoji with GSM", "hi 😀", DCSGSM, CodeEncodingError, "text"},
-		{"Cyrillic with GSM", "привет", DCSGSM, CodeEncodingError, "text"},
-		{"256 GSM parts", strings.Repeat("a", 39016), DCSGSM, CodeConcatError, "text"},
-		{"256 parts in auto", strings.Repeat("a", 39016), DCSAuto, CodeConcatError, "text"},
-		{"256 parts through escapes", strings.Repeat("a", 38000) + strings.Repeat("€", 700), DCSGSM, CodeConcatError, "text"},
-		{"256 UCS parts", strings.Repeat("ж", 255*67+1), DCSUCS, CodeConcatError, "text"},
-		{"256 UCS parts through surrogates", strings.Repeat("😀", 33*255) + "aa", DCSUCS, CodeConcatError, "text"},
-		{"invalid UTF-8 GSM", "ab\xffc", DCSGSM, CodeBadContentFormat, "text"},
-		{"invalid UTF-8 UCS", "ab\xc3", DCSUCS, CodeBadContentFormat, "text"},
-		{"binary is not for text", "abc", DCSBinary, CodeBadParameterValue, "dcs"},
+		{"empty text", "", DCSAuto, CodeMissing, "text"},
+		{"empty text GSM", "", DCSGSM, CodeMissing, "text"},
+		{"non-GSM character with GSM", "price: 5`", DCSGSM, CodeNotInAlphabet, "text"},
+		{"emoji with GSM", "hi 😀", DCSGSM, CodeNotInAlphabet, "text"},
+		{"Cyrillic with GSM", "привет", DCSGSM, CodeNotInAlphabet, "text"},
+		{"256 GSM parts", strings.Repeat("a", 39016), DCSGSM, CodeTooManyParts, "text"},
+		{"256 parts in auto", strings.Repeat("a", 39016), DCSAuto, CodeTooManyParts, "text"},
+		{"256 parts through escapes", strings.Repeat("a", 38000) + strings.Repeat("€", 700), DCSGSM, CodeTooManyParts, "text"},
+		{"256 UCS parts", strings.Repeat("ж", 255*67+1), DCSUCS, CodeTooManyParts, "text"},
+		{"256 UCS parts through surrogates", strings.Repeat("😀", 33*255) + "aa", DCSUCS, CodeTooManyParts, "text"},
+		{"invalid UTF-8 GSM", "ab\xffc", DCSGSM, CodeBadContent, "text"},
+		{"invalid UTF-8 UCS", "ab\xc3", DCSUCS, CodeBadContent, "text"},
+		{"binary is not for text", "abc", DCSBinary, CodeBadValue, "dcs"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -197,33 +197,20 @@ func TestSplitTextErrors(t *testing.T) {
 	}
 }
 
-func checkCode(t *testing.T, err error, code Code, field string) {
+func checkCode(t *testing.T, err error, code string, field string) {
 	t.Helper()
 	if err == nil {
-		t.Fatalf("no error, want %d", code)
+		t.Fatalf("no error, want %q", code)
 	}
-	if got := CodeOf(err); got != code {
-		t.Fatalf("code %d (%v), want %d", got, err, code)
+	if got := msgkit.CodeOf(err); got != code {
+		t.Fatalf("code %q (%v), want %q", got, err, code)
 	}
-	if !errors.Is(err, code.Kind()) {
-		t.Errorf("kind %v, want %v", msgkit.KindOf(err), code.Kind())
+	if !errors.Is(err, msgkit.Invalid) {
+		t.Errorf("kind %v, want %v", msgkit.KindOf(err), msgkit.Invalid)
 	}
 	e, ok := errors.AsType[*msgkit.Error](err)
 	if !ok || len(e.Fields) == 0 || e.Fields[0].Name != field {
 		t.Errorf("error %v does not name field %q", err, field)
-	}
-}
-
-func TestParseDCS(t *testing.T) {
-	for in, want := range map[string]DCS{"": DCSAuto, "auto": DCSAuto, "GSM": DCSGSM, "gsm": DCSGSM, "Gsm": DCSGSM, "UCS": DCSUCS, "ucs": DCSUCS} {
-		got, err := ParseDCS(in)
-		if err != nil || got != want {
-			t.Errorf("ParseDCS(%q) = %v, %v; want %v", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"UCS2", "utf8", "8bit", " GSM"} {
-		_, err := ParseDCS(in)
-		checkCode(t, err, CodeBadParameterValue, "dcs")
 	}
 }
 
@@ -234,7 +221,7 @@ func units(dcs DCS, s string) int {
 	}
 	n := 0
 	for _, r := range s {
-		n += GSMSeptets(r)
+		n += Septets(r)
 	}
 	return n
 }
@@ -323,7 +310,7 @@ func TestSplitLaws(t *testing.T) {
 		dcs := rapid.SampledFrom([]DCS{DCSAuto, DCSGSM, DCSUCS}).Draw(t, "dcs")
 		m, err := SplitText(text, dcs, 9)
 		_, cerr := CountText(text, dcs)
-		if CodeOf(err) != CodeOf(cerr) || (err == nil) != (cerr == nil) {
+		if msgkit.CodeOf(err) != msgkit.CodeOf(cerr) || (err == nil) != (cerr == nil) {
 			t.Fatalf("SplitText error %v, CountText error %v", err, cerr)
 		}
 		if err != nil {
@@ -389,7 +376,7 @@ func FuzzSplitText(f *testing.F) {
 		dcs := DCS(d % 4)
 		m, err := SplitText(text, dcs, 9)
 		if err != nil {
-			if !CodeOf(err).Valid() || CodeOf(err) == CodeApplicationError {
+			if !knownCode(err) {
 				t.Fatalf("unclassified error %v", err)
 			}
 			return
@@ -480,14 +467,14 @@ func TestCountPathsAgree(t *testing.T) {
 
 // splitUCS is how SplitText splits text with DCSUCS, written plainly
 // (decode each character, count its UTF-16 units, start a part when it does
-// not fit) for the fast path to be compared with. Its Code is 0 for no
+// not fit) for the fast path to be compared with. Its code is "" for no
 // error.
-func splitUCS(text string, ref uint8) ([]Part, Code) {
+func splitUCS(text string, ref uint8) ([]Part, string) {
 	if text == "" {
-		return nil, CodeMissingMandatoryParam
+		return nil, CodeMissing
 	}
 	if !utf8.ValidString(text) {
-		return nil, CodeBadContentFormat
+		return nil, CodeBadContent
 	}
 	var parts []Part
 	start, units, total := 0, 0, 0
@@ -503,22 +490,22 @@ func splitUCS(text string, ref uint8) ([]Part, Code) {
 	parts = append(parts, Part{Text: text[start:], Units: units})
 	switch {
 	case total <= UCSSingle:
-		return []Part{{Text: text, Units: total}}, 0
+		return []Part{{Text: text, Units: total}}, ""
 	case len(parts) > MaxParts:
-		return nil, CodeConcatError
+		return nil, CodeTooManyParts
 	}
 	for i := range parts {
 		parts[i].UDH = UDH{Ref: ref, Total: uint8(len(parts)), Seq: uint8(i + 1)}
 	}
-	return parts, 0
+	return parts, ""
 }
 
-// codeOf is CodeOf, 0 for no error.
-func codeOf(err error) Code {
+// codeOf is msgkit.CodeOf, "" for no error.
+func codeOf(err error) string {
 	if err == nil {
-		return 0
+		return ""
 	}
-	return CodeOf(err)
+	return msgkit.CodeOf(err)
 }
 
 // checkUCS compares SplitText and CountText with DCSUCS to splitUCS.
@@ -530,13 +517,13 @@ func checkUCS(t interface {
 	want, code := splitUCS(text, 9)
 	m, err := SplitText(text, DCSUCS, 9)
 	if codeOf(err) != code {
-		t.Fatalf("SplitText(%q): error %v, want code %d", text, err, code)
+		t.Fatalf("SplitText(%q): error %v, want code %q", text, err, code)
 	}
 	c, cerr := CountText(text, DCSUCS)
 	if codeOf(cerr) != code {
-		t.Fatalf("CountText(%q): error %v, want code %d", text, cerr, code)
+		t.Fatalf("CountText(%q): error %v, want code %q", text, cerr, code)
 	}
-	if code != 0 {
+	if code != "" {
 		return
 	}
 	if diff := cmp.Diff(want, m.Parts); diff != "" || m.DCS != DCSUCS {
@@ -594,4 +581,13 @@ func TestScanUCSValidity(t *testing.T) {
 			}
 		}
 	}
+}
+
+// knownCode reports whether err is Invalid with one of the package's codes.
+func knownCode(err error) bool {
+	switch msgkit.CodeOf(err) {
+	case CodeMissing, CodeBadContent, CodeNotInAlphabet, CodeTooManyParts, CodeBadValue:
+		return msgkit.KindOf(err) == msgkit.Invalid
+	}
+	return false
 }

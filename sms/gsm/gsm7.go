@@ -1,4 +1,4 @@
-package sms
+package gsm
 
 import "fmt"
 
@@ -190,30 +190,30 @@ func gsmFromRune(r rune) (septet, bool) {
 	return septet{}, false
 }
 
-// InGSM reports whether r belongs to the GSM 03.38 default alphabet or its
+// InAlphabet reports whether r belongs to the GSM 03.38 default alphabet or its
 // extension table, exactly ('ç' does not).
-func InGSM(r rune) bool {
+func InAlphabet(r rune) bool {
 	_, ok := gsmFromRune(r)
 	return ok
 }
 
-// GSMSeptets returns how many septets r costs (1 or 2), or 0 when r is not in
+// Septets returns how many septets r costs (1 or 2), or 0 when r is not in
 // the alphabet.
-func GSMSeptets(r rune) int {
+func Septets(r rune) int {
 	s, _ := gsmFromRune(r)
 	return int(s.cost)
 }
 
-// GSMCodes appends the GSM 7-bit default alphabet codes of text to dst,
+// AppendCodes appends the GSM 7-bit default alphabet codes of text to dst,
 // one septet per octet, an extension table character as the escape and
 // its code (3GPP TS 23.038 6.2.1); a character outside the alphabet is an
 // error naming it. Transports that carry septets unpacked (SMPP
 // data_coding 0) send these octets as they are.
-func GSMCodes(dst []byte, text string) ([]byte, error) {
+func AppendCodes(dst []byte, text string) ([]byte, error) {
 	for _, r := range text {
 		s, ok := gsmFromRune(r)
 		if !ok {
-			return nil, fmt.Errorf("sms: %q is not in the GSM 7-bit alphabet", r)
+			return nil, fmt.Errorf("gsm: %q is not in the GSM 7-bit alphabet", r)
 		}
 		if s.cost == 2 {
 			dst = append(dst, escSeptet)
@@ -223,11 +223,11 @@ func GSMCodes(dst []byte, text string) ([]byte, error) {
 	return dst, nil
 }
 
-// PackGSM returns user data as the air interface carries it: the header
+// Pack returns user data as the air interface carries it: the header
 // hdr (nil for none), fill bits up to the next septet boundary, then the
 // septet codes packed least significant bit first (3GPP TS 23.040
 // 9.2.3.24, TS 23.038 6.1.2.1.1).
-func PackGSM(hdr, codes []byte) []byte {
+func Pack(hdr, codes []byte) []byte {
 	first := (len(hdr)*8 + 6) / 7
 	ud := make([]byte, (7*(first+len(codes))+7)/8)
 	copy(ud, hdr)

@@ -1,4 +1,4 @@
-package sms
+package gsm
 
 import (
 	"bytes"
@@ -66,7 +66,7 @@ var deliverVectors = []struct {
 		pdu:  "07 91 1326040000F0 04 0B 91 1346610089F6 00 00 20806291731408 0C C8F71D14969741F977FD07",
 		want: Deliver{
 			SMSC:   "+31624000000",
-			Sender: Sender{Value: "31641600986", Numeric: true},
+			Sender: Address{Value: "31641600986", Numeric: true},
 			DCS:    DCSGSM,
 			SCTS:   zoneAt(2002, time.August, 26, 19, 37, 41, 0),
 			Text:   "How are you?",
@@ -77,7 +77,7 @@ var deliverVectors = []struct {
 		pdu:  "07 91 1326040000F0 04 0B 91 1346610089F6 00 00 20806291731480 0C C8F71D14969741F977FD07",
 		want: Deliver{
 			SMSC:   "+31624000000",
-			Sender: Sender{Value: "31641600986", Numeric: true},
+			Sender: Address{Value: "31641600986", Numeric: true},
 			DCS:    DCSGSM,
 			SCTS:   zoneAt(2002, time.August, 26, 19, 37, 41, 8),
 			Text:   "How are you?",
@@ -95,7 +95,7 @@ var deliverVectors = []struct {
 		pdu:  "07 91 1497949900F0 04 0B D0 CDE97199A402 00 00 42305101030040 09 B54D19B4E141363E",
 		want: Deliver{
 			SMSC:   "+41794999000",
-			Sender: Sender{Value: "MSGKIT"},
+			Sender: Address{Value: "MSGKIT"},
 			DCS:    DCSGSM,
 			SCTS:   zoneAt(2024, time.March, 15, 10, 30, 0, 4),
 			Text:   "5€ [Δ]",
@@ -107,7 +107,7 @@ var deliverVectors = []struct {
 		name: "eleven-character alphanumeric sender, empty text, no SMSC",
 		pdu:  "00 04 14 D0 41E19058341E9149E512 00 00 42305101030040 00",
 		want: Deliver{
-			Sender: Sender{Value: "ABCDEFGHIJK"},
+			Sender: Address{Value: "ABCDEFGHIJK"},
 			DCS:    DCSGSM,
 			SCTS:   zoneAt(2024, time.March, 15, 10, 30, 0, 4),
 		},
@@ -120,7 +120,7 @@ var deliverVectors = []struct {
 		name: "UCS-2 with a surrogate pair, no SMSC",
 		pdu:  "00 04 0C 91 447700099080 00 08 5221133295950A 0A 0048 0069 0020 D83D DE00",
 		want: Deliver{
-			Sender: Sender{Value: "447700900908", Numeric: true},
+			Sender: Address{Value: "447700900908", Numeric: true},
 			DCS:    DCSUCS,
 			SCTS:   zoneAt(2025, time.December, 31, 23, 59, 59, -20),
 			Text:   "Hi 😀",
@@ -136,7 +136,7 @@ var deliverVectors = []struct {
 		pdu:  "07 91 1326040000F0 44 0B 91 1346610089F6 00 00 20806291731480 0A 050003A70201 C2E231",
 		want: Deliver{
 			SMSC:   "+31624000000",
-			Sender: Sender{Value: "31641600986", Numeric: true},
+			Sender: Address{Value: "31641600986", Numeric: true},
 			DCS:    DCSGSM,
 			SCTS:   zoneAt(2002, time.August, 26, 19, 37, 41, 8),
 			Concat: Concat{Ref: 0xA7, Total: 2, Seq: 1},
@@ -151,7 +151,7 @@ var deliverVectors = []struct {
 		pdu:  "07 91 1326040000F0 44 0B 91 1346610089F6 00 00 20806291731480 0A 06080412340302 C834",
 		want: Deliver{
 			SMSC:   "+31624000000",
-			Sender: Sender{Value: "31641600986", Numeric: true},
+			Sender: Address{Value: "31641600986", Numeric: true},
 			DCS:    DCSGSM,
 			SCTS:   zoneAt(2002, time.August, 26, 19, 37, 41, 8),
 			Concat: Concat{Ref: 0x1234, Total: 3, Seq: 2, Wide: true},
@@ -168,7 +168,7 @@ var deliverVectors = []struct {
 		pdu:  "07 91 1326040000F0 44 0B 91 1346610089F6 00 00 20806291731480 10 0B 0A03000500 080412340302 20D3",
 		want: Deliver{
 			SMSC:   "+31624000000",
-			Sender: Sender{Value: "31641600986", Numeric: true},
+			Sender: Address{Value: "31641600986", Numeric: true},
 			DCS:    DCSGSM,
 			SCTS:   zoneAt(2002, time.August, 26, 19, 37, 41, 8),
 			Concat: Concat{Ref: 0x1234, Total: 3, Seq: 2, Wide: true},
@@ -181,7 +181,7 @@ var deliverVectors = []struct {
 		pdu:  "07 91 1326040000F0 44 0B 91 1346610089F6 00 04 20806291731480 0D 0605040B8423F0 010603AE81EA",
 		want: Deliver{
 			SMSC:    "+31624000000",
-			Sender:  Sender{Value: "31641600986", Numeric: true},
+			Sender:  Address{Value: "31641600986", Numeric: true},
 			DCS:     DCSBinary,
 			SCTS:    zoneAt(2002, time.August, 26, 19, 37, 41, 8),
 			DstPort: 2948,
@@ -195,7 +195,7 @@ var deliverVectors = []struct {
 		name: "8-bit part with ports and concatenation",
 		pdu:  "00 44 0B 91 1346610089F6 00 04 20806291731480 0E 0B05040B8423F0 00037F0301 0102",
 		want: Deliver{
-			Sender:  Sender{Value: "31641600986", Numeric: true},
+			Sender:  Address{Value: "31641600986", Numeric: true},
 			DCS:     DCSBinary,
 			SCTS:    zoneAt(2002, time.August, 26, 19, 37, 41, 8),
 			Concat:  Concat{Ref: 0x7F, Total: 3, Seq: 1},
@@ -211,7 +211,7 @@ var deliverVectors = []struct {
 		name: "class 0 (DCS 0x10), no SMSC",
 		pdu:  "00 04 0B 91 1346610089F6 00 10 20806291731480 05 4676788E06",
 		want: Deliver{
-			Sender: Sender{Value: "31641600986", Numeric: true},
+			Sender: Address{Value: "31641600986", Numeric: true},
 			DCS:    DCSGSM,
 			Class0: true,
 			SCTS:   zoneAt(2002, time.August, 26, 19, 37, 41, 8),
@@ -223,7 +223,7 @@ var deliverVectors = []struct {
 		name: "class 0 by the data coding/message class group (DCS 0xF0)",
 		pdu:  "00 04 0B 91 1346610089F6 00 F0 20806291731480 05 4676788E06",
 		want: Deliver{
-			Sender: Sender{Value: "31641600986", Numeric: true},
+			Sender: Address{Value: "31641600986", Numeric: true},
 			DCS:    DCSGSM,
 			Class0: true,
 			SCTS:   zoneAt(2002, time.August, 26, 19, 37, 41, 8),
@@ -236,7 +236,7 @@ var deliverVectors = []struct {
 		pdu:  "06 81 2143658709 24 04 81 2143 00 00 20806291731480 00",
 		want: Deliver{
 			SMSC:   "1234567890",
-			Sender: Sender{Value: "1234", Numeric: true},
+			Sender: Address{Value: "1234", Numeric: true},
 			DCS:    DCSGSM,
 			SCTS:   zoneAt(2002, time.August, 26, 19, 37, 41, 8),
 		},
@@ -247,7 +247,7 @@ var deliverVectors = []struct {
 		pdu:  "06 81 2143658709 04 04 91 2AB1 00 00 20806291731480 00",
 		want: Deliver{
 			SMSC:   "1234567890",
-			Sender: Sender{Value: "*21#", Numeric: true},
+			Sender: Address{Value: "*21#", Numeric: true},
 			DCS:    DCSGSM,
 			SCTS:   zoneAt(2002, time.August, 26, 19, 37, 41, 8),
 		},
@@ -260,7 +260,7 @@ var deliverVectors = []struct {
 		name: "undefined extension code and a lone escape",
 		pdu:  "00 04 0B 91 1346610089F6 00 00 20806291731480 03 9BE006",
 		want: Deliver{
-			Sender: Sender{Value: "31641600986", Numeric: true},
+			Sender: Address{Value: "31641600986", Numeric: true},
 			DCS:    DCSGSM,
 			SCTS:   zoneAt(2002, time.August, 26, 19, 37, 41, 8),
 			Text:   "A ",
@@ -271,7 +271,7 @@ var deliverVectors = []struct {
 		name: "the escape character as escape + escape",
 		pdu:  "00 04 0B 91 1346610089F6 00 00 20806291731480 02 9B0D",
 		want: Deliver{
-			Sender: Sender{Value: "31641600986", Numeric: true},
+			Sender: Address{Value: "31641600986", Numeric: true},
 			DCS:    DCSGSM,
 			SCTS:   zoneAt(2002, time.August, 26, 19, 37, 41, 8),
 			Text:   "\x1b",
@@ -460,7 +460,7 @@ func TestDecodeDeliverErrors(t *testing.T) {
 func validDeliver() Deliver {
 	return Deliver{
 		SMSC:   "+31624000000",
-		Sender: Sender{Value: "31641600986", Numeric: true},
+		Sender: Address{Value: "31641600986", Numeric: true},
 		DCS:    DCSGSM,
 		SCTS:   zoneAt(2024, time.March, 15, 10, 30, 0, 4),
 		Text:   "hello",
@@ -480,9 +480,9 @@ func TestEncodeDeliverErrors(t *testing.T) {
 		{"numeric sender of 21 digits", func(d *Deliver) { d.Sender.Value = long("1", 21) }, "Sender:"},
 		{"numeric sender with '+'", func(d *Deliver) { d.Sender.Value = "+4915" }, "Sender:"},
 		{"numeric sender with 'A'", func(d *Deliver) { d.Sender.Value = "12A" }, "Sender:"},
-		{"alphanumeric sender of 12", func(d *Deliver) { d.Sender = Sender{Value: "ABCDEFGHIJKL"} }, "Sender:"},
-		{"alphanumeric sender of 12 septets", func(d *Deliver) { d.Sender = Sender{Value: "ABCDEFGHIJ€"} }, "Sender:"},
-		{"alphanumeric sender outside GSM", func(d *Deliver) { d.Sender = Sender{Value: "çava"} }, "Sender:"},
+		{"alphanumeric sender of 12", func(d *Deliver) { d.Sender = Address{Value: "ABCDEFGHIJKL"} }, "Sender:"},
+		{"alphanumeric sender of 12 septets", func(d *Deliver) { d.Sender = Address{Value: "ABCDEFGHIJ€"} }, "Sender:"},
+		{"alphanumeric sender outside GSM", func(d *Deliver) { d.Sender = Address{Value: "çava"} }, "Sender:"},
 		{"auto coding", func(d *Deliver) { d.DCS = DCSAuto }, "DCS:"},
 		{"unknown coding", func(d *Deliver) { d.DCS = 9 }, "DCS:"},
 		{"zero time stamp", func(d *Deliver) { d.SCTS = time.Time{} }, "SCTS:"},
@@ -539,7 +539,7 @@ func TestEncodeDeliverLimits(t *testing.T) {
 		{"SMSC of 20 digits", func(d *Deliver) { d.SMSC = "+" + strings.Repeat("9", 20) }},
 		{"numeric sender of 20 digits", func(d *Deliver) { d.Sender.Value = strings.Repeat("9", 20) }},
 		{"empty numeric sender", func(d *Deliver) { d.Sender.Value = "" }},
-		{"alphanumeric sender of 11 septets", func(d *Deliver) { d.Sender = Sender{Value: "ABCDEFGHI€"} }},
+		{"alphanumeric sender of 11 septets", func(d *Deliver) { d.Sender = Address{Value: "ABCDEFGHI€"} }},
 		{"GSM text of 160 septets", func(d *Deliver) { d.Text = strings.Repeat("a", 158) + "€" }},
 		{"GSM part of 153 septets", func(d *Deliver) {
 			d.Concat, d.Text = Concat{Ref: 1, Total: 2, Seq: 1}, strings.Repeat("a", 153)
@@ -667,7 +667,7 @@ func gsmTextUpTo(t *rapid.T, budget int, label string) string {
 	rs := rapid.SliceOfN(rapid.SampledFrom(gsmRunes), n, n).Draw(t, label)
 	var b strings.Builder
 	for _, r := range rs {
-		if budget -= GSMSeptets(r); budget < 0 {
+		if budget -= Septets(r); budget < 0 {
 			break
 		}
 		b.WriteRune(r)
@@ -706,9 +706,9 @@ var deliverGen = rapid.Custom(func(t *rapid.T) Deliver {
 		d.SMSC = rapid.StringMatching(`[0-9*#abc]{1,20}`).Draw(t, "smsc")
 	}
 	if rapid.Bool().Draw(t, "numeric") {
-		d.Sender = Sender{Value: semiOctetGen.Draw(t, "digits"), Numeric: true}
+		d.Sender = Address{Value: semiOctetGen.Draw(t, "digits"), Numeric: true}
 	} else {
-		d.Sender = Sender{Value: gsmTextUpTo(t, 11, "alphanumeric")}
+		d.Sender = Address{Value: gsmTextUpTo(t, 11, "alphanumeric")}
 	}
 	d.PID = rapid.Byte().Draw(t, "pid")
 	d.DCS = rapid.SampledFrom([]DCS{DCSGSM, DCSUCS, DCSBinary}).Draw(t, "dcs")

@@ -1,6 +1,6 @@
 //go:build !amd64 || purego
 
-package sms
+package gsm
 
 // scanUCS is scanUCSWords where no assembly scanner exists.
 func scanUCS(text string, cuts []cut) (walk, bool) {

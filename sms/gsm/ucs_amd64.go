@@ -1,6 +1,6 @@
 //go:build !purego
 
-package sms
+package gsm
 
 import (
 	"math/bits"

@@ -1,4 +1,4 @@
-package uiproxyapi
+package egress
 
 import (
 	"context"
@@ -12,12 +12,11 @@ import (
 	"time"
 
 	"github.com/msgkit/msgkit"
-	"github.com/msgkit/msgkit/adapters/egress"
 	"github.com/msgkit/msgkit/uiproxy"
 )
 
 // loopback lets the tests' customer APIs, on this machine, be called.
-var loopback = egress.Policy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}}
+var loopback = Policy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}}
 
 func wantCode(t *testing.T, err error, code string) {
 	t.Helper()
@@ -111,11 +110,14 @@ func TestFetch(t *testing.T) {
 // rows and reads it, from 8 goroutines: the fetch and the check a proxied
 // grid request costs beyond the direct call.
 func BenchmarkFetchGrid(b *testing.B) {
-	page, err := uiproxy.MockGrid("invoices", "7", msgkit.ListQuery{PageNumber: 1, PageSize: 10}, mustURL(b, "/grid"))
+	page, err := uiproxy.MockGrid("invoices", "7", msgkit.ListQuery{PageNumber: 1, PageSize: 10}, &url.URL{Path: "/grid"})
 	if err != nil {
 		b.Fatal(err)
 	}
-	body := mustJSON(b, page)
+	body, err := json.Marshal(page)
+	if err != nil {
+		b.Fatal(err)
+	}
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(body)
@@ -141,22 +143,4 @@ func BenchmarkFetchGrid(b *testing.B) {
 		}
 	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
-}
-
-func mustURL(t testing.TB, s string) *url.URL {
-	t.Helper()
-	u, err := url.Parse(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return u
-}
-
-func mustJSON(t testing.TB, v any) []byte {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }

@@ -1,4 +1,4 @@
-package smpp
+package pdu
 
 import "fmt"
 
@@ -127,6 +127,13 @@ func (s Status) String() string {
 		return n
 	}
 	return fmt.Sprintf("command_status(0x%08x)", uint32(s))
+}
+
+// Named reports whether the specification names s; a status it reserves
+// or leaves to vendors is not named.
+func (s Status) Named() bool {
+	_, ok := statusNames[s]
+	return ok
 }
 
 // Statuses lists every status the specification names.

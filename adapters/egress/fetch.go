@@ -1,4 +1,4 @@
-package uiproxyapi
+package egress
 
 import (
 	"cmp"
@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/msgkit/msgkit"
-	"github.com/msgkit/msgkit/adapters/egress"
 	"github.com/msgkit/msgkit/uiproxy"
 )
 
@@ -28,7 +27,7 @@ const (
 type FetcherOptions struct {
 	// Policy says which addresses customer APIs may have; its zero value
 	// refuses the special ranges (tests allow loopback).
-	Policy egress.Policy
+	Policy Policy
 	// MaxAnswer bounds an answer's body; default 2 MiB.
 	MaxAnswer int64
 	// HeaderTimeout bounds the wait for the answer's headers; default 10 s.
@@ -43,14 +42,12 @@ type Fetcher struct {
 	opts   FetcherOptions
 }
 
-const maxRedirects = 3
-
 // NewFetcher returns a fetcher.
 func NewFetcher(opts FetcherOptions) *Fetcher {
 	opts.MaxAnswer = cmp.Or(opts.MaxAnswer, 2<<20)
 	opts.HeaderTimeout = cmp.Or(opts.HeaderTimeout, 10*time.Second)
 	opts.UserAgent = cmp.Or(opts.UserAgent, "msgkit-uiproxy/1")
-	t := egress.NewTransport(opts.Policy)
+	t := NewTransport(opts.Policy)
 	t.ResponseHeaderTimeout = opts.HeaderTimeout
 	t.MaxIdleConnsPerHost = 64
 	return &Fetcher{opts: opts, client: &http.Client{
@@ -117,7 +114,7 @@ func callError(err error, timeout time.Duration) error {
 	switch {
 	case errors.As(err, &re):
 		return msgkit.New(msgkit.Unavailable, CodeRedirect, "the customer API "+re.Error())
-	case errors.Is(err, egress.ErrRefused):
+	case errors.Is(err, ErrRefused):
 		return msgkit.New(msgkit.Unavailable, CodeAddressRefused, "the customer API's address is not one the proxy may call")
 	case errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout():
 		return msgkit.New(msgkit.Unavailable, CodeUnreachable, fmt.Sprintf("the customer API did not answer within %s", cmp.Or(timeout, uiproxy.DefaultTimeout)))

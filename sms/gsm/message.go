@@ -1,8 +1,4 @@
-package sms
-
-import (
-	"strings"
-)
+package gsm
 
 // DCS is the data coding of a message's parts.
 type DCS uint8
@@ -24,21 +20,6 @@ func (d DCS) String() string {
 		return dcsNames[d]
 	}
 	return "unknown"
-}
-
-// ParseDCS reads a dcs request parameter. It is case-insensitive because
-// clients send "gsm" and "ucs"; the empty string and "auto" mean DCSAuto.
-// Anything else is RC_BAD_PARAMETER_VALUE naming the field dcs.
-func ParseDCS(s string) (DCS, error) {
-	switch {
-	case s == "" || strings.EqualFold(s, "auto"):
-		return DCSAuto, nil
-	case strings.EqualFold(s, "GSM"):
-		return DCSGSM, nil
-	case strings.EqualFold(s, "UCS"):
-		return DCSUCS, nil
-	}
-	return DCSAuto, CodeBadParameterValue.FieldErrorf("dcs", "dcs must be GSM or UCS, got %q", s)
 }
 
 // Per-message capacities in units of the coding (140 octets of user data).

@@ -1,4 +1,4 @@
-package sms
+package gsm
 
 import (
 	"bytes"
@@ -146,11 +146,11 @@ func TestSplitWSIBoundaries(t *testing.T) {
 
 	t.Run("MaxParts plus one octet", func(t *testing.T) {
 		_, err := SplitWSI(href, strings.Repeat("a", 255*128-overhead+1), 7)
-		checkWSIError(t, err, CodeConcatError, "title")
+		checkWSIError(t, err, CodeTooManyParts, "title")
 	})
 	t.Run("url alone too long", func(t *testing.T) {
 		_, err := SplitWSI("http://x.de/"+strings.Repeat("p", 255*128), "t", 7)
-		checkWSIError(t, err, CodeConcatError, "url")
+		checkWSIError(t, err, CodeTooManyParts, "url")
 	})
 }
 
@@ -194,17 +194,17 @@ func checkWSIParts(t fataler, m Message, ref uint8) {
 	}
 }
 
-func checkWSIError(t testing.TB, err error, code Code, field string) {
+func checkWSIError(t testing.TB, err error, code string, field string) {
 	t.Helper()
 	var e *msgkit.Error
 	if !errors.As(err, &e) {
 		t.Fatalf("err = %v, want a *msgkit.Error", err)
 	}
-	if got := CodeOf(err); got != code {
-		t.Errorf("code = %v (%s), want %v (%s): %v", got, got.Name(), code, code.Name(), err)
+	if got := msgkit.CodeOf(err); got != code {
+		t.Errorf("code = %q, want %q: %v", got, code, err)
 	}
-	if e.Kind != code.Kind() {
-		t.Errorf("kind = %v, want %v", e.Kind, code.Kind())
+	if e.Kind != msgkit.Invalid {
+		t.Errorf("kind = %v, want %v", e.Kind, msgkit.Invalid)
 	}
 	if field == "" {
 		return
@@ -219,34 +219,34 @@ func TestSplitWSIErrors(t *testing.T) {
 	tests := []struct {
 		name       string
 		url, title string
-		code       Code
+		code       string
 		field      string
 	}{
-		{"empty url", "", okTitle, CodeMissingMandatoryParam, "url"},
-		{"relative url", "/path", okTitle, CodeBadParameterValue, "url"},
-		{"no scheme", "www.example.com", okTitle, CodeBadParameterValue, "url"},
-		{"ftp", "ftp://example.com/", okTitle, CodeBadParameterValue, "url"},
-		{"javascript", "javascript:alert(1)", okTitle, CodeBadParameterValue, "url"},
-		{"opaque http", "http:example.com", okTitle, CodeBadParameterValue, "url"},
-		{"no host", "http://", okTitle, CodeBadParameterValue, "url"},
-		{"port only", "http://:80/", okTitle, CodeBadParameterValue, "url"},
-		{"space", "http://example.com/a b", okTitle, CodeBadParameterValue, "url"},
-		{"blank", " ", okTitle, CodeBadParameterValue, "url"},
-		{"NUL", "http://example.com/\x00", okTitle, CodeBadParameterValue, "url"},
-		{"newline", "http://example.com/\n", okTitle, CodeBadParameterValue, "url"},
-		{"C1 control", "http://example.com/\u0085", okTitle, CodeBadParameterValue, "url"},
-		{"invalid UTF-8 url", "http://example.com/\xff", okTitle, CodeBadParameterValue, "url"},
-		{"bad escape", "http://example.com/%zz", okTitle, CodeBadParameterValue, "url"},
-		{"empty title", okURL, "", CodeMissingMandatoryParam, "title"},
-		{"blank title", okURL, " \u00a0 ", CodeMissingMandatoryParam, "title"},
-		{"invalid UTF-8 title", okURL, "caf\xe9", CodeBadContentFormat, "title"},
-		{"NUL in title", okURL, "a\x00b", CodeBadContentFormat, "title"},
-		{"tab in title", okURL, "a\tb", CodeBadContentFormat, "title"},
-		{"newline in title", okURL, "a\nb", CodeBadContentFormat, "title"},
-		{"DEL in title", okURL, "a\x7fb", CodeBadContentFormat, "title"},
-		{"noncharacter in title", okURL, "a\uffffb", CodeBadContentFormat, "title"},
+		{"empty url", "", okTitle, CodeMissing, "url"},
+		{"relative url", "/path", okTitle, CodeBadValue, "url"},
+		{"no scheme", "www.example.com", okTitle, CodeBadValue, "url"},
+		{"ftp", "ftp://example.com/", okTitle, CodeBadValue, "url"},
+		{"javascript", "javascript:alert(1)", okTitle, CodeBadValue, "url"},
+		{"opaque http", "http:example.com", okTitle, CodeBadValue, "url"},
+		{"no host", "http://", okTitle, CodeBadValue, "url"},
+		{"port only", "http://:80/", okTitle, CodeBadValue, "url"},
+		{"space", "http://example.com/a b", okTitle, CodeBadValue, "url"},
+		{"blank", " ", okTitle, CodeBadValue, "url"},
+		{"NUL", "http://example.com/\x00", okTitle, CodeBadValue, "url"},
+		{"newline", "http://example.com/\n", okTitle, CodeBadValue, "url"},
+		{"C1 control", "http://example.com/\u0085", okTitle, CodeBadValue, "url"},
+		{"invalid UTF-8 url", "http://example.com/\xff", okTitle, CodeBadValue, "url"},
+		{"bad escape", "http://example.com/%zz", okTitle, CodeBadValue, "url"},
+		{"empty title", okURL, "", CodeMissing, "title"},
+		{"blank title", okURL, " \u00a0 ", CodeMissing, "title"},
+		{"invalid UTF-8 title", okURL, "caf\xe9", CodeBadContent, "title"},
+		{"NUL in title", okURL, "a\x00b", CodeBadContent, "title"},
+		{"tab in title", okURL, "a\tb", CodeBadContent, "title"},
+		{"newline in title", okURL, "a\nb", CodeBadContent, "title"},
+		{"DEL in title", okURL, "a\x7fb", CodeBadContent, "title"},
+		{"noncharacter in title", okURL, "a\uffffb", CodeBadContent, "title"},
 		// The url is checked first, so a request wrong in both names the url.
-		{"both wrong", "", "", CodeMissingMandatoryParam, "url"},
+		{"both wrong", "", "", CodeMissing, "url"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -410,7 +410,7 @@ func TestDecodeWSIErrors(t *testing.T) {
 			if err == nil {
 				t.Fatalf("DecodeWSI = %q, %q; want an error", url, title)
 			}
-			checkWSIError(t, err, CodeBadContentFormat, "")
+			checkWSIError(t, err, CodeBadContent, "")
 		})
 	}
 
@@ -496,8 +496,8 @@ func TestSplitWSIAnyInput(t *testing.T) {
 			if !errors.As(err, &e) || len(e.Fields) != 1 {
 				t.Fatalf("err = %#v, want a *msgkit.Error naming one field", err)
 			}
-			switch c := CodeOf(err); c {
-			case CodeMissingMandatoryParam, CodeBadParameterValue, CodeBadContentFormat, CodeConcatError:
+			switch c := msgkit.CodeOf(err); c {
+			case CodeMissing, CodeBadValue, CodeBadContent, CodeTooManyParts:
 			default:
 				t.Fatalf("code %v: %v", c, err)
 			}
@@ -560,7 +560,7 @@ func FuzzDecodeWSI(f *testing.F) {
 		}
 		url, title, err := DecodeWSI(parts)
 		if err != nil {
-			if c := CodeOf(err); c != CodeBadContentFormat {
+			if c := msgkit.CodeOf(err); c != CodeBadContent {
 				t.Fatalf("code %v: %v", c, err)
 			}
 			return

@@ -1,4 +1,4 @@
-package sms
+package gsm
 
 import (
 	"encoding/binary"
@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/msgkit/msgkit"
 )
 
 // Count is the result of counting a text without splitting it.
@@ -412,20 +414,20 @@ func SplitTextInto(parts []Part, text string, dcs DCS, ref uint8) (Message, erro
 func checkText(text string, dcs DCS) error {
 	switch {
 	case text == "":
-		return CodeMissingMandatoryParam.FieldErrorf("text", "text is empty")
+		return msgkit.Invalidf(CodeMissing, "text", "text is empty")
 	case dcs > DCSUCS:
-		return CodeBadParameterValue.FieldErrorf("dcs", "dcs %s cannot carry text", dcs)
+		return msgkit.Invalidf(CodeBadValue, "dcs", "dcs %s cannot carry text", dcs)
 	}
 	return nil
 }
 
 func notUTF8() error {
-	return CodeBadContentFormat.FieldErrorf("text", "text is not valid UTF-8")
+	return msgkit.Invalidf(CodeBadContent, "text", "text is not valid UTF-8")
 }
 
 func notGSM(text string, at int) error {
 	r, _ := utf8.DecodeRuneInString(text[at:])
-	return CodeEncodingError.FieldErrorf("text",
+	return msgkit.Invalidf(CodeNotInAlphabet, "text",
 		"character %q (U+%04X) at byte %d is not in the GSM 03.38 alphabet; use dcs UCS", r, r, at)
 }
 
@@ -440,7 +442,7 @@ type walk struct {
 // without a header.
 func (w walk) count(dcs DCS, single int) (Count, error) {
 	if w.overflown {
-		return Count{}, CodeConcatError.FieldErrorf("text", "text needs more than %d parts", MaxParts)
+		return Count{}, msgkit.Invalidf(CodeTooManyParts, "text", "text needs more than %d parts", MaxParts)
 	}
 	c := Count{DCS: dcs, Parts: w.parts, Units: w.total}
 	if w.total <= single {

@@ -1,4 +1,4 @@
-package smpp_test
+package pdu_test
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/msgkit/msgkit/sms/smpp"
+	"github.com/msgkit/msgkit/sms/smpp/pdu"
 )
 
 // cmpOpts compares PDUs: a decoded empty short_message or parameter list
@@ -35,7 +35,7 @@ func hx(fields ...string) []byte {
 type vector struct {
 	name string
 	raw  []byte
-	pdu  smpp.PDU
+	pdu  pdu.PDU
 }
 
 // vectors are PDUs written out octet by octet as SMPP 3.4 chapter 4 lays
@@ -61,9 +61,9 @@ var vectors = []vector{
 			"01",                 // addr_npi ISDN
 			"00",                 // address_range ""
 		),
-		pdu: smpp.PDU{Seq: 1, Body: &smpp.Bind{
-			Mode: smpp.Transmitter, SystemID: "SMPP3TEST", Password: "secret08", SystemType: "SUBMIT1",
-			Version: smpp.InterfaceVersion, Range: smpp.Address{TON: 1, NPI: 1},
+		pdu: pdu.PDU{Seq: 1, Body: &pdu.Bind{
+			Mode: pdu.Transmitter, SystemID: "SMPP3TEST", Password: "secret08", SystemType: "SUBMIT1",
+			Version: pdu.InterfaceVersion, Range: pdu.Address{TON: 1, NPI: 1},
 		}},
 	},
 	{
@@ -84,9 +84,9 @@ var vectors = []vector{
 			"5e34343737", // address_range "^4477"
 			"00",         //   its NUL
 		),
-		pdu: smpp.PDU{Seq: 2, Body: &smpp.Bind{
-			Mode: smpp.Receiver, SystemID: "RECV", Password: "pass",
-			Version: smpp.InterfaceVersion, Range: smpp.Address{TON: 1, NPI: 1, Addr: "^4477"},
+		pdu: pdu.PDU{Seq: 2, Body: &pdu.Bind{
+			Mode: pdu.Receiver, SystemID: "RECV", Password: "pass",
+			Version: pdu.InterfaceVersion, Range: pdu.Address{TON: 1, NPI: 1, Addr: "^4477"},
 		}},
 	},
 	{
@@ -106,8 +106,8 @@ var vectors = []vector{
 			"00",               // addr_npi unknown
 			"00",               // address_range ""
 		),
-		pdu: smpp.PDU{Seq: 3, Body: &smpp.Bind{
-			Mode: smpp.Transceiver, SystemID: "esme-trx", Password: "secret08", Version: smpp.InterfaceVersion,
+		pdu: pdu.PDU{Seq: 3, Body: &pdu.Bind{
+			Mode: pdu.Transceiver, SystemID: "esme-trx", Password: "secret08", Version: pdu.InterfaceVersion,
 		}},
 	},
 	{
@@ -120,7 +120,7 @@ var vectors = []vector{
 			"534d5343", // system_id "SMSC"
 			"00",       //   its NUL
 		),
-		pdu: smpp.PDU{Seq: 1, Body: &smpp.BindResp{Mode: smpp.Transmitter, SystemID: "SMSC"}},
+		pdu: pdu.PDU{Seq: 1, Body: &pdu.BindResp{Mode: pdu.Transmitter, SystemID: "SMSC"}},
 	},
 	{
 		name: "bind_receiver_resp with sc_interface_version",
@@ -135,9 +135,9 @@ var vectors = []vector{
 			"0001",     //   length 1
 			"34",       //   value 3.4
 		),
-		pdu: smpp.PDU{Seq: 2, Body: &smpp.BindResp{
-			Mode: smpp.Receiver, SystemID: "SMSC",
-			TLVs: smpp.TLVs{{Tag: smpp.TagSCInterfaceVersion, Value: []byte{0x34}}},
+		pdu: pdu.PDU{Seq: 2, Body: &pdu.BindResp{
+			Mode: pdu.Receiver, SystemID: "SMSC",
+			TLVs: pdu.TLVs{{Tag: pdu.TagSCInterfaceVersion, Value: []byte{0x34}}},
 		}},
 	},
 	{
@@ -153,9 +153,9 @@ var vectors = []vector{
 			"0001",     //   length 1
 			"34",       //   value 3.4
 		),
-		pdu: smpp.PDU{Seq: 3, Body: &smpp.BindResp{
-			Mode: smpp.Transceiver, SystemID: "SMSC",
-			TLVs: smpp.TLVs{{Tag: smpp.TagSCInterfaceVersion, Value: []byte{0x34}}},
+		pdu: pdu.PDU{Seq: 3, Body: &pdu.BindResp{
+			Mode: pdu.Transceiver, SystemID: "SMSC",
+			TLVs: pdu.TLVs{{Tag: pdu.TagSCInterfaceVersion, Value: []byte{0x34}}},
 		}},
 	},
 	{
@@ -168,7 +168,7 @@ var vectors = []vector{
 			"534d5343", // system_id "SMSC"
 			"00",       //   its NUL
 		),
-		pdu: smpp.PDU{Seq: 7, Body: &smpp.BindResp{Mode: smpp.Transceiver, SystemID: "SMSC"}},
+		pdu: pdu.PDU{Seq: 7, Body: &pdu.BindResp{Mode: pdu.Transceiver, SystemID: "SMSC"}},
 	},
 	{
 		// SMPP 3.4 section 4.1.2: no body when command_status is not 0.
@@ -179,7 +179,7 @@ var vectors = []vector{
 			"0000000e", // command_status ESME_RINVPASWD
 			"00000001", // sequence_number 1
 		),
-		pdu: smpp.PDU{Status: smpp.ESME_RINVPASWD, Seq: 1, Body: &smpp.BindResp{Mode: smpp.Transmitter}},
+		pdu: pdu.PDU{Status: pdu.ESME_RINVPASWD, Seq: 1, Body: &pdu.BindResp{Mode: pdu.Transmitter}},
 	},
 	{
 		name: "unbind",
@@ -189,7 +189,7 @@ var vectors = []vector{
 			"00000000", // command_status
 			"00000004", // sequence_number 4
 		),
-		pdu: smpp.PDU{Seq: 4, Body: &smpp.Empty{ID: smpp.CmdUnbind}},
+		pdu: pdu.PDU{Seq: 4, Body: &pdu.Empty{ID: pdu.CmdUnbind}},
 	},
 	{
 		name: "unbind_resp",
@@ -199,7 +199,7 @@ var vectors = []vector{
 			"00000000", // command_status ESME_ROK
 			"00000004", // sequence_number 4
 		),
-		pdu: smpp.PDU{Seq: 4, Body: &smpp.Empty{ID: smpp.CmdUnbindResp}},
+		pdu: pdu.PDU{Seq: 4, Body: &pdu.Empty{ID: pdu.CmdUnbindResp}},
 	},
 	{
 		name: "enquire_link",
@@ -209,7 +209,7 @@ var vectors = []vector{
 			"00000000", // command_status
 			"00000005", // sequence_number 5
 		),
-		pdu: smpp.PDU{Seq: 5, Body: &smpp.Empty{ID: smpp.CmdEnquireLink}},
+		pdu: pdu.PDU{Seq: 5, Body: &pdu.Empty{ID: pdu.CmdEnquireLink}},
 	},
 	{
 		name: "enquire_link_resp",
@@ -219,7 +219,7 @@ var vectors = []vector{
 			"00000000", // command_status ESME_ROK
 			"7fffffff", // sequence_number 0x7fffffff, the highest
 		),
-		pdu: smpp.PDU{Seq: 0x7fffffff, Body: &smpp.Empty{ID: smpp.CmdEnquireLinkResp}},
+		pdu: pdu.PDU{Seq: 0x7fffffff, Body: &pdu.Empty{ID: pdu.CmdEnquireLinkResp}},
 	},
 	{
 		name: "generic_nack",
@@ -229,7 +229,7 @@ var vectors = []vector{
 			"00000003", // command_status ESME_RINVCMDID
 			"00000009", // sequence_number 9
 		),
-		pdu: smpp.PDU{Status: smpp.ESME_RINVCMDID, Seq: 9, Body: &smpp.Empty{ID: smpp.CmdGenericNack}},
+		pdu: pdu.PDU{Status: pdu.ESME_RINVCMDID, Seq: 9, Body: &pdu.Empty{ID: pdu.CmdGenericNack}},
 	},
 	{
 		name: "submit_sm GSM text",
@@ -259,10 +259,10 @@ var vectors = []vector{
 			"0b",                       // sm_length 11
 			"48656c6c6f20776f726c64",   // short_message "Hello world"
 		),
-		pdu: smpp.PDU{Seq: 10, Body: &smpp.SubmitSM{ShortMessage: smpp.ShortMessage{
-			Source:             smpp.Address{TON: 5, Addr: "MsgKit"},
-			Dest:               smpp.Address{TON: 1, NPI: 1, Addr: "447700900123"},
-			RegisteredDelivery: smpp.RegisteredDeliveryAll,
+		pdu: pdu.PDU{Seq: 10, Body: &pdu.SubmitSM{ShortMessage: pdu.ShortMessage{
+			Source:             pdu.Address{TON: 5, Addr: "MsgKit"},
+			Dest:               pdu.Address{TON: 1, NPI: 1, Addr: "447700900123"},
+			RegisteredDelivery: pdu.RegisteredDeliveryAll,
 			Message:            []byte("Hello world"),
 		}}},
 	},
@@ -296,11 +296,11 @@ var vectors = []vector{
 			"00 03 2a 02 01",           //   concatenation, 8-bit reference 0x2a, part 1 of 2
 			"0048 0069",                //   "Hi" in UCS-2
 		),
-		pdu: smpp.PDU{Seq: 11, Body: &smpp.SubmitSM{ShortMessage: smpp.ShortMessage{
-			Source:             smpp.Address{TON: 5, Addr: "MsgKit"},
-			Dest:               smpp.Address{TON: 1, NPI: 1, Addr: "447700900123"},
-			ESMClass:           smpp.ESMClassUDHI,
-			RegisteredDelivery: smpp.RegisteredDeliveryAll,
+		pdu: pdu.PDU{Seq: 11, Body: &pdu.SubmitSM{ShortMessage: pdu.ShortMessage{
+			Source:             pdu.Address{TON: 5, Addr: "MsgKit"},
+			Dest:               pdu.Address{TON: 1, NPI: 1, Addr: "447700900123"},
+			ESMClass:           pdu.ESMClassUDHI,
+			RegisteredDelivery: pdu.RegisteredDeliveryAll,
 			DataCoding:         0x08,
 			Message:            []byte{0x05, 0x00, 0x03, 0x2a, 0x02, 0x01, 0x00, 'H', 0x00, 'i'},
 		}}},
@@ -336,15 +336,15 @@ var vectors = []vector{
 			"020e 0001 02",             // sar_total_segments 2
 			"020f 0001 01",             // sar_segment_seqnum 1
 		),
-		pdu: smpp.PDU{Seq: 12, Body: &smpp.SubmitSM{ShortMessage: smpp.ShortMessage{
-			Source:             smpp.Address{TON: 5, Addr: "MsgKit"},
-			Dest:               smpp.Address{TON: 1, NPI: 1, Addr: "447700900123"},
-			RegisteredDelivery: smpp.RegisteredDeliveryAll,
+		pdu: pdu.PDU{Seq: 12, Body: &pdu.SubmitSM{ShortMessage: pdu.ShortMessage{
+			Source:             pdu.Address{TON: 5, Addr: "MsgKit"},
+			Dest:               pdu.Address{TON: 1, NPI: 1, Addr: "447700900123"},
+			RegisteredDelivery: pdu.RegisteredDeliveryAll,
 			Message:            []byte("part one"),
-			TLVs: smpp.TLVs{
-				{Tag: smpp.TagSarMsgRefNum, Value: []byte{0x12, 0x34}},
-				{Tag: smpp.TagSarTotalSegments, Value: []byte{2}},
-				{Tag: smpp.TagSarSegmentSeqnum, Value: []byte{1}},
+			TLVs: pdu.TLVs{
+				{Tag: pdu.TagSarMsgRefNum, Value: []byte{0x12, 0x34}},
+				{Tag: pdu.TagSarTotalSegments, Value: []byte{2}},
+				{Tag: pdu.TagSarSegmentSeqnum, Value: []byte{1}},
 			},
 		}}},
 	},
@@ -378,11 +378,11 @@ var vectors = []vector{
 			"0019",                     //   length 25
 			"48656c6c6f20766961206d6573736167655f7061796c6f6164", // "Hello via message_payload"
 		),
-		pdu: smpp.PDU{Seq: 13, Body: &smpp.SubmitSM{ShortMessage: smpp.ShortMessage{
-			Source:             smpp.Address{TON: 5, Addr: "MsgKit"},
-			Dest:               smpp.Address{TON: 1, NPI: 1, Addr: "447700900123"},
-			RegisteredDelivery: smpp.RegisteredDeliveryAll,
-			TLVs:               smpp.TLVs{{Tag: smpp.TagMessagePayload, Value: []byte("Hello via message_payload")}},
+		pdu: pdu.PDU{Seq: 13, Body: &pdu.SubmitSM{ShortMessage: pdu.ShortMessage{
+			Source:             pdu.Address{TON: 5, Addr: "MsgKit"},
+			Dest:               pdu.Address{TON: 1, NPI: 1, Addr: "447700900123"},
+			RegisteredDelivery: pdu.RegisteredDeliveryAll,
+			TLVs:               pdu.TLVs{{Tag: pdu.TagMessagePayload, Value: []byte("Hello via message_payload")}},
 		}}},
 	},
 	{
@@ -416,14 +416,14 @@ var vectors = []vector{
 			"0b",                               // sm_length 11
 			"48656c6c6f20776f726c64",           // short_message "Hello world"
 		),
-		pdu: smpp.PDU{Seq: 14, Body: &smpp.SubmitSM{ShortMessage: smpp.ShortMessage{
+		pdu: pdu.PDU{Seq: 14, Body: &pdu.SubmitSM{ShortMessage: pdu.ShortMessage{
 			ServiceType:          "CMT",
-			Source:               smpp.Address{TON: 5, Addr: "MsgKit"},
-			Dest:                 smpp.Address{TON: 1, NPI: 1, Addr: "447700900123"},
+			Source:               pdu.Address{TON: 5, Addr: "MsgKit"},
+			Dest:                 pdu.Address{TON: 1, NPI: 1, Addr: "447700900123"},
 			Priority:             1,
 			ScheduleDeliveryTime: "250101120000004+",
 			ValidityPeriod:       "000001000000000R",
-			RegisteredDelivery:   smpp.RegisteredDeliveryAll,
+			RegisteredDelivery:   pdu.RegisteredDeliveryAll,
 			Message:              []byte("Hello world"),
 		}}},
 	},
@@ -437,7 +437,7 @@ var vectors = []vector{
 			"3566336132623163", // message_id "5f3a2b1c"
 			"00",               //   its NUL
 		),
-		pdu: smpp.PDU{Seq: 10, Body: &smpp.SubmitSMResp{MessageID: "5f3a2b1c"}},
+		pdu: pdu.PDU{Seq: 10, Body: &pdu.SubmitSMResp{MessageID: "5f3a2b1c"}},
 	},
 	{
 		// SMPP 3.4 section 4.4.2: no body when command_status is not 0.
@@ -448,7 +448,7 @@ var vectors = []vector{
 			"00000058", // command_status ESME_RTHROTTLED
 			"0000000b", // sequence_number 11
 		),
-		pdu: smpp.PDU{Status: smpp.ESME_RTHROTTLED, Seq: 11, Body: &smpp.SubmitSMResp{}},
+		pdu: pdu.PDU{Status: pdu.ESME_RTHROTTLED, Seq: 11, Body: &pdu.SubmitSMResp{}},
 	},
 	{
 		name: "deliver_sm delivery receipt",
@@ -488,15 +488,15 @@ var vectors = []vector{
 			"0427 0001 05",                                   // message_state UNDELIVERABLE
 			"0423 0003 03 0022",                              // network_error_code GSM, 34
 		),
-		pdu: smpp.PDU{Seq: 256, Body: &smpp.DeliverSM{ShortMessage: smpp.ShortMessage{
-			Source:   smpp.Address{TON: 1, NPI: 1, Addr: "447700900123"},
-			Dest:     smpp.Address{TON: 5, Addr: "MsgKit"},
-			ESMClass: smpp.ESMClassReceipt,
+		pdu: pdu.PDU{Seq: 256, Body: &pdu.DeliverSM{ShortMessage: pdu.ShortMessage{
+			Source:   pdu.Address{TON: 1, NPI: 1, Addr: "447700900123"},
+			Dest:     pdu.Address{TON: 5, Addr: "MsgKit"},
+			ESMClass: pdu.ESMClassReceipt,
 			Message:  []byte("id:5f3a2b1c sub:001 dlvrd:000 submit date:2501011200 done date:2501011201 stat:UNDELIV err:034 text:Hello world"),
-			TLVs: smpp.TLVs{
-				{Tag: smpp.TagReceiptedMessageID, Value: []byte("5f3a2b1c\x00")},
-				{Tag: smpp.TagMessageState, Value: []byte{5}},
-				{Tag: smpp.TagNetworkErrorCode, Value: []byte{3, 0x00, 0x22}},
+			TLVs: pdu.TLVs{
+				{Tag: pdu.TagReceiptedMessageID, Value: []byte("5f3a2b1c\x00")},
+				{Tag: pdu.TagMessageState, Value: []byte{5}},
+				{Tag: pdu.TagNetworkErrorCode, Value: []byte{3, 0x00, 0x22}},
 			},
 		}}},
 	},
@@ -509,7 +509,7 @@ var vectors = []vector{
 			"00000100", // sequence_number 256
 			"00",       // message_id "" (unused)
 		),
-		pdu: smpp.PDU{Seq: 256, Body: &smpp.DeliverSMResp{}},
+		pdu: pdu.PDU{Seq: 256, Body: &pdu.DeliverSMResp{}},
 	},
 	{
 		name: "data_sm",
@@ -534,13 +534,13 @@ var vectors = []vector{
 			"48656c6c6f2076696120646174615f736d", // "Hello via data_sm"
 			"0204 0002 0007",                     // user_message_reference 7
 		),
-		pdu: smpp.PDU{Seq: 15, Body: &smpp.DataSM{
-			Source:             smpp.Address{TON: 1, NPI: 1, Addr: "447700900123"},
-			Dest:               smpp.Address{NPI: 1, Addr: "12345"},
-			RegisteredDelivery: smpp.RegisteredDeliveryAll,
-			TLVs: smpp.TLVs{
-				{Tag: smpp.TagMessagePayload, Value: []byte("Hello via data_sm")},
-				{Tag: smpp.TagUserMessageReference, Value: []byte{0, 7}},
+		pdu: pdu.PDU{Seq: 15, Body: &pdu.DataSM{
+			Source:             pdu.Address{TON: 1, NPI: 1, Addr: "447700900123"},
+			Dest:               pdu.Address{NPI: 1, Addr: "12345"},
+			RegisteredDelivery: pdu.RegisteredDeliveryAll,
+			TLVs: pdu.TLVs{
+				{Tag: pdu.TagMessagePayload, Value: []byte("Hello via data_sm")},
+				{Tag: pdu.TagUserMessageReference, Value: []byte{0, 7}},
 			},
 		}},
 	},
@@ -554,7 +554,7 @@ var vectors = []vector{
 			"613162326333", // message_id "a1b2c3"
 			"00",           //   its NUL
 		),
-		pdu: smpp.PDU{Seq: 15, Body: &smpp.DataSMResp{MessageID: "a1b2c3"}},
+		pdu: pdu.PDU{Seq: 15, Body: &pdu.DataSMResp{MessageID: "a1b2c3"}},
 	},
 	{
 		name: "data_sm_resp delivery failure with delivery_failure_reason",
@@ -566,8 +566,8 @@ var vectors = []vector{
 			"00",           // message_id ""
 			"0425 0001 01", // delivery_failure_reason 1: destination unavailable
 		),
-		pdu: smpp.PDU{Status: smpp.ESME_RDELIVERYFAILURE, Seq: 16, Body: &smpp.DataSMResp{
-			TLVs: smpp.TLVs{{Tag: smpp.TagDeliveryFailureReason, Value: []byte{1}}},
+		pdu: pdu.PDU{Status: pdu.ESME_RDELIVERYFAILURE, Seq: 16, Body: &pdu.DataSMResp{
+			TLVs: pdu.TLVs{{Tag: pdu.TagDeliveryFailureReason, Value: []byte{1}}},
 		}},
 	},
 }
@@ -585,14 +585,14 @@ func vec(name string) vector {
 func TestVectors(t *testing.T) {
 	for _, v := range vectors {
 		t.Run(v.name, func(t *testing.T) {
-			got, err := smpp.Decode(v.raw)
+			got, err := pdu.Decode(v.raw)
 			if err != nil {
 				t.Fatalf("Decode: %v", err)
 			}
 			if diff := cmp.Diff(v.pdu, got, cmpOpts...); diff != "" {
 				t.Errorf("Decode (-want +got):\n%s", diff)
 			}
-			enc, err := smpp.Append(nil, v.pdu)
+			enc, err := pdu.Append(nil, v.pdu)
 			if err != nil {
 				t.Fatalf("Append: %v", err)
 			}
@@ -601,7 +601,7 @@ func TestVectors(t *testing.T) {
 			}
 			// After other octets, command_length still counts this PDU only.
 			prefix := []byte("earlier")
-			enc, err = smpp.Append(prefix[:len(prefix):len(prefix)], v.pdu)
+			enc, err = pdu.Append(prefix[:len(prefix):len(prefix)], v.pdu)
 			if err != nil {
 				t.Fatalf("Append after a prefix: %v", err)
 			}
@@ -616,7 +616,7 @@ func TestVectors(t *testing.T) {
 }
 
 func TestVectorsCoverEveryCommand(t *testing.T) {
-	seen := map[smpp.CommandID]bool{}
+	seen := map[pdu.CommandID]bool{}
 	for _, v := range vectors {
 		seen[v.pdu.Body.Command()] = true
 	}
@@ -628,25 +628,25 @@ func TestVectorsCoverEveryCommand(t *testing.T) {
 }
 
 // withTLVs returns body with only its first k optional parameters.
-func withTLVs(body smpp.Body, k int) (smpp.Body, bool) {
+func withTLVs(body pdu.Body, k int) (pdu.Body, bool) {
 	switch b := body.(type) {
-	case *smpp.BindResp:
+	case *pdu.BindResp:
 		c := *b
 		c.TLVs = c.TLVs[:k]
 		return &c, true
-	case *smpp.SubmitSM:
+	case *pdu.SubmitSM:
 		c := *b
 		c.TLVs = c.TLVs[:k]
 		return &c, true
-	case *smpp.DeliverSM:
+	case *pdu.DeliverSM:
 		c := *b
 		c.TLVs = c.TLVs[:k]
 		return &c, true
-	case *smpp.DataSM:
+	case *pdu.DataSM:
 		c := *b
 		c.TLVs = c.TLVs[:k]
 		return &c, true
-	case *smpp.DataSMResp:
+	case *pdu.DataSMResp:
 		c := *b
 		c.TLVs = c.TLVs[:k]
 		return &c, true
@@ -654,35 +654,35 @@ func withTLVs(body smpp.Body, k int) (smpp.Body, bool) {
 	return nil, false
 }
 
-func tlvsOf(body smpp.Body) smpp.TLVs {
+func tlvsOf(body pdu.Body) pdu.TLVs {
 	switch b := body.(type) {
-	case *smpp.BindResp:
+	case *pdu.BindResp:
 		return b.TLVs
-	case *smpp.SubmitSM:
+	case *pdu.SubmitSM:
 		return b.TLVs
-	case *smpp.DeliverSM:
+	case *pdu.DeliverSM:
 		return b.TLVs
-	case *smpp.DataSM:
+	case *pdu.DataSM:
 		return b.TLVs
-	case *smpp.DataSMResp:
+	case *pdu.DataSMResp:
 		return b.TLVs
 	}
 	return nil
 }
 
 // zeroBody is a body of body's type with nothing set.
-func zeroBody(body smpp.Body) smpp.Body {
+func zeroBody(body pdu.Body) pdu.Body {
 	switch b := body.(type) {
-	case *smpp.BindResp:
-		return &smpp.BindResp{Mode: b.Mode}
-	case *smpp.SubmitSMResp:
-		return &smpp.SubmitSMResp{}
-	case *smpp.DeliverSMResp:
-		return &smpp.DeliverSMResp{}
-	case *smpp.DataSMResp:
-		return &smpp.DataSMResp{}
-	case *smpp.Empty:
-		return &smpp.Empty{ID: b.ID}
+	case *pdu.BindResp:
+		return &pdu.BindResp{Mode: b.Mode}
+	case *pdu.SubmitSMResp:
+		return &pdu.SubmitSMResp{}
+	case *pdu.DeliverSMResp:
+		return &pdu.DeliverSMResp{}
+	case *pdu.DataSMResp:
+		return &pdu.DataSMResp{}
+	case *pdu.Empty:
+		return &pdu.Empty{ID: b.ID}
 	}
 	return nil
 }
@@ -698,16 +698,16 @@ func patchLength(b []byte) []byte {
 
 // checkDecodeError fails unless err is a *DecodeError naming a field with
 // a status to answer it.
-func checkDecodeError(t *testing.T, err error) *smpp.DecodeError {
+func checkDecodeError(t *testing.T, err error) *pdu.DecodeError {
 	t.Helper()
-	var de *smpp.DecodeError
+	var de *pdu.DecodeError
 	if !errors.As(err, &de) {
 		t.Fatalf("error %v (%T), want a *DecodeError", err, err)
 	}
 	if de.Field == "" {
 		t.Errorf("%v: names no field", err)
 	}
-	if de.Status == smpp.ESME_ROK {
+	if de.Status == pdu.ESME_ROK {
 		t.Errorf("%v: status ESME_ROK", err)
 	}
 	if !strings.Contains(de.Error(), de.Field) {
@@ -724,18 +724,18 @@ func checkDecodeError(t *testing.T, err error) *smpp.DecodeError {
 func TestTruncations(t *testing.T) {
 	for _, v := range vectors {
 		t.Run(v.name, func(t *testing.T) {
-			var whole []smpp.PDU
+			var whole []pdu.PDU
 			for k := range tlvsOf(v.pdu.Body) {
 				b, _ := withTLVs(v.pdu.Body, k)
-				whole = append(whole, smpp.PDU{Status: v.pdu.Status, Seq: v.pdu.Seq, Body: b})
+				whole = append(whole, pdu.PDU{Status: v.pdu.Status, Seq: v.pdu.Seq, Body: b})
 			}
-			if v.pdu.Body.Command().IsResponse() && v.pdu.Status != smpp.ESME_ROK && len(v.raw) > smpp.HeaderLen {
-				whole = append(whole, smpp.PDU{Status: v.pdu.Status, Seq: v.pdu.Seq, Body: zeroBody(v.pdu.Body)})
+			if v.pdu.Body.Command().IsResponse() && v.pdu.Status != pdu.ESME_ROK && len(v.raw) > pdu.HeaderLen {
+				whole = append(whole, pdu.PDU{Status: v.pdu.Status, Seq: v.pdu.Seq, Body: zeroBody(v.pdu.Body)})
 			}
 			accepted := 0
 			for n := 0; n < len(v.raw); n++ {
 				b := patchLength(v.raw[:n])
-				got, err := smpp.Decode(b)
+				got, err := pdu.Decode(b)
 				if err == nil {
 					found := false
 					for _, w := range whole {
@@ -750,10 +750,10 @@ func TestTruncations(t *testing.T) {
 					continue
 				}
 				de := checkDecodeError(t, err)
-				if n < smpp.HeaderLen && (de.Field != "command_length" || de.Status != smpp.ESME_RINVCMDLEN) {
+				if n < pdu.HeaderLen && (de.Field != "command_length" || de.Status != pdu.ESME_RINVCMDLEN) {
 					t.Errorf("%d octets: %v, status %v, want command_length and ESME_RINVCMDLEN", n, err, de.Status)
 				}
-				if n >= smpp.HeaderLen && (de.Command != v.pdu.Body.Command() || de.Seq != v.pdu.Seq) {
+				if n >= pdu.HeaderLen && (de.Command != v.pdu.Body.Command() || de.Seq != v.pdu.Seq) {
 					t.Errorf("%d octets: error of %v sequence %d, want %v sequence %d", n, de.Command, de.Seq, v.pdu.Body.Command(), v.pdu.Seq)
 				}
 			}
@@ -769,14 +769,14 @@ func TestTrailingOctet(t *testing.T) {
 		for _, extra := range []byte{0x00, 0x01, 0xee} {
 			// A response with an error status and no body followed by a NUL
 			// is that response with an empty message_id or system_id.
-			if extra == 0 && len(v.raw) == smpp.HeaderLen && v.pdu.Status != smpp.ESME_ROK {
-				if _, ok := v.pdu.Body.(*smpp.Empty); !ok {
+			if extra == 0 && len(v.raw) == pdu.HeaderLen && v.pdu.Status != pdu.ESME_ROK {
+				if _, ok := v.pdu.Body.(*pdu.Empty); !ok {
 					continue
 				}
 			}
 			t.Run(fmt.Sprintf("%s+%02x", v.name, extra), func(t *testing.T) {
 				b := patchLength(append(bytes.Clone(v.raw), extra))
-				got, err := smpp.Decode(b)
+				got, err := pdu.Decode(b)
 				if err == nil {
 					t.Fatalf("decoded %+v", got)
 				}
@@ -788,8 +788,8 @@ func TestTrailingOctet(t *testing.T) {
 		}
 		t.Run(v.name+" with command_length one short", func(t *testing.T) {
 			b := append(bytes.Clone(v.raw), 0xee) // command_length left as it was
-			_, err := smpp.Decode(b)
-			if de := checkDecodeError(t, err); de.Field != "command_length" || de.Status != smpp.ESME_RINVCMDLEN {
+			_, err := pdu.Decode(b)
+			if de := checkDecodeError(t, err); de.Field != "command_length" || de.Status != pdu.ESME_RINVCMDLEN {
 				t.Errorf("%v (status %v), want command_length and ESME_RINVCMDLEN", err, de.Status)
 			}
 		})
@@ -800,9 +800,9 @@ func TestTrailingOctet(t *testing.T) {
 
 func cat(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
 
-// pdu makes a PDU of a header and body parts, command_length counted.
-func pdu(id smpp.CommandID, st smpp.Status, seq uint32, body ...[]byte) []byte {
-	b := binary.BigEndian.AppendUint32(nil, uint32(smpp.HeaderLen+len(cat(body...))))
+// rawPDU makes a PDU of a header and body parts, command_length counted.
+func rawPDU(id pdu.CommandID, st pdu.Status, seq uint32, body ...[]byte) []byte {
+	b := binary.BigEndian.AppendUint32(nil, uint32(pdu.HeaderLen+len(cat(body...))))
 	b = binary.BigEndian.AppendUint32(b, uint32(id))
 	b = binary.BigEndian.AppendUint32(b, uint32(st))
 	b = binary.BigEndian.AppendUint32(b, seq)
@@ -855,13 +855,13 @@ func (f sm) bytes() []byte {
 func submit(mod func(*sm)) []byte {
 	f := okSM()
 	mod(&f)
-	return pdu(smpp.CmdSubmitSM, 0, 42, f.bytes())
+	return rawPDU(pdu.CmdSubmitSM, 0, 42, f.bytes())
 }
 
 func deliver(mod func(*sm)) []byte {
 	f := okSM()
 	mod(&f)
-	return pdu(smpp.CmdDeliverSM, 0, 42, f.bytes())
+	return rawPDU(pdu.CmdDeliverSM, 0, 42, f.bytes())
 }
 
 func dataSMBody(src, dst string, tail ...[]byte) []byte {
@@ -872,86 +872,86 @@ type ruleCase struct {
 	name   string
 	raw    []byte
 	field  string
-	status smpp.Status // ESME_ROK: any but it
+	status pdu.Status // ESME_ROK: any but it
 }
 
 // decodeRules are PDUs each wrong in one field.
 var decodeRules = []ruleCase{
 	// Lengths of C-Octet Strings, SMPP 3.4 section 4 (each maximum there
 	// counts the NUL).
-	{"bind system_id of 16", pdu(smpp.CmdBindTransmitter, 0, 42, bindBody(chars(16), "pw", "", "")), "system_id", smpp.ESME_RINVSYSID},
-	{"bind password of 9", pdu(smpp.CmdBindReceiver, 0, 42, bindBody("esme", chars(9), "", "")), "password", smpp.ESME_RINVPASWD},
-	{"bind system_type of 13", pdu(smpp.CmdBindTransceiver, 0, 42, bindBody("esme", "pw", chars(13), "")), "system_type", smpp.ESME_RINVSYSTYP},
-	{"bind address_range of 41", pdu(smpp.CmdBindTransmitter, 0, 42, bindBody("esme", "pw", "", chars(41))), "address_range", smpp.ESME_ROK},
-	{"bind system_id without NUL", pdu(smpp.CmdBindTransmitter, 0, 42, []byte("esme")), "system_id", smpp.ESME_RINVCMDLEN},
-	{"bind password without NUL", pdu(smpp.CmdBindTransmitter, 0, 42, cs("esme"), []byte("pw")), "password", smpp.ESME_RINVCMDLEN},
-	{"bind without interface_version", pdu(smpp.CmdBindTransmitter, 0, 42, cs("esme"), cs("pw"), cs("")), "interface_version", smpp.ESME_RINVCMDLEN},
-	{"bind without addr_npi", pdu(smpp.CmdBindTransmitter, 0, 42, cs("esme"), cs("pw"), cs(""), []byte{0x34, 1}), "addr_npi", smpp.ESME_RINVCMDLEN},
-	{"bind_transmitter_resp system_id of 16", pdu(smpp.CmdBindTransmitterResp, 0, 42, cs(chars(16))), "system_id", smpp.ESME_RINVSYSID},
-	{"bind_receiver_resp system_id without NUL", pdu(smpp.CmdBindReceiverResp, 0, 42, []byte("SMSC")), "system_id", smpp.ESME_RINVCMDLEN},
-	{"submit_sm service_type of 6", submit(func(f *sm) { f.service = chars(6) }), "service_type", smpp.ESME_RINVSERTYP},
-	{"submit_sm source_addr of 21", submit(func(f *sm) { f.src = chars(21) }), "source_addr", smpp.ESME_RINVSRCADR},
-	{"submit_sm destination_addr of 21", submit(func(f *sm) { f.dst = chars(21) }), "destination_addr", smpp.ESME_RINVDSTADR},
-	{"deliver_sm source_addr of 21", deliver(func(f *sm) { f.src = chars(21) }), "source_addr", smpp.ESME_RINVSRCADR},
-	{"deliver_sm destination_addr of 21", deliver(func(f *sm) { f.dst = chars(21) }), "destination_addr", smpp.ESME_RINVDSTADR},
-	{"data_sm source_addr of 65", pdu(smpp.CmdDataSM, 0, 42, dataSMBody(chars(65), "1")), "source_addr", smpp.ESME_RINVSRCADR},
-	{"data_sm destination_addr of 65", pdu(smpp.CmdDataSM, 0, 42, dataSMBody("1", chars(65))), "destination_addr", smpp.ESME_RINVDSTADR},
-	{"data_sm service_type of 6", pdu(smpp.CmdDataSM, 0, 42, cs(chars(6)), addr(1, 1, "1"), addr(1, 1, "2"), []byte{0, 0, 0}), "service_type", smpp.ESME_RINVSERTYP},
-	{"data_sm without data_coding", pdu(smpp.CmdDataSM, 0, 42, cs(""), addr(1, 1, "1"), addr(1, 1, "2"), []byte{0, 0}), "data_coding", smpp.ESME_RINVCMDLEN},
-	{"submit_sm_resp message_id of 65", pdu(smpp.CmdSubmitSMResp, 0, 42, cs(chars(65))), "message_id", smpp.ESME_RINVMSGID},
-	{"submit_sm_resp message_id without NUL", pdu(smpp.CmdSubmitSMResp, 0, 42, []byte("5f3a")), "message_id", smpp.ESME_RINVCMDLEN},
-	{"submit_sm_resp ESME_ROK without body", pdu(smpp.CmdSubmitSMResp, 0, 42), "message_id", smpp.ESME_RINVCMDLEN},
-	{"deliver_sm_resp message_id of 65", pdu(smpp.CmdDeliverSMResp, 0, 42, cs(chars(65))), "message_id", smpp.ESME_RINVMSGID},
-	{"data_sm_resp message_id of 65", pdu(smpp.CmdDataSMResp, 0, 42, cs(chars(65))), "message_id", smpp.ESME_RINVMSGID},
+	{"bind system_id of 16", rawPDU(pdu.CmdBindTransmitter, 0, 42, bindBody(chars(16), "pw", "", "")), "system_id", pdu.ESME_RINVSYSID},
+	{"bind password of 9", rawPDU(pdu.CmdBindReceiver, 0, 42, bindBody("esme", chars(9), "", "")), "password", pdu.ESME_RINVPASWD},
+	{"bind system_type of 13", rawPDU(pdu.CmdBindTransceiver, 0, 42, bindBody("esme", "pw", chars(13), "")), "system_type", pdu.ESME_RINVSYSTYP},
+	{"bind address_range of 41", rawPDU(pdu.CmdBindTransmitter, 0, 42, bindBody("esme", "pw", "", chars(41))), "address_range", pdu.ESME_ROK},
+	{"bind system_id without NUL", rawPDU(pdu.CmdBindTransmitter, 0, 42, []byte("esme")), "system_id", pdu.ESME_RINVCMDLEN},
+	{"bind password without NUL", rawPDU(pdu.CmdBindTransmitter, 0, 42, cs("esme"), []byte("pw")), "password", pdu.ESME_RINVCMDLEN},
+	{"bind without interface_version", rawPDU(pdu.CmdBindTransmitter, 0, 42, cs("esme"), cs("pw"), cs("")), "interface_version", pdu.ESME_RINVCMDLEN},
+	{"bind without addr_npi", rawPDU(pdu.CmdBindTransmitter, 0, 42, cs("esme"), cs("pw"), cs(""), []byte{0x34, 1}), "addr_npi", pdu.ESME_RINVCMDLEN},
+	{"bind_transmitter_resp system_id of 16", rawPDU(pdu.CmdBindTransmitterResp, 0, 42, cs(chars(16))), "system_id", pdu.ESME_RINVSYSID},
+	{"bind_receiver_resp system_id without NUL", rawPDU(pdu.CmdBindReceiverResp, 0, 42, []byte("SMSC")), "system_id", pdu.ESME_RINVCMDLEN},
+	{"submit_sm service_type of 6", submit(func(f *sm) { f.service = chars(6) }), "service_type", pdu.ESME_RINVSERTYP},
+	{"submit_sm source_addr of 21", submit(func(f *sm) { f.src = chars(21) }), "source_addr", pdu.ESME_RINVSRCADR},
+	{"submit_sm destination_addr of 21", submit(func(f *sm) { f.dst = chars(21) }), "destination_addr", pdu.ESME_RINVDSTADR},
+	{"deliver_sm source_addr of 21", deliver(func(f *sm) { f.src = chars(21) }), "source_addr", pdu.ESME_RINVSRCADR},
+	{"deliver_sm destination_addr of 21", deliver(func(f *sm) { f.dst = chars(21) }), "destination_addr", pdu.ESME_RINVDSTADR},
+	{"data_sm source_addr of 65", rawPDU(pdu.CmdDataSM, 0, 42, dataSMBody(chars(65), "1")), "source_addr", pdu.ESME_RINVSRCADR},
+	{"data_sm destination_addr of 65", rawPDU(pdu.CmdDataSM, 0, 42, dataSMBody("1", chars(65))), "destination_addr", pdu.ESME_RINVDSTADR},
+	{"data_sm service_type of 6", rawPDU(pdu.CmdDataSM, 0, 42, cs(chars(6)), addr(1, 1, "1"), addr(1, 1, "2"), []byte{0, 0, 0}), "service_type", pdu.ESME_RINVSERTYP},
+	{"data_sm without data_coding", rawPDU(pdu.CmdDataSM, 0, 42, cs(""), addr(1, 1, "1"), addr(1, 1, "2"), []byte{0, 0}), "data_coding", pdu.ESME_RINVCMDLEN},
+	{"submit_sm_resp message_id of 65", rawPDU(pdu.CmdSubmitSMResp, 0, 42, cs(chars(65))), "message_id", pdu.ESME_RINVMSGID},
+	{"submit_sm_resp message_id without NUL", rawPDU(pdu.CmdSubmitSMResp, 0, 42, []byte("5f3a")), "message_id", pdu.ESME_RINVCMDLEN},
+	{"submit_sm_resp ESME_ROK without body", rawPDU(pdu.CmdSubmitSMResp, 0, 42), "message_id", pdu.ESME_RINVCMDLEN},
+	{"deliver_sm_resp message_id of 65", rawPDU(pdu.CmdDeliverSMResp, 0, 42, cs(chars(65))), "message_id", pdu.ESME_RINVMSGID},
+	{"data_sm_resp message_id of 65", rawPDU(pdu.CmdDataSMResp, 0, 42, cs(chars(65))), "message_id", pdu.ESME_RINVMSGID},
 
 	// Times: empty or 16 characters, SMPP 3.4 section 7.1.
-	{"schedule_delivery_time of 15", submit(func(f *sm) { f.sched = chars(15) }), "schedule_delivery_time", smpp.ESME_RINVSCHED},
-	{"schedule_delivery_time of 1", submit(func(f *sm) { f.sched = "R" }), "schedule_delivery_time", smpp.ESME_RINVSCHED},
-	{"schedule_delivery_time of 17", submit(func(f *sm) { f.sched = chars(17) }), "schedule_delivery_time", smpp.ESME_RINVSCHED},
-	{"validity_period of 15", submit(func(f *sm) { f.valid = chars(15) }), "validity_period", smpp.ESME_RINVEXPIRY},
-	{"validity_period of 17", deliver(func(f *sm) { f.valid = chars(17) }), "validity_period", smpp.ESME_RINVEXPIRY},
+	{"schedule_delivery_time of 15", submit(func(f *sm) { f.sched = chars(15) }), "schedule_delivery_time", pdu.ESME_RINVSCHED},
+	{"schedule_delivery_time of 1", submit(func(f *sm) { f.sched = "R" }), "schedule_delivery_time", pdu.ESME_RINVSCHED},
+	{"schedule_delivery_time of 17", submit(func(f *sm) { f.sched = chars(17) }), "schedule_delivery_time", pdu.ESME_RINVSCHED},
+	{"validity_period of 15", submit(func(f *sm) { f.valid = chars(15) }), "validity_period", pdu.ESME_RINVEXPIRY},
+	{"validity_period of 17", deliver(func(f *sm) { f.valid = chars(17) }), "validity_period", pdu.ESME_RINVEXPIRY},
 
 	// short_message, SMPP 3.4 section 4.4.1.
-	{"sm_length 255", submit(func(f *sm) { f.msg = bytes.Repeat([]byte{'a'}, 255) }), "sm_length", smpp.ESME_RINVMSGLEN},
-	{"sm_length beyond the PDU", submit(func(f *sm) { f.smLen, f.msg = 10, []byte("hello") }), "short_message", smpp.ESME_RINVMSGLEN},
-	{"sm_length 1, nothing left", deliver(func(f *sm) { f.smLen, f.msg = 1, nil }), "short_message", smpp.ESME_RINVMSGLEN},
+	{"sm_length 255", submit(func(f *sm) { f.msg = bytes.Repeat([]byte{'a'}, 255) }), "sm_length", pdu.ESME_RINVMSGLEN},
+	{"sm_length beyond the PDU", submit(func(f *sm) { f.smLen, f.msg = 10, []byte("hello") }), "short_message", pdu.ESME_RINVMSGLEN},
+	{"sm_length 1, nothing left", deliver(func(f *sm) { f.smLen, f.msg = 1, nil }), "short_message", pdu.ESME_RINVMSGLEN},
 
 	// Optional parameters, SMPP 3.4 section 5.3.
-	{"parameter header of 3", submit(func(f *sm) { f.tail = []byte{0x02, 0x0c, 0x00} }), "optional parameters", smpp.ESME_RINVOPTPARSTREAM},
-	{"parameter header of 1 after a parameter", submit(func(f *sm) { f.tail = cat(tlv(0x020e, 2), []byte{0x02}) }), "optional parameters", smpp.ESME_RINVOPTPARSTREAM},
-	{"message_payload longer than the PDU", submit(func(f *sm) { f.tail = tlvLen(0x0424, 16, 'a', 'b', 'c', 'd') }), "optional parameter 0x0424", smpp.ESME_RINVOPTPARSTREAM},
-	{"data_sm message_payload of length 0xffff", pdu(smpp.CmdDataSM, 0, 42, dataSMBody("1", "2", tlvLen(0x0424, 0xffff, 'a'))), "optional parameter 0x0424", smpp.ESME_RINVOPTPARSTREAM},
-	{"bind_resp sc_interface_version of 1 octet missing", pdu(smpp.CmdBindTransceiverResp, 0, 42, cs("SMSC"), tlvLen(0x0210, 1)), "optional parameter 0x0210", smpp.ESME_RINVOPTPARSTREAM},
-	{"sar_msg_ref_num of 1", submit(func(f *sm) { f.tail = tlv(0x020c, 1) }), "optional parameter 0x020c", smpp.ESME_RINVPARLEN},
-	{"sar_msg_ref_num of 3", submit(func(f *sm) { f.tail = tlv(0x020c, 1, 2, 3) }), "optional parameter 0x020c", smpp.ESME_RINVPARLEN},
-	{"sar_total_segments of 2", submit(func(f *sm) { f.tail = cat(tlv(0x020c, 0, 1), tlv(0x020e, 0, 2)) }), "optional parameter 0x020e", smpp.ESME_RINVPARLEN},
-	{"sar_segment_seqnum of 0", submit(func(f *sm) { f.tail = tlv(0x020f) }), "optional parameter 0x020f", smpp.ESME_RINVPARLEN},
-	{"message_state of 2", deliver(func(f *sm) { f.tail = tlv(0x0427, 0, 2) }), "optional parameter 0x0427", smpp.ESME_RINVPARLEN},
-	{"network_error_code of 2", deliver(func(f *sm) { f.tail = tlv(0x0423, 3, 0) }), "optional parameter 0x0423", smpp.ESME_RINVPARLEN},
-	{"network_error_code of 4", deliver(func(f *sm) { f.tail = tlv(0x0423, 3, 0, 0, 0) }), "optional parameter 0x0423", smpp.ESME_RINVPARLEN},
-	{"data_sm message_state of 0", pdu(smpp.CmdDataSM, 0, 42, dataSMBody("1", "2", tlv(0x0427))), "optional parameter 0x0427", smpp.ESME_RINVPARLEN},
-	{"data_sm_resp network_error_code of 1", pdu(smpp.CmdDataSMResp, smpp.ESME_RDELIVERYFAILURE, 42, cs(""), tlv(0x0423, 3)), "optional parameter 0x0423", smpp.ESME_RINVPARLEN},
-	{"sc_interface_version of 2", pdu(smpp.CmdBindTransmitterResp, 0, 42, cs("SMSC"), tlv(0x0210, 0, 0x34)), "optional parameter 0x0210", smpp.ESME_RINVPARLEN},
+	{"parameter header of 3", submit(func(f *sm) { f.tail = []byte{0x02, 0x0c, 0x00} }), "optional parameters", pdu.ESME_RINVOPTPARSTREAM},
+	{"parameter header of 1 after a parameter", submit(func(f *sm) { f.tail = cat(tlv(0x020e, 2), []byte{0x02}) }), "optional parameters", pdu.ESME_RINVOPTPARSTREAM},
+	{"message_payload longer than the PDU", submit(func(f *sm) { f.tail = tlvLen(0x0424, 16, 'a', 'b', 'c', 'd') }), "optional parameter 0x0424", pdu.ESME_RINVOPTPARSTREAM},
+	{"data_sm message_payload of length 0xffff", rawPDU(pdu.CmdDataSM, 0, 42, dataSMBody("1", "2", tlvLen(0x0424, 0xffff, 'a'))), "optional parameter 0x0424", pdu.ESME_RINVOPTPARSTREAM},
+	{"bind_resp sc_interface_version of 1 octet missing", rawPDU(pdu.CmdBindTransceiverResp, 0, 42, cs("SMSC"), tlvLen(0x0210, 1)), "optional parameter 0x0210", pdu.ESME_RINVOPTPARSTREAM},
+	{"sar_msg_ref_num of 1", submit(func(f *sm) { f.tail = tlv(0x020c, 1) }), "optional parameter 0x020c", pdu.ESME_RINVPARLEN},
+	{"sar_msg_ref_num of 3", submit(func(f *sm) { f.tail = tlv(0x020c, 1, 2, 3) }), "optional parameter 0x020c", pdu.ESME_RINVPARLEN},
+	{"sar_total_segments of 2", submit(func(f *sm) { f.tail = cat(tlv(0x020c, 0, 1), tlv(0x020e, 0, 2)) }), "optional parameter 0x020e", pdu.ESME_RINVPARLEN},
+	{"sar_segment_seqnum of 0", submit(func(f *sm) { f.tail = tlv(0x020f) }), "optional parameter 0x020f", pdu.ESME_RINVPARLEN},
+	{"message_state of 2", deliver(func(f *sm) { f.tail = tlv(0x0427, 0, 2) }), "optional parameter 0x0427", pdu.ESME_RINVPARLEN},
+	{"network_error_code of 2", deliver(func(f *sm) { f.tail = tlv(0x0423, 3, 0) }), "optional parameter 0x0423", pdu.ESME_RINVPARLEN},
+	{"network_error_code of 4", deliver(func(f *sm) { f.tail = tlv(0x0423, 3, 0, 0, 0) }), "optional parameter 0x0423", pdu.ESME_RINVPARLEN},
+	{"data_sm message_state of 0", rawPDU(pdu.CmdDataSM, 0, 42, dataSMBody("1", "2", tlv(0x0427))), "optional parameter 0x0427", pdu.ESME_RINVPARLEN},
+	{"data_sm_resp network_error_code of 1", rawPDU(pdu.CmdDataSMResp, pdu.ESME_RDELIVERYFAILURE, 42, cs(""), tlv(0x0423, 3)), "optional parameter 0x0423", pdu.ESME_RINVPARLEN},
+	{"sc_interface_version of 2", rawPDU(pdu.CmdBindTransmitterResp, 0, 42, cs("SMSC"), tlv(0x0210, 0, 0x34)), "optional parameter 0x0210", pdu.ESME_RINVPARLEN},
 
 	// The header, SMPP 3.4 sections 3.2 and 5.1.
-	{"query_sm, unknown to the ESME", pdu(0x00000003, 0, 42, cs(""), addr(1, 1, "1")), "command_id", smpp.ESME_RINVCMDID},
-	{"query_sm_resp", pdu(0x80000003, 0, 42, cs("1"), cs(""), []byte{2, 0}), "command_id", smpp.ESME_RINVCMDID},
-	{"command_id 0x12345678", pdu(0x12345678, 0, 42), "command_id", smpp.ESME_RINVCMDID},
-	{"command_id 0", pdu(0, 0, 42), "command_id", smpp.ESME_RINVCMDID},
-	{"command_length 17 for 16 octets", hx("00000011 00000015 00000000 0000002a"), "command_length", smpp.ESME_RINVCMDLEN},
-	{"command_length 15 for 16 octets", hx("0000000f 00000015 00000000 0000002a"), "command_length", smpp.ESME_RINVCMDLEN},
-	{"command_length 0", hx("00000000 00000015 00000000 0000002a"), "command_length", smpp.ESME_RINVCMDLEN},
-	{"command_length 0xffffffff", hx("ffffffff 00000015 00000000 0000002a"), "command_length", smpp.ESME_RINVCMDLEN},
-	{"15 octets", hx("0000000f 00000015 00000000 000000"), "command_length", smpp.ESME_RINVCMDLEN},
-	{"enquire_link with a body", pdu(smpp.CmdEnquireLink, 0, 42, []byte{0}), "command_length", smpp.ESME_RINVCMDLEN},
-	{"submit_sm_resp with an octet after message_id", pdu(smpp.CmdSubmitSMResp, 0, 42, cs("1"), []byte{0}), "command_length", smpp.ESME_RINVCMDLEN},
-	{"bind with an octet after address_range", pdu(smpp.CmdBindTransmitter, 0, 42, bindBody("esme", "pw", "", ""), []byte{1}), "command_length", smpp.ESME_RINVCMDLEN},
+	{"query_sm, unknown to the ESME", rawPDU(0x00000003, 0, 42, cs(""), addr(1, 1, "1")), "command_id", pdu.ESME_RINVCMDID},
+	{"query_sm_resp", rawPDU(0x80000003, 0, 42, cs("1"), cs(""), []byte{2, 0}), "command_id", pdu.ESME_RINVCMDID},
+	{"command_id 0x12345678", rawPDU(0x12345678, 0, 42), "command_id", pdu.ESME_RINVCMDID},
+	{"command_id 0", rawPDU(0, 0, 42), "command_id", pdu.ESME_RINVCMDID},
+	{"command_length 17 for 16 octets", hx("00000011 00000015 00000000 0000002a"), "command_length", pdu.ESME_RINVCMDLEN},
+	{"command_length 15 for 16 octets", hx("0000000f 00000015 00000000 0000002a"), "command_length", pdu.ESME_RINVCMDLEN},
+	{"command_length 0", hx("00000000 00000015 00000000 0000002a"), "command_length", pdu.ESME_RINVCMDLEN},
+	{"command_length 0xffffffff", hx("ffffffff 00000015 00000000 0000002a"), "command_length", pdu.ESME_RINVCMDLEN},
+	{"15 octets", hx("0000000f 00000015 00000000 000000"), "command_length", pdu.ESME_RINVCMDLEN},
+	{"enquire_link with a body", rawPDU(pdu.CmdEnquireLink, 0, 42, []byte{0}), "command_length", pdu.ESME_RINVCMDLEN},
+	{"submit_sm_resp with an octet after message_id", rawPDU(pdu.CmdSubmitSMResp, 0, 42, cs("1"), []byte{0}), "command_length", pdu.ESME_RINVCMDLEN},
+	{"bind with an octet after address_range", rawPDU(pdu.CmdBindTransmitter, 0, 42, bindBody("esme", "pw", "", ""), []byte{1}), "command_length", pdu.ESME_RINVCMDLEN},
 }
 
 func TestDecodeRules(t *testing.T) {
 	for _, c := range decodeRules {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := smpp.Decode(c.raw)
+			got, err := pdu.Decode(c.raw)
 			if err == nil {
 				t.Fatalf("decoded %+v", got)
 			}
@@ -959,11 +959,11 @@ func TestDecodeRules(t *testing.T) {
 			if de.Field != c.field {
 				t.Errorf("field %q, want %q (%v)", de.Field, c.field, err)
 			}
-			if c.status != smpp.ESME_ROK && de.Status != c.status {
+			if c.status != pdu.ESME_ROK && de.Status != c.status {
 				t.Errorf("status %v, want %v (%v)", de.Status, c.status, err)
 			}
-			if len(c.raw) >= smpp.HeaderLen {
-				if id := smpp.CommandID(binary.BigEndian.Uint32(c.raw[4:])); de.Command != id {
+			if len(c.raw) >= pdu.HeaderLen {
+				if id := pdu.CommandID(binary.BigEndian.Uint32(c.raw[4:])); de.Command != id {
 					t.Errorf("command %v, want %v", de.Command, id)
 				}
 				if seq := binary.BigEndian.Uint32(c.raw[12:]); de.Seq != seq {
@@ -977,33 +977,33 @@ func TestDecodeRules(t *testing.T) {
 // Each field at its longest is accepted, and encodes back to the same
 // octets.
 func TestFieldLimits(t *testing.T) {
-	long := bytes.Repeat([]byte{'m'}, smpp.MaxShortMessage)
+	long := bytes.Repeat([]byte{'m'}, pdu.MaxShortMessage)
 	for _, c := range []struct {
 		name string
 		raw  []byte
 	}{
-		{"bind", pdu(smpp.CmdBindTransmitter, 0, 1, bindBody(chars(15), chars(8), chars(12), chars(40)))},
-		{"bind_resp", pdu(smpp.CmdBindReceiverResp, 0, 1, cs(chars(15)))},
+		{"bind", rawPDU(pdu.CmdBindTransmitter, 0, 1, bindBody(chars(15), chars(8), chars(12), chars(40)))},
+		{"bind_resp", rawPDU(pdu.CmdBindReceiverResp, 0, 1, cs(chars(15)))},
 		{"submit_sm", submit(func(f *sm) {
 			f.service, f.src, f.dst, f.sched, f.valid, f.msg = chars(5), chars(20), chars(20), chars(16), chars(16), long
 		})},
 		{"deliver_sm", deliver(func(f *sm) { f.service, f.src, f.dst, f.msg = chars(5), chars(20), chars(20), long })},
-		{"data_sm", pdu(smpp.CmdDataSM, 0, 1, cs(chars(5)), addr(1, 1, chars(64)), addr(1, 1, chars(64)), []byte{0, 0, 0},
+		{"data_sm", rawPDU(pdu.CmdDataSM, 0, 1, cs(chars(5)), addr(1, 1, chars(64)), addr(1, 1, chars(64)), []byte{0, 0, 0},
 			tlvLen(0x0424, 0xffff, bytes.Repeat([]byte{'p'}, 0xffff)...))},
-		{"submit_sm_resp", pdu(smpp.CmdSubmitSMResp, 0, 1, cs(chars(64)))},
-		{"deliver_sm_resp", pdu(smpp.CmdDeliverSMResp, 0, 1, cs(chars(64)))},
-		{"data_sm_resp", pdu(smpp.CmdDataSMResp, 0, 1, cs(chars(64)))},
-		{"parameters of every fixed length", pdu(smpp.CmdDataSM, 0, 1, dataSMBody("1", "2",
+		{"submit_sm_resp", rawPDU(pdu.CmdSubmitSMResp, 0, 1, cs(chars(64)))},
+		{"deliver_sm_resp", rawPDU(pdu.CmdDeliverSMResp, 0, 1, cs(chars(64)))},
+		{"data_sm_resp", rawPDU(pdu.CmdDataSMResp, 0, 1, cs(chars(64)))},
+		{"parameters of every fixed length", rawPDU(pdu.CmdDataSM, 0, 1, dataSMBody("1", "2",
 			tlv(0x020c, 1, 2), tlv(0x020e, 3), tlv(0x020f, 1), tlv(0x0210, 0x34), tlv(0x0427, 2), tlv(0x0423, 3, 0, 1),
 			tlv(0x020a, 0, 1), tlv(0x020b, 0, 2), tlv(0x0204, 0, 3), tlv(0x0019, 1), tlv(0x0425, 0), tlv(0x0426, 1),
 			tlv(0x020d, 1), tlv(0x0030, 0x80), tlv(0x1234), tlv(0xffff, 1, 2, 3, 4, 5)))},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			p, err := smpp.Decode(c.raw)
+			p, err := pdu.Decode(c.raw)
 			if err != nil {
 				t.Fatalf("Decode: %v", err)
 			}
-			enc, err := smpp.Append(nil, p)
+			enc, err := pdu.Append(nil, p)
 			if err != nil {
 				t.Fatalf("Append: %v", err)
 			}
@@ -1014,68 +1014,68 @@ func TestFieldLimits(t *testing.T) {
 	}
 }
 
-func okSubmit() *smpp.SubmitSM {
-	return &smpp.SubmitSM{ShortMessage: smpp.ShortMessage{
-		Source: smpp.Address{TON: 5, Addr: "MsgKit"}, Dest: smpp.Address{TON: 1, NPI: 1, Addr: "447700900123"}, Message: []byte("hi"),
+func okSubmit() *pdu.SubmitSM {
+	return &pdu.SubmitSM{ShortMessage: pdu.ShortMessage{
+		Source: pdu.Address{TON: 5, Addr: "MsgKit"}, Dest: pdu.Address{TON: 1, NPI: 1, Addr: "447700900123"}, Message: []byte("hi"),
 	}}
 }
 
 func TestAppendRules(t *testing.T) {
-	submitWith := func(mod func(*smpp.ShortMessage)) smpp.Body {
+	submitWith := func(mod func(*pdu.ShortMessage)) pdu.Body {
 		s := okSubmit()
 		mod(&s.ShortMessage)
 		return s
 	}
-	deliverWith := func(mod func(*smpp.ShortMessage)) smpp.Body {
+	deliverWith := func(mod func(*pdu.ShortMessage)) pdu.Body {
 		s := okSubmit()
 		mod(&s.ShortMessage)
-		return &smpp.DeliverSM{ShortMessage: s.ShortMessage}
+		return &pdu.DeliverSM{ShortMessage: s.ShortMessage}
 	}
-	payload := func(n int) smpp.TLVs { return smpp.TLVs{{Tag: smpp.TagMessagePayload, Value: make([]byte, n)}} }
+	payload := func(n int) pdu.TLVs { return pdu.TLVs{{Tag: pdu.TagMessagePayload, Value: make([]byte, n)}} }
 	for _, c := range []struct {
 		name  string
-		body  smpp.Body
+		body  pdu.Body
 		field string
 	}{
 		{"no body", nil, "body"},
-		{"bind system_id of 16", &smpp.Bind{Mode: smpp.Transmitter, SystemID: chars(16)}, "system_id"},
-		{"bind password of 9", &smpp.Bind{Mode: smpp.Receiver, Password: chars(9)}, "password"},
-		{"bind system_type of 13", &smpp.Bind{Mode: smpp.Transceiver, SystemType: chars(13)}, "system_type"},
-		{"bind address_range of 41", &smpp.Bind{Mode: smpp.Transmitter, Range: smpp.Address{Addr: chars(41)}}, "address_range"},
-		{"bind system_id with NUL", &smpp.Bind{Mode: smpp.Transmitter, SystemID: "es\x00me"}, "system_id"},
-		{"bind password with NUL", &smpp.Bind{Mode: smpp.Transmitter, Password: "\x00"}, "password"},
-		{"bind_resp system_id of 16", &smpp.BindResp{Mode: smpp.Transmitter, SystemID: chars(16)}, "system_id"},
-		{"bind_resp sc_interface_version of 2", &smpp.BindResp{Mode: smpp.Transceiver, SystemID: "SMSC",
-			TLVs: smpp.TLVs{{Tag: smpp.TagSCInterfaceVersion, Value: []byte{0, 0x34}}}}, "optional parameter 0x0210"},
-		{"submit_sm service_type of 6", submitWith(func(m *smpp.ShortMessage) { m.ServiceType = chars(6) }), "service_type"},
-		{"submit_sm source_addr of 21", submitWith(func(m *smpp.ShortMessage) { m.Source.Addr = chars(21) }), "source_addr"},
-		{"submit_sm destination_addr of 21", submitWith(func(m *smpp.ShortMessage) { m.Dest.Addr = chars(21) }), "destination_addr"},
-		{"submit_sm source_addr with NUL", submitWith(func(m *smpp.ShortMessage) { m.Source.Addr = "44\x0077" }), "source_addr"},
-		{"submit_sm schedule_delivery_time of 15", submitWith(func(m *smpp.ShortMessage) { m.ScheduleDeliveryTime = chars(15) }), "schedule_delivery_time"},
-		{"submit_sm schedule_delivery_time of 16 with NUL", submitWith(func(m *smpp.ShortMessage) { m.ScheduleDeliveryTime = chars(15) + "\x00" }), "schedule_delivery_time"},
-		{"submit_sm validity_period of 17", submitWith(func(m *smpp.ShortMessage) { m.ValidityPeriod = chars(17) }), "validity_period"},
-		{"submit_sm short_message of 255", submitWith(func(m *smpp.ShortMessage) { m.Message = make([]byte, 255) }), "short_message"},
-		{"submit_sm message_payload of 65536", submitWith(func(m *smpp.ShortMessage) { m.TLVs = payload(0x10000) }), "optional parameter 0x0424"},
-		{"submit_sm sar_msg_ref_num of 1", submitWith(func(m *smpp.ShortMessage) { m.TLVs = smpp.TLVs{smpp.U8(smpp.TagSarMsgRefNum, 1)} }), "optional parameter 0x020c"},
-		{"submit_sm sar_total_segments of 2", submitWith(func(m *smpp.ShortMessage) { m.TLVs = smpp.TLVs{smpp.U16(smpp.TagSarTotalSegments, 1)} }), "optional parameter 0x020e"},
-		{"deliver_sm destination_addr of 21", deliverWith(func(m *smpp.ShortMessage) { m.Dest.Addr = chars(21) }), "destination_addr"},
-		{"deliver_sm service_type with NUL", deliverWith(func(m *smpp.ShortMessage) { m.ServiceType = "\x00" }), "service_type"},
-		{"deliver_sm short_message of 255", deliverWith(func(m *smpp.ShortMessage) { m.Message = make([]byte, 255) }), "short_message"},
-		{"deliver_sm network_error_code of 2", deliverWith(func(m *smpp.ShortMessage) { m.TLVs = smpp.TLVs{smpp.U16(smpp.TagNetworkErrorCode, 1)} }), "optional parameter 0x0423"},
-		{"data_sm service_type of 6", &smpp.DataSM{ServiceType: chars(6)}, "service_type"},
-		{"data_sm source_addr of 65", &smpp.DataSM{Source: smpp.Address{Addr: chars(65)}}, "source_addr"},
-		{"data_sm destination_addr of 65", &smpp.DataSM{Dest: smpp.Address{Addr: chars(65)}}, "destination_addr"},
-		{"data_sm message_payload of 65536", &smpp.DataSM{TLVs: payload(0x10000)}, "optional parameter 0x0424"},
-		{"data_sm message_state of 0", &smpp.DataSM{TLVs: smpp.TLVs{{Tag: smpp.TagMessageState}}}, "optional parameter 0x0427"},
-		{"submit_sm_resp message_id of 65", &smpp.SubmitSMResp{MessageID: chars(65)}, "message_id"},
-		{"deliver_sm_resp message_id of 65", &smpp.DeliverSMResp{MessageID: chars(65)}, "message_id"},
-		{"data_sm_resp message_id of 65", &smpp.DataSMResp{MessageID: chars(65)}, "message_id"},
-		{"data_sm_resp message_id with NUL", &smpp.DataSMResp{MessageID: "a\x00"}, "message_id"},
-		{"data_sm_resp additional_status_info_text of 65536", &smpp.DataSMResp{TLVs: smpp.TLVs{{Tag: smpp.TagAdditionalStatusInfo, Value: make([]byte, 0x10000)}}}, "optional parameter 0x001d"},
+		{"bind system_id of 16", &pdu.Bind{Mode: pdu.Transmitter, SystemID: chars(16)}, "system_id"},
+		{"bind password of 9", &pdu.Bind{Mode: pdu.Receiver, Password: chars(9)}, "password"},
+		{"bind system_type of 13", &pdu.Bind{Mode: pdu.Transceiver, SystemType: chars(13)}, "system_type"},
+		{"bind address_range of 41", &pdu.Bind{Mode: pdu.Transmitter, Range: pdu.Address{Addr: chars(41)}}, "address_range"},
+		{"bind system_id with NUL", &pdu.Bind{Mode: pdu.Transmitter, SystemID: "es\x00me"}, "system_id"},
+		{"bind password with NUL", &pdu.Bind{Mode: pdu.Transmitter, Password: "\x00"}, "password"},
+		{"bind_resp system_id of 16", &pdu.BindResp{Mode: pdu.Transmitter, SystemID: chars(16)}, "system_id"},
+		{"bind_resp sc_interface_version of 2", &pdu.BindResp{Mode: pdu.Transceiver, SystemID: "SMSC",
+			TLVs: pdu.TLVs{{Tag: pdu.TagSCInterfaceVersion, Value: []byte{0, 0x34}}}}, "optional parameter 0x0210"},
+		{"submit_sm service_type of 6", submitWith(func(m *pdu.ShortMessage) { m.ServiceType = chars(6) }), "service_type"},
+		{"submit_sm source_addr of 21", submitWith(func(m *pdu.ShortMessage) { m.Source.Addr = chars(21) }), "source_addr"},
+		{"submit_sm destination_addr of 21", submitWith(func(m *pdu.ShortMessage) { m.Dest.Addr = chars(21) }), "destination_addr"},
+		{"submit_sm source_addr with NUL", submitWith(func(m *pdu.ShortMessage) { m.Source.Addr = "44\x0077" }), "source_addr"},
+		{"submit_sm schedule_delivery_time of 15", submitWith(func(m *pdu.ShortMessage) { m.ScheduleDeliveryTime = chars(15) }), "schedule_delivery_time"},
+		{"submit_sm schedule_delivery_time of 16 with NUL", submitWith(func(m *pdu.ShortMessage) { m.ScheduleDeliveryTime = chars(15) + "\x00" }), "schedule_delivery_time"},
+		{"submit_sm validity_period of 17", submitWith(func(m *pdu.ShortMessage) { m.ValidityPeriod = chars(17) }), "validity_period"},
+		{"submit_sm short_message of 255", submitWith(func(m *pdu.ShortMessage) { m.Message = make([]byte, 255) }), "short_message"},
+		{"submit_sm message_payload of 65536", submitWith(func(m *pdu.ShortMessage) { m.TLVs = payload(0x10000) }), "optional parameter 0x0424"},
+		{"submit_sm sar_msg_ref_num of 1", submitWith(func(m *pdu.ShortMessage) { m.TLVs = pdu.TLVs{pdu.U8(pdu.TagSarMsgRefNum, 1)} }), "optional parameter 0x020c"},
+		{"submit_sm sar_total_segments of 2", submitWith(func(m *pdu.ShortMessage) { m.TLVs = pdu.TLVs{pdu.U16(pdu.TagSarTotalSegments, 1)} }), "optional parameter 0x020e"},
+		{"deliver_sm destination_addr of 21", deliverWith(func(m *pdu.ShortMessage) { m.Dest.Addr = chars(21) }), "destination_addr"},
+		{"deliver_sm service_type with NUL", deliverWith(func(m *pdu.ShortMessage) { m.ServiceType = "\x00" }), "service_type"},
+		{"deliver_sm short_message of 255", deliverWith(func(m *pdu.ShortMessage) { m.Message = make([]byte, 255) }), "short_message"},
+		{"deliver_sm network_error_code of 2", deliverWith(func(m *pdu.ShortMessage) { m.TLVs = pdu.TLVs{pdu.U16(pdu.TagNetworkErrorCode, 1)} }), "optional parameter 0x0423"},
+		{"data_sm service_type of 6", &pdu.DataSM{ServiceType: chars(6)}, "service_type"},
+		{"data_sm source_addr of 65", &pdu.DataSM{Source: pdu.Address{Addr: chars(65)}}, "source_addr"},
+		{"data_sm destination_addr of 65", &pdu.DataSM{Dest: pdu.Address{Addr: chars(65)}}, "destination_addr"},
+		{"data_sm message_payload of 65536", &pdu.DataSM{TLVs: payload(0x10000)}, "optional parameter 0x0424"},
+		{"data_sm message_state of 0", &pdu.DataSM{TLVs: pdu.TLVs{{Tag: pdu.TagMessageState}}}, "optional parameter 0x0427"},
+		{"submit_sm_resp message_id of 65", &pdu.SubmitSMResp{MessageID: chars(65)}, "message_id"},
+		{"deliver_sm_resp message_id of 65", &pdu.DeliverSMResp{MessageID: chars(65)}, "message_id"},
+		{"data_sm_resp message_id of 65", &pdu.DataSMResp{MessageID: chars(65)}, "message_id"},
+		{"data_sm_resp message_id with NUL", &pdu.DataSMResp{MessageID: "a\x00"}, "message_id"},
+		{"data_sm_resp additional_status_info_text of 65536", &pdu.DataSMResp{TLVs: pdu.TLVs{{Tag: pdu.TagAdditionalStatusInfo, Value: make([]byte, 0x10000)}}}, "optional parameter 0x001d"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			out, err := smpp.Append([]byte("kept"), smpp.PDU{Seq: 1, Body: c.body})
-			var ee *smpp.EncodeError
+			out, err := pdu.Append([]byte("kept"), pdu.PDU{Seq: 1, Body: c.body})
+			var ee *pdu.EncodeError
 			if !errors.As(err, &ee) {
 				t.Fatalf("Append = %x, %v (%T), want an *EncodeError", out, err, err)
 			}
@@ -1098,34 +1098,34 @@ func TestAppendRules(t *testing.T) {
 func TestAppendErrorResponses(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		p    smpp.PDU
+		p    pdu.PDU
 		raw  []byte
 	}{
-		{"submit_sm_resp", smpp.PDU{Status: smpp.ESME_RMSGQFUL, Seq: 2, Body: &smpp.SubmitSMResp{}},
+		{"submit_sm_resp", pdu.PDU{Status: pdu.ESME_RMSGQFUL, Seq: 2, Body: &pdu.SubmitSMResp{}},
 			hx("00000010 80000004 00000014 00000002")},
-		{"submit_sm_resp with message_id", smpp.PDU{Status: smpp.ESME_RMSGQFUL, Seq: 2, Body: &smpp.SubmitSMResp{MessageID: "a"}},
+		{"submit_sm_resp with message_id", pdu.PDU{Status: pdu.ESME_RMSGQFUL, Seq: 2, Body: &pdu.SubmitSMResp{MessageID: "a"}},
 			hx("00000012 80000004 00000014 00000002 6100")},
-		{"bind_receiver_resp", smpp.PDU{Status: smpp.ESME_RBINDFAIL, Seq: 2, Body: &smpp.BindResp{Mode: smpp.Receiver}},
+		{"bind_receiver_resp", pdu.PDU{Status: pdu.ESME_RBINDFAIL, Seq: 2, Body: &pdu.BindResp{Mode: pdu.Receiver}},
 			hx("00000010 80000001 0000000d 00000002")},
-		{"bind_transceiver_resp with sc_interface_version", smpp.PDU{Status: smpp.ESME_RBINDFAIL, Seq: 2, Body: &smpp.BindResp{
-			Mode: smpp.Transceiver, TLVs: smpp.TLVs{smpp.U8(smpp.TagSCInterfaceVersion, 0x34)}}},
+		{"bind_transceiver_resp with sc_interface_version", pdu.PDU{Status: pdu.ESME_RBINDFAIL, Seq: 2, Body: &pdu.BindResp{
+			Mode: pdu.Transceiver, TLVs: pdu.TLVs{pdu.U8(pdu.TagSCInterfaceVersion, 0x34)}}},
 			hx("00000016 80000009 0000000d 00000002 00 0210 0001 34")},
-		{"deliver_sm_resp", smpp.PDU{Status: smpp.ESME_RX_T_APPN, Seq: 2, Body: &smpp.DeliverSMResp{}},
+		{"deliver_sm_resp", pdu.PDU{Status: pdu.ESME_RX_T_APPN, Seq: 2, Body: &pdu.DeliverSMResp{}},
 			hx("00000011 80000005 00000064 00000002 00")},
-		{"data_sm_resp", smpp.PDU{Status: smpp.ESME_RX_P_APPN, Seq: 2, Body: &smpp.DataSMResp{}},
+		{"data_sm_resp", pdu.PDU{Status: pdu.ESME_RX_P_APPN, Seq: 2, Body: &pdu.DataSMResp{}},
 			hx("00000011 80000103 00000065 00000002 00")},
-		{"generic_nack", smpp.PDU{Status: smpp.ESME_RINVCMDLEN, Seq: 2, Body: &smpp.Empty{ID: smpp.CmdGenericNack}},
+		{"generic_nack", pdu.PDU{Status: pdu.ESME_RINVCMDLEN, Seq: 2, Body: &pdu.Empty{ID: pdu.CmdGenericNack}},
 			hx("00000010 80000000 00000002 00000002")},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			enc, err := smpp.Append(nil, c.p)
+			enc, err := pdu.Append(nil, c.p)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(enc, c.raw) {
 				t.Errorf("Append:\n got %x\nwant %x", enc, c.raw)
 			}
-			got, err := smpp.Decode(enc)
+			got, err := pdu.Decode(enc)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -1141,11 +1141,11 @@ func TestDecodedValuesAreCapped(t *testing.T) {
 	// its own end: appending to one must not overwrite the next field.
 	v := vec("submit_sm with SAR parameters")
 	raw := bytes.Clone(v.raw)
-	p, err := smpp.Decode(raw)
+	p, err := pdu.Decode(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := p.Body.(*smpp.SubmitSM)
+	s := p.Body.(*pdu.SubmitSM)
 	_ = append(s.Message, "XXXX"...)
 	_ = append(s.TLVs[0].Value, "XXXX"...)
 	if !bytes.Equal(raw, v.raw) {
@@ -1178,7 +1178,7 @@ func TestReadStream(t *testing.T) {
 			buf := c.buf
 			var first *byte
 			for i, v := range vectors {
-				p, nb, err := smpp.Read(r, buf, 0)
+				p, nb, err := pdu.Read(r, buf, 0)
 				if err != nil {
 					t.Fatalf("PDU %d (%s): %v", i, v.name, err)
 				}
@@ -1200,7 +1200,7 @@ func TestReadStream(t *testing.T) {
 				}
 				buf = nb
 			}
-			if _, _, err := smpp.Read(r, buf, 0); err != io.EOF {
+			if _, _, err := pdu.Read(r, buf, 0); err != io.EOF {
 				t.Errorf("at the end of the stream: %v, want io.EOF", err)
 			}
 		})
@@ -1210,7 +1210,7 @@ func TestReadStream(t *testing.T) {
 func TestReadGrowsBuffer(t *testing.T) {
 	v := vec("deliver_sm delivery receipt") // 187 octets
 	buf := make([]byte, 0, 100)
-	p, nb, err := smpp.Read(bytes.NewReader(v.raw), buf, 0)
+	p, nb, err := pdu.Read(bytes.NewReader(v.raw), buf, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1224,14 +1224,14 @@ func TestReadGrowsBuffer(t *testing.T) {
 
 // A Read after one that failed to decode reads the next PDU.
 func TestReadAfterDecodeError(t *testing.T) {
-	bad := pdu(0x00000003, 0, 77, cs("x")) // query_sm
+	bad := rawPDU(0x00000003, 0, 77, cs("x")) // query_sm
 	in := cat(bad, vec("enquire_link").raw)
 	r := bytes.NewReader(in)
-	_, buf, err := smpp.Read(r, nil, 0)
-	if de := checkDecodeError(t, err); de.Status != smpp.ESME_RINVCMDID || de.Seq != 77 {
+	_, buf, err := pdu.Read(r, nil, 0)
+	if de := checkDecodeError(t, err); de.Status != pdu.ESME_RINVCMDID || de.Seq != 77 {
 		t.Errorf("%v: status %v sequence %d", err, de.Status, de.Seq)
 	}
-	p, _, err := smpp.Read(r, buf, 0)
+	p, _, err := pdu.Read(r, buf, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1253,7 +1253,7 @@ func TestReadRefusesLength(t *testing.T) {
 		{"limit+1", limit + 1, limit},
 		{"0x7fffffff", 0x7fffffff, limit},
 		{"0xffffffff", 0xffffffff, limit},
-		{"DefaultMaxPDU+1 with no limit", smpp.DefaultMaxPDU + 1, 0},
+		{"DefaultMaxPDU+1 with no limit", pdu.DefaultMaxPDU + 1, 0},
 		{"17 with a limit of 16", 17, 16},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -1261,8 +1261,8 @@ func TestReadRefusesLength(t *testing.T) {
 			in := cat(binary.BigEndian.AppendUint32(nil, c.length), hx("00000004 00000000 00000001"), make([]byte, 64))
 			r := bytes.NewReader(in)
 			buf := make([]byte, 0, 32)
-			_, nb, err := smpp.Read(r, buf, c.limit)
-			if !errors.Is(err, smpp.ErrTooLong) {
+			_, nb, err := pdu.Read(r, buf, c.limit)
+			if !errors.Is(err, pdu.ErrTooLong) {
 				t.Fatalf("error %v, want ErrTooLong", err)
 			}
 			if read := len(in) - r.Len(); read != 4 {
@@ -1288,11 +1288,11 @@ func TestReadLyingLengthAllocates(t *testing.T) {
 	)
 	read := func() {
 		r.Reset(in)
-		_, buf, err = smpp.Read(r, nil, limit)
+		_, buf, err = pdu.Read(r, nil, limit)
 		unread = r.Len()
 	}
 	allocs := testing.AllocsPerRun(100, read)
-	if !errors.Is(err, smpp.ErrTooLong) {
+	if !errors.Is(err, pdu.ErrTooLong) {
 		t.Fatalf("error %v, want ErrTooLong", err)
 	}
 	if allocs > 8 { // the error and its message; nothing of the body
@@ -1320,10 +1320,10 @@ func TestReadLyingLengthAllocates(t *testing.T) {
 
 func TestReadAtLimit(t *testing.T) {
 	v := vec("submit_sm GSM text")
-	if _, _, err := smpp.Read(bytes.NewReader(v.raw), nil, len(v.raw)); err != nil {
+	if _, _, err := pdu.Read(bytes.NewReader(v.raw), nil, len(v.raw)); err != nil {
 		t.Errorf("at the limit: %v", err)
 	}
-	if _, _, err := smpp.Read(bytes.NewReader(v.raw), nil, len(v.raw)-1); !errors.Is(err, smpp.ErrTooLong) {
+	if _, _, err := pdu.Read(bytes.NewReader(v.raw), nil, len(v.raw)-1); !errors.Is(err, pdu.ErrTooLong) {
 		t.Errorf("one over the limit: %v, want ErrTooLong", err)
 	}
 }
@@ -1347,7 +1347,7 @@ func TestReadEOF(t *testing.T) {
 			var err error
 			var buf []byte
 			for range 3 {
-				if _, buf, err = smpp.Read(r, buf, 0); err != nil {
+				if _, buf, err = pdu.Read(r, buf, 0); err != nil {
 					break
 				}
 			}
@@ -1363,7 +1363,7 @@ func TestReadPassesReaderErrors(t *testing.T) {
 	v := vec("submit_sm GSM text")
 	for _, n := range []int{0, 2, 4, 20} {
 		r := io.MultiReader(bytes.NewReader(v.raw[:n]), iotest.ErrReader(boom))
-		if _, _, err := smpp.Read(r, nil, 0); !errors.Is(err, boom) {
+		if _, _, err := pdu.Read(r, nil, 0); !errors.Is(err, boom) {
 			t.Errorf("after %d octets: %v, want boom", n, err)
 		}
 	}
@@ -1422,11 +1422,11 @@ var specStatuses = map[string]uint32{
 }
 
 func TestStatuses(t *testing.T) {
-	all := smpp.Statuses()
+	all := pdu.Statuses()
 	if len(all) != len(specStatuses) {
 		t.Errorf("%d statuses, SMPP 3.4 names %d", len(all), len(specStatuses))
 	}
-	names := map[string]smpp.Status{}
+	names := map[string]pdu.Status{}
 	for _, s := range all {
 		name := s.String()
 		if prev, dup := names[name]; dup {
@@ -1446,21 +1446,21 @@ func TestStatuses(t *testing.T) {
 		if _, ok := names[name]; !ok {
 			t.Errorf("Statuses() lacks %s (0x%08x)", name, v)
 		}
-		if got := smpp.Status(v).String(); got != name {
+		if got := pdu.Status(v).String(); got != name {
 			t.Errorf("Status(0x%08x) = %q, want %q", v, got, name)
 		}
 	}
 	// The constants themselves.
 	for _, c := range []struct {
-		s    smpp.Status
+		s    pdu.Status
 		name string
 	}{
-		{smpp.ESME_ROK, "ESME_ROK"}, {smpp.ESME_RINVCMDLEN, "ESME_RINVCMDLEN"}, {smpp.ESME_RINVCMDID, "ESME_RINVCMDID"},
-		{smpp.ESME_RINVSRCADR, "ESME_RINVSRCADR"}, {smpp.ESME_RINVDSTADR, "ESME_RINVDSTADR"}, {smpp.ESME_RINVMSGID, "ESME_RINVMSGID"},
-		{smpp.ESME_RMSGQFUL, "ESME_RMSGQFUL"}, {smpp.ESME_RINVSERTYP, "ESME_RINVSERTYP"}, {smpp.ESME_RINVDSTTON, "ESME_RINVDSTTON"},
-		{smpp.ESME_RINVSYSTYP, "ESME_RINVSYSTYP"}, {smpp.ESME_RTHROTTLED, "ESME_RTHROTTLED"}, {smpp.ESME_RX_T_APPN, "ESME_RX_T_APPN"},
-		{smpp.ESME_RINVOPTPARSTREAM, "ESME_RINVOPTPARSTREAM"}, {smpp.ESME_RINVPARLEN, "ESME_RINVPARLEN"},
-		{smpp.ESME_RDELIVERYFAILURE, "ESME_RDELIVERYFAILURE"}, {smpp.ESME_RUNKNOWNERR, "ESME_RUNKNOWNERR"},
+		{pdu.ESME_ROK, "ESME_ROK"}, {pdu.ESME_RINVCMDLEN, "ESME_RINVCMDLEN"}, {pdu.ESME_RINVCMDID, "ESME_RINVCMDID"},
+		{pdu.ESME_RINVSRCADR, "ESME_RINVSRCADR"}, {pdu.ESME_RINVDSTADR, "ESME_RINVDSTADR"}, {pdu.ESME_RINVMSGID, "ESME_RINVMSGID"},
+		{pdu.ESME_RMSGQFUL, "ESME_RMSGQFUL"}, {pdu.ESME_RINVSERTYP, "ESME_RINVSERTYP"}, {pdu.ESME_RINVDSTTON, "ESME_RINVDSTTON"},
+		{pdu.ESME_RINVSYSTYP, "ESME_RINVSYSTYP"}, {pdu.ESME_RTHROTTLED, "ESME_RTHROTTLED"}, {pdu.ESME_RX_T_APPN, "ESME_RX_T_APPN"},
+		{pdu.ESME_RINVOPTPARSTREAM, "ESME_RINVOPTPARSTREAM"}, {pdu.ESME_RINVPARLEN, "ESME_RINVPARLEN"},
+		{pdu.ESME_RDELIVERYFAILURE, "ESME_RDELIVERYFAILURE"}, {pdu.ESME_RUNKNOWNERR, "ESME_RUNKNOWNERR"},
 	} {
 		if got := c.s.String(); got != c.name {
 			t.Errorf("%s.String() = %q", c.name, got)
@@ -1471,7 +1471,7 @@ func TestStatuses(t *testing.T) {
 	}
 	// Reserved and vendor statuses print by number.
 	for _, c := range []struct {
-		s    smpp.Status
+		s    pdu.Status
 		want string
 	}{
 		{0x09, "command_status(0x00000009)"},
@@ -1489,27 +1489,27 @@ func TestStatuses(t *testing.T) {
 // allCommands are the command_id values of SMPP 3.4 section 5.1.2.1 an
 // ESME needs.
 var allCommands = []struct {
-	id    smpp.CommandID
+	id    pdu.CommandID
 	name  string
 	value uint32
 }{
-	{smpp.CmdGenericNack, "generic_nack", 0x80000000},
-	{smpp.CmdBindReceiver, "bind_receiver", 0x00000001},
-	{smpp.CmdBindReceiverResp, "bind_receiver_resp", 0x80000001},
-	{smpp.CmdBindTransmitter, "bind_transmitter", 0x00000002},
-	{smpp.CmdBindTransmitterResp, "bind_transmitter_resp", 0x80000002},
-	{smpp.CmdSubmitSM, "submit_sm", 0x00000004},
-	{smpp.CmdSubmitSMResp, "submit_sm_resp", 0x80000004},
-	{smpp.CmdDeliverSM, "deliver_sm", 0x00000005},
-	{smpp.CmdDeliverSMResp, "deliver_sm_resp", 0x80000005},
-	{smpp.CmdUnbind, "unbind", 0x00000006},
-	{smpp.CmdUnbindResp, "unbind_resp", 0x80000006},
-	{smpp.CmdBindTransceiver, "bind_transceiver", 0x00000009},
-	{smpp.CmdBindTransceiverResp, "bind_transceiver_resp", 0x80000009},
-	{smpp.CmdEnquireLink, "enquire_link", 0x00000015},
-	{smpp.CmdEnquireLinkResp, "enquire_link_resp", 0x80000015},
-	{smpp.CmdDataSM, "data_sm", 0x00000103},
-	{smpp.CmdDataSMResp, "data_sm_resp", 0x80000103},
+	{pdu.CmdGenericNack, "generic_nack", 0x80000000},
+	{pdu.CmdBindReceiver, "bind_receiver", 0x00000001},
+	{pdu.CmdBindReceiverResp, "bind_receiver_resp", 0x80000001},
+	{pdu.CmdBindTransmitter, "bind_transmitter", 0x00000002},
+	{pdu.CmdBindTransmitterResp, "bind_transmitter_resp", 0x80000002},
+	{pdu.CmdSubmitSM, "submit_sm", 0x00000004},
+	{pdu.CmdSubmitSMResp, "submit_sm_resp", 0x80000004},
+	{pdu.CmdDeliverSM, "deliver_sm", 0x00000005},
+	{pdu.CmdDeliverSMResp, "deliver_sm_resp", 0x80000005},
+	{pdu.CmdUnbind, "unbind", 0x00000006},
+	{pdu.CmdUnbindResp, "unbind_resp", 0x80000006},
+	{pdu.CmdBindTransceiver, "bind_transceiver", 0x00000009},
+	{pdu.CmdBindTransceiverResp, "bind_transceiver_resp", 0x80000009},
+	{pdu.CmdEnquireLink, "enquire_link", 0x00000015},
+	{pdu.CmdEnquireLinkResp, "enquire_link_resp", 0x80000015},
+	{pdu.CmdDataSM, "data_sm", 0x00000103},
+	{pdu.CmdDataSMResp, "data_sm_resp", 0x80000103},
 }
 
 func TestCommandIDs(t *testing.T) {
@@ -1524,11 +1524,11 @@ func TestCommandIDs(t *testing.T) {
 			t.Errorf("%s.IsResponse() = %v", c.name, got)
 		}
 	}
-	if smpp.RespBit != 0x80000000 {
-		t.Errorf("RespBit = 0x%08x", uint32(smpp.RespBit))
+	if pdu.RespBit != 0x80000000 {
+		t.Errorf("RespBit = 0x%08x", uint32(pdu.RespBit))
 	}
 	for _, c := range []struct {
-		id   smpp.CommandID
+		id   pdu.CommandID
 		want string
 	}{
 		{0x00000003, "command_id(0x00000003)"}, // query_sm
@@ -1540,98 +1540,98 @@ func TestCommandIDs(t *testing.T) {
 		}
 	}
 	for _, c := range []struct {
-		m    smpp.BindMode
+		m    pdu.BindMode
 		want string
-		id   smpp.CommandID
+		id   pdu.CommandID
 	}{
-		{smpp.Transmitter, "transmitter", smpp.CmdBindTransmitter},
-		{smpp.Receiver, "receiver", smpp.CmdBindReceiver},
-		{smpp.Transceiver, "transceiver", smpp.CmdBindTransceiver},
+		{pdu.Transmitter, "transmitter", pdu.CmdBindTransmitter},
+		{pdu.Receiver, "receiver", pdu.CmdBindReceiver},
+		{pdu.Transceiver, "transceiver", pdu.CmdBindTransceiver},
 	} {
 		if got := c.m.String(); got != c.want {
 			t.Errorf("BindMode %d = %q, want %q", c.m, got, c.want)
 		}
-		if got := (&smpp.Bind{Mode: c.m}).Command(); got != c.id {
+		if got := (&pdu.Bind{Mode: c.m}).Command(); got != c.id {
 			t.Errorf("Bind %s command %v", c.want, got)
 		}
-		if got := (&smpp.BindResp{Mode: c.m}).Command(); got != c.id|smpp.RespBit {
+		if got := (&pdu.BindResp{Mode: c.m}).Command(); got != c.id|pdu.RespBit {
 			t.Errorf("BindResp %s command %v", c.want, got)
 		}
 	}
-	if got := (&smpp.Error{Command: smpp.CmdSubmitSMResp, Status: smpp.ESME_RTHROTTLED}).Error(); got != "smpp: submit_sm_resp: ESME_RTHROTTLED" {
+	if got := (&pdu.Error{Command: pdu.CmdSubmitSMResp, Status: pdu.ESME_RTHROTTLED}).Error(); got != "smpp: submit_sm_resp: ESME_RTHROTTLED" {
 		t.Errorf("Error() = %q", got)
 	}
 }
 
 func TestTLVs(t *testing.T) {
-	ts := smpp.TLVs{
-		smpp.U8(smpp.TagMessageState, 2),
-		smpp.CStr(smpp.TagReceiptedMessageID, "first"),
-		{Tag: smpp.TagSarMsgRefNum, Value: []byte{0x12, 0x34}},
-		{Tag: smpp.TagQOSTimeToLive, Value: []byte{0x00, 0x01, 0x51, 0x80}},
-		{Tag: smpp.TagNetworkErrorCode, Value: []byte{3, 0x01, 0x02}},
-		smpp.U16(smpp.TagUserMessageReference, 0xbeef),
-		{Tag: smpp.TagReceiptedMessageID, Value: []byte("last")}, // repeated, without its NUL
-		{Tag: smpp.TagAdditionalStatusInfo, Value: nil},
-		{Tag: smpp.TagCallbackNum, Value: []byte{1, 2, 3}},
+	ts := pdu.TLVs{
+		pdu.U8(pdu.TagMessageState, 2),
+		pdu.CStr(pdu.TagReceiptedMessageID, "first"),
+		{Tag: pdu.TagSarMsgRefNum, Value: []byte{0x12, 0x34}},
+		{Tag: pdu.TagQOSTimeToLive, Value: []byte{0x00, 0x01, 0x51, 0x80}},
+		{Tag: pdu.TagNetworkErrorCode, Value: []byte{3, 0x01, 0x02}},
+		pdu.U16(pdu.TagUserMessageReference, 0xbeef),
+		{Tag: pdu.TagReceiptedMessageID, Value: []byte("last")}, // repeated, without its NUL
+		{Tag: pdu.TagAdditionalStatusInfo, Value: nil},
+		{Tag: pdu.TagCallbackNum, Value: []byte{1, 2, 3}},
 	}
-	if v, ok := ts.Get(smpp.TagReceiptedMessageID); !ok || string(v) != "last" {
+	if v, ok := ts.Get(pdu.TagReceiptedMessageID); !ok || string(v) != "last" {
 		t.Errorf("Get of a repeated tag = %q, %v, want the last", v, ok)
 	}
-	if v, ok := ts.Get(smpp.TagMessagePayload); ok || v != nil {
+	if v, ok := ts.Get(pdu.TagMessagePayload); ok || v != nil {
 		t.Errorf("Get of a missing tag = %q, %v", v, ok)
 	}
-	if v, ok := ts.Get(smpp.TagAdditionalStatusInfo); !ok || len(v) != 0 {
+	if v, ok := ts.Get(pdu.TagAdditionalStatusInfo); !ok || len(v) != 0 {
 		t.Errorf("Get of an empty value = %q, %v", v, ok)
 	}
 	for _, c := range []struct {
-		tag  smpp.Tag
+		tag  pdu.Tag
 		want uint32
 		ok   bool
 	}{
-		{smpp.TagMessageState, 2, true},
-		{smpp.TagSarMsgRefNum, 0x1234, true},
-		{smpp.TagUserMessageReference, 0xbeef, true},
-		{smpp.TagQOSTimeToLive, 86400, true},
-		{smpp.TagNetworkErrorCode, 0, false}, // 3 octets
-		{smpp.TagAdditionalStatusInfo, 0, false},
-		{smpp.TagMessagePayload, 0, false},
+		{pdu.TagMessageState, 2, true},
+		{pdu.TagSarMsgRefNum, 0x1234, true},
+		{pdu.TagUserMessageReference, 0xbeef, true},
+		{pdu.TagQOSTimeToLive, 86400, true},
+		{pdu.TagNetworkErrorCode, 0, false}, // 3 octets
+		{pdu.TagAdditionalStatusInfo, 0, false},
+		{pdu.TagMessagePayload, 0, false},
 	} {
 		if got, ok := ts.Uint(c.tag); got != c.want || ok != c.ok {
 			t.Errorf("Uint(0x%04x) = %d, %v, want %d, %v", uint16(c.tag), got, ok, c.want, c.ok)
 		}
 	}
-	if s, ok := (smpp.TLVs{smpp.CStr(smpp.TagReceiptedMessageID, "5f3a2b1c")}).CString(smpp.TagReceiptedMessageID); !ok || s != "5f3a2b1c" {
+	if s, ok := (pdu.TLVs{pdu.CStr(pdu.TagReceiptedMessageID, "5f3a2b1c")}).CString(pdu.TagReceiptedMessageID); !ok || s != "5f3a2b1c" {
 		t.Errorf("CString with NUL = %q, %v", s, ok)
 	}
-	if s, ok := ts.CString(smpp.TagReceiptedMessageID); !ok || s != "last" {
+	if s, ok := ts.CString(pdu.TagReceiptedMessageID); !ok || s != "last" {
 		t.Errorf("CString without NUL = %q, %v", s, ok)
 	}
-	if s, ok := ts.CString(smpp.TagAdditionalStatusInfo); !ok || s != "" {
+	if s, ok := ts.CString(pdu.TagAdditionalStatusInfo); !ok || s != "" {
 		t.Errorf("CString of an empty value = %q, %v", s, ok)
 	}
-	if s, ok := (smpp.TLVs{smpp.CStr(smpp.TagAdditionalStatusInfo, "")}).CString(smpp.TagAdditionalStatusInfo); !ok || s != "" {
+	if s, ok := (pdu.TLVs{pdu.CStr(pdu.TagAdditionalStatusInfo, "")}).CString(pdu.TagAdditionalStatusInfo); !ok || s != "" {
 		t.Errorf("CString of a NUL = %q, %v", s, ok)
 	}
-	if s, ok := ts.CString(smpp.TagMessagePayload); ok || s != "" {
+	if s, ok := ts.CString(pdu.TagMessagePayload); ok || s != "" {
 		t.Errorf("CString of a missing tag = %q, %v", s, ok)
 	}
-	if ne, ok := ts.NetworkError(); !ok || ne != (smpp.NetworkErrorCode{Type: 3, Code: 0x0102}) {
+	if ne, ok := ts.NetworkError(); !ok || ne != (pdu.NetworkErrorCode{Type: 3, Code: 0x0102}) {
 		t.Errorf("NetworkError = %+v, %v", ne, ok)
 	}
-	if ne, ok := (smpp.TLVs{{Tag: smpp.TagNetworkErrorCode, Value: []byte{3, 1}}}).NetworkError(); ok {
+	if ne, ok := (pdu.TLVs{{Tag: pdu.TagNetworkErrorCode, Value: []byte{3, 1}}}).NetworkError(); ok {
 		t.Errorf("NetworkError of 2 octets = %+v, %v", ne, ok)
 	}
-	if ne, ok := (smpp.TLVs{}).NetworkError(); ok {
+	if ne, ok := (pdu.TLVs{}).NetworkError(); ok {
 		t.Errorf("NetworkError of none = %+v, %v", ne, ok)
 	}
 	for _, c := range []struct {
-		got  smpp.TLV
-		want smpp.TLV
+		got  pdu.TLV
+		want pdu.TLV
 	}{
-		{smpp.U8(smpp.TagSarTotalSegments, 3), smpp.TLV{Tag: 0x020e, Value: []byte{3}}},
-		{smpp.U16(smpp.TagSarMsgRefNum, 0xabcd), smpp.TLV{Tag: 0x020c, Value: []byte{0xab, 0xcd}}},
-		{smpp.CStr(smpp.TagReceiptedMessageID, "id"), smpp.TLV{Tag: 0x001e, Value: []byte{'i', 'd', 0}}},
+		{pdu.U8(pdu.TagSarTotalSegments, 3), pdu.TLV{Tag: 0x020e, Value: []byte{3}}},
+		{pdu.U16(pdu.TagSarMsgRefNum, 0xabcd), pdu.TLV{Tag: 0x020c, Value: []byte{0xab, 0xcd}}},
+		{pdu.CStr(pdu.TagReceiptedMessageID, "id"), pdu.TLV{Tag: 0x001e, Value: []byte{'i', 'd', 0}}},
 	} {
 		if diff := cmp.Diff(c.want, c.got); diff != "" {
 			t.Errorf("(-want +got):\n%s", diff)
@@ -1639,18 +1639,18 @@ func TestTLVs(t *testing.T) {
 	}
 
 	// The decoded receipt of the vectors, read with the helpers.
-	p, err := smpp.Decode(vec("deliver_sm delivery receipt").raw)
+	p, err := pdu.Decode(vec("deliver_sm delivery receipt").raw)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dlr := p.Body.(*smpp.DeliverSM)
-	if id, ok := dlr.TLVs.CString(smpp.TagReceiptedMessageID); !ok || id != "5f3a2b1c" {
+	dlr := p.Body.(*pdu.DeliverSM)
+	if id, ok := dlr.TLVs.CString(pdu.TagReceiptedMessageID); !ok || id != "5f3a2b1c" {
 		t.Errorf("receipted_message_id = %q, %v", id, ok)
 	}
-	if st, ok := dlr.TLVs.Uint(smpp.TagMessageState); !ok || st != 5 {
+	if st, ok := dlr.TLVs.Uint(pdu.TagMessageState); !ok || st != 5 {
 		t.Errorf("message_state = %d, %v", st, ok)
 	}
-	if ne, ok := dlr.TLVs.NetworkError(); !ok || ne != (smpp.NetworkErrorCode{Type: 3, Code: 34}) {
+	if ne, ok := dlr.TLVs.NetworkError(); !ok || ne != (pdu.NetworkErrorCode{Type: 3, Code: 34}) {
 		t.Errorf("network_error_code = %+v, %v", ne, ok)
 	}
 }
@@ -1658,16 +1658,16 @@ func TestTLVs(t *testing.T) {
 // The tags of the optional parameters against SMPP 3.4 section 5.3.2.
 func TestTags(t *testing.T) {
 	for _, c := range []struct {
-		tag  smpp.Tag
+		tag  pdu.Tag
 		want uint16
 	}{
-		{smpp.TagDestAddrSubunit, 0x0005}, {smpp.TagSourceAddrSubunit, 0x000D}, {smpp.TagPayloadType, 0x0019},
-		{smpp.TagAdditionalStatusInfo, 0x001D}, {smpp.TagReceiptedMessageID, 0x001E}, {smpp.TagMSMsgWaitFacilities, 0x0030},
-		{smpp.TagUserMessageReference, 0x0204}, {smpp.TagSourcePort, 0x020A}, {smpp.TagDestinationPort, 0x020B},
-		{smpp.TagSarMsgRefNum, 0x020C}, {smpp.TagLanguageIndicator, 0x020D}, {smpp.TagSarTotalSegments, 0x020E},
-		{smpp.TagSarSegmentSeqnum, 0x020F}, {smpp.TagSCInterfaceVersion, 0x0210}, {smpp.TagNetworkErrorCode, 0x0423},
-		{smpp.TagMessagePayload, 0x0424}, {smpp.TagDeliveryFailureReason, 0x0425}, {smpp.TagMoreMessagesToSend, 0x0426},
-		{smpp.TagMessageState, 0x0427}, {smpp.TagUSSDServiceOp, 0x0501}, {smpp.TagAlertOnMessageDelivery, 0x130C},
+		{pdu.TagDestAddrSubunit, 0x0005}, {pdu.TagSourceAddrSubunit, 0x000D}, {pdu.TagPayloadType, 0x0019},
+		{pdu.TagAdditionalStatusInfo, 0x001D}, {pdu.TagReceiptedMessageID, 0x001E}, {pdu.TagMSMsgWaitFacilities, 0x0030},
+		{pdu.TagUserMessageReference, 0x0204}, {pdu.TagSourcePort, 0x020A}, {pdu.TagDestinationPort, 0x020B},
+		{pdu.TagSarMsgRefNum, 0x020C}, {pdu.TagLanguageIndicator, 0x020D}, {pdu.TagSarTotalSegments, 0x020E},
+		{pdu.TagSarSegmentSeqnum, 0x020F}, {pdu.TagSCInterfaceVersion, 0x0210}, {pdu.TagNetworkErrorCode, 0x0423},
+		{pdu.TagMessagePayload, 0x0424}, {pdu.TagDeliveryFailureReason, 0x0425}, {pdu.TagMoreMessagesToSend, 0x0426},
+		{pdu.TagMessageState, 0x0427}, {pdu.TagUSSDServiceOp, 0x0501}, {pdu.TagAlertOnMessageDelivery, 0x130C},
 	} {
 		if uint16(c.tag) != c.want {
 			t.Errorf("tag 0x%04x, SMPP 3.4 has 0x%04x", uint16(c.tag), c.want)

@@ -1,4 +1,4 @@
-package httpapi
+package egress
 
 import (
 	"bytes"
@@ -10,7 +10,6 @@ import (
 	"net/http"
 
 	"github.com/msgkit/msgkit"
-	"github.com/msgkit/msgkit/adapters/egress"
 )
 
 // ReportPosterOptions configure a ReportPoster.
@@ -18,14 +17,14 @@ type ReportPosterOptions struct {
 	// Policy says which addresses reports may be posted to; it is checked
 	// on the address actually dialled, at every redirect hop. Its zero
 	// value refuses loopback, private, link-local and the other special
-	// ranges (egress.DefaultRanges): development allows loopback here.
-	Policy egress.Policy
+	// ranges (DefaultRanges): development allows loopback here.
+	Policy Policy
 	// MaxIdleConnsPerHost keeps connections to busy customers; default 32.
 	MaxIdleConnsPerHost int
 	UserAgent           string
 }
 
-// maxRedirects is how many redirects one delivery follows.
+// maxRedirects is how many redirects one delivery or fetch follows.
 const maxRedirects = 3
 
 // ReportPoster posts delivery reports to customers' URLs; it satisfies
@@ -40,10 +39,13 @@ type ReportPoster struct {
 }
 
 // NewReportPoster returns a poster with its own connection pool, dialling
-// through an egress.Dialer of opts.Policy.
+// through an Dialer of opts.Policy.
 func NewReportPoster(opts ReportPosterOptions) *ReportPoster {
-	transport := egress.NewTransport(opts.Policy)
-	transport.MaxIdleConnsPerHost = int(cmpOr(int64(opts.MaxIdleConnsPerHost), 32))
+	transport := NewTransport(opts.Policy)
+	transport.MaxIdleConnsPerHost = 32
+	if opts.MaxIdleConnsPerHost > 0 {
+		transport.MaxIdleConnsPerHost = opts.MaxIdleConnsPerHost
+	}
 	transport.MaxIdleConns = 0 // no global cap: the per-host one bounds it
 	return &ReportPoster{
 		client: &http.Client{
@@ -99,7 +101,7 @@ func (p *ReportPoster) post(req *http.Request, body []byte) (*http.Response, err
 	req.Header.Set("User-Agent", p.userAgent)
 	resp, err := p.client.Do(req)
 	if err != nil {
-		if errors.Is(err, egress.ErrRefused) {
+		if errors.Is(err, ErrRefused) {
 			return nil, msgkit.Wrap(err, msgkit.Invalid, "dlr_forbidden", "the report URL points to a forbidden address")
 		}
 		return nil, msgkit.Wrap(err, msgkit.Unavailable, "dlr_unreachable", "the report URL did not answer")

@@ -1,4 +1,4 @@
-package smpp_test
+package pdu_test
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 
-	"github.com/msgkit/msgkit/sms/smpp"
+	"github.com/msgkit/msgkit/sms/smpp/pdu"
 )
 
 // FuzzDecode: Decode never panics, refuses with a *DecodeError naming a
@@ -26,13 +26,13 @@ func FuzzDecode(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		in := bytes.Clone(b)
-		p, err := smpp.Decode(b)
+		p, err := pdu.Decode(b)
 		if err != nil {
-			var de *smpp.DecodeError
+			var de *pdu.DecodeError
 			if !errors.As(err, &de) {
 				t.Fatalf("error %v (%T), want a *DecodeError", err, err)
 			}
-			if de.Field == "" || de.Status == smpp.ESME_ROK {
+			if de.Field == "" || de.Status == pdu.ESME_ROK {
 				t.Fatalf("%v: field %q, status %v", err, de.Field, de.Status)
 			}
 			return
@@ -40,18 +40,18 @@ func FuzzDecode(f *testing.F) {
 		if p.Body == nil {
 			t.Fatal("decoded without a body")
 		}
-		out, err := smpp.Append(nil, p)
+		out, err := pdu.Append(nil, p)
 		if err != nil {
 			t.Fatalf("Append of a decoded PDU: %v", err)
 		}
 		if !bytes.Equal(b, in) {
 			t.Fatal("Append changed the decoded octets")
 		}
-		errorResp := p.Body.Command().IsResponse() && p.Status != smpp.ESME_ROK
+		errorResp := p.Body.Command().IsResponse() && p.Status != pdu.ESME_ROK
 		if !errorResp && !bytes.Equal(out, b) {
 			t.Fatalf("round trip:\n got %x\nwant %x", out, b)
 		}
-		q, err := smpp.Decode(out)
+		q, err := pdu.Decode(out)
 		if err != nil {
 			t.Fatalf("Decode of %x from Append: %v", out, err)
 		}
@@ -74,30 +74,30 @@ func FuzzRead(f *testing.F) {
 	f.Add(hx("00001001 00000004 00000000 00000001"))
 	f.Add(hx("00001000 00000004 00000000 00000001"))
 	f.Add(hx("0000000f 00000015 00000000 00000001"))
-	f.Add(cat(pdu(0x00000003, 0, 1), vec("enquire_link").raw))
+	f.Add(cat(rawPDU(0x00000003, 0, 1), vec("enquire_link").raw))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		const limit = 4096
 		r := bytes.NewReader(in)
 		var buf []byte
 		for {
 			before := r.Len()
-			p, nb, err := smpp.Read(r, buf, limit)
+			p, nb, err := pdu.Read(r, buf, limit)
 			if cap(nb) > limit {
 				t.Fatalf("buffer of capacity %d, limit %d", cap(nb), limit)
 			}
 			buf = nb
 			read := before - r.Len()
-			var de *smpp.DecodeError
+			var de *pdu.DecodeError
 			switch {
 			case err == nil:
 				if p.Body == nil || read != len(nb) {
 					t.Fatalf("read %d octets, buffer of %d, body %v", read, len(nb), p.Body)
 				}
-				out, err := smpp.Append(nil, p)
+				out, err := pdu.Append(nil, p)
 				if err != nil {
 					t.Fatalf("Append of a read PDU: %v", err)
 				}
-				q, err := smpp.Decode(out)
+				q, err := pdu.Decode(out)
 				if err != nil {
 					t.Fatalf("Decode of %x from Append: %v", out, err)
 				}
@@ -108,7 +108,7 @@ func FuzzRead(f *testing.F) {
 				if read != len(nb) {
 					t.Fatalf("%v after %d octets of a PDU of %d", err, read, len(nb))
 				}
-			case errors.Is(err, smpp.ErrTooLong):
+			case errors.Is(err, pdu.ErrTooLong):
 				if read != 4 {
 					t.Fatalf("%v after %d octets", err, read)
 				}
@@ -134,13 +134,13 @@ func FuzzRead(f *testing.F) {
 // decode back to themselves, by Decode and by Read.
 func TestRoundTripProperty(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		p := smpp.PDU{
-			Status: rapid.OneOf(rapid.Just(smpp.ESME_ROK), rapid.SampledFrom(sortedStatuses()), rapid.Map(rapid.Uint32(), toStatus)).Draw(t, "status"),
+		p := pdu.PDU{
+			Status: rapid.OneOf(rapid.Just(pdu.ESME_ROK), rapid.SampledFrom(sortedStatuses()), rapid.Map(rapid.Uint32(), toStatus)).Draw(t, "status"),
 			Seq:    rapid.Uint32().Draw(t, "seq"),
 			Body:   bodyGen.Draw(t, "body"),
 		}
 		prefix := rapid.SliceOfN(rapid.Byte(), 0, 8).Draw(t, "prefix")
-		out, err := smpp.Append(bytes.Clone(prefix), p)
+		out, err := pdu.Append(bytes.Clone(prefix), p)
 		if err != nil {
 			t.Fatalf("Append: %v", err)
 		}
@@ -148,7 +148,7 @@ func TestRoundTripProperty(t *testing.T) {
 			t.Fatalf("Append changed the octets before: %x, want %x", out[:len(prefix)], prefix)
 		}
 		raw := out[len(prefix):]
-		got, err := smpp.Decode(raw)
+		got, err := pdu.Decode(raw)
 		if err != nil {
 			t.Fatalf("Decode of %x: %v", raw, err)
 		}
@@ -159,7 +159,7 @@ func TestRoundTripProperty(t *testing.T) {
 		r := bytes.NewReader(bytes.Repeat(raw, 2))
 		var buf []byte
 		for i := range 2 {
-			got, buf, err = smpp.Read(r, buf, 0)
+			got, buf, err = pdu.Read(r, buf, 0)
 			if err != nil {
 				t.Fatalf("Read %d: %v", i, err)
 			}
@@ -170,31 +170,31 @@ func TestRoundTripProperty(t *testing.T) {
 	})
 }
 
-func toStatus(v uint32) smpp.Status { return smpp.Status(v) }
+func toStatus(v uint32) pdu.Status { return pdu.Status(v) }
 
 // sortedStatuses are the named statuses in a fixed order, for rapid to
 // draw them the same way each run.
-func sortedStatuses() []smpp.Status {
-	s := smpp.Statuses()
+func sortedStatuses() []pdu.Status {
+	s := pdu.Statuses()
 	slices.Sort(s)
 	return s
 }
 
 // fixedLen are the lengths SMPP 3.4 section 5.3.2 gives the optional
 // parameters the codec checks.
-var fixedLen = map[smpp.Tag]int{
-	smpp.TagSarMsgRefNum: 2, smpp.TagSarTotalSegments: 1, smpp.TagSarSegmentSeqnum: 1, smpp.TagSCInterfaceVersion: 1,
-	smpp.TagMessageState: 1, smpp.TagNetworkErrorCode: 3, smpp.TagSourcePort: 2, smpp.TagDestinationPort: 2,
-	smpp.TagUserMessageReference: 2, smpp.TagPayloadType: 1, smpp.TagDeliveryFailureReason: 1,
-	smpp.TagMoreMessagesToSend: 1, smpp.TagLanguageIndicator: 1, smpp.TagMSMsgWaitFacilities: 1,
+var fixedLen = map[pdu.Tag]int{
+	pdu.TagSarMsgRefNum: 2, pdu.TagSarTotalSegments: 1, pdu.TagSarSegmentSeqnum: 1, pdu.TagSCInterfaceVersion: 1,
+	pdu.TagMessageState: 1, pdu.TagNetworkErrorCode: 3, pdu.TagSourcePort: 2, pdu.TagDestinationPort: 2,
+	pdu.TagUserMessageReference: 2, pdu.TagPayloadType: 1, pdu.TagDeliveryFailureReason: 1,
+	pdu.TagMoreMessagesToSend: 1, pdu.TagLanguageIndicator: 1, pdu.TagMSMsgWaitFacilities: 1,
 }
 
-var knownTags = []smpp.Tag{
-	smpp.TagSarMsgRefNum, smpp.TagSarTotalSegments, smpp.TagSarSegmentSeqnum, smpp.TagSCInterfaceVersion,
-	smpp.TagMessageState, smpp.TagNetworkErrorCode, smpp.TagSourcePort, smpp.TagDestinationPort,
-	smpp.TagUserMessageReference, smpp.TagPayloadType, smpp.TagDeliveryFailureReason, smpp.TagMoreMessagesToSend,
-	smpp.TagLanguageIndicator, smpp.TagMSMsgWaitFacilities, smpp.TagMessagePayload, smpp.TagReceiptedMessageID,
-	smpp.TagAdditionalStatusInfo, smpp.TagCallbackNum, smpp.TagUSSDServiceOp,
+var knownTags = []pdu.Tag{
+	pdu.TagSarMsgRefNum, pdu.TagSarTotalSegments, pdu.TagSarSegmentSeqnum, pdu.TagSCInterfaceVersion,
+	pdu.TagMessageState, pdu.TagNetworkErrorCode, pdu.TagSourcePort, pdu.TagDestinationPort,
+	pdu.TagUserMessageReference, pdu.TagPayloadType, pdu.TagDeliveryFailureReason, pdu.TagMoreMessagesToSend,
+	pdu.TagLanguageIndicator, pdu.TagMSMsgWaitFacilities, pdu.TagMessagePayload, pdu.TagReceiptedMessageID,
+	pdu.TagAdditionalStatusInfo, pdu.TagCallbackNum, pdu.TagUSSDServiceOp,
 }
 
 // text draws a C-Octet String of at most max characters, without NUL.
@@ -205,30 +205,30 @@ func text(max int) *rapid.Generator[string] {
 // timeGen draws an SMPP time: none, or 16 characters.
 var timeGen = rapid.OneOf(rapid.Just(""), rapid.Map(rapid.SliceOfN(rapid.ByteRange(1, 255), 16, 16), func(b []byte) string { return string(b) }))
 
-func address(max int) *rapid.Generator[smpp.Address] {
-	return rapid.Custom(func(t *rapid.T) smpp.Address {
-		return smpp.Address{TON: rapid.Byte().Draw(t, "ton"), NPI: rapid.Byte().Draw(t, "npi"), Addr: text(max).Draw(t, "addr")}
+func address(max int) *rapid.Generator[pdu.Address] {
+	return rapid.Custom(func(t *rapid.T) pdu.Address {
+		return pdu.Address{TON: rapid.Byte().Draw(t, "ton"), NPI: rapid.Byte().Draw(t, "npi"), Addr: text(max).Draw(t, "addr")}
 	})
 }
 
-var tlvsGen = rapid.Custom(func(t *rapid.T) smpp.TLVs {
+var tlvsGen = rapid.Custom(func(t *rapid.T) pdu.TLVs {
 	n := rapid.IntRange(0, 5).Draw(t, "tlvs")
-	var ts smpp.TLVs
+	var ts pdu.TLVs
 	for range n {
-		tag := rapid.OneOf(rapid.SampledFrom(knownTags), rapid.Map(rapid.Uint16(), func(v uint16) smpp.Tag { return smpp.Tag(v) })).Draw(t, "tag")
+		tag := rapid.OneOf(rapid.SampledFrom(knownTags), rapid.Map(rapid.Uint16(), func(v uint16) pdu.Tag { return pdu.Tag(v) })).Draw(t, "tag")
 		size, fixed := fixedLen[tag]
 		if !fixed {
 			size = rapid.OneOf(rapid.IntRange(0, 40), rapid.IntRange(0, 2000)).Draw(t, "size")
 		}
-		ts = append(ts, smpp.TLV{Tag: tag, Value: rapid.SliceOfN(rapid.Byte(), size, size).Draw(t, "value")})
+		ts = append(ts, pdu.TLV{Tag: tag, Value: rapid.SliceOfN(rapid.Byte(), size, size).Draw(t, "value")})
 	}
 	return ts
 })
 
-var modeGen = rapid.SampledFrom([]smpp.BindMode{smpp.Transmitter, smpp.Receiver, smpp.Transceiver})
+var modeGen = rapid.SampledFrom([]pdu.BindMode{pdu.Transmitter, pdu.Receiver, pdu.Transceiver})
 
-var shortMessageGen = rapid.Custom(func(t *rapid.T) smpp.ShortMessage {
-	return smpp.ShortMessage{
+var shortMessageGen = rapid.Custom(func(t *rapid.T) pdu.ShortMessage {
+	return pdu.ShortMessage{
 		ServiceType:          text(5).Draw(t, "service_type"),
 		Source:               address(20).Draw(t, "source"),
 		Dest:                 address(20).Draw(t, "dest"),
@@ -241,14 +241,14 @@ var shortMessageGen = rapid.Custom(func(t *rapid.T) smpp.ShortMessage {
 		ReplaceIfPresent:     rapid.Byte().Draw(t, "replace_if_present"),
 		DataCoding:           rapid.Byte().Draw(t, "data_coding"),
 		DefaultMsgID:         rapid.Byte().Draw(t, "default_msg_id"),
-		Message:              rapid.SliceOfN(rapid.Byte(), 0, smpp.MaxShortMessage).Draw(t, "message"),
+		Message:              rapid.SliceOfN(rapid.Byte(), 0, pdu.MaxShortMessage).Draw(t, "message"),
 		TLVs:                 tlvsGen.Draw(t, "tlvs"),
 	}
 })
 
 var bodyGen = rapid.OneOf(
-	rapid.Custom(func(t *rapid.T) smpp.Body {
-		return &smpp.Bind{
+	rapid.Custom(func(t *rapid.T) pdu.Body {
+		return &pdu.Bind{
 			Mode:       modeGen.Draw(t, "mode"),
 			SystemID:   text(15).Draw(t, "system_id"),
 			Password:   text(8).Draw(t, "password"),
@@ -257,15 +257,15 @@ var bodyGen = rapid.OneOf(
 			Range:      address(40).Draw(t, "range"),
 		}
 	}),
-	rapid.Custom(func(t *rapid.T) smpp.Body {
-		return &smpp.BindResp{Mode: modeGen.Draw(t, "mode"), SystemID: text(15).Draw(t, "system_id"), TLVs: tlvsGen.Draw(t, "tlvs")}
+	rapid.Custom(func(t *rapid.T) pdu.Body {
+		return &pdu.BindResp{Mode: modeGen.Draw(t, "mode"), SystemID: text(15).Draw(t, "system_id"), TLVs: tlvsGen.Draw(t, "tlvs")}
 	}),
-	rapid.Custom(func(t *rapid.T) smpp.Body { return &smpp.SubmitSM{ShortMessage: shortMessageGen.Draw(t, "sm")} }),
-	rapid.Custom(func(t *rapid.T) smpp.Body { return &smpp.DeliverSM{ShortMessage: shortMessageGen.Draw(t, "sm")} }),
-	rapid.Custom(func(t *rapid.T) smpp.Body { return &smpp.SubmitSMResp{MessageID: text(64).Draw(t, "message_id")} }),
-	rapid.Custom(func(t *rapid.T) smpp.Body { return &smpp.DeliverSMResp{MessageID: text(64).Draw(t, "message_id")} }),
-	rapid.Custom(func(t *rapid.T) smpp.Body {
-		return &smpp.DataSM{
+	rapid.Custom(func(t *rapid.T) pdu.Body { return &pdu.SubmitSM{ShortMessage: shortMessageGen.Draw(t, "sm")} }),
+	rapid.Custom(func(t *rapid.T) pdu.Body { return &pdu.DeliverSM{ShortMessage: shortMessageGen.Draw(t, "sm")} }),
+	rapid.Custom(func(t *rapid.T) pdu.Body { return &pdu.SubmitSMResp{MessageID: text(64).Draw(t, "message_id")} }),
+	rapid.Custom(func(t *rapid.T) pdu.Body { return &pdu.DeliverSMResp{MessageID: text(64).Draw(t, "message_id")} }),
+	rapid.Custom(func(t *rapid.T) pdu.Body {
+		return &pdu.DataSM{
 			ServiceType:        text(5).Draw(t, "service_type"),
 			Source:             address(64).Draw(t, "source"),
 			Dest:               address(64).Draw(t, "dest"),
@@ -275,12 +275,12 @@ var bodyGen = rapid.OneOf(
 			TLVs:               tlvsGen.Draw(t, "tlvs"),
 		}
 	}),
-	rapid.Custom(func(t *rapid.T) smpp.Body {
-		return &smpp.DataSMResp{MessageID: text(64).Draw(t, "message_id"), TLVs: tlvsGen.Draw(t, "tlvs")}
+	rapid.Custom(func(t *rapid.T) pdu.Body {
+		return &pdu.DataSMResp{MessageID: text(64).Draw(t, "message_id"), TLVs: tlvsGen.Draw(t, "tlvs")}
 	}),
-	rapid.Custom(func(t *rapid.T) smpp.Body {
-		return &smpp.Empty{ID: rapid.SampledFrom([]smpp.CommandID{
-			smpp.CmdUnbind, smpp.CmdUnbindResp, smpp.CmdEnquireLink, smpp.CmdEnquireLinkResp, smpp.CmdGenericNack,
+	rapid.Custom(func(t *rapid.T) pdu.Body {
+		return &pdu.Empty{ID: rapid.SampledFrom([]pdu.CommandID{
+			pdu.CmdUnbind, pdu.CmdUnbindResp, pdu.CmdEnquireLink, pdu.CmdEnquireLinkResp, pdu.CmdGenericNack,
 		}).Draw(t, "id")}
 	}),
 )

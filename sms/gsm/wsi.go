@@ -1,4 +1,4 @@
-package sms
+package gsm
 
 // WAP Push Service Indication (bulk SMS message type "wsi").
 //
@@ -73,6 +73,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/msgkit/msgkit"
 )
 
 // WDP ports for WAP push over SMS (WAP-259-WDP).
@@ -206,7 +208,7 @@ func SplitWSI(url, title string, ref uint8) (Message, error) {
 		if wsiPayloadLen(url, "x") > MaxParts*capacity {
 			field = "url"
 		}
-		return Message{}, CodeConcatError.FieldErrorf(field,
+		return Message{}, msgkit.Invalidf(CodeTooManyParts, field,
 			"the push needs %d parts, more than %d", n, MaxParts)
 	}
 	parts := make([]Part, n)
@@ -226,23 +228,23 @@ func SplitWSI(url, title string, ref uint8) (Message, error) {
 // could not open, and a NUL would end the WBXML inline string early.
 func validateWSIURL(s string) error {
 	if s == "" {
-		return CodeMissingMandatoryParam.FieldErrorf("url", "url is required")
+		return msgkit.Invalidf(CodeMissing, "url", "url is required")
 	}
 	if !utf8.ValidString(s) {
-		return CodeBadParameterValue.FieldErrorf("url", "url is not valid UTF-8")
+		return msgkit.Invalidf(CodeBadValue, "url", "url is not valid UTF-8")
 	}
 	if i := strings.IndexFunc(s, func(r rune) bool { return unicode.IsControl(r) || unicode.IsSpace(r) }); i >= 0 {
-		return CodeBadParameterValue.FieldErrorf("url", "url has a space or control character at offset %d", i)
+		return msgkit.Invalidf(CodeBadValue, "url", "url has a space or control character at offset %d", i)
 	}
 	u, err := url.Parse(s)
 	if err != nil {
-		return CodeBadParameterValue.FieldErrorf("url", "url is not a valid URL")
+		return msgkit.Invalidf(CodeBadValue, "url", "url is not a valid URL")
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return CodeBadParameterValue.FieldErrorf("url", "url must be an absolute http or https URL")
+		return msgkit.Invalidf(CodeBadValue, "url", "url must be an absolute http or https URL")
 	}
 	if u.Opaque != "" || u.Hostname() == "" {
-		return CodeBadParameterValue.FieldErrorf("url", "url must name a host")
+		return msgkit.Invalidf(CodeBadValue, "url", "url must name a host")
 	}
 	return nil
 }
@@ -252,14 +254,14 @@ func validateWSIURL(s string) error {
 // included: the push inbox shows one line).
 func validateWSITitle(s string) error {
 	if strings.TrimSpace(s) == "" {
-		return CodeMissingMandatoryParam.FieldErrorf("title", "title is required")
+		return msgkit.Invalidf(CodeMissing, "title", "title is required")
 	}
 	if !utf8.ValidString(s) {
-		return CodeBadContentFormat.FieldErrorf("title", "title is not valid UTF-8")
+		return msgkit.Invalidf(CodeBadContent, "title", "title is not valid UTF-8")
 	}
 	for i, r := range s {
 		if unicode.IsControl(r) || r == 0xFFFE || r == 0xFFFF {
-			return CodeBadContentFormat.FieldErrorf("title", "title has a control character at offset %d", i)
+			return msgkit.Invalidf(CodeBadContent, "title", "title has a control character at offset %d", i)
 		}
 	}
 	return nil
@@ -376,7 +378,7 @@ func DecodeWSI(parts []Part) (url, title string, err error) {
 }
 
 func wsiErrorf(format string, args ...any) error {
-	return CodeBadContentFormat.Errorf("wap push: "+format, args...)
+	return msgkit.Errorf(msgkit.Invalid, CodeBadContent, "wap push: "+format, args...)
 }
 
 // reassembleWSI checks the UDHs (WAP push port, one reference, every

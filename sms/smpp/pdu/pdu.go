@@ -1,4 +1,4 @@
-package smpp
+package pdu
 
 import (
 	"encoding/binary"
@@ -163,7 +163,7 @@ const (
 	maxAddr         = 20
 	maxDataSMAddr   = 64
 	maxTime         = 16
-	maxMessageID    = 64
+	MaxMessageID    = 64 // message_id, in the responses to submit_sm and deliver_sm and in receipts
 	MaxShortMessage = 254
 )
 
@@ -592,20 +592,20 @@ func (d *DeliverSM) appendTo(b []byte) ([]byte, error) {
 func (d *DeliverSM) decode(r *reader) error { return d.ShortMessage.decode(r) }
 
 func (s *SubmitSMResp) appendTo(b []byte) ([]byte, error) {
-	return appendCString(b, CmdSubmitSMResp, "message_id", s.MessageID, maxMessageID)
+	return appendCString(b, CmdSubmitSMResp, "message_id", s.MessageID, MaxMessageID)
 }
 
 func (s *SubmitSMResp) decode(r *reader) (err error) {
-	s.MessageID, err = r.cstring("message_id", maxMessageID)
+	s.MessageID, err = r.cstring("message_id", MaxMessageID)
 	return err
 }
 
 func (d *DeliverSMResp) appendTo(b []byte) ([]byte, error) {
-	return appendCString(b, CmdDeliverSMResp, "message_id", d.MessageID, maxMessageID)
+	return appendCString(b, CmdDeliverSMResp, "message_id", d.MessageID, MaxMessageID)
 }
 
 func (d *DeliverSMResp) decode(r *reader) (err error) {
-	d.MessageID, err = r.cstring("message_id", maxMessageID)
+	d.MessageID, err = r.cstring("message_id", MaxMessageID)
 	return err
 }
 
@@ -648,7 +648,7 @@ func (d *DataSM) decode(r *reader) error {
 }
 
 func (d *DataSMResp) appendTo(out []byte) ([]byte, error) {
-	out, err := appendCString(out, CmdDataSMResp, "message_id", d.MessageID, maxMessageID)
+	out, err := appendCString(out, CmdDataSMResp, "message_id", d.MessageID, MaxMessageID)
 	if err != nil {
 		return nil, err
 	}
@@ -656,7 +656,7 @@ func (d *DataSMResp) appendTo(out []byte) ([]byte, error) {
 }
 
 func (d *DataSMResp) decode(r *reader) (err error) {
-	if d.MessageID, err = r.cstring("message_id", maxMessageID); err != nil {
+	if d.MessageID, err = r.cstring("message_id", MaxMessageID); err != nil {
 		return err
 	}
 	d.TLVs, err = r.tlvs()

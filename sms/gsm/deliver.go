@@ -1,4 +1,4 @@
-package sms
+package gsm
 
 // SMS-DELIVER as a test handset receives it: the route test system reads
 // which service centre delivered a message and what arrived.
@@ -33,7 +33,7 @@ package sms
 //     stamp with a fraction of a second is refused rather than truncated.
 //     A negative zero zone (sign bit with zero quarters) reads as offset 0.
 //   - A numeric address keeps its digits but not its type of number (the
-//     Sender type has no room for it): EncodeDeliver writes TP-OA with type
+//     Address type has no room for it): EncodeDeliver writes TP-OA with type
 //     0x91, and an SMSC with type 0x91 when it starts with '+' and 0x81
 //     otherwise. An SMSC address with an international type of number reads
 //     as '+' and its digits, any other as digits alone.
@@ -71,13 +71,21 @@ type Concat struct {
 	Wide       bool
 }
 
+// Address is an originating address (TP-OA, 3GPP TS 23.040 9.1.2.5): digits
+// when Numeric, else alphanumeric text in the GSM alphabet. It has the shape
+// of sms.Sender, so a validated sender converts to it.
+type Address struct {
+	Value   string // the digits without '+', or the alphanumeric text
+	Numeric bool
+}
+
 // Deliver is an SMS-DELIVER as a handset receives it.
 type Deliver struct {
 	SMSC string // the service centre's number, E.164 with '+', "" when the PDU has none
 	// Sender is TP-OA: Numeric with the digits in Value for a numeric
 	// address (any type of number but 5; an international number's digits
 	// without '+'), not Numeric for an alphanumeric one (type of number 5).
-	Sender           Sender
+	Sender           Address
 	PID              byte
 	DCS              DCS       // DCSGSM, DCSUCS or DCSBinary, from TP-DCS
 	Class0           bool      // message class 0 (flash)
@@ -88,18 +96,7 @@ type Deliver struct {
 	Data             []byte    // DCSBinary: the user data after the header
 }
 
-// Received is an SMS-DELIVER that a test handset received: when, on which
-// network (MCC and MNC digits, e.g. "22601"), and its PDU as
-// EncodeDeliver writes it and DecodeDeliver reads it.
-type Received struct {
-	At      time.Time // when the handset received it
-	Network string    // MCC and MNC of the network the handset was on
-	PDU     []byte    // PDU mode: SMSC address information, then the TPDU
-}
-
 const (
-	codeInvalidPDU = "invalid_pdu"
-
 	maxAddressDigits = 20 // ten octets of semi-octets (3GPP TS 23.040 9.1.2.5)
 	maxAlphaSeptets  = 11 // 77 bits fit in the same ten octets
 
@@ -119,7 +116,7 @@ const (
 const semiOctetChars = "0123456789*#abc"
 
 func pduErrorf(format string, args ...any) error {
-	return msgkit.Errorf(msgkit.Invalid, codeInvalidPDU, format, args...)
+	return msgkit.Errorf(msgkit.Invalid, CodeInvalidPDU, format, args...)
 }
 
 // gsmDefaultRunes is the default alphabet of 3GPP TS 23.038 6.2.1 by code.
@@ -269,18 +266,18 @@ func decodeSMSC(toa byte, v []byte) (string, error) {
 }
 
 // decodeOA reads TP-OA (3GPP TS 23.040 9.1.2.5) and returns what follows.
-func decodeOA(p []byte) (Sender, []byte, error) {
+func decodeOA(p []byte) (Address, []byte, error) {
 	if len(p) < 2 {
-		return Sender{}, nil, pduErrorf("TP-OA: the PDU ends inside the address")
+		return Address{}, nil, pduErrorf("TP-OA: the PDU ends inside the address")
 	}
 	l, toa := int(p[0]), p[1]
 	if l > maxAddressDigits {
-		return Sender{}, nil, pduErrorf("TP-OA: length %d semi-octets, at most %d", l, maxAddressDigits)
+		return Address{}, nil, pduErrorf("TP-OA: length %d semi-octets, at most %d", l, maxAddressDigits)
 	}
 	octets := (l + 1) / 2
 	v := p[2:]
 	if octets > len(v) {
-		return Sender{}, nil, pduErrorf("TP-OA: %d semi-octets need %d octets, only %d present", l, octets, len(v))
+		return Address{}, nil, pduErrorf("TP-OA: %d semi-octets need %d octets, only %d present", l, octets, len(v))
 	}
 	v, rest := v[:octets], v[octets:]
 	if toa>>4&0x07 == tonAlphanumeric {
@@ -288,17 +285,17 @@ func decodeOA(p []byte) (Sender, []byte, error) {
 		var codes [maxAlphaSeptets]byte
 		n := l * 4 / 7
 		unpackSeptets(codes[:n], v, 0)
-		return Sender{Value: gsmString(codes[:n])}, rest, nil
+		return Address{Value: gsmString(codes[:n])}, rest, nil
 	}
 	var buf [maxAddressDigits]byte
 	for i := range l {
 		c := semiOctet(v, i)
 		if c == 0xF {
-			return Sender{}, nil, pduErrorf("TP-OA: filler semi-octet (0xF) at digit %d", i+1)
+			return Address{}, nil, pduErrorf("TP-OA: filler semi-octet (0xF) at digit %d", i+1)
 		}
 		buf[i] = semiOctetChars[c]
 	}
-	return Sender{Value: string(buf[:l]), Numeric: true}, rest, nil
+	return Address{Value: string(buf[:l]), Numeric: true}, rest, nil
 }
 
 // semiOctet is the i-th semi-octet of v: the low nibble comes first
@@ -565,7 +562,7 @@ func appendSMSC(b []byte, smsc string) ([]byte, error) {
 
 // appendOA writes TP-OA: a numeric sender as an international number, an
 // alphanumeric one packed with its length in useful semi-octets.
-func appendOA(b []byte, s Sender) ([]byte, error) {
+func appendOA(b []byte, s Address) ([]byte, error) {
 	if s.Numeric {
 		if len(s.Value) > maxAddressDigits {
 			return nil, pduErrorf("Sender: %d digits, at most %d", len(s.Value), maxAddressDigits)
