@@ -156,6 +156,40 @@ type Page[T any] struct {
 	Total int
 }
 
+// PageInfo is what a listing's answer tells of its page; each API family
+// spells it its own way.
+type PageInfo struct {
+	Total   int // the items selected in all
+	Count   int // the items on this page
+	PerPage int // the page size; 0 without paging
+	Number  int // this page's number, from 1
+	Pages   int // the pages the items fill: none without items
+}
+
+// Info tells p's page as selected by q. Without paging (a zero PageSize)
+// every item is on page 1.
+func (p Page[T]) Info(q ListQuery) PageInfo {
+	in := PageInfo{Total: p.Total, Count: len(p.Items), PerPage: max(q.PageSize, 0), Number: max(q.PageNumber, 1)}
+	switch {
+	case p.Total <= 0:
+	case q.PageSize > 0:
+		in.Pages = (p.Total-1)/q.PageSize + 1
+	default:
+		in.Pages = 1
+	}
+	return in
+}
+
+// MapItems is the items of p, each made into what f returns (an API's
+// wire shape); never nil, so an empty page is an empty array.
+func MapItems[T, W any](p Page[T], f func(T) W) []W {
+	out := make([]W, len(p.Items))
+	for i := range p.Items {
+		out[i] = f(p.Items[i])
+	}
+	return out
+}
+
 // ParseListQuery reads the listing parameters of v according to spec:
 // page_number, page_size, paging, sort, and filters in the forms attr=value
 // and operator(attr)=value. Parameters named in spec.Ignore are skipped;

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 )
 
 // testSpec is the listing used by the parse tests: one attribute per type,
@@ -541,4 +542,35 @@ func BenchmarkParseListQuery(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// The pages of a listing hold its items: PerPage items on every page but
+// the last, which holds the rest; without paging, all are on page 1.
+func TestPageInfo(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		total := rapid.IntRange(0, 10_000).Draw(t, "total")
+		q := ListQuery{PageNumber: rapid.IntRange(-1, 50).Draw(t, "number"), PageSize: rapid.IntRange(0, 300).Draw(t, "size")}
+		count := rapid.IntRange(0, 3).Draw(t, "count")
+		p := Page[int]{Items: make([]int, count), Total: total}
+		in := p.Info(q)
+		if in.Total != total || in.Count != count || in.Number != max(q.PageNumber, 1) || in.PerPage != q.PageSize {
+			t.Fatalf("%+v for %+v", in, q)
+		}
+		switch {
+		case total == 0:
+			if in.Pages != 0 {
+				t.Fatalf("%d pages of nothing", in.Pages)
+			}
+		case q.PageSize == 0:
+			if in.Pages != 1 {
+				t.Fatalf("%d pages without paging", in.Pages)
+			}
+		case (in.Pages-1)*q.PageSize >= total || in.Pages*q.PageSize < total:
+			t.Fatalf("%d pages of %d hold %d items", in.Pages, q.PageSize, total)
+		}
+		w := MapItems(p, func(int) string { return "x" })
+		if w == nil || len(w) != count {
+			t.Fatalf("MapItems: %v", w)
+		}
+	})
 }

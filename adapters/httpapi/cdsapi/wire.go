@@ -132,30 +132,21 @@ type links struct {
 // envelopeOf wraps a page: its links are the request's path and query with
 // page_number set (the last page of an empty listing is page 1).
 func envelopeOf[T, W any](r *http.Request, page msgkit.Page[T], q msgkit.ListQuery, wire func(T) W) envelope[W] {
-	var out envelope[W]
-	out.Data = make([]W, len(page.Items))
-	for i := range page.Items {
-		out.Data[i] = wire(page.Items[i])
-	}
-	size := q.PageSize
-	if size <= 0 {
-		size = msgkit.DefaultPageSize
-	}
-	current := max(q.PageNumber, 1)
-	pages := (page.Total + size - 1) / size
+	out := envelope[W]{Data: msgkit.MapItems(page, wire)}
+	in := page.Info(q)
 	link := func(n int) *string {
 		v := r.URL.Query()
 		v.Set(msgkit.ParamPageNumber, strconv.Itoa(n))
 		s := (&url.URL{Path: r.URL.Path, RawQuery: v.Encode()}).String()
 		return &s
 	}
-	p := pagination{Total: page.Total, Count: len(page.Items), PerPage: size, CurrentPage: current, TotalPages: pages}
-	p.Links.First, p.Links.Last = link(1), link(max(pages, 1))
-	if current > 1 {
-		p.Links.Prev = link(min(current-1, max(pages, 1)))
+	p := pagination{Total: in.Total, Count: in.Count, PerPage: in.PerPage, CurrentPage: in.Number, TotalPages: in.Pages}
+	p.Links.First, p.Links.Last = link(1), link(max(in.Pages, 1))
+	if in.Number > 1 {
+		p.Links.Prev = link(min(in.Number-1, max(in.Pages, 1)))
 	}
-	if current < pages {
-		p.Links.Next = link(current + 1)
+	if in.Number < in.Pages {
+		p.Links.Next = link(in.Number + 1)
 	}
 	out.Meta.Pagination = p
 	return out

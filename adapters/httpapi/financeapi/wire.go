@@ -269,15 +269,9 @@ type listJSON[T any] struct {
 }
 
 func listOf[T, W any](page msgkit.Page[T], q msgkit.ListQuery, wire func(T) W) listJSON[W] {
-	out := listJSON[W]{Data: make([]W, len(page.Items))}
-	for i, it := range page.Items {
-		out.Data[i] = wire(it)
-	}
-	pages := 0
-	if q.PageSize > 0 {
-		pages = (page.Total + q.PageSize - 1) / q.PageSize
-	}
-	out.Meta.Pagination = pagination{Total: page.Total, Count: len(page.Items), PerPage: q.PageSize, CurrentPage: max(q.PageNumber, 1), TotalPages: pages}
+	out := listJSON[W]{Data: msgkit.MapItems(page, wire)}
+	in := page.Info(q)
+	out.Meta.Pagination = pagination{Total: in.Total, Count: in.Count, PerPage: in.PerPage, CurrentPage: in.Number, TotalPages: in.Pages}
 	return out
 }
 

@@ -54,16 +54,9 @@ type pagination struct {
 }
 
 func envelopeOf[T, W any](page msgkit.Page[T], q msgkit.ListQuery, wire func(T) W) envelope[W] {
-	var out envelope[W]
-	out.Data = make([]W, len(page.Items))
-	for i := range page.Items {
-		out.Data[i] = wire(page.Items[i])
-	}
-	size := max(q.PageSize, 1)
-	out.Meta.Pagination = pagination{
-		Count: len(page.Items), CurrentPage: max(q.PageNumber, 1), PerPage: size,
-		Total: page.Total, TotalPages: (page.Total + size - 1) / size,
-	}
+	out := envelope[W]{Data: msgkit.MapItems(page, wire)}
+	in := page.Info(q)
+	out.Meta.Pagination = pagination{Count: in.Count, CurrentPage: in.Number, PerPage: in.PerPage, Total: in.Total, TotalPages: in.Pages}
 	return out
 }
 
