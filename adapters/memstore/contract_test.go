@@ -11,12 +11,12 @@ import (
 	"github.com/msgkit/msgkit/sms/smstest"
 )
 
-func TestAuthStore(t *testing.T) {
-	authtest.RunStoreTests(t, func(t *testing.T) auth.Store { return memstore.New().Auth() })
+func TestAuthContract(t *testing.T) {
+	authtest.Run(t, func(t *testing.T) auth.Store { return memstore.New().Auth() })
 }
 
-func TestSMSStore(t *testing.T) {
-	smstest.RunStoreTests(t, func(t *testing.T) smstest.Store { return memstore.New().SMS() })
+func TestSMSContract(t *testing.T) {
+	smstest.Run(t, func(t *testing.T) smstest.Store { return memstore.New().SMS() })
 }
 
 func TestFinanceStore(t *testing.T) {
