@@ -504,20 +504,6 @@ func TestCampaignRunReplicas(t *testing.T) {
 	}
 }
 
-// The runner end to end on pgstore: the shared suite, each runner of
-// the two-runner and crash tests on a replica (a DB of its own over one
-// schema).
-func TestCampaignRunner(t *testing.T) {
-	campaigntest.RunRunnerTests(t, func(t *testing.T) (campaigntest.RunnerStores, func() campaigntest.RunnerStores) {
-		dsn, schema := newTestSchema(t)
-		open := func() campaigntest.RunnerStores {
-			db := openTestDB(t, dsn, Options{Schema: schema})
-			return campaigntest.RunnerStores{Contacts: db.Contacts(), Campaigns: db.Campaigns(), SMS: db.SMS()}
-		}
-		return open(), open
-	})
-}
-
 var runNow = time.Date(2026, 3, 20, 12, 0, 0, 0, time.UTC)
 
 // fanOutSeed gives a tenant's list n contacts created a millisecond
