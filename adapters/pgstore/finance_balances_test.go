@@ -16,13 +16,7 @@ import (
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/finance"
-	"github.com/msgkit/msgkit/finance/financetest"
 )
-
-func TestFinanceBalanceStore(t *testing.T) {
-	t.Parallel()
-	financetest.RunBalanceStoreTests(t, func(t *testing.T) financetest.BalanceStore { return newTestDB(t).Finance() })
-}
 
 // TestFinanceBalanceListingsCoverSpec holds the balance and sheet
 // listings to their specs: every attribute, with its type, and nothing

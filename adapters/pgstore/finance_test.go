@@ -21,9 +21,12 @@ import (
 	"github.com/msgkit/msgkit/finance/financetest"
 )
 
-func TestFinanceStore(t *testing.T) {
+func TestFinanceContract(t *testing.T) {
 	t.Parallel()
-	financetest.RunStoreTests(t, func(t *testing.T) finance.Store { return newTestDB(t).Finance() })
+	financetest.Run(t, func(t *testing.T) financetest.Stores {
+		db := newTestDB(t)
+		return financetest.Stores{Finance: db.Finance(), Blobs: db.Blobs()}
+	})
 }
 
 // The tests below cover what is particular to PostgreSQL; the contract
