@@ -134,7 +134,7 @@ func (f faultyBlobs) Delete(ctx context.Context, key string) error {
 // The fake meets the contract it stands in for.
 func TestMemBlobs(t *testing.T) {
 	t.Parallel()
-	financetest.Run(t, func(*testing.T) financetest.Stores { return financetest.Stores{Blobs: newMemBlobs()} })
+	financetest.Run(t, func(testing.TB) financetest.Stores { return financetest.Stores{Blobs: newMemBlobs()} })
 }
 
 const key = "invoices/42/files/1"

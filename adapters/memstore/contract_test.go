@@ -6,7 +6,6 @@ import (
 	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/auth"
 	"github.com/msgkit/msgkit/auth/authtest"
-	"github.com/msgkit/msgkit/finance/financetest"
 	"github.com/msgkit/msgkit/sms/smstest"
 )
 
@@ -16,8 +15,4 @@ func TestAuthContract(t *testing.T) {
 
 func TestSMSContract(t *testing.T) {
 	smstest.Run(t, func(t *testing.T) smstest.Store { return memstore.New().SMS() })
-}
-
-func TestFinanceContract(t *testing.T) {
-	financetest.Run(t, func(t *testing.T) financetest.Stores { return financetest.Stores{Finance: memstore.New().Finance()} })
 }

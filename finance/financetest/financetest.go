@@ -33,18 +33,25 @@ type Store interface {
 }
 
 // Stores are a backend's finance stores over one new, empty database, as
-// Run takes them. Either is nil where the backend has none of its kind:
+// Run and Bench take them. Either is nil where the backend has none of its kind:
 // memstore keeps no file bytes, blobfs keeps nothing but them.
 type Stores struct {
 	Finance Store
 	Blobs   finance.BlobStore
+	// Seed, when not nil, stores invs in Finance as CreateInvoice one by
+	// one would, faster (PostgreSQL: a batch of inserts a round trip);
+	// nil, the benchmarks create them one by one.
+	Seed func(tb testing.TB, invs []finance.Invoice)
+	// Settle, when not nil, settles Finance after a benchmark's seed
+	// (PostgreSQL: its statistics), as a store that has run a while is.
+	Settle func(tb testing.TB)
 }
 
 // Run runs every suite of the contract whose store the backend has, each a
 // subtest, over stores from newStores, a new database per test (so the
 // parallel subtests each get their own: a schema each, on PostgreSQL).
 // The first stores it makes tell which kinds the backend has.
-func Run(t *testing.T, newStores func(t *testing.T) Stores) {
+func Run(t *testing.T, newStores func(testing.TB) Stores) {
 	t.Helper()
 	has := newStores(t)
 	if has.Finance == nil && has.Blobs == nil {
