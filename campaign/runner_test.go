@@ -19,8 +19,8 @@ import (
 
 const tenant = msgkit.ServiceUUID("0b6a3d4e-8f1c-4c2a-9a51-3f0e2d1c4b5a")
 
-// The runner's behaviour end to end is campaigntest.RunRunnerTests, run
-// on memstore and pgstore by their packages.
+// The runner's behaviour end to end is the runner suite of
+// campaigntest.Run, run on memstore and pgstore by their packages.
 
 // BenchmarkFanOut runs an sms campaign to a list of 1,000,000 contacts
 // with a segmentation query matching half of them, on memstore: the

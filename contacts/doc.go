@@ -222,7 +222,7 @@
 //
 // Memory: an import holds at most 4 times its body beyond the contacts a
 // store keeps, and keeps nothing of itself when done (the store contract
-// measures it, contactstest.RunImportMemoryTest: a 13 MB body of 100,000
+// measures it, contactstest.Run's import memory suite: a 13 MB body of 100,000
 // contacts holds about 1.7 times on PostgreSQL, 2.2 times on memstore).
 // ReadImport reads the body as a stream, checks 256 items at a time and
 // keeps them packed (ImportItems: about the body's size, where an

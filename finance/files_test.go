@@ -135,7 +135,7 @@ func (f faultyBlobs) Delete(ctx context.Context, key string) error {
 // The fake meets the contract it stands in for.
 func TestMemBlobs(t *testing.T) {
 	t.Parallel()
-	financetest.RunBlobStoreTests(t, func(t *testing.T) finance.BlobStore { return newMemBlobs() })
+	financetest.Run(t, func(testing.TB) financetest.Stores { return financetest.Stores{Blobs: newMemBlobs()} })
 }
 
 const key = "invoices/42/files/1"

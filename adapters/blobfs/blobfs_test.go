@@ -31,7 +31,7 @@ func newStore(tb testing.TB, dir string) *blobfs.Store {
 
 func TestStore(t *testing.T) {
 	t.Parallel()
-	financetest.RunBlobStoreTests(t, func(t *testing.T) finance.BlobStore { return newStore(t, t.TempDir()) })
+	financetest.Run(t, func(tb testing.TB) financetest.Stores { return financetest.Stores{Blobs: newStore(tb, tb.TempDir())} })
 }
 
 // fileOf is where the package doc says key's blob lives.

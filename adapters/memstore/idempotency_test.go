@@ -7,6 +7,6 @@ import (
 	"github.com/msgkit/msgkit/idempotency/idempotencytest"
 )
 
-func TestIdempotencyStore(t *testing.T) {
-	idempotencytest.RunStoreTests(t, func(t *testing.T) idempotencytest.Store { return memstore.New().Idempotency() })
+func TestIdempotencyContract(t *testing.T) {
+	idempotencytest.Run(t, func(t *testing.T) idempotencytest.Store { return memstore.New().Idempotency() })
 }

@@ -1,6 +1,7 @@
 // Package memstore is the in-memory implementation of every msgkit Store:
 // the embedded default, safe for concurrent use, lost when the process
-// ends. It behaves as pgstore does; the domains' contract suites check that.
+// ends. It behaves as pgstore does; each domain's contract (<domain>test.Run)
+// checks that.
 //
 // A DB holds one store per domain (DB.Auth, DB.SMS, DB.SMPP, DB.Contacts,
 // DB.Campaigns, DB.Finance, DB.Routing, DB.TestSystem, DB.UIProxy,

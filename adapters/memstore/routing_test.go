@@ -8,6 +8,6 @@ import (
 	"github.com/msgkit/msgkit/routing/routingtest"
 )
 
-func TestRoutingStore(t *testing.T) {
-	routingtest.RunStoreTests(t, func(t *testing.T) routing.Store { return memstore.New().Routing() })
+func TestRoutingContract(t *testing.T) {
+	routingtest.Run(t, func(t *testing.T) routing.Store { return memstore.New().Routing() })
 }

@@ -8,6 +8,6 @@ import (
 	"github.com/msgkit/msgkit/sms/smpp/smpptest"
 )
 
-func TestSMPPStore(t *testing.T) {
-	smpptest.RunStoreTests(t, func(t *testing.T) smpp.Store { return memstore.New().SMPP() })
+func TestSMPPContract(t *testing.T) {
+	smpptest.Run(t, func(t *testing.T) smpp.Store { return memstore.New().SMPP() })
 }

@@ -7,8 +7,8 @@ import (
 	"github.com/msgkit/msgkit/testsystem/testsystemtest"
 )
 
-func TestTestSystemStore(t *testing.T) {
-	testsystemtest.RunStoreTests(t, func(t *testing.T) testsystemtest.Fixture {
+func TestTestSystemContract(t *testing.T) {
+	testsystemtest.Run(t, func(t *testing.T) testsystemtest.Fixture {
 		db := memstore.New()
 		return testsystemtest.Fixture{Store: db.TestSystem(), Outbox: db.SMS()}
 	})

@@ -8,6 +8,6 @@ import (
 	"github.com/msgkit/msgkit/uiproxy/uiproxytest"
 )
 
-func TestUIProxyStore(t *testing.T) {
-	uiproxytest.RunStoreTests(t, func(t *testing.T) uiproxy.Store { return memstore.New().UIProxy() })
+func TestUIProxyContract(t *testing.T) {
+	uiproxytest.Run(t, func(t *testing.T) uiproxy.Store { return memstore.New().UIProxy() })
 }

@@ -17,11 +17,11 @@ import (
 	"github.com/msgkit/msgkit/sms/smstest"
 )
 
-// TestSMSStoreBatchPath runs the contract with every Accept written by
+// TestSMSContractBatchPath runs the contract with every Accept written by
 // acceptBatch, a lone message included, so both ways of writing meet it.
-func TestSMSStoreBatchPath(t *testing.T) {
+func TestSMSContractBatchPath(t *testing.T) {
 	t.Parallel()
-	smstest.RunStoreTests(t, func(t *testing.T) smstest.Store {
+	smstest.Run(t, func(t *testing.T) smstest.Store {
 		s := newTestStore(t)
 		s.accepts.batchAlone = true
 		return s

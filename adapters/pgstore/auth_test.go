@@ -15,9 +15,9 @@ import (
 	"github.com/msgkit/msgkit/auth/authtest"
 )
 
-func TestAuthStore(t *testing.T) {
+func TestAuthContract(t *testing.T) {
 	t.Parallel()
-	authtest.RunStoreTests(t, func(t *testing.T) auth.Store { return newTestAuth(t) })
+	authtest.Run(t, func(t *testing.T) auth.Store { return newTestAuth(t) })
 }
 
 // The tests below cover what is particular to PostgreSQL; the contract

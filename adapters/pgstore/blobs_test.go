@@ -13,17 +13,11 @@ import (
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/finance"
-	"github.com/msgkit/msgkit/finance/financetest"
 	"github.com/msgkit/msgkit/finance/officefile/officefiletest"
 )
 
-func TestBlobStore(t *testing.T) {
-	t.Parallel()
-	financetest.RunBlobStoreTests(t, func(t *testing.T) finance.BlobStore { return newTestDB(t).Blobs() })
-}
-
 // The tests below cover what is particular to PostgreSQL; the contract
-// suite covers the rest.
+// suite (financetest.Run in TestFinanceContract) covers the rest.
 
 // blobRows counts the rows of the two blob tables.
 func blobRows(t *testing.T, s *BlobStore) (blobs, chunks int) {

@@ -6,16 +6,16 @@ import (
 	"github.com/msgkit/msgkit/campaign/campaigntest"
 )
 
-func TestCampaignRunStoreContract(t *testing.T) {
-	campaigntest.RunRunStoreTests(t, func(t *testing.T) campaigntest.RunStores {
-		s := newTestDB(t).Campaigns()
-		return campaigntest.RunStores{Campaigns: s, Runs: s}
-	})
-}
-
-func TestCampaignAudienceContract(t *testing.T) {
-	campaigntest.RunAudienceTests(t, func(t *testing.T) campaigntest.AudienceStores {
-		s := newTestDB(t).Contacts()
-		return campaigntest.AudienceStores{Contacts: s, Audience: s}
+// The campaign contract on pgstore, each runner of the runner suite's
+// two-runner and crash tests on a replica (a DB of its own over one
+// schema).
+func TestCampaignContract(t *testing.T) {
+	campaigntest.Run(t, func(t *testing.T) campaigntest.Stores {
+		dsn, schema := newTestSchema(t)
+		open := func() campaigntest.RunnerStores {
+			db := openTestDB(t, dsn, Options{Schema: schema})
+			return campaigntest.RunnerStores{Contacts: db.Contacts(), Campaigns: db.Campaigns(), SMS: db.SMS()}
+		}
+		return campaigntest.Stores{RunnerStores: open(), Reopen: open}
 	})
 }

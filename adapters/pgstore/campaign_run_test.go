@@ -504,27 +504,14 @@ func TestCampaignRunReplicas(t *testing.T) {
 	}
 }
 
-// The runner end to end on pgstore: the shared suite, each runner of
-// the two-runner and crash tests on a replica (a DB of its own over one
-// schema).
-func TestCampaignRunner(t *testing.T) {
-	campaigntest.RunRunnerTests(t, func(t *testing.T) (campaigntest.RunnerStores, func() campaigntest.RunnerStores) {
-		dsn, schema := newTestSchema(t)
-		open := func() campaigntest.RunnerStores {
-			db := openTestDB(t, dsn, Options{Schema: schema})
-			return campaigntest.RunnerStores{Contacts: db.Contacts(), Campaigns: db.Campaigns(), SMS: db.SMS()}
-		}
-		return open(), open
-	})
-}
-
 var runNow = time.Date(2026, 3, 20, 12, 0, 0, 0, time.UTC)
 
 // fanOutSeed gives a tenant's list n contacts created a millisecond
 // apart, every one subscribed and opted in with a Slovenian mobile
 // number of its own, the even ones in Ljubljana and the odd ones in
-// Maribor: $1 the tenant, $2 the list, $3 n. It is
-// BenchmarkContactsPostgres's load with the columns a campaign reads.
+// Maribor: $1 the tenant, $2 the list, $3 n.
+// It is the load of benchContactsSQL (BenchmarkContacts/Million) with the columns
+// a campaign reads.
 const fanOutSeed = `INSERT INTO contacts (service_uuid, uuid, list_uuid, member, created, updated,
 		mobile, mobile_raw, opt_status, city, city_fold)
 	SELECT $1, lpad(to_hex(i), 8, '0') || '-0000-4000-8000-' || lpad(to_hex(i), 12, '0'), $2, 'subscribed',

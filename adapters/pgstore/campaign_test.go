@@ -19,10 +19,6 @@ import (
 	"github.com/msgkit/msgkit/contacts"
 )
 
-func TestCampaignStore(t *testing.T) {
-	campaigntest.RunStoreTests(t, func(t *testing.T) campaign.Store { return newTestDB(t).Campaigns() })
-}
-
 // The listing has exactly campaign.ListSpec()'s attributes, with its types.
 func TestCampaignListSpec(t *testing.T) {
 	if err := campaignsTable.checkSpec(campaign.ListSpec()); err != nil {

@@ -15,15 +15,6 @@ import (
 	"github.com/msgkit/msgkit/contacts/contactstest"
 )
 
-func TestContactsImport(t *testing.T) {
-	contactstest.RunImportStoreTests(t, func(t *testing.T) contactstest.ImportStore { return newTestDB(t).Contacts() })
-}
-
-// The import's memory: not parallel, as it measures the process's heap.
-func TestImportMemory(t *testing.T) {
-	contactstest.RunImportMemoryTest(t, func(tb testing.TB) contactstest.ImportStore { return newTestDB(tb).Contacts() }, false)
-}
-
 // Random batches of every mode and option give the same results and the
 // same contacts on PostgreSQL as on memstore, PostgreSQL planning and
 // writing them in chunks of one to four items.
@@ -85,15 +76,4 @@ func TestContactsImportLikeMemstore(t *testing.T) {
 			}
 		}
 	})
-}
-
-// BenchmarkImport: contactstest.BenchmarkImport on PostgreSQL, each
-// import into a fresh schema, its seed analysed.
-func BenchmarkImport(b *testing.B) {
-	contactstest.BenchmarkImport(b, func(tb testing.TB) contactstest.ImportStore { return newTestDB(tb).Contacts() },
-		func(tb testing.TB, s contactstest.ImportStore) {
-			if _, err := s.(*ContactsStore).pool.Exec(context.Background(), "ANALYZE contacts"); err != nil {
-				tb.Fatal(err)
-			}
-		})
 }

@@ -4,7 +4,8 @@
 // DB.Contacts, DB.Campaigns, DB.Finance and DB.Blobs for its files,
 // DB.Routing, DB.TestSystem, DB.UIProxy, DB.Idempotency), so no domain's
 // methods are visible on another's. It behaves as memstore does; each
-// domain's contract suite (<domain>test.RunStoreTests) runs against both.
+// domain's contract (<domain>test.Run, its one entry point, with
+// the shared benchmarks beside it) runs against both.
 //
 // # Opening
 //

@@ -4,25 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"slices"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/jackc/pgx/v5"
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/finance"
-	"github.com/msgkit/msgkit/finance/financetest"
 )
-
-func TestFinanceBalanceStore(t *testing.T) {
-	t.Parallel()
-	financetest.RunBalanceStoreTests(t, func(t *testing.T) financetest.BalanceStore { return newTestDB(t).Finance() })
-}
 
 // TestFinanceBalanceListingsCoverSpec holds the balance and sheet
 // listings to their specs: every attribute, with its type, and nothing
@@ -260,71 +249,3 @@ func TestFinanceBalancesRefuse(t *testing.T) {
 }
 
 func second[T any](_ T, err error) error { return err }
-
-// BenchmarkFinanceBalancesPostgres sums the customers' balances of a
-// million invoices (financeBenchSQL: 1,000 partners, 870,000 counted),
-// grouped by domainCodeName and dataSourceCodeName, and lists page 1 (10
-// balances) by -total over every partner. It reports the median time and
-// logs the statement's plan once. Run it alone: go test -run '^$' -bench
-// FinanceBalancesPostgres -benchtime 20x ./adapters/pgstore (filling the
-// table takes about a minute).
-func BenchmarkFinanceBalancesPostgres(b *testing.B) {
-	db := newTestDB(b)
-	s := db.Finance()
-	ctx := b.Context()
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "SELECT setseed(0.42)"); err != nil {
-			return err
-		}
-		_, err := tx.Exec(ctx, financeBenchSQL)
-		return err
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := db.pool.Exec(ctx, "VACUUM (ANALYZE) finance_invoices"); err != nil {
-		b.Fatal(err)
-	}
-
-	scope := finance.Scope{All: true}
-	o := finance.BalanceOptions{Side: finance.Customers, Group: []string{"domainCodeName", "dataSourceCodeName"}}
-	q := msgkit.ListQuery{Sort: []msgkit.SortKey{{Attr: "total", Desc: true}}, PageNumber: 1, PageSize: 10}
-	table, args := balanceTable(scope, o)
-	st, err := table.statement(q, args)
-	if err != nil {
-		b.Fatal(err)
-	}
-	rows, err := db.pool.Query(ctx, "EXPLAIN (ANALYZE, BUFFERS) "+st.page, st.args...)
-	if err != nil {
-		b.Fatal(err)
-	}
-	plan, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		b.Fatal(err)
-	}
-	// Not b.Log: the testing package keeps only ten lines of a
-	// benchmark's log.
-	fmt.Fprintf(os.Stderr, "%s: the balances' plan:\n%s\n", b.Name(), strings.Join(plan, "\n"))
-
-	var times []time.Duration
-	b.ReportAllocs()
-	for b.Loop() {
-		start := time.Now()
-		page, err := s.Balances(ctx, scope, o, q)
-		times = append(times, time.Since(start))
-		if err != nil {
-			b.Fatal(err)
-		}
-		if len(page.Items) != 10 || page.Total != 1000 {
-			b.Fatalf("got %d balances of %d", len(page.Items), page.Total)
-		}
-		for i, bal := range page.Items {
-			if bal.Group["domainCodeName"].Str() != string(finance.Bulk) || bal.Documents < 500 ||
-				(i > 0 && bal.Total.GreaterThan(page.Items[i-1].Total)) {
-				b.Fatalf("balance %d of the page: %+v", i, bal)
-			}
-		}
-	}
-	slices.Sort(times)
-	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "median-ms")
-}

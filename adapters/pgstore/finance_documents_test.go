@@ -21,11 +21,6 @@ import (
 	"github.com/msgkit/msgkit/finance/financetest"
 )
 
-func TestFinanceDocumentStore(t *testing.T) {
-	t.Parallel()
-	financetest.RunDocumentStoreTests(t, func(t *testing.T) financetest.DocumentStore { return newTestDB(t).Finance() })
-}
-
 // TestFinanceDocumentListingCoversSpec holds the documents listing to
 // its spec: every attribute, with its type, and nothing else.
 func TestFinanceDocumentListingCoversSpec(t *testing.T) {

@@ -1,6 +1,7 @@
 package pgstore
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,9 +22,41 @@ import (
 	"github.com/msgkit/msgkit/finance/financetest"
 )
 
-func TestFinanceStore(t *testing.T) {
+func TestFinanceContract(t *testing.T) {
 	t.Parallel()
-	financetest.RunStoreTests(t, func(t *testing.T) finance.Store { return newTestDB(t).Finance() })
+	financetest.Run(t, newFinanceStores)
+}
+
+// BenchmarkFinance: financetest.Bench on PostgreSQL (Balances), the
+// invoices written in batches and analysed.
+func BenchmarkFinance(b *testing.B) {
+	financetest.Bench(b, newFinanceStores)
+}
+
+func newFinanceStores(tb testing.TB) financetest.Stores {
+	db := newTestDB(tb)
+	return financetest.Stores{
+		Finance: db.Finance(),
+		Blobs:   db.Blobs(),
+		Seed: func(tb testing.TB, invs []finance.Invoice) {
+			batch := &pgx.Batch{}
+			for _, inv := range invs {
+				args, err := invoiceArgs(inv)
+				if err != nil {
+					tb.Fatal(err)
+				}
+				batch.Queue(invoiceInsertSQL, args...)
+			}
+			if err := db.pool.SendBatch(context.Background(), batch).Close(); err != nil {
+				tb.Fatal(err)
+			}
+		},
+		Settle: func(tb testing.TB) {
+			if _, err := db.pool.Exec(context.Background(), "VACUUM (ANALYZE) finance_invoices"); err != nil {
+				tb.Fatal(err)
+			}
+		},
+	}
 }
 
 // The tests below cover what is particular to PostgreSQL; the contract

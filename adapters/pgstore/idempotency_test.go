@@ -6,6 +6,6 @@ import (
 	"github.com/msgkit/msgkit/idempotency/idempotencytest"
 )
 
-func TestIdempotencyStore(t *testing.T) {
-	idempotencytest.RunStoreTests(t, func(t *testing.T) idempotencytest.Store { return newTestDB(t).Idempotency() })
+func TestIdempotencyContract(t *testing.T) {
+	idempotencytest.Run(t, func(t *testing.T) idempotencytest.Store { return newTestDB(t).Idempotency() })
 }

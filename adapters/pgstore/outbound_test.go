@@ -10,7 +10,7 @@ import (
 	"github.com/msgkit/msgkit/sms/smstest"
 )
 
-// The outbound queue's contract runs with TestSMSStore; the tests below
+// The outbound queue's contract runs with TestSMSContract; the tests below
 // cover what is particular to PostgreSQL.
 
 // TestOutboundClaimUsesTheQueueIndex fills the queue as it looks after

@@ -22,7 +22,7 @@ import (
 	"github.com/msgkit/msgkit/sms/smstest"
 )
 
-// The outbox contract runs with TestSMSStore; the tests below cover what
+// The outbox contract runs with TestSMSContract; the tests below cover what
 // is particular to PostgreSQL: locks, retries, replicas, plans and exact
 // round trips.
 

@@ -8,8 +8,8 @@ import (
 	"github.com/msgkit/msgkit/sms/smpp/smpptest"
 )
 
-func TestSMPPStore(t *testing.T) {
-	smpptest.RunStoreTests(t, func(t *testing.T) smpp.Store { return newTestDB(t).SMPP() })
+func TestSMPPContract(t *testing.T) {
+	smpptest.Run(t, func(t *testing.T) smpp.Store { return newTestDB(t).SMPP() })
 }
 
 func TestSMPPPurge(t *testing.T) {

@@ -20,9 +20,9 @@ import (
 	"github.com/msgkit/msgkit/sms/smstest"
 )
 
-func TestSMSStore(t *testing.T) {
+func TestSMSContract(t *testing.T) {
 	t.Parallel()
-	smstest.RunStoreTests(t, func(t *testing.T) smstest.Store { return newTestStore(t) })
+	smstest.Run(t, func(t *testing.T) smstest.Store { return newTestStore(t) })
 }
 
 // The tests below cover what is particular to PostgreSQL; the contract

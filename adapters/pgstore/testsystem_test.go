@@ -20,8 +20,8 @@ import (
 	"github.com/msgkit/msgkit/testsystem/testsystemtest"
 )
 
-func TestTestSystemStore(t *testing.T) {
-	testsystemtest.RunStoreTests(t, func(t *testing.T) testsystemtest.Fixture {
+func TestTestSystemContract(t *testing.T) {
+	testsystemtest.Run(t, func(t *testing.T) testsystemtest.Fixture {
 		db := newTestDB(t)
 		return testsystemtest.Fixture{Store: db.TestSystem(), Outbox: db.SMS()}
 	})

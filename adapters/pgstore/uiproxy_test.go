@@ -7,6 +7,6 @@ import (
 	"github.com/msgkit/msgkit/uiproxy/uiproxytest"
 )
 
-func TestUIProxyStore(t *testing.T) {
-	uiproxytest.RunStoreTests(t, func(t *testing.T) uiproxy.Store { return newTestDB(t).UIProxy() })
+func TestUIProxyContract(t *testing.T) {
+	uiproxytest.Run(t, func(t *testing.T) uiproxy.Store { return newTestDB(t).UIProxy() })
 }

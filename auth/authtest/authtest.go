@@ -1,5 +1,5 @@
 // Package authtest is the contract every auth.Store implementation meets.
-// memstore and pgstore both run RunStoreTests; a behaviour that differs
+// memstore and pgstore both call Run; a behaviour that differs
 // between them is a bug.
 package authtest
 
@@ -19,10 +19,10 @@ import (
 	"github.com/msgkit/msgkit/auth"
 )
 
-// RunStoreTests runs the contract against stores made by newStore, one
+// Run runs the contract against stores made by newStore, one
 // fresh, empty store per subtest. The subtests run in parallel, so
 // newStore must give each its own store (a schema each, on PostgreSQL).
-func RunStoreTests(t *testing.T, newStore func(t *testing.T) auth.Store) {
+func Run(t *testing.T, newStore func(t *testing.T) auth.Store) {
 	t.Helper()
 	tests := []struct {
 		name string

@@ -1,6 +1,7 @@
-// Package campaigntest is the store contract of package campaign: every
-// campaign.Store runs RunStoreTests, so that memstore and pgstore behave
-// alike.
+// Package campaigntest is the store contract of package campaign: the
+// stores of every backend pass Run, its one entry point (the campaign
+// store, the run store, the audience and the Runner end to end over
+// them), so that memstore and pgstore behave alike.
 package campaigntest
 
 import (
@@ -16,9 +17,48 @@ import (
 	"github.com/msgkit/msgkit/campaign"
 )
 
-// RunStoreTests runs the contract against stores newStore makes, each
+// Stores are the stores of one database, as Run takes them.
+type Stores struct {
+	RunnerStores
+	// Reopen opens another handle on the same database, for the runner's
+	// crash and two-runner tests (a replica: a DB of its own over one
+	// schema); nil means the same stores (memstore).
+	Reopen func() RunnerStores
+}
+
+// Run runs every suite of the contract, each a subtest, over the stores
+// of a new, empty database per test, from newStores: the campaign store,
+// the run store, the audience, and the Runner end to end.
+func Run(t *testing.T, newStores func(t *testing.T) Stores) {
+	t.Run("store", func(t *testing.T) {
+		runStoreTests(t, func(t *testing.T) campaign.Store { return newStores(t).Campaigns })
+	})
+	t.Run("runs", func(t *testing.T) {
+		runRunStoreTests(t, func(t *testing.T) runStores {
+			s := newStores(t).Campaigns
+			return runStores{Campaigns: s, Runs: s}
+		})
+	})
+	t.Run("audience", func(t *testing.T) {
+		runAudienceTests(t, func(t *testing.T) audienceStores {
+			s := newStores(t).Contacts
+			return audienceStores{Contacts: s, Audience: s}
+		})
+	})
+	t.Run("runner", func(t *testing.T) {
+		runRunnerTests(t, func(t *testing.T) (RunnerStores, func() RunnerStores) {
+			s := newStores(t)
+			if s.Reopen == nil {
+				return s.RunnerStores, func() RunnerStores { return s.RunnerStores }
+			}
+			return s.RunnerStores, s.Reopen
+		})
+	})
+}
+
+// runStoreTests runs the contract against stores newStore makes, each
 // empty.
-func RunStoreTests(t *testing.T, newStore func(t *testing.T) campaign.Store) {
+func runStoreTests(t *testing.T, newStore func(t *testing.T) campaign.Store) {
 	for _, tc := range []struct {
 		name string
 		fn   func(*testing.T, campaign.Store)

@@ -48,11 +48,11 @@ type RunnerStores struct {
 	}
 }
 
-// RunRunnerTests runs campaign.Runner end to end over the stores of a new
+// runRunnerTests runs campaign.Runner end to end over the stores of a new
 // database each test; newStores returns them and a function that opens
 // another handle on the same database (a replica; memstore returns the
 // same stores).
-func RunRunnerTests(t *testing.T, newStores func(t *testing.T) (RunnerStores, func() RunnerStores)) {
+func runRunnerTests(t *testing.T, newStores func(t *testing.T) (RunnerStores, func() RunnerStores)) {
 	for _, tc := range []struct {
 		name string
 		fn   func(*testing.T, *World, func() RunnerStores)

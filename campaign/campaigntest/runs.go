@@ -13,18 +13,18 @@ import (
 	"github.com/msgkit/msgkit/segmentation"
 )
 
-// RunStores are a campaign store and its run store, over one database.
-type RunStores struct {
+// runStores are a campaign store and its run store, over one database.
+type runStores struct {
 	Campaigns campaign.Store
 	Runs      campaign.RunStore
 }
 
-// RunRunStoreTests runs the contract of campaign.RunStore against stores
+// runRunStoreTests runs the contract of campaign.RunStore against stores
 // newStores makes, each empty.
-func RunRunStoreTests(t *testing.T, newStores func(t *testing.T) RunStores) {
+func runRunStoreTests(t *testing.T, newStores func(t *testing.T) runStores) {
 	for _, tc := range []struct {
 		name string
-		fn   func(*testing.T, RunStores)
+		fn   func(*testing.T, runStores)
 	}{
 		{"claim due occurrences once", testClaimDue},
 		{"claim due concurrently", testClaimDueConcurrent},
@@ -37,7 +37,7 @@ func RunRunStoreTests(t *testing.T, newStores func(t *testing.T) RunStores) {
 }
 
 // due stores an active sms campaign whose next run is at when.
-func due(t *testing.T, s RunStores, tenant msgkit.ServiceUUID, id string, status campaign.Status, when time.Time) campaign.Campaign {
+func due(t *testing.T, s runStores, tenant msgkit.ServiceUUID, id string, status campaign.Status, when time.Time) campaign.Campaign {
 	t.Helper()
 	c := Sample(t, id, 0, campaign.SMS, campaign.Active)
 	c.Status, c.Next, c.NextSeq = status, when, 1
@@ -50,7 +50,7 @@ func due(t *testing.T, s RunStores, tenant msgkit.ServiceUUID, id string, status
 	return c
 }
 
-func testClaimDue(t *testing.T, s RunStores) {
+func testClaimDue(t *testing.T, s runStores) {
 	ctx := t.Context()
 	now := at.Add(time.Hour)
 	a := due(t, s, tenantA, "c1000000-0000-4000-8000-000000000001", campaign.Active, at)
@@ -97,7 +97,7 @@ func testClaimDue(t *testing.T, s RunStores) {
 	}
 }
 
-func testClaimDueConcurrent(t *testing.T, s RunStores) {
+func testClaimDueConcurrent(t *testing.T, s runStores) {
 	ctx := t.Context()
 	for i := range 5 {
 		due(t, s, tenantA, fmt.Sprintf("c2000000-0000-4000-8000-%012d", i), campaign.Active, at)
@@ -124,7 +124,7 @@ func testClaimDueConcurrent(t *testing.T, s RunStores) {
 }
 
 // claimed is a campaign's task claimed at now.
-func claimed(t *testing.T, s RunStores, now time.Time) campaign.Task {
+func claimed(t *testing.T, s runStores, now time.Time) campaign.Task {
 	t.Helper()
 	due(t, s, tenantA, "c3000000-0000-4000-8000-000000000001", campaign.Active, at)
 	if _, err := s.Runs.ClaimDue(t.Context(), now, 10, func(c *campaign.Campaign) { c.Ran(now) }); err != nil {
@@ -144,7 +144,7 @@ func wantLeaseLost(t *testing.T, err error, what string) {
 	}
 }
 
-func testLeases(t *testing.T, s RunStores) {
+func testLeases(t *testing.T, s runStores) {
 	ctx := t.Context()
 	now := at.Add(time.Hour)
 	tk := claimed(t, s, now)
@@ -170,7 +170,7 @@ func testLeases(t *testing.T, s RunStores) {
 	}
 }
 
-func testMessages(t *testing.T, s RunStores) {
+func testMessages(t *testing.T, s runStores) {
 	ctx := t.Context()
 	now := at.Add(time.Hour)
 	tk := claimed(t, s, now)
@@ -221,7 +221,7 @@ func testMessages(t *testing.T, s RunStores) {
 	}
 }
 
-func testEndTask(t *testing.T, s RunStores) {
+func testEndTask(t *testing.T, s runStores) {
 	ctx := t.Context()
 	now := at.Add(time.Hour)
 	tk := claimed(t, s, now)
@@ -250,16 +250,16 @@ func testEndTask(t *testing.T, s RunStores) {
 	wantLeaseLost(t, s.Runs.EndTask(ctx, tasks[0], campaign.TaskStopped, end), "ending a done task")
 }
 
-// AudienceStores are a contacts store and its Audience.
-type AudienceStores struct {
+// audienceStores are a contacts store and its Audience.
+type audienceStores struct {
 	Contacts contacts.Store
 	Audience campaign.Audience
 }
 
-// RunAudienceTests runs the contract of campaign.Audience against stores
+// runAudienceTests runs the contract of campaign.Audience against stores
 // newStores makes, each empty: every channel's rule (campaign.Address),
 // lists, the segmentation query, paging.
-func RunAudienceTests(t *testing.T, newStores func(t *testing.T) AudienceStores) {
+func runAudienceTests(t *testing.T, newStores func(t *testing.T) audienceStores) {
 	s := newStores(t)
 	ctx := t.Context()
 	lists := []string{"a1000000-0000-4000-8000-000000000001", "a1000000-0000-4000-8000-000000000002", "a1000000-0000-4000-8000-000000000003"}

@@ -10,23 +10,22 @@ import (
 	"github.com/msgkit/msgkit/contacts"
 )
 
-// BenchmarkImport measures imports from the raw JSON body to the stored
+// benchImport measures imports from the raw JSON body to the stored
 // result, the calls the HTTP handler makes (ReadImport, then Import): a
 // body of n contacts (ImportBody, about 110 bytes each), for n of 10,000
 // and 100,000, resolved by update on mobile into a list that holds every
 // other one of them already. Each import runs into a fresh store from
-// newStore, seeded untimed; seeded, when not nil, settles a store after
-// its seed (PostgreSQL's statistics, say). Besides time and allocations
+// newStores, seeded untimed, then settled (Stores.Settle). Besides time and allocations
 // it reports, from one more import measured by MeasureHeap, peak-B/body-B
 // (the import's transient heap at its peak per byte of body) and
 // kept-B/body-B (the heap the store kept of it per byte of body).
-func BenchmarkImport(b *testing.B, newStore func(testing.TB) ImportStore, seeded func(testing.TB, ImportStore)) {
+func benchImport(b *testing.B, newStores func(testing.TB) Stores) {
 	for _, n := range []int{10_000, 100_000} {
-		b.Run(fmt.Sprintf("contacts=%d", n), func(b *testing.B) { benchmarkImport(b, newStore, seeded, n) })
+		b.Run(fmt.Sprintf("contacts=%d", n), func(b *testing.B) { benchmarkImport(b, newStores, n) })
 	}
 }
 
-func benchmarkImport(b *testing.B, newStore func(testing.TB) ImportStore, seeded func(testing.TB, ImportStore), n int) {
+func benchmarkImport(b *testing.B, newStores func(testing.TB) Stores, n int) {
 	ctx := context.Background()
 	var half []int
 	for i := 0; i < n; i += 2 {
@@ -49,7 +48,8 @@ func benchmarkImport(b *testing.B, newStore func(testing.TB) ImportStore, seeded
 		return r
 	}
 	prepare := func(round int) (ImportStore, func() string) {
-		s := newStore(b)
+		st := newStores(b)
+		s := st.Contacts
 		if _, err := s.CreateList(ctx, TenantA, contacts.List{UUID: o.ListUUID, Name: "bench", Status: "active", Created: at(0), Updated: at(0)}); err != nil {
 			b.Fatal(err)
 		}
@@ -58,8 +58,8 @@ func benchmarkImport(b *testing.B, newStore func(testing.TB) ImportStore, seeded
 		if r := run(s, seed, 1, newUUID); r.Created != len(half) {
 			b.Fatalf("seed: %+v", r)
 		}
-		if seeded != nil {
-			seeded(b, s)
+		if st.Settle != nil {
+			st.Settle(b)
 		}
 		return s, newUUID
 	}

@@ -19,9 +19,9 @@ type CatalogStore interface {
 	contacts.CatalogStore
 }
 
-// RunCatalogStoreTests runs the catalog contract against stores made by
+// runCatalogStoreTests runs the catalog contract against stores made by
 // newStore, one fresh, empty store per subtest.
-func RunCatalogStoreTests(t *testing.T, newStore func(t *testing.T) CatalogStore) {
+func runCatalogStoreTests(t *testing.T, newStore func(t *testing.T) CatalogStore) {
 	t.Helper()
 	for _, tt := range []struct {
 		name string

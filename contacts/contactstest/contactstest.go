@@ -1,6 +1,8 @@
-// Package contactstest is the contract every contacts.Store meets.
-// memstore and pgstore both run RunStoreTests; a behaviour that differs
-// between them is a bug.
+// Package contactstest is the contract every contacts store meets:
+// contacts and lists, the catalog, imports and their memory. Run is its
+// one entry point: memstore and pgstore both call it, and a behaviour
+// that differs between them is a bug. Bench holds the benchmarks both
+// stores share.
 package contactstest
 
 import (
@@ -25,9 +27,9 @@ const (
 	TenantB msgkit.ServiceUUID = "7c1d2e3f-4a5b-4c6d-8e7f-901a2b3c4d5e"
 )
 
-// RunStoreTests runs the contract against stores made by newStore, one
+// runStoreTests runs the contract against stores made by newStore, one
 // fresh, empty store per subtest.
-func RunStoreTests(t *testing.T, newStore func(t *testing.T) contacts.Store) {
+func runStoreTests(t *testing.T, newStore func(t *testing.T) contacts.Store) {
 	t.Helper()
 	for _, tt := range []struct {
 		name string

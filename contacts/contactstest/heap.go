@@ -88,21 +88,21 @@ func collect() {
 	runtime.GC()
 }
 
-// RunImportMemoryTest holds an import to its memory budget. A body of
+// runImportMemoryTest holds an import to its memory budget. A body of
 // ImportBody contacts (100,000 of about 128 bytes, 13 MB; 20,000 with
 // -short, 10,000 with the race detector) is read and imported into an
-// empty list of a store from newStore, with the calls the HTTP handler
+// empty list of a store from newStores, with the calls the HTTP handler
 // makes (ReadImport, then Import), measured by MeasureHeap. At its peak
 // the import may hold 4 times the body beyond what the store keeps
 // (Heap.Transient); the smaller bodies 2 MiB more, what an import holds
 // whatever its size (a chunk's items and contacts, the reading buffers,
 // the collector's margin). After it, the heap may keep (Heap.Kept) what
 // the store keeps of the same contacts created one by one (CreateContact,
-// from copies that share nothing), 2 % and 1 MiB more: inHeap says the
-// store keeps its contacts in the process's heap (memstore); otherwise
+// from copies that share nothing), 2 % and 1 MiB more: Stores.InHeap says
+// the store keeps its contacts in the process's heap (memstore); otherwise
 // that is nothing. The heap is the process's: call it from a top-level
 // test that is not parallel.
-func RunImportMemoryTest(t *testing.T, newStore func(testing.TB) ImportStore, inHeap bool) {
+func runImportMemoryTest(t *testing.T, newStores func(testing.TB) Stores) {
 	const full = 100_000
 	n := full
 	switch {
@@ -120,7 +120,8 @@ func RunImportMemoryTest(t *testing.T, newStore func(testing.TB) ImportStore, in
 		}
 		return l.UUID
 	}
-	s := newStore(t)
+	st := newStores(t)
+	s := st.Contacts
 	list := newList(s)
 	o, err := contacts.ParseImportQuery(mustValues("list_uuid=" + list))
 	if err != nil {
@@ -145,12 +146,12 @@ func RunImportMemoryTest(t *testing.T, newStore func(testing.TB) ImportStore, in
 		t.Fatalf("result %+v, want %d created", r, n)
 	}
 	var keeps uint64 // what the store keeps of the contacts created one by one
-	if inHeap {
+	if st.InHeap {
 		page, err := s.Contacts(ctx, TenantA, contacts.ContactQuery{ListUUIDs: []string{list}, List: msgkit.ListQuery{PageNumber: 1, PageSize: n}})
 		if err != nil || len(page.Items) != n {
 			t.Fatalf("Contacts: %d, %v", len(page.Items), err)
 		}
-		one := newStore(t)
+		one := newStores(t).Contacts
 		newList(one)
 		keeps = MeasureHeap(func() {
 			for _, c := range page.Items {

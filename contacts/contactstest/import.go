@@ -22,9 +22,9 @@ type ImportStore interface {
 	contacts.ImportStore
 }
 
-// RunImportStoreTests runs the import contract against stores made by
+// runImportStoreTests runs the import contract against stores made by
 // newStore, one fresh, empty store per subtest.
-func RunImportStoreTests(t *testing.T, newStore func(t *testing.T) ImportStore) {
+func runImportStoreTests(t *testing.T, newStore func(t *testing.T) ImportStore) {
 	t.Helper()
 	for _, tt := range []struct {
 		name string

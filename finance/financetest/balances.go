@@ -16,9 +16,9 @@ type BalanceStore interface {
 	finance.SheetStore
 }
 
-// RunBalanceStoreTests checks a store's balances against finance.Balances
+// runBalanceStoreTests checks a store's balances against finance.Balances
 // over the same invoices: scope, side, grouping, aging, filters and sorts.
-func RunBalanceStoreTests(t *testing.T, newStore func(t *testing.T) BalanceStore) {
+func runBalanceStoreTests(t *testing.T, newStore func(t *testing.T) BalanceStore) {
 	t.Helper()
 	t.Run("Balances", func(t *testing.T) {
 		t.Parallel()

@@ -18,11 +18,11 @@ import (
 	"github.com/msgkit/msgkit/finance/officefile/officefiletest"
 )
 
-// RunBlobStoreTests runs the contract of finance.BlobStore against stores
+// runBlobStoreTests runs the contract of finance.BlobStore against stores
 // made by newStore, one fresh, empty store per subtest. The subtests run
 // in parallel, so newStore must give each its own store (a directory or a
 // schema each).
-func RunBlobStoreTests(t *testing.T, newStore func(t *testing.T) finance.BlobStore) {
+func runBlobStoreTests(t *testing.T, newStore func(t *testing.T) finance.BlobStore) {
 	t.Helper()
 	tests := []struct {
 		name string

@@ -25,11 +25,11 @@ type DocumentStore interface {
 	finance.DocumentStore
 }
 
-// RunDocumentStoreTests is the contract of the finance documents export:
+// runDocumentStoreTests is the contract of the finance documents export:
 // a store's documents are what finance.DocumentOf makes of its invoices
 // and the operator data put into it, listed as msgkit.Apply lists them
 // over finance.DocumentValue, for every attribute and operator.
-func RunDocumentStoreTests(t *testing.T, newStore func(t *testing.T) DocumentStore) {
+func runDocumentStoreTests(t *testing.T, newStore func(t *testing.T) DocumentStore) {
 	t.Helper()
 	tests := []struct {
 		name string

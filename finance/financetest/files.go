@@ -9,9 +9,9 @@ import (
 	"github.com/msgkit/msgkit/finance"
 )
 
-// RunFileStoreTests is the contract of a finance.FileStore: records come
+// runFileStoreTests is the contract of a finance.FileStore: records come
 // back whole, with ascending ids, listed per invoice in id order.
-func RunFileStoreTests(t *testing.T, newStore func(t *testing.T) finance.FileStore) {
+func runFileStoreTests(t *testing.T, newStore func(t *testing.T) finance.FileStore) {
 	t.Helper()
 	t.Run("Files", func(t *testing.T) {
 		t.Parallel()

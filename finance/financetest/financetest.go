@@ -1,6 +1,7 @@
 // Package financetest is the contract every finance.Store implementation
-// meets. memstore and pgstore both run RunStoreTests; a behaviour that
-// differs between them is a bug.
+// meets, and every finance.BlobStore. Run is its one entry point: memstore
+// and pgstore both call it, as blob stores such as blobfs do; a behaviour
+// that differs between them is a bug. Bench holds the shared benchmarks.
 package financetest
 
 import (
@@ -19,10 +20,71 @@ import (
 	"github.com/msgkit/msgkit/finance"
 )
 
-// RunStoreTests runs the contract against stores made by newStore, one
+// Store is a finance store the contract holds whole: invoices, balances
+// and sheets, files, partners' tenants and the documents export.
+type Store interface {
+	finance.Store
+	finance.BalanceStore
+	finance.SheetStore
+	finance.FileStore
+	finance.PartnerTenants
+	finance.ExportStore
+	finance.DocumentStore
+}
+
+// Stores are a backend's finance stores over one new, empty database, as
+// Run and Bench take them. Either is nil where the backend has none of its kind:
+// memstore keeps no file bytes, blobfs keeps nothing but them.
+type Stores struct {
+	Finance Store
+	Blobs   finance.BlobStore
+	// Seed, when not nil, stores invs in Finance as CreateInvoice one by
+	// one would, faster (PostgreSQL: a batch of inserts a round trip);
+	// nil, the benchmarks create them one by one.
+	Seed func(tb testing.TB, invs []finance.Invoice)
+	// Settle, when not nil, settles Finance after a benchmark's seed
+	// (PostgreSQL: its statistics), as a store that has run a while is.
+	Settle func(tb testing.TB)
+}
+
+// Run runs every suite of the contract whose store the backend has, each a
+// subtest, over stores from newStores, a new database per test (so the
+// parallel subtests each get their own: a schema each, on PostgreSQL).
+// The first stores it makes tell which kinds the backend has.
+func Run(t *testing.T, newStores func(testing.TB) Stores) {
+	t.Helper()
+	has := newStores(t)
+	if has.Finance == nil && has.Blobs == nil {
+		t.Fatal("newStores gives neither a finance store nor a blob store")
+	}
+	if has.Finance != nil {
+		t.Run("store", func(t *testing.T) {
+			runStoreTests(t, func(t *testing.T) finance.Store { return newStores(t).Finance })
+		})
+		t.Run("balances", func(t *testing.T) {
+			runBalanceStoreTests(t, func(t *testing.T) BalanceStore { return newStores(t).Finance })
+		})
+		t.Run("files", func(t *testing.T) {
+			runFileStoreTests(t, func(t *testing.T) finance.FileStore { return newStores(t).Finance })
+		})
+		t.Run("partner tenants", func(t *testing.T) {
+			runPartnerTenantTests(t, func(*testing.T) finance.PartnerTenants { return has.Finance })
+		})
+		t.Run("documents", func(t *testing.T) {
+			runDocumentStoreTests(t, func(t *testing.T) DocumentStore { return newStores(t).Finance })
+		})
+	}
+	if has.Blobs != nil {
+		t.Run("blobs", func(t *testing.T) {
+			runBlobStoreTests(t, func(t *testing.T) finance.BlobStore { return newStores(t).Blobs })
+		})
+	}
+}
+
+// runStoreTests runs the contract against stores made by newStore, one
 // fresh, empty store per subtest. The subtests run in parallel, so
 // newStore must give each its own store (a schema each, on PostgreSQL).
-func RunStoreTests(t *testing.T, newStore func(t *testing.T) finance.Store) {
+func runStoreTests(t *testing.T, newStore func(t *testing.T) finance.Store) {
 	t.Helper()
 	tests := []struct {
 		name string

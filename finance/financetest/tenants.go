@@ -9,9 +9,9 @@ import (
 	"github.com/msgkit/msgkit/finance"
 )
 
-// RunPartnerTenantTests runs the contract of finance.PartnerTenants
+// runPartnerTenantTests runs the contract of finance.PartnerTenants
 // against a fresh store from newStore.
-func RunPartnerTenantTests(t *testing.T, newStore func(t *testing.T) finance.PartnerTenants) {
+func runPartnerTenantTests(t *testing.T, newStore func(t *testing.T) finance.PartnerTenants) {
 	t.Helper()
 	ctx := context.Background()
 	s := newStore(t)

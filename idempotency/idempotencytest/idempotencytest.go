@@ -1,5 +1,5 @@
 // Package idempotencytest is the store contract of package idempotency:
-// memstore and pgstore both run RunStoreTests, so that they behave alike.
+// memstore and pgstore both call Run, so that they behave alike.
 // Beside the Store's own methods it runs the Service over each store:
 // the rules of keys (replay, refusal of another request, in progress,
 // take-over, expiry) and the law that a key's request succeeds at most
@@ -32,9 +32,9 @@ type Store interface {
 	Record(ctx context.Context, scope string, key idempotency.Key) (idempotency.Record, error)
 }
 
-// RunStoreTests runs the contract against stores newStore makes, each
+// Run runs the contract against stores newStore makes, each
 // empty.
-func RunStoreTests(t *testing.T, newStore func(t *testing.T) Store) {
+func Run(t *testing.T, newStore func(t *testing.T) Store) {
 	t.Helper()
 	for _, tc := range []struct {
 		name string

@@ -1,5 +1,5 @@
 // Package routingtest is the store contract of package routing: every
-// routing.Store runs RunStoreTests, so that memstore and pgstore behave
+// routing.Store passes Run, so that memstore and pgstore behave
 // alike.
 package routingtest
 
@@ -13,9 +13,9 @@ import (
 	"github.com/msgkit/msgkit/routing"
 )
 
-// RunStoreTests runs the contract against stores newStore makes, each
+// Run runs the contract against stores newStore makes, each
 // empty.
-func RunStoreTests(t *testing.T, newStore func(t *testing.T) routing.Store) {
+func Run(t *testing.T, newStore func(t *testing.T) routing.Store) {
 	for _, tc := range []struct {
 		name string
 		fn   func(*testing.T, routing.Store)

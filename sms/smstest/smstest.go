@@ -1,5 +1,5 @@
 // Package smstest is the contract every sms.Store implementation meets.
-// memstore and pgstore both run RunStoreTests; a behaviour that differs
+// memstore and pgstore both call Run; a behaviour that differs
 // between them is a bug.
 package smstest
 
@@ -42,10 +42,10 @@ type Store interface {
 	HandedParts(ctx context.Context, now time.Time, after sms.PartKey, limit int) ([]sms.OutboundPart, error)
 }
 
-// RunStoreTests runs the contract against stores made by newStore, one
+// Run runs the contract against stores made by newStore, one
 // fresh, empty store per subtest. The subtests run in parallel, so
 // newStore must give each its own store (a schema each, on PostgreSQL).
-func RunStoreTests(t *testing.T, newStore func(t *testing.T) Store) {
+func Run(t *testing.T, newStore func(t *testing.T) Store) {
 	t.Helper()
 	tests := []storeTest{
 		{"AccountRoundTrip", testAccountRoundTrip},

@@ -1,5 +1,5 @@
 // Package testsystemtest is the store contract of package testsystem:
-// every testsystem.Store runs RunStoreTests, so that memstore and pgstore
+// every testsystem.Store passes Run, so that memstore and pgstore
 // behave alike.
 package testsystemtest
 
@@ -27,9 +27,9 @@ type Fixture struct {
 	Outbox sms.OutboxStore
 }
 
-// RunStoreTests runs the contract against stores newStore makes, each
+// Run runs the contract against stores newStore makes, each
 // empty.
-func RunStoreTests(t *testing.T, newStore func(t *testing.T) Fixture) {
+func Run(t *testing.T, newStore func(t *testing.T) Fixture) {
 	for _, tc := range []struct {
 		name string
 		fn   func(*testing.T, Fixture)

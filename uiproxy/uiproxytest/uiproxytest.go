@@ -1,5 +1,5 @@
 // Package uiproxytest is the store contract of package uiproxy: every
-// uiproxy.Store runs RunStoreTests, so that memstore and pgstore behave
+// uiproxy.Store passes Run, so that memstore and pgstore behave
 // alike.
 package uiproxytest
 
@@ -12,9 +12,9 @@ import (
 	"github.com/msgkit/msgkit/uiproxy"
 )
 
-// RunStoreTests runs the contract against stores newStore makes, each
+// Run runs the contract against stores newStore makes, each
 // empty.
-func RunStoreTests(t *testing.T, newStore func(t *testing.T) uiproxy.Store) {
+func Run(t *testing.T, newStore func(t *testing.T) uiproxy.Store) {
 	s := newStore(t)
 	ctx := t.Context()
 	if cs, err := s.Components(ctx); err != nil || len(cs) != 0 {

@@ -1,5 +1,5 @@
 // Package smpptest is the store contract of package smpp: every
-// smpp.Store runs RunStoreTests, so that memstore and pgstore behave
+// smpp.Store passes Run, so that memstore and pgstore behave
 // alike.
 package smpptest
 
@@ -12,9 +12,9 @@ import (
 	"github.com/msgkit/msgkit/sms/smpp"
 )
 
-// RunStoreTests runs the contract against stores newStore makes, each
+// Run runs the contract against stores newStore makes, each
 // empty.
-func RunStoreTests(t *testing.T, newStore func(t *testing.T) smpp.Store) {
+func Run(t *testing.T, newStore func(t *testing.T) smpp.Store) {
 	t.Run("save and find", func(t *testing.T) {
 		s := newStore(t)
 		ctx := t.Context()
