@@ -7,6 +7,7 @@ import (
 )
 
 func TestCampaignRunStoreContract(t *testing.T) {
+	t.Parallel()
 	campaigntest.RunRunStoreTests(t, func(t *testing.T) campaigntest.RunStores {
 		s := newTestDB(t).Campaigns()
 		return campaigntest.RunStores{Campaigns: s, Runs: s}
@@ -14,6 +15,7 @@ func TestCampaignRunStoreContract(t *testing.T) {
 }
 
 func TestCampaignAudienceContract(t *testing.T) {
+	t.Parallel()
 	campaigntest.RunAudienceTests(t, func(t *testing.T) campaigntest.AudienceStores {
 		s := newTestDB(t).Contacts()
 		return campaigntest.AudienceStores{Contacts: s, Audience: s}

@@ -18,6 +18,7 @@ import (
 )
 
 func TestContactsCatalogStore(t *testing.T) {
+	t.Parallel()
 	contactstest.RunCatalogStoreTests(t, func(t *testing.T) contactstest.CatalogStore { return newTestDB(t).Contacts() })
 }
 

@@ -16,6 +16,7 @@ import (
 )
 
 func TestContactsImport(t *testing.T) {
+	t.Parallel()
 	contactstest.RunImportStoreTests(t, func(t *testing.T) contactstest.ImportStore { return newTestDB(t).Contacts() })
 }
 

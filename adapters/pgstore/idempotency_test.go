@@ -7,5 +7,6 @@ import (
 )
 
 func TestIdempotencyStore(t *testing.T) {
+	t.Parallel()
 	idempotencytest.RunStoreTests(t, func(t *testing.T) idempotencytest.Store { return newTestDB(t).Idempotency() })
 }

@@ -8,5 +8,6 @@ import (
 )
 
 func TestRoutingStore(t *testing.T) {
+	t.Parallel()
 	routingtest.RunStoreTests(t, func(t *testing.T) routing.Store { return newTestDB(t).Routing() })
 }

@@ -20,6 +20,7 @@ import (
 )
 
 func TestTestSystemStore(t *testing.T) {
+	t.Parallel()
 	testsystemtest.RunStoreTests(t, func(t *testing.T) testsystemtest.Fixture {
 		db := newTestDB(t)
 		return testsystemtest.Fixture{Store: db.TestSystem(), Outbox: db.SMS()}
@@ -29,6 +30,7 @@ func TestTestSystemStore(t *testing.T) {
 // The listings cover every attribute their specs let a query filter or
 // sort by, with the spec's types.
 func TestTestSystemListSpecs(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		table *listTable
@@ -72,6 +74,7 @@ func tsSession(user string) testsystem.Session {
 // once share the daily count: exactly the limit succeed, and the rest are
 // refused with the full quota.
 func TestTestSystemQuotaAcrossReplicas(t *testing.T) {
+	t.Parallel()
 	dsn, schema := newTestSchema(t)
 	replicas := []*TestSystemStore{openTestDB(t, dsn, Options{Schema: schema}).TestSystem(), openTestDB(t, dsn, Options{Schema: schema}).TestSystem()}
 	const tries, limit = 40, 7
@@ -112,6 +115,7 @@ func TestTestSystemQuotaAcrossReplicas(t *testing.T) {
 
 // A limit of 0 refuses the first request and counts nothing.
 func TestTestSystemZeroLimit(t *testing.T) {
+	t.Parallel()
 	s := newTestDB(t).TestSystem()
 	_, q, err := s.CreateSession(t.Context(), tsSession("bob"), tsResults(1, "z"), 0)
 	if msgkit.KindOf(err) != msgkit.RateLimited || q.Used != 0 || q.Limit != 0 {
@@ -127,6 +131,7 @@ func TestTestSystemZeroLimit(t *testing.T) {
 // kept apart, PDUs byte for byte, text JSON cannot carry (invalid UTF-8,
 // NUL) byte for byte; an update cannot change the keys.
 func TestTestSystemResultRoundTripExact(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	s := newTestDB(t).TestSystem()
 	cet := time.FixedZone("CET", 3600)
@@ -202,6 +207,7 @@ func TestTestSystemResultRoundTripExact(t *testing.T) {
 // fn sees each result as the calls before it left it; a status
 // PostgreSQL cannot hold refuses the whole update.
 func TestTestSystemUpdateResults(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	s := newTestDB(t).TestSystem()
 	if _, _, err := s.CreateSession(ctx, tsSession("bob"), tsResults(3, "u"), 10); err != nil {
@@ -238,6 +244,7 @@ func TestTestSystemUpdateResults(t *testing.T) {
 // Keys PostgreSQL cannot hold find nothing, as in memstore; text it
 // cannot hold is refused.
 func TestTestSystemUnstorableText(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	s := newTestDB(t).TestSystem()
 	if err := s.Load(ctx, testsystem.Fixture()); err != nil {
@@ -287,6 +294,7 @@ func TestTestSystemUnstorableText(t *testing.T) {
 // A duplicate id names the first stored one and stores nothing, and ids
 // given twice in one request are refused too.
 func TestTestSystemDuplicateMessage(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	s := newTestDB(t).TestSystem()
 	if _, _, err := s.CreateSession(ctx, tsSession("bob"), tsResults(3, "d"), 10); err != nil {
@@ -310,6 +318,7 @@ func TestTestSystemDuplicateMessage(t *testing.T) {
 // Ids of deleted records are not given again, as in memstore; a Load may
 // swap names (checked at commit) but not give one name twice.
 func TestTestSystemCatalogIDsAndNames(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	s := newTestDB(t).TestSystem()
 	if err := s.Load(ctx, testsystem.Fixture()); err != nil {
@@ -360,6 +369,7 @@ func TestTestSystemCatalogIDsAndNames(t *testing.T) {
 // testsession-<id>, due and created at the completion; a callback without
 // a URL queues nothing.
 func TestTestSystemCompleteQueuesReport(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	db := newTestDB(t)
 	s := db.TestSystem()
@@ -413,6 +423,7 @@ func TestTestSystemCompleteQueuesReport(t *testing.T) {
 // Pending and the completion check read the index of results not judged,
 // not the judged history.
 func TestTestSystemPendingPlans(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	db := newTestDB(t)
 	s := db.TestSystem()

@@ -8,5 +8,6 @@ import (
 )
 
 func TestUIProxyStore(t *testing.T) {
+	t.Parallel()
 	uiproxytest.RunStoreTests(t, func(t *testing.T) uiproxy.Store { return newTestDB(t).UIProxy() })
 }
