@@ -20,6 +20,9 @@ import (
 // TestSMSStoreBatchPath runs the contract with every Accept written by
 // acceptBatch, a lone message included, so both ways of writing meet it.
 func TestSMSStoreBatchPath(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the sms contract again, through the batch path; the full suite runs it")
+	}
 	t.Parallel()
 	smstest.RunStoreTests(t, func(t *testing.T) smstest.Store {
 		s := newTestStore(t)

@@ -262,6 +262,9 @@ const recipientsSeed = `INSERT INTO contacts (service_uuid, uuid, list_uuid, mem
 // or two, with a segmentation query or without, at the start and in the
 // middle.
 func TestRecipientsPlan(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fills tens of thousands of contacts to read plans; the full suite runs it")
+	}
 	t.Parallel()
 	db := newTestDB(t)
 	ctx := t.Context()

@@ -423,6 +423,9 @@ func TestTestSystemCompleteQueuesReport(t *testing.T) {
 // Pending and the completion check read the index of results not judged,
 // not the judged history.
 func TestTestSystemPendingPlans(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fills the history to read plans; the full suite runs it")
+	}
 	t.Parallel()
 	ctx := t.Context()
 	db := newTestDB(t)
