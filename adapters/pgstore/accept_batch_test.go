@@ -20,6 +20,9 @@ import (
 // TestSMSContractBatchPath runs the contract with every Accept written by
 // acceptBatch, a lone message included, so both ways of writing meet it.
 func TestSMSContractBatchPath(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the sms contract again, through the batch path; the full suite runs it")
+	}
 	t.Parallel()
 	smstest.Run(t, func(t *testing.T) smstest.Store {
 		s := newTestStore(t)

@@ -10,6 +10,7 @@ import (
 // two-runner and crash tests on a replica (a DB of its own over one
 // schema).
 func TestCampaignContract(t *testing.T) {
+	t.Parallel()
 	campaigntest.Run(t, func(t *testing.T) campaigntest.Stores {
 		dsn, schema := newTestSchema(t)
 		open := func() campaigntest.RunnerStores {

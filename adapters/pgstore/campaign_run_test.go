@@ -37,6 +37,7 @@ var runAt = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 // The run store's contract, on memstore (the reference) and pgstore side
 // by side: each case runs on both with the same expectations.
 func TestCampaignRunStore(t *testing.T) {
+	t.Parallel()
 	stores := []struct {
 		name string
 		open func(*testing.T) runStore
@@ -399,6 +400,7 @@ func testRunTenants(t *testing.T, s runStore) {
 // Replicas racing over one database make each occurrence one task, and
 // lease each task to one of them at a time.
 func TestCampaignRunReplicas(t *testing.T) {
+	t.Parallel()
 	dsn, schema := newTestSchema(t)
 	dbs := []*DB{openTestDB(t, dsn, Options{Schema: schema}), openTestDB(t, dsn, Options{Schema: schema})}
 	ctx := t.Context()

@@ -21,6 +21,7 @@ import (
 
 // The listing has exactly campaign.ListSpec()'s attributes, with its types.
 func TestCampaignListSpec(t *testing.T) {
+	t.Parallel()
 	if err := campaignsTable.checkSpec(campaign.ListSpec()); err != nil {
 		t.Error(err)
 	}
@@ -118,6 +119,7 @@ func sameCampaign(t *testing.T, what string, want, got campaign.Campaign) {
 // Every field comes back from Create, Campaign, the listing and Update
 // as it was stored; zero times and nil lists are NULL.
 func TestCampaignRoundTrip(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	db := newTestDB(t)
 	s := db.Campaigns()
@@ -174,6 +176,7 @@ func TestCampaignRoundTrip(t *testing.T) {
 // The listing gives what memstore gives for the same campaigns and
 // queries, as the HTTP layer parses them.
 func TestCampaignListingMatchesMemstore(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	pg, mem := newTestDB(t).Campaigns(), memstore.New().Campaigns()
 	channels := []campaign.Channel{campaign.SMS, campaign.Email, campaign.Webpush}
@@ -234,6 +237,7 @@ func TestCampaignListingMatchesMemstore(t *testing.T) {
 // Text PostgreSQL cannot hold is Invalid when written and NotFound when
 // looked up; a schedule that would not read back is Invalid.
 func TestCampaignUnstorable(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	s := newTestDB(t).Campaigns()
 	c := campaigntest.Sample(t, "e0000000-0000-4000-8000-000000000001", 0, campaign.Webpush, campaign.Active)
@@ -296,6 +300,7 @@ func wantCode(t *testing.T, err error, code, what string) {
 // Runs: none yet, for a campaign of the tenant; NotFound for another's,
 // as memstore answers.
 func TestCampaignRuns(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	pg, mem := newTestDB(t).Campaigns(), memstore.New().Campaigns()
 	c := campaigntest.Sample(t, "f0000000-0000-4000-8000-000000000001", 0, campaign.SMS, campaign.Active)
@@ -326,6 +331,7 @@ func TestCampaignRuns(t *testing.T) {
 // MissingLists names the ids that are no list in use of the tenant, in
 // the order given, repeats included, as memstore does.
 func TestContactsMissingLists(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	pg, mem := newTestDB(t).Contacts(), memstore.New().Contacts()
 	const (
@@ -373,6 +379,7 @@ func TestContactsMissingLists(t *testing.T) {
 // Concurrent updates of one campaign lose none: each sees the other's
 // last write, under the row lock.
 func TestCampaignConcurrentUpdates(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	s := newTestDB(t).Campaigns()
 	c := campaigntest.Sample(t, "f1000000-0000-4000-8000-000000000001", 0, campaign.SMS, campaign.Active)

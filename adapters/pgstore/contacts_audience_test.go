@@ -147,6 +147,7 @@ func walkRecipients(t *rapid.T, a campaign.Audience, tenant msgkit.ServiceUUID, 
 // tenant of its own in one database, so the other checks' contacts are
 // the other tenants' beside it.
 func TestRecipientsMatchesMemstore(t *testing.T) {
+	t.Parallel()
 	pg := newTestDB(t).Contacts()
 	ctx := context.Background()
 	checks, reached, paged := 0, 0, 0
@@ -216,6 +217,7 @@ func mapKeys(rs []campaign.Recipient, key func(campaign.Recipient) string) []str
 // A cursor that is not the store's is Invalid, as in memstore; no
 // channel, no room or a tenant no row can have reach nobody.
 func TestRecipientsEdges(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	pg := newTestDB(t).Contacts()
 	sel := campaign.Selection{Channel: campaign.SMS, Lists: audienceLists}
@@ -260,6 +262,10 @@ const recipientsSeed = `INSERT INTO contacts (service_uuid, uuid, list_uuid, mem
 // or two, with a segmentation query or without, at the start and in the
 // middle.
 func TestRecipientsPlan(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fills tens of thousands of contacts to read plans; the full suite runs it")
+	}
+	t.Parallel()
 	db := newTestDB(t)
 	ctx := t.Context()
 	const other msgkit.ServiceUUID = "7c1d2e3f-4a5b-4c6d-8e7f-901a2b3c4d5e"

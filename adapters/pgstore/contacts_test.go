@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -156,14 +157,15 @@ func withOption(m map[string]contacts.MemberStatus, o string, s contacts.MemberS
 // THE LAW on the store: for random contacts and random valid queries,
 // Contacts with that Segment returns exactly the contacts in use that
 // segmentation.Compile(q, today).Match accepts. Each check is a tenant
-// of its own in one database.
+// of its own in one database; the rounds of checks (see propRounds) run
+// at once.
 func TestContactSegmentationMatchesMatcher(t *testing.T) {
+	t.Parallel()
 	s := newTestDB(t).Contacts()
 	ctx := context.Background()
-	check := 0
+	var check atomic.Int64
 	prop := func(t *rapid.T) {
-		check++
-		svc := msgkit.ServiceUUID(fmt.Sprintf("5e9a0000-0000-4000-8000-%012d", check))
+		svc := msgkit.ServiceUUID(fmt.Sprintf("5e9a0000-0000-4000-8000-%012d", check.Add(1)))
 		list := contactstest.ListUUID(1)
 		if _, err := s.CreateList(ctx, svc, contacts.List{UUID: list, Name: "law"}); err != nil {
 			t.Fatal(err)
@@ -226,8 +228,11 @@ func TestContactSegmentationMatchesMatcher(t *testing.T) {
 			}
 		}
 	}
-	for range propRounds() {
-		rapid.Check(t, prop)
+	for i := range propRounds() {
+		t.Run(fmt.Sprintf("round%d", i), func(t *testing.T) {
+			t.Parallel()
+			rapid.Check(t, prop)
+		})
 	}
 }
 
@@ -235,6 +240,7 @@ func TestContactSegmentationMatchesMatcher(t *testing.T) {
 // by uuid or by any value, in any table of the schema; before the erase
 // the same search finds each.
 func TestContactEraseLeavesNothing(t *testing.T) {
+	t.Parallel()
 	db, s, list := newContactsWithList(t)
 	ctx := context.Background()
 	const svc msgkit.ServiceUUID = contactstest.TenantA
@@ -303,6 +309,7 @@ func contactAt(sec int64) time.Time { return time.Unix(1_767_225_600+sec, 654_32
 // Updates of one contact run one after the other, each seeing the one
 // before: none is lost.
 func TestContactUpdatesSerialise(t *testing.T) {
+	t.Parallel()
 	s := newTestDB(t).Contacts()
 	ctx := context.Background()
 	const svc msgkit.ServiceUUID = contactstest.TenantA
@@ -341,6 +348,7 @@ func TestContactUpdatesSerialise(t *testing.T) {
 // its rows (the engine's second statement, unprepared too), and its SQL
 // can use the segmentation indexes of the migration.
 func TestContactSegmentListing(t *testing.T) {
+	t.Parallel()
 	db, s, list := newContactsWithList(t)
 	ctx := context.Background()
 	const svc msgkit.ServiceUUID = contactstest.TenantA

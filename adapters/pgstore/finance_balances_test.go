@@ -106,6 +106,9 @@ var balancesCompared = cmp.Options{
 // scopes, sorted by every attribute and filtered, and wants the same
 // pages, scales included. It also holds the codes' ids to finance's.
 func TestFinanceBalancesMatchMemstore(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compares some thousand listings with memstore; the full suite runs it")
+	}
 	t.Parallel()
 	ctx := t.Context()
 	pg, mem := newTestDB(t).Finance(), memstore.New().Finance()

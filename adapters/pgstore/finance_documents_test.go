@@ -212,6 +212,9 @@ func documentSeedOf(rng *rand.Rand, n int) *documentSeed {
 // every operator on every attribute, every sort both ways, searches and
 // scopes, and wants the same pages, scales included.
 func TestFinanceDocumentsMatchMemstore(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compares every operator and sort with memstore; the full suite runs it")
+	}
 	t.Parallel()
 	ctx := t.Context()
 	pg, mem := newTestDB(t).Finance(), memstore.New().Finance()

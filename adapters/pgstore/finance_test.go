@@ -339,6 +339,9 @@ func listingInvoices() []finance.Invoice {
 // and PostgreSQL with filters and sorts on every attribute and wants the
 // same pages: the column of each attribute reads what finance reads.
 func TestFinanceListingMatchesMemstore(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compares every attribute's listings with memstore; the full suite runs it")
+	}
 	t.Parallel()
 	ctx := t.Context()
 	pg, mem := newTestDB(t).Finance(), memstore.New().Finance()

@@ -76,6 +76,7 @@ func messagesOf(t *testing.T, db *DB, account string) (int, decimal.Decimal) {
 // and charged once; tries of one key on two servers at once accept one
 // message.
 func TestSendSMSIdempotencyKeyAcrossCrashAndReplicas(t *testing.T) {
+	t.Parallel()
 	dsn, schema := newTestSchema(t)
 	dead := newReplica(t, dsn, schema, func(k sms.IdempotencyKeeper) sms.IdempotencyKeeper { return finishKilled{k} })
 	if _, err := dead.gw.CreateAccount(t.Context(), sms.AccountSpec{Password: "pw", Account: sms.Account{

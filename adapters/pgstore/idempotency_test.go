@@ -7,5 +7,6 @@ import (
 )
 
 func TestIdempotencyContract(t *testing.T) {
+	t.Parallel()
 	idempotencytest.Run(t, func(t *testing.T) idempotencytest.Store { return newTestDB(t).Idempotency() })
 }

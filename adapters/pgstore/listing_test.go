@@ -612,6 +612,7 @@ func (f failingCount) QueryRow(ctx context.Context, sql string, args ...any) pgx
 }
 
 func TestListTableCheckSpec(t *testing.T) {
+	t.Parallel()
 	table := listTestTable()
 	if err := table.checkSpec(listTestSpec()); err != nil {
 		t.Errorf("the table fits its spec: %v", err)

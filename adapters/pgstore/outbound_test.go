@@ -18,6 +18,9 @@ import (
 // checks that ClaimParts walks the due index in order, leases by ctid and
 // reads messages and parts by key, never a whole table.
 func TestOutboundClaimUsesTheQueueIndex(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fills the queue to read plans; the full suite runs it")
+	}
 	t.Parallel()
 	s := newTestStore(t)
 	ctx := t.Context()

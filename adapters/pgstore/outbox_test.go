@@ -965,6 +965,9 @@ func execScript(t *testing.T, s *SMSStore, script string, arg any) {
 // that ExpiredParts and ClaimReports read through their partial indexes
 // instead of scanning the history.
 func TestOutboxPlansUseTheIndexes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fills the history to read plans; the full suite runs it")
+	}
 	t.Parallel()
 	s := newTestStore(t)
 	ctx := t.Context()

@@ -8,5 +8,6 @@ import (
 )
 
 func TestRoutingContract(t *testing.T) {
+	t.Parallel()
 	routingtest.Run(t, func(t *testing.T) routing.Store { return newTestDB(t).Routing() })
 }

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -333,6 +334,7 @@ func segPeople() map[string]*segContact {
 // Each condition on each kind of field, each join, against contacts with
 // the hard cases; PostgreSQL and Match must both select exactly want.
 func TestSegmentationConditions(t *testing.T) {
+	t.Parallel()
 	db := newSegDB(t)
 	people := segPeople()
 	var cs []*segContact
@@ -526,6 +528,7 @@ func TestSegmentationConditions(t *testing.T) {
 // Values never become SQL text, and the placeholders follow the
 // arguments already there.
 func TestSegmentationBindsValues(t *testing.T) {
+	t.Parallel()
 	evil := `x'); DROP TABLE contacts; --\%_`
 	q, err := segmentation.Parse([]byte(segQueryJSON(
 		segGroup{rules: []segRule{sr("first_name", "eq", evil), sr("last_name", "in", []string{evil, "b"}), sr("email", "contains", evil),
@@ -567,6 +570,7 @@ func TestSegmentationBindsValues(t *testing.T) {
 // A Query that Parse could not have made is an error, and leaves the
 // arguments as they were.
 func TestSegmentationCompileErrors(t *testing.T) {
+	t.Parallel()
 	s := segTestSchema()
 	bad := []segmentation.Query{
 		{Groups: []segmentation.Group{{Rules: []segmentation.Rule{{Field: segmentation.FirstName, Condition: segmentation.Eq}}}}},
@@ -614,6 +618,7 @@ func TestSegmentationCompileErrors(t *testing.T) {
 // annivRanges covers exactly the keys of AnniversaryDays, merging runs
 // across the ends of months, for every today of two years.
 func TestSegmentationAnniversaryRanges(t *testing.T) {
+	t.Parallel()
 	for d := *segDate("2027-01-01"); d.Year < 2029; d = d.AddDays(1) {
 		for _, n := range []int{0, 1, 7, 30, 58, 59, 60, 364, 365, 366} {
 			set := segmentation.AnniversaryDays(d, n)
@@ -641,6 +646,7 @@ func TestSegmentationAnniversaryRanges(t *testing.T) {
 // can use: each rule below, planned with sequential scans off, reads its
 // index.
 func TestSegmentationIndexes(t *testing.T) {
+	t.Parallel()
 	db := newSegDB(t)
 	ctx := context.Background()
 	ddl, err := segmentationIndexes("contacts", db.schema, segmentation.Email, segmentation.City, segmentation.Birthday)
@@ -919,13 +925,14 @@ func genSegToday(t *rapid.T) msgkit.Date {
 
 // THE LAW: for random contacts and random valid queries, PostgreSQL
 // selects, through the compiled SQL, exactly the contacts Match selects.
-// It runs propCases checks (see propRounds) of a few queries each.
+// It runs propCases checks (see propRounds) of a few queries each, the
+// rounds at once, each on a table of its own.
 func TestSegmentationSQLMatchesMatcher(t *testing.T) {
-	db := newSegDB(t)
+	t.Parallel()
 	const queriesPerCheck = 5
 	start := time.Now()
-	var queries, some int // some: queries that selected some contacts, not all
-	prop := func(t *rapid.T) {
+	var queries, some atomic.Int64 // some: queries that selected some contacts, not all
+	prop := func(db *segDB, t *rapid.T) {
 		n := rapid.IntRange(0, 30).Draw(t, "contacts")
 		cs := make([]*segContact, n)
 		for i := range cs {
@@ -941,9 +948,9 @@ func TestSegmentationSQLMatchesMatcher(t *testing.T) {
 			}
 			got, sql, args := db.selectIDs(t, q, today)
 			want := matchIDs(q, today, cs)
-			queries++
+			queries.Add(1)
 			if len(want) > 0 && len(want) < len(cs) {
-				some++
+				some.Add(1)
 			}
 			if !slices.Equal(got, want) {
 				var diff []string
@@ -957,12 +964,18 @@ func TestSegmentationSQLMatchesMatcher(t *testing.T) {
 			}
 		}
 	}
-	for range propRounds() {
-		rapid.Check(t, prop)
-	}
+	t.Run("rounds", func(t *testing.T) {
+		for i := range propRounds() {
+			t.Run(strconv.Itoa(i), func(t *testing.T) {
+				t.Parallel()
+				db := newSegDB(t)
+				rapid.Check(t, func(t *rapid.T) { prop(db, t) })
+			})
+		}
+	})
 	// A generator whose rules hit nothing or everything would test little.
 	t.Logf("%d queries in %v, %d%% of them selecting some contacts but not all",
-		queries, time.Since(start).Round(time.Millisecond), 100*some/max(queries, 1))
+		queries.Load(), time.Since(start).Round(time.Millisecond), 100*some.Load()/max(queries.Load(), 1))
 }
 
 // BenchmarkSegmentationPostgres times segmentation queries over a

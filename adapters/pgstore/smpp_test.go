@@ -9,10 +9,12 @@ import (
 )
 
 func TestSMPPContract(t *testing.T) {
+	t.Parallel()
 	smpptest.Run(t, func(t *testing.T) smpp.Store { return newTestDB(t).SMPP() })
 }
 
 func TestSMPPPurge(t *testing.T) {
+	t.Parallel()
 	s := newTestDB(t).SMPP()
 	ctx := t.Context()
 	if err := s.SaveSubmitted(ctx, []smpp.Submitted{{PartKey: smpp.PartKey{MsgID: "m"}, Conn: "c", SMSCID: "1"}}); err != nil {

@@ -21,6 +21,7 @@ import (
 )
 
 func TestTestSystemContract(t *testing.T) {
+	t.Parallel()
 	testsystemtest.Run(t, func(t *testing.T) testsystemtest.Fixture {
 		db := newTestDB(t)
 		return testsystemtest.Fixture{Store: db.TestSystem(), Outbox: db.SMS()}
@@ -30,6 +31,7 @@ func TestTestSystemContract(t *testing.T) {
 // The listings cover every attribute their specs let a query filter or
 // sort by, with the spec's types.
 func TestTestSystemListSpecs(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		table *listTable
@@ -73,6 +75,7 @@ func tsSession(user string) testsystem.Session {
 // once share the daily count: exactly the limit succeed, and the rest are
 // refused with the full quota.
 func TestTestSystemQuotaAcrossReplicas(t *testing.T) {
+	t.Parallel()
 	dsn, schema := newTestSchema(t)
 	replicas := []*TestSystemStore{openTestDB(t, dsn, Options{Schema: schema}).TestSystem(), openTestDB(t, dsn, Options{Schema: schema}).TestSystem()}
 	const tries, limit = 40, 7
@@ -113,6 +116,7 @@ func TestTestSystemQuotaAcrossReplicas(t *testing.T) {
 
 // A limit of 0 refuses the first request and counts nothing.
 func TestTestSystemZeroLimit(t *testing.T) {
+	t.Parallel()
 	s := newTestDB(t).TestSystem()
 	_, q, err := s.CreateSession(t.Context(), tsSession("bob"), tsResults(1, "z"), 0)
 	if msgkit.KindOf(err) != msgkit.RateLimited || q.Used != 0 || q.Limit != 0 {
@@ -128,6 +132,7 @@ func TestTestSystemZeroLimit(t *testing.T) {
 // kept apart, PDUs byte for byte, text JSON cannot carry (invalid UTF-8,
 // NUL) byte for byte; an update cannot change the keys.
 func TestTestSystemResultRoundTripExact(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	s := newTestDB(t).TestSystem()
 	cet := time.FixedZone("CET", 3600)
@@ -203,6 +208,7 @@ func TestTestSystemResultRoundTripExact(t *testing.T) {
 // fn sees each result as the calls before it left it; a status
 // PostgreSQL cannot hold refuses the whole update.
 func TestTestSystemUpdateResults(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	s := newTestDB(t).TestSystem()
 	if _, _, err := s.CreateSession(ctx, tsSession("bob"), tsResults(3, "u"), 10); err != nil {
@@ -239,6 +245,7 @@ func TestTestSystemUpdateResults(t *testing.T) {
 // Keys PostgreSQL cannot hold find nothing, as in memstore; text it
 // cannot hold is refused.
 func TestTestSystemUnstorableText(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	s := newTestDB(t).TestSystem()
 	if err := s.Load(ctx, testsystem.Fixture()); err != nil {
@@ -288,6 +295,7 @@ func TestTestSystemUnstorableText(t *testing.T) {
 // A duplicate id names the first stored one and stores nothing, and ids
 // given twice in one request are refused too.
 func TestTestSystemDuplicateMessage(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	s := newTestDB(t).TestSystem()
 	if _, _, err := s.CreateSession(ctx, tsSession("bob"), tsResults(3, "d"), 10); err != nil {
@@ -311,6 +319,7 @@ func TestTestSystemDuplicateMessage(t *testing.T) {
 // Ids of deleted records are not given again, as in memstore; a Load may
 // swap names (checked at commit) but not give one name twice.
 func TestTestSystemCatalogIDsAndNames(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	s := newTestDB(t).TestSystem()
 	if err := s.Load(ctx, testsystem.Fixture()); err != nil {
@@ -361,6 +370,7 @@ func TestTestSystemCatalogIDsAndNames(t *testing.T) {
 // testsession-<id>, due and created at the completion; a callback without
 // a URL queues nothing.
 func TestTestSystemCompleteQueuesReport(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	db := newTestDB(t)
 	s := db.TestSystem()
@@ -414,6 +424,10 @@ func TestTestSystemCompleteQueuesReport(t *testing.T) {
 // Pending and the completion check read the index of results not judged,
 // not the judged history.
 func TestTestSystemPendingPlans(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fills the history to read plans; the full suite runs it")
+	}
+	t.Parallel()
 	ctx := t.Context()
 	db := newTestDB(t)
 	s := db.TestSystem()

@@ -8,5 +8,6 @@ import (
 )
 
 func TestUIProxyContract(t *testing.T) {
+	t.Parallel()
 	uiproxytest.Run(t, func(t *testing.T) uiproxy.Store { return newTestDB(t).UIProxy() })
 }

@@ -26,6 +26,7 @@ var badValues = []struct{ name, raw string }{
 // naming the member, never quoting more than a short prefix of it, never
 // 5xx; and both stores answer every such body alike.
 func TestBadBodies(t *testing.T) {
+	t.Parallel()
 	answers := map[string]map[string]answer{}
 	for name, cfg := range walkStores(t) {
 		t.Run(name, func(t *testing.T) {
@@ -178,6 +179,7 @@ var badIDs = []struct{ name, id string }{
 // Ids that no record can have, in any route's path and in a listing's
 // search, are answered alike by both stores and never with a 5xx.
 func TestBadPaths(t *testing.T) {
+	t.Parallel()
 	answers := map[string]map[string]answer{}
 	for name, cfg := range walkStores(t) {
 		t.Run(name, func(t *testing.T) {

@@ -206,6 +206,7 @@ func firstOfTwo(t *testing.T, change ...func(*bulkSMSOptions)) (config, *msgkitt
 // endpoint gets every report the mask asks for, one per part, also after
 // failing for a while.
 func TestEndToEnd(t *testing.T) {
+	t.Parallel()
 	for name, newStore := range storesForE2E(t) {
 		t.Run(name, func(t *testing.T) {
 			clock := msgkittest.NewClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
@@ -239,6 +240,7 @@ func TestEndToEnd(t *testing.T) {
 // A gateway that stops with reports still to deliver loses none: another
 // one on the same database delivers them.
 func TestRestartKeepsPendingReports(t *testing.T) {
+	t.Parallel()
 	cfg, clock, first := firstOfTwo(t)
 	rcv := newReceiver(t)
 	rcv.failing = 1 << 30 // down while the first gateway runs
@@ -266,6 +268,7 @@ func TestRestartKeepsPendingReports(t *testing.T) {
 // silent until their validity ends: the next one restores its network
 // from the store, and the parts are delivered and reported, once each.
 func TestRestartRestoresTheNetwork(t *testing.T) {
+	t.Parallel()
 	cfg, clock, first := firstOfTwo(t, func(o *bulkSMSOptions) {
 		o.Network.Default.Delay = time.Hour // delivered long after the first server stops
 	})
@@ -304,6 +307,7 @@ func TestRestartRestoresTheNetwork(t *testing.T) {
 // loses none: they are rows of the queue, and another gateway on the same
 // database sends them, once each, and their reports follow.
 func TestRestartResumesUnsentParts(t *testing.T) {
+	t.Parallel()
 	// The first gateway's network is down the whole time it runs.
 	cfg, clock, first := firstOfTwo(t, func(o *bulkSMSOptions) {
 		o.Network.Down = func(time.Time) bool { return true }
@@ -369,6 +373,7 @@ func TestRestartResumesUnsentParts(t *testing.T) {
 // nothing over in memory and runs no job; a sending server on the same
 // database sends what it queued, and the reports follow.
 func TestAcceptOnlyLeavesSendingToAnother(t *testing.T) {
+	t.Parallel()
 	cfg, clock, front := firstOfTwo(t, func(o *bulkSMSOptions) { o.AcceptOnly = true })
 	if jobs := front.family().jobs; len(jobs) != 0 {
 		t.Fatalf("an accept-only family runs %d jobs", len(jobs))
@@ -463,6 +468,7 @@ func BenchmarkReportDelivery(b *testing.B) {
 // N submissions against credit for N/2 parts through the gateway, on each
 // store: exactly N/2 accepted, the balance exactly zero, the rest 113.
 func TestConcurrentCredit(t *testing.T) {
+	t.Parallel()
 	for name, newStore := range storesForE2E(t) {
 		t.Run(name, func(t *testing.T) {
 			store := newStore(t)
@@ -514,6 +520,7 @@ func TestConcurrentCredit(t *testing.T) {
 // Bad input gets the same answer on both stores, and never 101: a NUL in
 // a UCS text is 109 naming the text.
 func TestNULTextSameOnBothStores(t *testing.T) {
+	t.Parallel()
 	for name, newStore := range storesForE2E(t) {
 		t.Run(name, func(t *testing.T) {
 			node := newNode(t, newStore(t), msgkittest.NewClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)))

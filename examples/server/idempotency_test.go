@@ -41,6 +41,7 @@ func keyed(t *testing.T, method, u, token, key, body, contentType string) (*http
 // bulk SMS submission and a CDS create sent to one and retried on the
 // other are answered the first answer, and act once.
 func TestIdempotencyKeysAcrossReplicas(t *testing.T) {
+	t.Parallel()
 	pg := pgConfig(t)
 	l1, out := startPlatform(t, parse(t, "-store", "postgres", "-pg", pg.pgDSN, "-pg-schema", pg.pgSchema, "-demo", "true"))
 	l2, _ := startPlatform(t, parse(t, "-store", "postgres", "-pg", pg.pgDSN, "-pg-schema", pg.pgSchema)) // no second demo

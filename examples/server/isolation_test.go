@@ -221,6 +221,7 @@ func (w *walkWorld) snapshot(routes []walkRoute, probes map[string]probe) map[st
 // calls with the same probes succeed, so the refusals above are not
 // refusals of the probes.
 func TestTenantIsolation(t *testing.T) {
+	t.Parallel()
 	for name, cfg := range walkStores(t) {
 		t.Run(name, func(t *testing.T) {
 			w := newWalkWorld(t, cfg(t))

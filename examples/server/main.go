@@ -119,6 +119,7 @@ type config struct {
 	cpuProfile              string                          // where to write a CPU profile of the whole run; "": none
 	campaignLease           time.Duration                   // how long a campaign runner holds a task between store steps; 0: the runner's default
 	campaignRate            float64                         // messages a second of a tenant's campaigns, per server; 0: the runner's default
+	smsLease                time.Duration                   // how long the transmitter holds the parts it claims; a third of it bounds a hand-over
 }
 
 func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
@@ -149,7 +150,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&level, "log-level", env("log-level", "info"), "log level: debug, info, warn or error")
 	var send string
 	fs.StringVar(&send, "sms-send", env("sms-send", "true"), "true: this server sends the bulk SMS it queues and delivers their reports; false: it only accepts, charges and queues them, for other servers sharing its PostgreSQL store to send (needs -store postgres)")
-	var keep, keepFor, testLimit, campaignLease, campaignRate string
+	var keep, keepFor, testLimit, campaignLease, campaignRate, smsLease string
+	fs.StringVar(&smsLease, "sms-lease", env("sms-lease", "30s"), "how long this server's bulk SMS transmitter holds the parts it takes from the queue; a third of it bounds one hand-over to the network, and a server that dies leaves its parts to another sharing the store once it ends (a Go duration, at least 3s)")
 	fs.StringVar(&campaignLease, "campaign-lease", env("campaign-lease", time.Minute.String()), "how long a campaign runner holds a running campaign between its store steps; a server that dies mid-run leaves the run to another sharing the store once it ends (a Go duration, at least twice the time a page of 500 messages takes at -campaign-rate)")
 	fs.StringVar(&campaignRate, "campaign-rate", env("campaign-rate", "200"), "messages a second each tenant's campaigns are sent at, at most, by one server")
 	fs.StringVar(&c.campaignWebhook, "campaign-webhook", env("campaign-webhook", ""), "URL the messages of campaigns of channels other than sms are posted to, one JSON body each (campaign.WebhookMessage); without it their messages fail")
@@ -190,6 +192,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	}
 	if c.campaignLease, c.campaignRate, err = campaignPace(campaignLease, campaignRate); err != nil {
 		return c, err
+	}
+	if c.smsLease, err = time.ParseDuration(smsLease); err != nil || c.smsLease < 3*time.Second {
+		return c, fmt.Errorf("-sms-lease must be a duration of at least 3s, not %q", smsLease)
 	}
 	switch c.store {
 	case "memory":

@@ -17,6 +17,7 @@ import (
 // listeners that serve its family as servers; and the platform, as
 // assembled, answers as the served documents say.
 func TestOpenAPIDocuments(t *testing.T) {
+	t.Parallel()
 	certFile, keyFile := selfSigned(t, t.TempDir())
 	l, _ := startPlatform(t, config{store: "memory", tlsCert: certFile, tlsKey: keyFile})
 	base := "http://" + l.API

@@ -116,6 +116,7 @@ func viaProxy(t *testing.T, dsn, addr string) (proxied, target string) {
 // /readyz is 503 meanwhile; and once the database is back, the same calls
 // succeed without a restart.
 func TestStoreOutage(t *testing.T) {
+	t.Parallel()
 	dsn := os.Getenv("MSGKIT_TEST_PG")
 	if dsn == "" {
 		t.Skip("MSGKIT_TEST_PG is not set")

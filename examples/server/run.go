@@ -102,13 +102,16 @@ func newPlatform(st stores, cfg config, logger *slog.Logger) platform {
 	keys := idempotency.NewService(st.idem, idempotency.Options{Logger: logger})
 	opts := httpapi.Options{Auth: svc, Pinger: st.pinger, Logger: logger, Idempotency: keys}
 	bulk := newBulkSMS(st.sms, bulkSMSOptions{
-		Logger:     logger,
-		Gateway:    sms.GatewayOptions{BcryptCost: cfg.bcryptCost, Keys: keys},
-		Network:    demoNetwork(),
-		Poster:     egress.ReportPosterOptions{Policy: cfg.dlr},
-		AcceptOnly: !cfg.smsSend,
-		SMPP:       cfg.smpp,
-		SMPPStore:  st.smpp,
+		Logger:  logger,
+		Gateway: sms.GatewayOptions{BcryptCost: cfg.bcryptCost, Keys: keys},
+		Network: demoNetwork(),
+		Poster:  egress.ReportPosterOptions{Policy: cfg.dlr},
+		// The transmitter's own relation of its lease to a hand-over's
+		// timeout, kept when -sms-lease shortens the lease.
+		Transmitter: sms.TransmitterOptions{Lease: cfg.smsLease, Timeout: cfg.smsLease / 3},
+		AcceptOnly:  !cfg.smsSend,
+		SMPP:        cfg.smpp,
+		SMPPStore:   st.smpp,
 	})
 	families := append(restFamilies(svc, opts, st, cfg.testTimeLimit, logger), uiProxyFamily(opts, st.ui, cfg.dlr), bulk.family(), idempotencyKeys(keys, logger))
 	if st.campaign != nil {

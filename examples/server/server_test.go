@@ -112,6 +112,7 @@ func parse(t *testing.T, args ...string) config {
 // The demo as a newcomer runs it: its printed calls work, the bulk SMS one
 // end to end, its delivery report coming back to the demo's receiver.
 func TestReadmeSequence(t *testing.T) {
+	t.Parallel()
 	stores := map[string]func(t *testing.T) config{
 		"memory": func(t *testing.T) config { return parse(t, "-test-time-limit", "6s") },
 		"postgres": func(t *testing.T) config {
@@ -121,6 +122,7 @@ func TestReadmeSequence(t *testing.T) {
 	}
 	for name, newConfig := range stores {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			cfg := newConfig(t)
 			reports := make(chan string, 10)
 			cfg.wrap = func(next http.Handler) http.Handler {
@@ -392,6 +394,7 @@ func TestBootstrapFile(t *testing.T) {
 }
 
 func TestBootstrapErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for name, file := range map[string]string{
 		"unknown field":   `{"clients": [{"id": "x", "secrt": "typo"}]}`,
@@ -495,6 +498,32 @@ func TestParseConfigCampaignRuns(t *testing.T) {
 	}
 }
 
+// The transmitter's lease: 30 s by default, a third of it a hand-over's
+// timeout (the transmitter's own default relation); shorter ones for tests
+// that kill a server; none under 3 s.
+func TestParseConfigSMSLease(t *testing.T) {
+	none := func(string) string { return "" }
+	for _, tt := range []struct {
+		args []string
+		env  map[string]string
+		want time.Duration
+	}{
+		{nil, nil, 30 * time.Second},
+		{[]string{"-sms-lease", "9s"}, nil, 9 * time.Second},
+		{nil, map[string]string{"MSGKIT_SMS_LEASE": "1m"}, time.Minute},
+	} {
+		c, err := parseConfig(tt.args, func(k string) string { return tt.env[k] }, io.Discard)
+		if err != nil || c.smsLease != tt.want {
+			t.Errorf("parseConfig(%v, %v): lease %v (%v), want %v", tt.args, tt.env, c.smsLease, err, tt.want)
+		}
+	}
+	for _, v := range []string{"0s", "2s", "-9s", "soon"} {
+		if _, err := parseConfig([]string{"-sms-lease", v}, none, io.Discard); err == nil || !strings.Contains(err.Error(), "-sms-lease") {
+			t.Errorf("-sms-lease %s: %v, want an error naming -sms-lease", v, err)
+		}
+	}
+}
+
 // Delivery reports are closed to special addresses unless -dlr-allow
 // opens them; the demo opens loopback, so its printed call works.
 func TestParseConfigReportPolicy(t *testing.T) {
@@ -562,7 +591,7 @@ func TestHelpNamesTheEnvironment(t *testing.T) {
 		t.Fatalf("-h: %v", err)
 	}
 	for _, name := range []string{"addr", "sms-http", "sms-https", "tls-cert", "tls-key", "store", "pg", "pg-schema",
-		"bootstrap", "dlr-allow", "dlr-forbid", "demo", "log-level", "mem-keep-finished", "mem-keep-finished-for", "campaign-lease", "campaign-rate"} {
+		"bootstrap", "dlr-allow", "dlr-forbid", "demo", "log-level", "mem-keep-finished", "mem-keep-finished-for", "campaign-lease", "campaign-rate", "sms-lease"} {
 		if !strings.Contains(help.String(), "(env "+envName(name)+")") {
 			t.Errorf("-h does not name %s for -%s:\n%s", envName(name), name, help.String())
 		}
@@ -578,6 +607,7 @@ func TestHelpNamesTheEnvironment(t *testing.T) {
 // to get credentials, lets no report go to loopback (the demo's allowance
 // goes with it), and the banner names the store.
 func TestDemoOnceOnPostgreSQL(t *testing.T) {
+	t.Parallel()
 	cfg := pgConfig(t)
 	c, err := parseConfig([]string{"-store", "postgres", "-pg", cfg.pgDSN, "-pg-schema", cfg.pgSchema}, func(string) string { return "" }, io.Discard)
 	if err != nil || !c.demo {

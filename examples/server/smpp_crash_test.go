@@ -152,6 +152,10 @@ func (p *serverProcess) kill() {
 // again, and the test reports the parts of the one window no ESME can
 // close: sent before the kill, their answer not yet stored.
 func TestSMPPCrash(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs server processes and kills one mid-run; the full suite runs it")
+	}
+	t.Parallel()
 	cfg := pgConfig(t)
 	sim := smppsim.New(smppsim.Options{Accounts: map[string]string{"msgkit": "secret"}, RespDelay: 20 * time.Millisecond, ReceiptDelay: 20 * time.Millisecond})
 	smsc, err := sim.Start()
@@ -161,8 +165,10 @@ func TestSMPPCrash(t *testing.T) {
 	t.Cleanup(sim.Close)
 	smppFile := filepath.Join(t.TempDir(), "smpp.json")
 	os.WriteFile(smppFile, []byte(`{"name": "sim", "addr": "`+smsc+`", "systemId": "msgkit", "password": "secret", "binds": 2, "window": 50, "timeout": "2s"}`), 0o600)
+	// The parts the killed server held go out again once their lease
+	// ends: 9 s instead of 30 (a hand-over's timeout 3 s, over the SMSC's 2).
 	args := []string{"-store", "postgres", "-pg", cfg.pgDSN, "-pg-schema", cfg.pgSchema, "-smpp", smppFile,
-		"-bootstrap", "../smsload/bootstrap.json", "-demo", "false", "-addr", "127.0.0.1:0", "-sms-http", "127.0.0.1:0", "-log-level", "info"}
+		"-bootstrap", "../smsload/bootstrap.json", "-demo", "false", "-addr", "127.0.0.1:0", "-sms-http", "127.0.0.1:0", "-log-level", "info", "-sms-lease", "9s"}
 
 	const messages = 1500
 	receiver := func(i int) string { return fmt.Sprintf("38640%06d", i) }

@@ -215,6 +215,7 @@ func driveUIDemo(t *testing.T, b *browser, base, clientID, clientSecret string) 
 // client and shows the demo grid (rows, a sort, a filter, the next page)
 // and KPI through the proxy, fed by the server's own mock operations.
 func TestUIDemoPage(t *testing.T) {
+	t.Parallel()
 	b := startBrowser(t)
 	l, out := startPlatform(t, parse(t))
 	m := demoPattern.FindStringSubmatch(out.String())
