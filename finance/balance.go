@@ -77,18 +77,43 @@ func idsOf[T comparable](codes []T) map[T]int64 {
 }
 
 // groupAttrs are the grouping attributes a balance may be asked for, and
-// the key each takes from an invoice. The documents' others
-// (docClassDomain, docClassArea, documentTypeName,
-// documentTypeSelfBilling, documentTypeDtsSelectorId) are not kept.
-var groupAttrs = map[string]func(*Invoice) msgkit.Value{
-	"domainId":                        func(i *Invoice) msgkit.Value { return idValue(domainIDs[i.Domain]) },
-	"domainCodeName":                  func(i *Invoice) msgkit.Value { return str(string(i.Domain)) },
-	"docClassId":                      func(i *Invoice) msgkit.Value { return idValue(classIDs[i.Class]) },
-	"docClassCodeName":                func(i *Invoice) msgkit.Value { return str(string(i.Class)) },
-	"dataSourceId":                    func(i *Invoice) msgkit.Value { return idValue(dataSourceIDs[i.DataSource]) },
-	"dataSourceCodeName":              func(i *Invoice) msgkit.Value { return str(string(i.DataSource)) },
-	"documentTypeId":                  func(i *Invoice) msgkit.Value { return idValue(i.InvType) },
-	"documentTypeDtsSelectorCodeName": func(i *Invoice) msgkit.Value { return str(i.Selector) },
+// the value each takes from an invoice and its document type (the zero
+// DocumentType, with its ID, for a type the store does not know).
+var groupAttrs = map[string]func(*Invoice, DocumentType) msgkit.Value{
+	"domainId":                        func(i *Invoice, _ DocumentType) msgkit.Value { return idValue(domainIDs[i.Domain]) },
+	"domainCodeName":                  func(i *Invoice, _ DocumentType) msgkit.Value { return str(string(i.Domain)) },
+	"docClassId":                      func(i *Invoice, _ DocumentType) msgkit.Value { return idValue(classIDs[i.Class]) },
+	"docClassCodeName":                func(i *Invoice, _ DocumentType) msgkit.Value { return str(string(i.Class)) },
+	"docClassDomain":                  func(i *Invoice, _ DocumentType) msgkit.Value { return str(ClassDomain(i.Class)) },
+	"docClassArea":                    func(i *Invoice, _ DocumentType) msgkit.Value { return str(ClassArea(i.Class)) },
+	"dataSourceId":                    func(i *Invoice, _ DocumentType) msgkit.Value { return idValue(dataSourceIDs[i.DataSource]) },
+	"dataSourceCodeName":              func(i *Invoice, _ DocumentType) msgkit.Value { return str(string(i.DataSource)) },
+	"documentTypeId":                  func(i *Invoice, _ DocumentType) msgkit.Value { return idValue(i.InvType) },
+	"documentTypeName":                func(_ *Invoice, t DocumentType) msgkit.Value { return str(t.Name) },
+	"documentTypeSelfBilling":         func(_ *Invoice, t DocumentType) msgkit.Value { return str(YesNo(t.SelfBilling)) },
+	"documentTypeDtsSelectorId":       func(i *Invoice, _ DocumentType) msgkit.Value { return idValue(SelectorID(i.Selector)) },
+	"documentTypeDtsSelectorCodeName": func(i *Invoice, _ DocumentType) msgkit.Value { return str(i.Selector) },
+}
+
+// ClassAreas are the areas of the classes (ClassArea) in the order
+// balances sort them by.
+func ClassAreas() []string { return []string{"invoice", "note", "netting", "control"} }
+
+// SelectorID is the id of a data source selector: 1 for PART-PAYMENT, the
+// one selector, and 0 (null) for none.
+func SelectorID(selector string) int64 {
+	if selector == PartPayment {
+		return 1
+	}
+	return 0
+}
+
+// YesNo is b as the documents write booleans: yes or no.
+func YesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
 }
 
 func idValue(id int64) msgkit.Value {
@@ -141,6 +166,21 @@ type BalanceOptions struct {
 	Side  Side
 	Group []string     // grouping attributes, beyond partner and currency
 	AsOf  *msgkit.Date // the day of the aging buckets; none without it
+	// Types, set by a store, looks up the document types it keeps
+	// (PutDocumentType) for documentTypeName and documentTypeSelfBilling;
+	// nil, or a type it does not find, has no name and is not self-billing.
+	Types func(id int64) (DocumentType, bool)
+}
+
+// typeOf is the document type of id as o.Types knows it, the zero type
+// with the id otherwise.
+func (o BalanceOptions) typeOf(id int64) DocumentType {
+	if o.Types != nil {
+		if t, ok := o.Types(id); ok {
+			return t
+		}
+	}
+	return DocumentType{ID: id}
 }
 
 // CheckGroup refuses grouping attributes this package does not know,
@@ -235,17 +275,34 @@ func fixed(d decimal.Decimal) (units int64, places int32, ok bool) {
 // balanceKey is what a balance is one of: partner, currency and the
 // grouping attributes asked for (the others zero).
 type balanceKey struct {
-	partner    int64
-	invType    int64
-	currency   int32
-	domain     int8
-	class      int8
-	dataSource int8
-	partPay    bool
+	partner     int64
+	invType     int64
+	typeName    string
+	currency    int32
+	domain      int8
+	class       int8
+	classDomain int8 // 1 customer, 2 supplier, 0 an unknown class
+	area        int8 // the place of the class's area in ClassAreas, from 1
+	dataSource  int8
+	selfBilling bool
+	partPay     bool
 }
 
 // groupMask says which of a balance key's parts the grouping asks for.
-type groupMask struct{ domain, class, dataSource, invType, partPay bool }
+type groupMask struct {
+	domain, class, classDomain, area, dataSource, invType, typeName, selfBilling, partPay bool
+}
+
+// classDomainIDs and classAreaIDs are, by class id, the keys of the
+// class's domain and area (0 for an unknown class).
+var classDomainIDs, classAreaIDs = func() (domains, areas []int8) {
+	domains, areas = make([]int8, len(Classes())+1), make([]int8, len(Classes())+1)
+	for i, c := range Classes() {
+		domains[i+1] = int8(c.Side()) + 1
+		areas[i+1] = int8(slices.Index(ClassAreas(), ClassArea(c)) + 1)
+	}
+	return domains, areas
+}()
 
 // maskOf reads group (checked by CheckGroup) once per sum.
 func maskOf(group []string) groupMask {
@@ -258,17 +315,25 @@ func maskOf(group []string) groupMask {
 			m.class = true
 		case "dataSourceId", "dataSourceCodeName":
 			m.dataSource = true
+		case "docClassDomain":
+			m.classDomain = true
+		case "docClassArea":
+			m.area = true
 		case "documentTypeId":
 			m.invType = true
-		case "documentTypeDtsSelectorCodeName":
+		case "documentTypeName":
+			m.typeName = true
+		case "documentTypeSelfBilling":
+			m.selfBilling = true
+		case "documentTypeDtsSelectorId", "documentTypeDtsSelectorCodeName":
 			m.partPay = true
 		}
 	}
 	return m
 }
 
-// keyOf is e's balance key under m.
-func keyOf(e *LedgerEntry, m groupMask) balanceKey {
+// keyOf is e's balance key under m, its document type from o.
+func keyOf(e *LedgerEntry, m groupMask, o *BalanceOptions) balanceKey {
 	k := balanceKey{partner: e.partner, currency: e.currency}
 	if m.domain {
 		k.domain = e.domain
@@ -276,8 +341,22 @@ func keyOf(e *LedgerEntry, m groupMask) balanceKey {
 	if m.class {
 		k.class = e.class
 	}
+	if m.classDomain {
+		k.classDomain = classDomainIDs[e.class]
+	}
+	if m.area {
+		k.area = classAreaIDs[e.class]
+	}
 	if m.dataSource {
 		k.dataSource = e.dataSource
+	}
+	if m.typeName || m.selfBilling {
+		t := o.typeOf(e.invType)
+		k.typeName = t.Name
+		k.selfBilling = m.selfBilling && t.SelfBilling
+		if !m.typeName {
+			k.typeName = ""
+		}
 	}
 	if m.invType {
 		k.invType = e.invType
@@ -313,7 +392,7 @@ func SumEntries(entries iter.Seq[*LedgerEntry], o BalanceOptions) ([]Balance, er
 		if e.side != o.Side || !e.counted {
 			continue
 		}
-		k := keyOf(e, mask)
+		k := keyOf(e, mask, &o)
 		t := last
 		if t == nil || k != lastKey {
 			if t = byKey[k]; t == nil {
@@ -350,8 +429,9 @@ func SumEntries(entries iter.Seq[*LedgerEntry], o BalanceOptions) ([]Balance, er
 	}
 	slices.SortFunc(keys, func(a, b balanceKey) int {
 		return cmp.Or(cmp.Compare(a.partner, b.partner), cmp.Compare(a.currency, b.currency), cmp.Compare(a.domain, b.domain),
-			cmp.Compare(a.class, b.class), cmp.Compare(a.dataSource, b.dataSource), cmp.Compare(a.invType, b.invType),
-			cmp.Compare(boolInt(a.partPay), boolInt(b.partPay)))
+			cmp.Compare(a.class, b.class), cmp.Compare(a.classDomain, b.classDomain), cmp.Compare(a.area, b.area),
+			cmp.Compare(a.dataSource, b.dataSource), cmp.Compare(a.invType, b.invType), strings.Compare(a.typeName, b.typeName),
+			cmp.Compare(boolInt(a.selfBilling), boolInt(b.selfBilling)), cmp.Compare(boolInt(a.partPay), boolInt(b.partPay)))
 	})
 	out := make([]Balance, 0, len(byKey))
 	for _, k := range keys {
@@ -359,8 +439,9 @@ func SumEntries(entries iter.Seq[*LedgerEntry], o BalanceOptions) ([]Balance, er
 		b := Balance{Partner: t.latest.Customer, OwnerID: t.latest.OwnerID, Currency: t.first.Currency, Documents: t.documents}
 		if len(o.Group) > 0 {
 			b.Group = make(map[string]msgkit.Value, len(o.Group))
+			typ := o.typeOf(t.first.InvType)
 			for _, g := range o.Group {
-				b.Group[g] = groupAttrs[g](t.first)
+				b.Group[g] = groupAttrs[g](t.first, typ)
 			}
 		}
 		for i, a := range b.Amounts.list() {

@@ -60,7 +60,7 @@ func TestBalances(t *testing.T) {
 	if err != nil || len(grouped) != 4 || grouped[2].Group["docClassCodeName"].Str() != "CREDIT_DEBIT_NOTE" || grouped[2].Group["domainId"].Number() != "1" {
 		t.Errorf("grouped by class and domain: %v, %+v", err, grouped)
 	}
-	if _, err := Balances(invs, BalanceOptions{Group: []string{"documentTypeName"}}); msgkit.KindOf(err) != msgkit.Invalid {
+	if _, err := Balances(invs, BalanceOptions{Group: []string{"color"}}); msgkit.KindOf(err) != msgkit.Invalid {
 		t.Errorf("an unknown group: %v", err)
 	}
 }

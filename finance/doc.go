@@ -109,11 +109,27 @@
 // the grouping attributes asked for, the documents that count: approved,
 // archived and imported ones (drafts, rejected, canceled and deleted
 // documents do not). Customers' balances sum the customer classes,
-// suppliers' the supplier invoices and notes. The grouping attributes are
-// domainId/domainCodeName, docClassId/docClassCodeName,
-// dataSourceId/dataSourceCodeName (ids 1, 2, … in the documents' order of
-// the codes), documentTypeId and documentTypeDtsSelectorCodeName; the
-// documents' other grouping attributes are not kept, and are refused.
+// suppliers' the supplier invoices and notes. All 13 of the documents'
+// grouping attributes group, each by what the invoice keeps:
+//   - domainId/domainCodeName, docClassId/docClassCodeName and
+//     dataSourceId/dataSourceCodeName are the invoice's codes (ids 1, 2, …
+//     in the documents' order of the codes; null for another code);
+//   - docClassDomain (customer or supplier) and docClassArea (invoice,
+//     note, netting or control) are those of its class, as the finance
+//     documents export names them (null for another class); a side's
+//     balances have one docClassDomain, so it adds the attribute and
+//     splits nothing;
+//   - documentTypeId is its invType; documentTypeName and
+//     documentTypeSelfBilling (yes or no) are of that type as the store
+//     keeps it for the export (PutDocumentType). Types of the same name
+//     group together; a type the store does not know has a null name,
+//     and all such documents group together, and is not self-billing (no);
+//   - documentTypeDtsSelectorCodeName and documentTypeDtsSelectorId are
+//     the invoice's data source selector: PART-PAYMENT and 1, the one
+//     selector, or null for none.
+//
+// A group's values are those of its first document. Grouping attributes
+// filter and sort only balances grouped by them.
 // With asOf, unpaid totals are also split into aging buckets by due date
 // (not yet due, 1-30, 31-60, 61-90, 91-120 and more than 120 days late).
 // A balance names its partner as its most recent document does. Amounts

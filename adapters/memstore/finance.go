@@ -139,8 +139,9 @@ func (s *FinanceStore) ListInvoices(_ context.Context, q msgkit.ListQuery, scope
 
 var _ finance.BalanceStore = (*FinanceStore)(nil)
 
-// Balances sums the invoices in scope (finance.Balances) and lists the
-// result with msgkit.Apply.
+// Balances sums the invoices in scope (finance.Balances), with the
+// document types PutDocumentType stored, and lists the result with
+// msgkit.Apply.
 func (s *FinanceStore) Balances(_ context.Context, scope finance.Scope, o finance.BalanceOptions, q msgkit.ListQuery) (msgkit.Page[finance.Balance], error) {
 	if err := finance.CheckGroup(o.Group); err != nil {
 		return msgkit.Page[finance.Balance]{}, err
@@ -149,6 +150,10 @@ func (s *FinanceStore) Balances(_ context.Context, scope finance.Scope, o financ
 		return msgkit.Page[finance.Balance]{}, err
 	}
 	s.mu.RLock()
+	o.Types = func(id int64) (finance.DocumentType, bool) {
+		t, ok := s.export.types[id] // read under the lock SumEntries runs in
+		return t, ok
+	}
 	bs, err := finance.SumEntries(func(yield func(*finance.LedgerEntry) bool) {
 		for i := range s.ledger {
 			if e := &s.ledger[i]; scope.Sees(e.Partner()) && !yield(e) {

@@ -31,6 +31,61 @@ var (
 	dataSourceCodes = codes(finance.DataSources())
 )
 
+// classDomainKeyExpr is the key of the domain of the class in col, as
+// finance keys docClassDomain: 1 customer, 2 supplier, 0 an unknown class.
+func classDomainKeyExpr(col string) string {
+	var b strings.Builder
+	b.WriteString("CASE " + col)
+	for _, c := range finance.Classes() {
+		b.WriteString(" WHEN " + sqlText(string(c)) + " THEN " + strconv.Itoa(int(c.Side())+1))
+	}
+	b.WriteString(" ELSE 0 END")
+	return b.String()
+}
+
+// classAreaKeyExpr is the key of the area of the class in col, as finance
+// keys docClassArea: its place in finance.ClassAreas from 1, 0 an unknown
+// class.
+func classAreaKeyExpr(col string) string {
+	var b strings.Builder
+	b.WriteString("CASE " + col)
+	for _, c := range finance.Classes() {
+		b.WriteString(" WHEN " + sqlText(string(c)) + " THEN " + strconv.Itoa(slices.Index(finance.ClassAreas(), finance.ClassArea(c))+1))
+	}
+	b.WriteString(" ELSE 0 END")
+	return b.String()
+}
+
+// classDomainText and classAreaText are the texts of the keys of
+// classDomainKeyExpr and classAreaKeyExpr; "" for 0 or another key.
+func classDomainText(key int32) string {
+	for _, c := range finance.Classes() {
+		if int32(c.Side())+1 == key {
+			return finance.ClassDomain(c)
+		}
+	}
+	return ""
+}
+
+func classAreaText(key int32) string {
+	if areas := finance.ClassAreas(); key >= 1 && int(key) <= len(areas) {
+		return areas[key-1]
+	}
+	return ""
+}
+
+// keyTextExpr is the text of the key in col, by text (as classDomainText
+// and classAreaText give it), NULL for other keys.
+func keyTextExpr(col string, text func(int32) string, keys int32) string {
+	var b strings.Builder
+	b.WriteString("CASE " + col)
+	for k := int32(1); k <= keys; k++ {
+		b.WriteString(" WHEN " + strconv.Itoa(int(k)) + " THEN " + sqlText(text(k)))
+	}
+	b.WriteString(" END")
+	return b.String()
+}
+
 // countedStatuses are the statuses finance.InBalance counts.
 var countedStatuses = []finance.Status{finance.Approved, finance.Archived, finance.Imported}
 
@@ -126,11 +181,18 @@ var balanceAttrs = map[string]listAttr{
 	"dataSourceCodeName":              {"b.data_source", msgkit.AttrString},
 	"documentTypeId":                  {"nullif(b.inv_type, 0)", msgkit.AttrNumber},
 	"documentTypeDtsSelectorCodeName": {"b.selector", msgkit.AttrString},
+	"docClassDomain":                  {keyTextExpr("b.class_domain", classDomainText, 2), msgkit.AttrString},
+	"docClassArea":                    {keyTextExpr("b.area", classAreaText, int32(len(finance.ClassAreas()))), msgkit.AttrString},
+	"documentTypeName":                {"nullif(b.type_name, '')", msgkit.AttrString},
+	"documentTypeSelfBilling":         {"CASE WHEN b.self_billing THEN 'yes' ELSE 'no' END", msgkit.AttrString},
+	"documentTypeDtsSelectorId":       {"CASE WHEN b.part_pay THEN " + strconv.Itoa(int(finance.SelectorID(finance.PartPayment))) + " END", msgkit.AttrNumber},
 }
 
 // balanceOrder is the store's order of balances, finance.SumEntries's:
-// partner, currency, then the group's keys (codes by id, not by text).
-const balanceOrder = "b.cust_id, b.currency, b.domain_id, b.class_id, b.data_source_id, b.inv_type, b.part_pay"
+// partner, currency, then the group's keys (codes by id, not by text,
+// type names byte by byte as Go compares strings).
+const balanceOrder = "b.cust_id, b.currency, b.domain_id, b.class_id, b.class_domain, b.area, b.data_source_id, b.inv_type," +
+	` b.type_name COLLATE "C", b.self_billing, b.part_pay`
 
 // agingBuckets are the conditions on days late of finance's aging
 // buckets, in Aging's order: not yet due, 1-30, 31-60, 61-90, 91-120 and
@@ -143,7 +205,11 @@ var agingBuckets = [...]string{"<= 0", "BETWEEN 1 AND 30", "BETWEEN 31 AND 60", 
 //   - g sums, in one pass over the counted documents of the side (and of
 //     the partners in $1 without scope.All), per partner, currency and
 //     the group's keys: the key of a code is its id (unknown codes share
-//     0, as in finance), of the selector whether it is PART-PAYMENT;
+//     0, as in finance), of the class's domain and area the class's
+//     (classDomainKeyExpr, classAreaKeyExpr), of the selector whether it
+//     is PART-PAYMENT, of the document type's name (” for none) and
+//     self-billing (false for none) those of finance_document_types,
+//     joined only when asked for;
 //     numeric's sum keeps the largest scale of its inputs, as finance's
 //     sums do, and an aging bucket nothing fell in is 0 (scale 0), as
 //     finance's empty sum is. It also keeps the first and last document's
@@ -168,9 +234,13 @@ func balanceTable(scope finance.Scope, o finance.BalanceOptions) (*listTable, []
 	}{
 		{"domain_id", codeIDExpr("i.domain", domainCodes), "0", grouped("domainId", "domainCodeName")},
 		{"class_id", codeIDExpr("i.class", classCodes), "0", grouped("docClassId", "docClassCodeName")},
+		{"class_domain", classDomainKeyExpr("i.class"), "0", grouped("docClassDomain")},
+		{"area", classAreaKeyExpr("i.class"), "0", grouped("docClassArea")},
 		{"data_source_id", codeIDExpr("i.data_source", dataSourceCodes), "0", grouped("dataSourceId", "dataSourceCodeName")},
 		{"inv_type", "i.inv_type", "0", grouped("documentTypeId")},
-		{"part_pay", "(i.selector = " + sqlText(finance.PartPayment) + ") IS TRUE", "false", grouped("documentTypeDtsSelectorCodeName")},
+		{"type_name", "coalesce(dt.name, '')", "''::text", grouped("documentTypeName")},
+		{"self_billing", "coalesce(dt.self_billing, false)", "false", grouped("documentTypeSelfBilling")},
+		{"part_pay", "(i.selector = " + sqlText(finance.PartPayment) + ") IS TRUE", "false", grouped("documentTypeDtsSelectorId", "documentTypeDtsSelectorCodeName")},
 	} {
 		if k.on {
 			keys = append(keys, k.expr)
@@ -193,6 +263,10 @@ func balanceTable(scope finance.Scope, o finance.BalanceOptions) (*listTable, []
 		}
 	}
 
+	types := ""
+	if grouped("documentTypeName", "documentTypeSelfBilling") {
+		types = " LEFT JOIN finance_document_types dt ON dt.id = i.inv_type"
+	}
 	var args []any
 	where := sideCondition(o.Side) + " AND " + countedCondition
 	if !scope.All {
@@ -222,14 +296,15 @@ func balanceTable(scope finance.Scope, o finance.BalanceOptions) (*listTable, []
 		" sum(i.amount_vat) AS amount_vat, sum(i.vat) AS vat, sum(i.rounding) AS rounding, sum(i.total) AS total," +
 		" sum(i.total_paid) AS total_paid, sum(i.total_unpaid) AS total_unpaid, min(i.id) AS first_id," +
 		" max(i.id) AS last_id" + aging +
-		" FROM finance_invoices i WHERE " + where + " GROUP BY " + strings.Join(keys, ", ") + ") g" +
+		" FROM finance_invoices i" + types + " WHERE " + where + " GROUP BY " + strings.Join(keys, ", ") + ") g" +
 		" JOIN finance_invoices l ON l.id = g.last_id"
 	if first {
 		from += " JOIN finance_invoices f ON f.id = g.first_id"
 	}
 	from += ") b"
 
-	sel := "b.cust_id, b.currency, b.domain_id, b.class_id, b.data_source_id, b.inv_type, b.documents," +
+	sel := "b.cust_id, b.currency, b.domain_id, b.class_id, b.class_domain, b.area, b.data_source_id, b.inv_type," +
+		" b.type_name, b.self_billing, b.part_pay, b.documents," +
 		" b.amount_no_vat::text, b.amount_vat::text, b.vat::text, b.rounding::text, b.total::text, b.total_paid::text," +
 		" b.total_unpaid::text, coalesce(b.cust_name, ''), coalesce(b.cust_short_name, ''), b.cust_attn, b.cust_address," +
 		" b.cust_address2, b.cust_post, b.cust_city, coalesce(b.cust_po_box, ''), b.cust_vat_number, b.cust_country," +
@@ -275,6 +350,9 @@ type balanceRow struct {
 	b                                   finance.Balance
 	currency                            int32
 	domainID, classID, dataSourceID     int32
+	classDomain, area                   int32
+	typeName                            string
+	selfBilling, partPay                bool
 	invType, documents, country         int64
 	sums                                [7]string
 	aging                               [6]string
@@ -283,7 +361,8 @@ type balanceRow struct {
 
 func (r *balanceRow) dest(aging bool) []any {
 	p := &r.b.Partner
-	dest := []any{&p.ID, &r.currency, &r.domainID, &r.classID, &r.dataSourceID, &r.invType, &r.documents,
+	dest := []any{&p.ID, &r.currency, &r.domainID, &r.classID, &r.classDomain, &r.area, &r.dataSourceID, &r.invType,
+		&r.typeName, &r.selfBilling, &r.partPay, &r.documents,
 		&r.sums[0], &r.sums[1], &r.sums[2], &r.sums[3], &r.sums[4], &r.sums[5], &r.sums[6],
 		&p.Name, &p.ShortName, &p.Attn, &p.Address, &p.Address2, &p.Post, &p.City, &p.POBox, &p.VatNumber, &r.country,
 		&p.Type, &r.b.OwnerID, &r.domain, &r.class, &r.dataSource, &r.selector}
@@ -357,6 +436,20 @@ func (r *balanceRow) balance(o finance.BalanceOptions) (finance.Balance, error) 
 			b.Group[g] = text(r.dataSource)
 		case "documentTypeDtsSelectorCodeName":
 			b.Group[g] = text(r.selector)
+		case "docClassDomain":
+			b.Group[g] = text(classDomainText(r.classDomain))
+		case "docClassArea":
+			b.Group[g] = text(classAreaText(r.area))
+		case "documentTypeName":
+			b.Group[g] = text(r.typeName)
+		case "documentTypeSelfBilling":
+			b.Group[g] = text(finance.YesNo(r.selfBilling))
+		case "documentTypeDtsSelectorId":
+			var sel string
+			if r.partPay {
+				sel = finance.PartPayment
+			}
+			b.Group[g] = id(finance.SelectorID(sel))
 		}
 	}
 	return b, nil

@@ -237,7 +237,7 @@ func TestFinanceBalancesRefuse(t *testing.T) {
 	eqTotal := msgkit.ListQuery{Filters: []msgkit.Filter{{Attr: "total", Op: msgkit.OpEq, Values: []msgkit.Value{positive}}}}
 	sortDomain := msgkit.ListQuery{Sort: []msgkit.SortKey{{Attr: "domainId"}}}
 	for name, err := range map[string]error{
-		"unknown group":        second(s.Balances(ctx, all, finance.BalanceOptions{Group: []string{"docClassArea"}}, msgkit.ListQuery{})),
+		"unknown group":        second(s.Balances(ctx, all, finance.BalanceOptions{Group: []string{"color"}}, msgkit.ListQuery{})),
 		"equality on amounts":  second(s.Balances(ctx, all, finance.BalanceOptions{}, eqTotal)),
 		"sort on no group":     second(s.Balances(ctx, all, finance.BalanceOptions{}, sortDomain)),
 		"sheet equality":       second(s.Sheet(ctx, all, finance.SheetOptions{Partner: 1}, eqTotal)),

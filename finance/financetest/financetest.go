@@ -64,6 +64,9 @@ func Run(t *testing.T, newStores func(testing.TB) Stores) {
 		t.Run("balances", func(t *testing.T) {
 			runBalanceStoreTests(t, func(t *testing.T) BalanceStore { return newStores(t).Finance })
 		})
+		t.Run("grouping", func(t *testing.T) {
+			runGroupingTests(t, func(t *testing.T) Store { return newStores(t).Finance })
+		})
 		t.Run("files", func(t *testing.T) {
 			runFileStoreTests(t, func(t *testing.T) finance.FileStore { return newStores(t).Finance })
 		})
