@@ -91,8 +91,10 @@
 //     count, perPage, currentPage, totalPages}}}. Invoices take up to 100 a
 //     page and q searches custName, customerShortName, invUid and status;
 //     balances and sheets take the record fields as filters and sorts (see
-//     finance.BalanceSpec, SheetSpec), balances also group (comma-separated)
-//     and asOf (a date: the answer adds aging buckets of the unpaid totals:
+//     finance.BalanceSpec, SheetSpec), balances also group (comma-separated,
+//     any of the documents' 13 grouping attributes; see finance's
+//     "Balances and sheets" for what each groups by, the OpenAPI
+//     document's pattern lists them) and asOf (a date: the answer adds aging buckets of the unpaid totals:
 //     current, days1To30, days31To60, days61To90, days91To120, over120).
 //     An unknown query parameter is 400 naming it. A file listing is one
 //     page with every file.
