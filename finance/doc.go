@@ -93,6 +93,15 @@
 // status is UNKNOWN_STATUS, one this change may not set INVALID_VALUE.
 // SetDeliveryStatus takes none, waiting, sending, sent, error and misc.
 //
+// invUid, which the documents leave unspecified, is a random version-4
+// UUID that the Service picks for each invoice it creates
+// (Options.NewUUID, so tests can inject their own). Updates, deletes and
+// status changes never alter it, and stores keep the one they were given
+// (a Store refuses an invoice without one as Invalid and a second invoice
+// with the same one as Conflict). It is also the finance documents'
+// documentUuid and the balance sheet records' documentUuId; the invoice
+// listing filters and sorts on it, and q searches it.
+//
 // # Default configuration
 //
 // DefaultConfig picks, from operator data (SeedConfigs to start with),

@@ -7,12 +7,17 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/msgkit/msgkit"
 )
 
 // Options configure a Service.
 type Options struct {
-	Clock    msgkit.Clock   // time.Now when nil
+	Clock msgkit.Clock // time.Now when nil
+	// NewUUID makes the invUid of each invoice created; nil draws random
+	// (version 4) UUIDs.
+	NewUUID  func() string
 	Location *time.Location // the zone of "today" for default dates; UTC when nil
 	Logger   *slog.Logger
 	// Configs are the default invoice configurations; SeedConfigs when
@@ -52,6 +57,7 @@ type Service struct {
 	tenants   PartnerTenants
 	configs   []InvoiceConfig
 	now       msgkit.Clock
+	newUUID   func() string
 	loc       *time.Location
 	log       *slog.Logger
 }
@@ -60,6 +66,9 @@ type Service struct {
 func NewService(store Store, o Options) *Service {
 	if o.Clock == nil {
 		o.Clock = time.Now
+	}
+	if o.NewUUID == nil {
+		o.NewUUID = uuid.NewString
 	}
 	if o.Location == nil {
 		o.Location = time.UTC
@@ -71,7 +80,7 @@ func NewService(store Store, o Options) *Service {
 		o.Configs = SeedConfigs()
 	}
 	return &Service{store: store, balances: o.Balances, sheets: o.Sheets, files: o.Files, blobs: o.Blobs,
-		documents: o.Documents, tenants: o.Tenants, configs: slices.Clone(o.Configs), now: o.Clock, loc: o.Location, log: o.Logger}
+		documents: o.Documents, tenants: o.Tenants, configs: slices.Clone(o.Configs), now: o.Clock, newUUID: o.NewUUID, loc: o.Location, log: o.Logger}
 }
 
 func (s *Service) clock() (msgkit.Date, time.Time) {
@@ -175,7 +184,8 @@ func notFound(id InvoiceID) error {
 	return msgkit.Errorf(msgkit.NotFound, CodeInvoiceNotFound, "invoice %d not found", id)
 }
 
-// Create creates an invoice of class for a partner in scope.
+// Create creates an invoice of class for a partner in scope, its invUid
+// a new UUID from Options.NewUUID that no update or status change alters.
 func (s *Service) Create(ctx context.Context, scope Scope, class Class, in Input) (Invoice, error) {
 	if len(scope.Classes) > 0 && !slices.Contains(scope.Classes, class) {
 		return Invoice{}, msgkit.Errorf(msgkit.Forbidden, CodeClassNotManaged, "the caller's privileges do not manage %s documents", class)
@@ -199,6 +209,7 @@ func (s *Service) Create(ctx context.Context, scope Scope, class Class, in Input
 	if err != nil {
 		return Invoice{}, err
 	}
+	inv.UID = s.newUUID()
 	return s.store.CreateInvoice(ctx, inv)
 }
 

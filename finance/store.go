@@ -15,14 +15,17 @@ type Store interface {
 	// Partner returns a partner; an unknown one is NotFound.
 	Partner(ctx context.Context, id int64) (Partner, error)
 	// CreateInvoice stores inv under a new id, larger than every id
-	// before it, and returns it with the id.
+	// before it, and returns it with the id. An empty UID is Invalid
+	// (invoice_invalid, naming invUid); a UID another invoice has is
+	// Conflict (invoice_exists).
 	CreateInvoice(ctx context.Context, inv Invoice) (Invoice, error)
 	// Invoice returns an invoice, deleted ones included; an unknown id is
 	// NotFound.
 	Invoice(ctx context.Context, id InvoiceID) (Invoice, error)
 	// UpdateInvoice runs change on the stored invoice and stores what it
 	// returns, atomically: nothing else changes the invoice in between.
-	// An error from change is returned and nothing is stored.
+	// An error from change is returned and nothing is stored. The id and
+	// the UID stay as stored, whatever change returns.
 	UpdateInvoice(ctx context.Context, id InvoiceID, change func(Invoice) (Invoice, error)) (Invoice, error)
 	// ListInvoices lists the invoices that are not deleted, of the
 	// partners in scope (all when scope.All), filtered, sorted and paged

@@ -21,6 +21,7 @@ type FinanceStore struct {
 	// records and their decimals.
 	ledger []finance.LedgerEntry
 	lastID finance.InvoiceID
+	uids   map[string]bool // the invoices' UIDs, unique as pgstore's index makes them
 
 	files      []finance.FileRecord // in id order
 	lastFileID finance.FileID
@@ -33,7 +34,7 @@ type FinanceStore struct {
 var _ finance.Store = (*FinanceStore)(nil)
 
 func newFinanceStore() *FinanceStore {
-	s := &FinanceStore{}
+	s := &FinanceStore{uids: map[string]bool{}}
 	s.partners = newTable[int64, finance.Partner](&s.mu, "partner",
 		func(id int64) string { return "business partner " + strconv.FormatInt(id, 10) }, nil, nil)
 	s.invoices = newTable(&s.mu, "invoice",
@@ -76,15 +77,23 @@ func (s *FinanceStore) Partner(_ context.Context, id int64) (finance.Partner, er
 	return s.partners.get(id)
 }
 
-// CreateInvoice stores inv under the next id.
+// CreateInvoice stores inv under the next id; its UID must be set and be
+// no other invoice's.
 func (s *FinanceStore) CreateInvoice(_ context.Context, inv finance.Invoice) (finance.Invoice, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if inv.UID == "" {
+		return finance.Invoice{}, msgkit.Invalidf("invoice_invalid", "invUid", "invUid must not be empty")
+	}
+	if s.uids[inv.UID] {
+		return finance.Invoice{}, msgkit.New(msgkit.Conflict, "invoice_exists", "invoice exists")
+	}
 	s.lastID++
 	inv.ID = s.lastID
 	if err := s.invoices.insertLocked(inv.ID, &inv); err != nil {
 		return finance.Invoice{}, err
 	}
+	s.uids[inv.UID] = true
 	s.ledger = append(s.ledger, finance.LedgerEntryOf(s.invoices.rows[inv.ID]))
 	return copyInvoice(inv), nil
 }
@@ -98,7 +107,8 @@ func (s *FinanceStore) Invoice(_ context.Context, id finance.InvoiceID) (finance
 	return *inv, nil
 }
 
-// UpdateInvoice runs change under the domain's lock.
+// UpdateInvoice runs change under the domain's lock; the id and the UID
+// stay as stored.
 func (s *FinanceStore) UpdateInvoice(_ context.Context, id finance.InvoiceID, change func(finance.Invoice) (finance.Invoice, error)) (finance.Invoice, error) {
 	var out finance.Invoice
 	err := s.invoices.update(id, func(stored **finance.Invoice) error {
@@ -106,7 +116,7 @@ func (s *FinanceStore) UpdateInvoice(_ context.Context, id finance.InvoiceID, ch
 		if err != nil {
 			return err
 		}
-		next.ID = id
+		next.ID, next.UID = id, (*stored).UID
 		*stored = cloneInvoice(&next)
 		s.ledger[id-1] = finance.LedgerEntryOf(*stored)
 		out = copyInvoice(next)

@@ -308,11 +308,14 @@
 // document bytea, byte for byte (json would refuse bytes that are not
 // JSON, which memstore keeps). Nil and empty item lists both round-trip.
 // Text PostgreSQL cannot hold, dates that do not exist and currencies not
-// in finance.Currencies are Invalid, every such field named.
+// in finance.Currencies are Invalid, every such field named. The invUid
+// column uid is NOT NULL and UNIQUE (0027_finance_invoice_uid.sql, which
+// gave the rows stored before it a gen_random_uuid() each): an invoice
+// without one is Invalid, one with another's Conflict (invoice_exists).
 //
 // UpdateInvoice locks the row (SELECT … FOR UPDATE), runs the change and
 // writes the row in one transaction; the change's error is returned as it
-// is, and the id never changes.
+// is, and neither the id nor the UID ever changes.
 //
 // ListInvoices runs through the listing engine over every attribute of
 // finance.InvoiceSpec. The scope is SQL (every partner, or cust_id among

@@ -77,9 +77,10 @@ func (s *FinanceStore) Partner(ctx context.Context, id int64) (finance.Partner, 
 
 // CreateInvoice stores inv under the next id of the table's identity, so
 // ids ascend, and returns the invoice as stored (inv's ID is ignored).
-// Text PostgreSQL cannot hold, a date that does not exist and a currency
+// An empty UID, text PostgreSQL cannot hold, a date that does not exist and a currency
 // other than one of finance.Currencies (or the zero Currency) are Invalid,
-// every such field named. Times are kept to the microsecond, in UTC.
+// every such field named; a UID another invoice has is Conflict
+// (finance_invoices_uid_key). Times are kept to the microsecond, in UTC.
 func (s *FinanceStore) CreateInvoice(ctx context.Context, inv finance.Invoice) (finance.Invoice, error) {
 	args, err := invoiceArgs(inv)
 	if err != nil {
@@ -102,7 +103,7 @@ func (s *FinanceStore) Invoice(ctx context.Context, id finance.InvoiceID) (finan
 }
 
 // UpdateInvoice locks the invoice's row (SELECT … FOR UPDATE), runs change
-// on it and writes what change returns, with the id unchanged, in one
+// on it and writes what change returns, with the id and UID unchanged, in one
 // transaction; concurrent updates of one invoice therefore run one after
 // the other, each seeing the one before. An error from change is returned
 // as it is and nothing is written, as is an Invalid record (see
@@ -120,7 +121,7 @@ func (s *FinanceStore) UpdateInvoice(ctx context.Context, id finance.InvoiceID, 
 		if err != nil {
 			return final{err}
 		}
-		next.ID = id
+		next.ID, next.UID = id, stored.UID
 		args, err := invoiceArgs(next)
 		if err != nil {
 			return final{err}
@@ -306,7 +307,7 @@ var numericColumns = map[string]bool{
 
 // invoiceColumns is the select list of an invoice, in the order of
 // invoiceRow.dest; the text columns that hold NULL for "" read as "".
-const invoiceColumns = `i.id, i.instance_id, i.owner_id, coalesce(i.uid, ''),
+const invoiceColumns = `i.id, i.instance_id, i.owner_id, i.uid,
 	coalesce(i.class, ''), coalesce(i.data_source, ''), coalesce(i.domain, ''), coalesce(i.selector, ''),
 	i.cust_id, coalesce(i.cust_name, ''), coalesce(i.cust_short_name, ''), i.cust_attn, i.cust_address,
 	i.cust_address2, i.cust_post, i.cust_city, coalesce(i.cust_po_box, ''), i.cust_vat_number, i.cust_country,
@@ -357,6 +358,9 @@ func invoicePlaceholders(columns []string, from int) string {
 // invoiceArgs checks inv and returns the values of invoiceWriteColumns.
 func invoiceArgs(inv finance.Invoice) ([]any, error) {
 	var c fieldCheck
+	if inv.UID == "" {
+		c.fail("invoice_invalid", "invUid", "invUid must not be empty")
+	}
 	c.text("invUid", inv.UID)
 	c.text("classCodeName", string(inv.Class))
 	c.text("dataSourceCodeName", string(inv.DataSource))

@@ -70,6 +70,7 @@ func balanceInvoices() []finance.Invoice {
 	var out []finance.Invoice
 	for i := range 240 {
 		inv := distinctInvoice()
+		inv.UID = fmt.Sprintf("uid-%d", i)
 		inv.Customer.ID = int64(1 + pick(4))
 		inv.Customer.Name, inv.Customer.ShortName, inv.Customer.Type = texts[pick(4)], fmt.Sprint("s", i), texts[pick(4)]
 		inv.Customer.City, inv.OwnerID = fmt.Sprint("city ", i), int64(pick(3))

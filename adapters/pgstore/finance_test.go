@@ -172,7 +172,7 @@ func TestFinanceEveryColumnRoundTrips(t *testing.T) {
 		t.Fatal(err)
 	}
 	want = storedInvoice(next)
-	want.ID = created.ID
+	want.ID, want.UID = created.ID, created.UID // an update keeps the UID
 	read, err = s.Invoice(ctx, created.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -217,7 +217,9 @@ func TestFinanceRefusesWhatItCannotHold(t *testing.T) {
 		requireInvalidFields(t, tc.name, err, tc.fields)
 
 		// The same record from an update is refused, and nothing changes.
-		base, err := s.CreateInvoice(ctx, distinctInvoice())
+		stored := distinctInvoice()
+		stored.UID = "uid " + tc.name // UIDs are unique
+		base, err := s.CreateInvoice(ctx, stored)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -305,7 +307,7 @@ func listingInvoices() []finance.Invoice {
 		inv.Customer.ID, inv.Customer.Country = int64(i%5+1), i%3*100
 		inv.Customer.Name, inv.Customer.ShortName, inv.Customer.POBox, inv.Customer.Type = tx(1), tx(2), tx(3), tx(4)
 		inv.Class, inv.DataSource, inv.Domain, inv.Selector = finance.Class(tx(5)), finance.DataSource(tx(6)), finance.Domain(tx(1)), tx(2)
-		inv.UID, inv.InvNumberFix, inv.InvPeriod, inv.CollectionMode = tx(3), tx(4), tx(5), tx(6)
+		inv.UID, inv.InvNumberFix, inv.InvPeriod, inv.CollectionMode = fmt.Sprintf("%s-%02d", tx(3), i), tx(4), tx(5), tx(6)
 		inv.Status = statuses[i%len(statuses)]
 		inv.PaymentStatus, inv.SyncStatus = finance.PaymentStatus(tx(2)), finance.SyncStatus(tx(3))
 		inv.DocsDeliveryStatus = finance.DeliveryStatus(tx(4))

@@ -1,6 +1,7 @@
 package financetest
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -45,6 +46,7 @@ func runBalanceStoreTests(t *testing.T, newStore func(t *testing.T) BalanceStore
 			{3, finance.CustomerInvoice, finance.Deleted, "EUR", finance.Bulk, "5.00", "0.00", "2026-11-20"},
 		} {
 			inv := sample(r.partner)
+			inv.UID = fmt.Sprintf("uid-balance-%d", i)
 			inv.Class, inv.Status, inv.Domain = r.class, r.status, r.domain
 			inv.Currency, _ = finance.CurrencyByCode(r.currency)
 			inv.Total, inv.AmountVat, inv.AmountNoVat, inv.Vat, inv.Rounding = d(r.total), d(r.total), d(r.total), d("0.00"), d("0.00")

@@ -1,6 +1,7 @@
 package financetest
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -22,13 +23,14 @@ func Bench(b *testing.B, newStores func(testing.TB) Stores) {
 // invoice of partner i%1000, data source prepaid, postpaid or finance by
 // i%3, due on the first of month 1+i%12 of 2026, of total
 // (100 + i%997*13)/100, all of it unpaid; in CHF and of domain BulkMNP
-// when i%7 is 0, otherwise in EUR and of domain Bulk.
+// when i%7 is 0, otherwise in EUR and of domain Bulk; its UID is a UUID
+// ending in i.
 func BenchInvoice(i int) finance.Invoice {
 	eur, _ := finance.CurrencyByCode("EUR")
 	chf, _ := finance.CurrencyByCode("CHF")
 	sources := []finance.DataSource{finance.Prepaid, finance.Postpaid, finance.FinanceSource}
 	total := decimal.New(int64(100+i%997*13), -2)
-	inv := finance.Invoice{Class: finance.CustomerInvoice, Status: finance.Approved, Customer: finance.Partner{ID: int64(i % 1000), Name: "p"},
+	inv := finance.Invoice{UID: fmt.Sprintf("00000000-0000-4000-8000-%012d", i), Class: finance.CustomerInvoice, Status: finance.Approved, Customer: finance.Partner{ID: int64(i % 1000), Name: "p"},
 		Currency: eur, Domain: finance.Bulk, DataSource: sources[i%3], Amounts: finance.Amounts{AmountNoVat: total, AmountVat: total, Total: total, TotalUnpaid: total},
 		InvDueDate: msgkit.Date{Year: 2026, Month: time.Month(1 + i%12), Day: 1}}
 	if i%7 == 0 {

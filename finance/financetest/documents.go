@@ -82,9 +82,14 @@ func must(t testing.TB, err error) {
 	}
 }
 
-// Create stores inv in s and in the model.
+// Create stores inv in s and in the model; a UID an invoice of the model
+// has already gets a suffix, -n for the model's nth invoice, as UIDs are
+// unique.
 func (m *ExportModel) Create(t testing.TB, s DocumentStore, inv finance.Invoice) finance.Invoice {
 	t.Helper()
+	if inv.UID == "" || slices.ContainsFunc(m.Invoices, func(o finance.Invoice) bool { return o.UID == inv.UID }) {
+		inv.UID = fmt.Sprintf("%s-%d", inv.UID, len(m.Invoices)+1)
+	}
 	got, err := s.CreateInvoice(t.Context(), inv)
 	must(t, err)
 	m.Invoices = append(m.Invoices, got)

@@ -100,6 +100,8 @@ func runStoreTests(t *testing.T, newStore func(t *testing.T) finance.Store) {
 		{"UpdateErrorStoresNothing", testUpdateErrorStoresNothing},
 		{"Copies", testCopies},
 		{"List", testList},
+		{"InvoiceUID", testInvoiceUID},
+		{"ServiceInvoiceUID", testServiceInvoiceUID},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -137,7 +139,8 @@ func requireKind(t *testing.T, err error, kind msgkit.Kind) {
 	}
 }
 
-// sample is an invoice with every kind of field set.
+// sample is an invoice with every kind of field set, its UID uid-partner:
+// a test that stores two of one partner sets their UIDs apart.
 func sample(partner int64) finance.Invoice {
 	eur, _ := finance.CurrencyByCode("EUR")
 	return finance.Invoice{
@@ -208,7 +211,7 @@ func testInvoiceRoundTrip(t *testing.T, s finance.Store) {
 		}
 	}
 	// Zero values and nil parts come back as they went.
-	bare := finance.Invoice{Class: finance.CustomerInvoice, Status: finance.Draft, Customer: finance.Partner{ID: 1}, InsertDt: t0, StatusDt: t0}
+	bare := finance.Invoice{UID: "uid-bare", Class: finance.CustomerInvoice, Status: finance.Draft, Customer: finance.Partner{ID: 1}, InsertDt: t0, StatusDt: t0}
 	got, err := s.CreateInvoice(ctx, bare)
 	if err != nil {
 		t.Fatal(err)
@@ -326,8 +329,9 @@ func testList(t *testing.T, s finance.Store) {
 		{1, finance.Approved, finance.PaymentOpen, "120.00", "2026-11-04"},
 	}
 	var ids []finance.InvoiceID
-	for _, r := range rows {
+	for i, r := range rows {
 		inv := sample(r.partner)
+		inv.UID = fmt.Sprintf("uid-list-%d", i)
 		inv.Status, inv.PaymentStatus, inv.Total, inv.InvDate = r.status, r.pay, d(r.total), day(r.date)
 		got, err := s.CreateInvoice(ctx, inv)
 		if err != nil {

@@ -87,6 +87,13 @@
 //     the Service's zone); selfBilling is "no",
 //     syncMode "disabled", processingStatus "none". invNumber is
 //     invNumberFix.
+//   - invUid is the invoice's UUID: a random version-4 UUID that
+//     finance.Service picks when it creates the invoice (its id source,
+//     finance.Options.NewUUID), unique and never changed by updates or
+//     status changes; one sent in a body is ignored, as other read-only
+//     fields are. The finance documents export shows it as documentUuid,
+//     balance sheet records as documentUuId; the invoice listing filters
+//     and sorts on it.
 //   - Listings answer {"data": [...], "meta": {"pagination": {total,
 //     count, perPage, currentPage, totalPages}}}. Invoices take up to 100 a
 //     page and q searches custName, customerShortName, invUid and status;

@@ -69,7 +69,20 @@ func newOptions(t testing.TB, f *httpapitest.Fixture, store *memstore.FinanceSto
 	if err != nil {
 		t.Fatal(err)
 	}
-	return finance.Options{Clock: f.Clock.Now, Balances: store, Sheets: store, Files: store, Blobs: blobs, Documents: store, Tenants: store}
+	return finance.Options{Clock: f.Clock.Now, NewUUID: testUUIDs(), Balances: store, Sheets: store, Files: store, Blobs: blobs, Documents: store, Tenants: store}
+}
+
+// testUUIDs is the tests' id source: version-4 UUIDs numbered from 1, so
+// the goldens' invUid values stay put.
+func testUUIDs() func() string {
+	var mu sync.Mutex
+	n := 0
+	return func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		n++
+		return fmt.Sprintf("00000000-0000-4000-8000-%012d", n)
+	}
 }
 
 func newBackend(t testing.TB, f *httpapitest.Fixture, store *memstore.FinanceStore) Backend {
@@ -610,4 +623,48 @@ func TestDocuments(t *testing.T) {
 	}
 	wantFinanceError(t, e.bad(t, admin, "GET", BasePath+"finance-documents?page_size=51", ""), 400, "page_size")
 	wantFinanceError(t, e.bad(t, admin, "GET", BasePath+"finance-documents?embed=items", ""), 400, "embed")
+}
+
+// invUid is the Service's UUID for the invoice: a client's is ignored, no
+// change alters it, the listing finds it by eq and by q, and the export
+// and balance sheets show it as documentUuid and documentUuId.
+func TestInvoiceUID(t *testing.T) {
+	e := newEnv(t)
+	e.create(t, "CUSTOMER_INVOICE", customerBody(custB))
+	body := strings.Replace(customerBody(custB), "{", `{"invUid": "11111111-1111-4111-8111-111111111111", `, 1)
+	created := e.create(t, "CUSTOMER_INVOICE", body)
+	uid, inv := created["invUid"], id(created)
+	if uid != "00000000-0000-4000-8000-000000000002" {
+		t.Fatalf("invUid %v, want the id source's second UUID", uid)
+	}
+	path := fmt.Sprintf("%sinvoices/%d", BasePath, inv)
+	for _, c := range []struct{ method, path, body string }{
+		{"PUT", path, `{"comment": "checked", "invUid": "11111111-1111-4111-8111-111111111111"}`},
+		{"PUT", path, `{"status": "approved"}`},
+		{"PUT", path + "/sync-status", `{"status": "waiting"}`},
+		{"PUT", path + "/docs-delivery-status", `{"status": "sent"}`},
+		{"GET", path, ""},
+	} {
+		if m := decode(t, e.do(t, admin, c.method, c.path, c.body), 200); m["invUid"] != uid {
+			t.Errorf("%s %s %s: invUid %v, want %v", c.method, c.path, c.body, m["invUid"], uid)
+		}
+	}
+	for _, q := range []string{"eq(invUid)=" + uid.(string), "invUid=" + uid.(string), "q=" + strings.ToUpper(uid.(string)[24:])} {
+		data := decode(t, e.do(t, admin, "GET", BasePath+"invoices?"+q, ""), 200)["data"].([]any)
+		if len(data) != 1 || id(data[0].(map[string]any)) != inv {
+			t.Errorf("invoices?%s: %v, want invoice %d", q, data, inv)
+		}
+	}
+	data := decode(t, e.do(t, admin, "GET", BasePath+"invoices?sort=-invUid", ""), 200)["data"].([]any)
+	if len(data) != 2 || id(data[0].(map[string]any)) != inv {
+		t.Errorf("sort=-invUid: %v, want invoice %d first", data, inv)
+	}
+	docs := decode(t, e.do(t, admin, "GET", BasePath+"finance-documents?eq(documentUuid)="+uid.(string), ""), 200)["data"].([]any)
+	if len(docs) != 1 || docs[0].(map[string]any)["documentUuid"] != uid {
+		t.Errorf("finance-documents by documentUuid: %v", docs)
+	}
+	rows := decode(t, e.do(t, admin, "GET", fmt.Sprintf("%sbalances/biz-partners/customers/%d/sheets", BasePath, custB), ""), 200)["data"].([]any)
+	if len(rows) != 1 || rows[0].(map[string]any)["documentUuId"] != uid {
+		t.Errorf("sheet rows: %v, want the approved invoice's documentUuId %v", rows, uid)
+	}
 }
