@@ -1,6 +1,7 @@
 package financetest
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -85,6 +86,7 @@ func SeedGrouping(t testing.TB, s groupingStore) (map[int64]finance.DocumentType
 		{2, finance.SupplierCrDbNote, finance.Bulk, finance.SupplierInvoiceSource, "", 11, "-30.00", finance.Approved},
 	} {
 		inv := sample(r.partner)
+		inv.UID = fmt.Sprintf("uid-grouping-%d", len(invs)+1)
 		inv.Class, inv.Domain, inv.DataSource, inv.Selector, inv.InvType, inv.Status = r.class, r.domain, r.source, r.selector, r.invType, r.status
 		inv.Total, inv.AmountVat, inv.AmountNoVat, inv.Vat, inv.Rounding = d(r.total), d(r.total), d(r.total), d("0.00"), d("0.00")
 		inv.TotalPaid, inv.TotalUnpaid = d("0.00"), d(r.total)
