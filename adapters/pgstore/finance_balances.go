@@ -238,8 +238,10 @@ func balanceTable(scope finance.Scope, o finance.BalanceOptions) (*listTable, []
 		{"area", classAreaKeyExpr("i.class"), "0", grouped("docClassArea")},
 		{"data_source_id", codeIDExpr("i.data_source", dataSourceCodes), "0", grouped("dataSourceId", "dataSourceCodeName")},
 		{"inv_type", "i.inv_type", "0", grouped("documentTypeId")},
-		{"type_name", "coalesce(dt.name, '')", "''::text", grouped("documentTypeName")},
-		{"self_billing", "coalesce(dt.self_billing, false)", "false", grouped("documentTypeSelfBilling")},
+		// The type's name and self-billing are read after summing by type
+		// (byTypeName): a join and a text key over every document cost more.
+		{"type_name", "", "''::text", false},
+		{"self_billing", "", "false", false},
 		{"part_pay", "(i.selector = " + sqlText(finance.PartPayment) + ") IS TRUE", "false", grouped("documentTypeDtsSelectorId", "documentTypeDtsSelectorCodeName")},
 	} {
 		if k.on {
@@ -263,9 +265,10 @@ func balanceTable(scope finance.Scope, o finance.BalanceOptions) (*listTable, []
 		}
 	}
 
-	types := ""
-	if grouped("documentTypeName", "documentTypeSelfBilling") {
-		types = " LEFT JOIN finance_document_types dt ON dt.id = i.inv_type"
+	byType := grouped("documentTypeName", "documentTypeSelfBilling")
+	if byType {
+		keys = append(keys, "i.inv_type")
+		cols += ", i.inv_type AS type_key"
 	}
 	var args []any
 	where := sideCondition(o.Side) + " AND " + countedCondition
@@ -290,13 +293,17 @@ func balanceTable(scope finance.Scope, o finance.BalanceOptions) (*listTable, []
 		}
 	}
 
-	from := "(SELECT g.*, l.cust_name, l.cust_short_name, l.cust_attn, l.cust_address, l.cust_address2, l.cust_post," +
-		" l.cust_city, l.cust_po_box, l.cust_vat_number, l.cust_country, l.cust_type, l.owner_id" + texts +
-		" FROM (SELECT " + cols + ", count(*) AS documents, sum(i.amount_no_vat) AS amount_no_vat," +
+	grouping := "SELECT " + cols + ", count(*) AS documents, sum(i.amount_no_vat) AS amount_no_vat," +
 		" sum(i.amount_vat) AS amount_vat, sum(i.vat) AS vat, sum(i.rounding) AS rounding, sum(i.total) AS total," +
 		" sum(i.total_paid) AS total_paid, sum(i.total_unpaid) AS total_unpaid, min(i.id) AS first_id," +
 		" max(i.id) AS last_id" + aging +
-		" FROM finance_invoices i" + types + " WHERE " + where + " GROUP BY " + strings.Join(keys, ", ") + ") g" +
+		" FROM finance_invoices i WHERE " + where + " GROUP BY " + strings.Join(keys, ", ")
+	if byType {
+		grouping = byTypeName(grouping, grouped("documentTypeName"), grouped("documentTypeSelfBilling"), o.AsOf != nil)
+	}
+	from := "(SELECT g.*, l.cust_name, l.cust_short_name, l.cust_attn, l.cust_address, l.cust_address2, l.cust_post," +
+		" l.cust_city, l.cust_po_box, l.cust_vat_number, l.cust_country, l.cust_type, l.owner_id" + texts +
+		" FROM (" + grouping + ") g" +
 		" JOIN finance_invoices l ON l.id = g.last_id"
 	if first {
 		from += " JOIN finance_invoices f ON f.id = g.first_id"
@@ -314,6 +321,37 @@ func balanceTable(scope finance.Scope, o finance.BalanceOptions) (*listTable, []
 		sel += ", b.aging0::text, b.aging1::text, b.aging2::text, b.aging3::text, b.aging4::text, b.aging5::text"
 	}
 	return &listTable{From: from, Select: sel, Scope: "TRUE", Attrs: balanceAttrs, Order: balanceOrder}, args
+}
+
+// byTypeName sums the rows of grouping, which are summed by document type
+// (its column type_key), again by what the types are grouped by: their
+// name (types of one name are one group) and whether they are
+// self-billing, a type the platform does not keep having no name and
+// being none. Summing a few rows a type is cheaper than joining the types
+// to every document.
+func byTypeName(grouping string, name, selfBilling, aging bool) string {
+	same := "t.cust_id, t.currency, t.domain_id, t.class_id, t.class_domain, t.area, t.data_source_id, t.inv_type, t.part_pay"
+	keys := same
+	typeName, billing := "''::text", "false"
+	if name {
+		typeName = "coalesce(dt.name, '')"
+		keys += ", " + typeName
+	}
+	if selfBilling {
+		billing = "coalesce(dt.self_billing, false)"
+		keys += ", " + billing
+	}
+	sums := ", sum(t.documents) AS documents, sum(t.amount_no_vat) AS amount_no_vat, sum(t.amount_vat) AS amount_vat," +
+		" sum(t.vat) AS vat, sum(t.rounding) AS rounding, sum(t.total) AS total, sum(t.total_paid) AS total_paid," +
+		" sum(t.total_unpaid) AS total_unpaid, min(t.first_id) AS first_id, max(t.last_id) AS last_id"
+	if aging {
+		for b := range agingBuckets {
+			sums += fmt.Sprintf(", sum(t.aging%d) AS aging%d", b, b)
+		}
+	}
+	return "SELECT " + same + ", " + typeName + " AS type_name, " + billing + " AS self_billing" + sums +
+		" FROM (" + grouping + ") t LEFT JOIN finance_document_types dt ON dt.id = t.type_key" +
+		" GROUP BY " + keys
 }
 
 // Balances sums the balances of the partners in scope in the database, in

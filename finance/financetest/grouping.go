@@ -165,6 +165,29 @@ func runGroupingTests(t *testing.T, newStore func(t *testing.T) Store) {
 				}
 			}
 		}
+		// Groupings together, with the aging of a day, as finance sums them.
+		asOf := msgkit.Date{Year: 2026, Month: 6, Day: 30}
+		for _, group := range [][]string{
+			{"documentTypeName", "documentTypeSelfBilling"}, {"documentTypeName", "domainCodeName", "docClassArea"},
+			{"documentTypeSelfBilling", "documentTypeId"}, {"documentTypeName"},
+		} {
+			for _, side := range []finance.Side{finance.Customers, finance.Suppliers} {
+				o := finance.BalanceOptions{Side: side, Group: group, AsOf: &asOf}
+				got, err := s.Balances(ctx, finance.Scope{All: true}, o, msgkit.ListQuery{})
+				if err != nil {
+					t.Fatalf("%v: %v", group, err)
+				}
+				ref := o
+				ref.Types = lookup
+				want, err := finance.Balances(invs, ref)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(want, got.Items, same, values); diff != "" {
+					t.Errorf("%v side %d as of %s (-finance.Balances +store):\n%s", group, side, asOf, diff)
+				}
+			}
+		}
 	})
 }
 
