@@ -27,43 +27,54 @@ var badValues = []struct{ name, raw string }{
 // 5xx; and both stores answer every such body alike.
 func TestBadBodies(t *testing.T) {
 	t.Parallel()
+	sameOnEachStore(t, func(t *testing.T, w *walkWorld, probes map[string]probe, got map[string]answer) {
+		for _, r := range w.routes() {
+			p, _ := probeOf(probes, r)
+			if p.body == "" || p.operator != "" && r.route.Method != http.MethodPost || p.contentType != "" && p.contentType != "application/json" {
+				continue
+			}
+			body := fillText(p.body, w.a)
+			for _, v := range badVariants(t, body) {
+				q := p
+				q.body = v.body
+				res, _ := w.callRecorded(r, q, w.a, walkTenantA, w.credentialsOf(r, false))
+				key := r.op() + " " + v.name
+				got[key] = answer{status: res.status, body: normalize(res.body, w.a, res.request)}
+				wantRefusal(t, r, v.member, key, res)
+			}
+		}
+	})
+}
+
+// sameOnEachStore runs probe against a walk world of each store, which
+// keeps its answers in got by a key of its choosing, and holds the two
+// stores to the same answer for every key (an accepted request aside: its
+// answer has new ids and times). It returns how many keys it compared,
+// -1 without PostgreSQL.
+func sameOnEachStore(t *testing.T, probe func(t *testing.T, w *walkWorld, probes map[string]probe, got map[string]answer)) int {
+	t.Helper()
 	answers := map[string]map[string]answer{}
 	for name, cfg := range walkStores(t) {
 		t.Run(name, func(t *testing.T) {
-			w := newWalkWorld(t, cfg(t))
-			probes := walkProbes(t)
 			got := map[string]answer{}
 			answers[name] = got
-			for _, r := range w.routes() {
-				p, _ := probeOf(probes, r)
-				if p.body == "" || p.operator != "" && r.route.Method != http.MethodPost || p.contentType != "" && p.contentType != "application/json" {
-					continue
-				}
-				body := fillText(p.body, w.a)
-				for _, v := range badVariants(t, body) {
-					q := p
-					q.body = v.body
-					res, _ := w.callRecorded(r, q, w.a, walkTenantA, w.credentialsOf(r, false))
-					key := r.op() + " " + v.name
-					got[key] = answer{status: res.status, body: normalize(res.body, w.a, res.request)}
-					wantRefusal(t, r, v.member, key, res)
-				}
-			}
+			probe(t, newWalkWorld(t, cfg(t)), walkProbes(t), got)
 		})
 	}
 	mem, pg := answers["memory"], answers["postgres"]
 	if mem == nil || pg == nil {
-		return
+		return -1
 	}
 	for k, a := range mem {
 		b := pg[k]
 		if a.status < 300 && a.status == b.status {
-			continue // an accepted body: new ids and times in the answers
+			continue
 		}
 		if !a.same(b) {
-			t.Errorf("%s: the stores answer differently:\n\tmemory   %s\n\tpostgres %s", k, a, b)
+			t.Errorf("%s: the stores answer differently:\n\tmemory   %.300s\n\tpostgres %.300s", k, a, b)
 		}
 	}
+	return len(mem)
 }
 
 // badVariant is a body with one fault in one member.
@@ -180,68 +191,48 @@ var badIDs = []struct{ name, id string }{
 // search, are answered alike by both stores and never with a 5xx.
 func TestBadPaths(t *testing.T) {
 	t.Parallel()
-	answers := map[string]map[string]answer{}
-	for name, cfg := range walkStores(t) {
-		t.Run(name, func(t *testing.T) {
-			w := newWalkWorld(t, cfg(t))
-			probes := walkProbes(t)
-			got := map[string]answer{}
-			answers[name] = got
-			for _, r := range w.routes() {
-				p, _ := probeOf(probes, r)
-				if p.operator != "" && r.route.Method != http.MethodGet {
-					continue
+	compared := sameOnEachStore(t, func(t *testing.T, w *walkWorld, probes map[string]probe, got map[string]answer) {
+		for _, r := range w.routes() {
+			p, _ := probeOf(probes, r)
+			if p.operator != "" && r.route.Method != http.MethodGet {
+				continue
+			}
+			variants := map[string]ids{}
+			for _, bad := range badIDs {
+				v := ids{}
+				for k := range w.a {
+					v[k] = bad.id
 				}
-				variants := map[string]ids{}
+				variants["id "+bad.name] = v
+			}
+			if r.route.Method == http.MethodGet && !strings.Contains(r.route.Path, "{") {
 				for _, bad := range badIDs {
-					v := ids{}
-					for k := range w.a {
-						v[k] = bad.id
-					}
-					variants["id "+bad.name] = v
-				}
-				if r.route.Method == http.MethodGet && !strings.Contains(r.route.Path, "{") {
-					for _, bad := range badIDs {
-						q := p
-						q.query = strings.TrimPrefix(p.query+"&q="+bad.id, "&")
-						key := r.op() + " q " + bad.name
-						res, _ := w.callRecorded(r, q, w.a, walkTenantA, w.credentialsOf(r, false))
-						got[key] = answer{status: res.status, body: res.body}
-						if res.status >= 500 {
-							t.Errorf("%s: %s", key, res)
-						}
-					}
-				}
-				if !strings.Contains(r.route.Path, "{") || strings.Count(r.route.Path, "{") == 1 && strings.Contains(r.route.Path, "{serviceUuid}") {
-					continue
-				}
-				for vname, v := range variants {
 					q := p
-					q.body = fillText(p.body, w.a)
-					res, _ := w.callRecorded(r, q, v, walkTenantA, w.credentialsOf(r, false))
-					key := r.op() + " " + vname
+					q.query = strings.TrimPrefix(p.query+"&q="+bad.id, "&")
+					key := r.op() + " q " + bad.name
+					res, _ := w.callRecorded(r, q, w.a, walkTenantA, w.credentialsOf(r, false))
 					got[key] = answer{status: res.status, body: res.body}
 					if res.status >= 500 {
 						t.Errorf("%s: %s", key, res)
 					}
 				}
 			}
-		})
-	}
-	mem, pg := answers["memory"], answers["postgres"]
-	if mem == nil || pg == nil {
-		return
-	}
-	if len(mem) < 200 {
-		t.Errorf("%d answers compared: too few to be every route's", len(mem))
-	}
-	for k, a := range mem {
-		b := pg[k]
-		if a.status < 300 && a.status == b.status {
-			continue
+			if !strings.Contains(r.route.Path, "{") || strings.Count(r.route.Path, "{") == 1 && strings.Contains(r.route.Path, "{serviceUuid}") {
+				continue
+			}
+			for vname, v := range variants {
+				q := p
+				q.body = fillText(p.body, w.a)
+				res, _ := w.callRecorded(r, q, v, walkTenantA, w.credentialsOf(r, false))
+				key := r.op() + " " + vname
+				got[key] = answer{status: res.status, body: res.body}
+				if res.status >= 500 {
+					t.Errorf("%s: %s", key, res)
+				}
+			}
 		}
-		if !a.same(b) {
-			t.Errorf("%s: the stores answer differently:\n\tmemory   %.300s\n\tpostgres %.300s", k, a, b)
-		}
+	})
+	if compared >= 0 && compared < 200 {
+		t.Errorf("%d answers compared: too few to be every route's", compared)
 	}
 }
