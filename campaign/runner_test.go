@@ -38,23 +38,7 @@ func BenchmarkFanOut(b *testing.B) {
 	}}); err != nil {
 		b.Fatal(err)
 	}
-	const big = "7b1c2a4e-0b7d-4c1e-9a53-2d8e4f6a7b92"
-	st := db.Contacts()
-	if _, err := st.CreateList(ctx, tenant, contacts.List{UUID: big, Name: "everyone", Status: contacts.ListActive, Created: now, Updated: now}); err != nil {
-		b.Fatal(err)
-	}
-	list, opt := big, "in"
-	for i := range n {
-		c := contacts.Contact{UUID: fmt.Sprintf("d0000000-0000-4000-8000-%012d", i), Created: now.Add(time.Duration(i) * time.Microsecond)}
-		c.Updated = c.Created
-		mobile, city := fmt.Sprintf("+3864%07d", i), []string{"Ljubljana", "Maribor"}[i%2]
-		if err := contacts.Fill(&c, contacts.Input{ListUUID: &list, OptStatus: &opt, Values: map[string]*string{"mobile": &mobile, "city": &city}}, true); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := st.CreateContact(ctx, tenant, c); err != nil {
-			b.Fatal(err)
-		}
-	}
+	big := seedList(b, db.Contacts(), n)
 	q := `{"segmentation":[{"rules":[{"field":"city","condition":"eq","value":"Ljubljana","operator":"AND"}]}]}`
 	if err := w.Svc.SetPayer(ctx, tenant, "bulk"); err != nil {
 		b.Fatal(err)
@@ -110,23 +94,7 @@ func BenchmarkRunPages(b *testing.B) {
 	db := memstore.New()
 	w := campaigntest.NewWorld(b, campaigntest.RunnerStores{Contacts: db.Contacts(), Campaigns: db.Campaigns(), SMS: db.SMS()})
 	ctx := context.Background()
-	const big = "7b1c2a4e-0b7d-4c1e-9a53-2d8e4f6a7b92"
-	st := db.Contacts()
-	if _, err := st.CreateList(ctx, tenant, contacts.List{UUID: big, Name: "everyone", Status: contacts.ListActive, Created: now, Updated: now}); err != nil {
-		b.Fatal(err)
-	}
-	list, opt := big, "in"
-	for i := range n {
-		c := contacts.Contact{UUID: fmt.Sprintf("d0000000-0000-4000-8000-%012d", i), Created: now.Add(time.Duration(i) * time.Microsecond)}
-		c.Updated = c.Created
-		mobile, city := fmt.Sprintf("+3864%07d", i), []string{"Ljubljana", "Maribor"}[i%2]
-		if err := contacts.Fill(&c, contacts.Input{ListUUID: &list, OptStatus: &opt, Values: map[string]*string{"mobile": &mobile, "city": &city}}, true); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := st.CreateContact(ctx, tenant, c); err != nil {
-			b.Fatal(err)
-		}
-	}
+	big := seedList(b, db.Contacts(), n)
 	rules := []string{`{"field":"city","condition":"eq","value":"Ljubljana","operator":"AND"}`}
 	for i := range 20 {
 		rules = append(rules, fmt.Sprintf(`{"field":"city","condition":"neq","value":"Town %d","operator":"AND"}`, i))
@@ -151,4 +119,27 @@ func BenchmarkRunPages(b *testing.B) {
 		}
 		b.StartTimer()
 	}
+}
+
+// seedList makes the tenant's list "everyone" of n subscribed contacts,
+// every other one in Ljubljana, the others in Maribor, and returns its UUID.
+func seedList(b *testing.B, st *memstore.ContactsStore, n int) string {
+	ctx := context.Background()
+	const big = "7b1c2a4e-0b7d-4c1e-9a53-2d8e4f6a7b92"
+	if _, err := st.CreateList(ctx, tenant, contacts.List{UUID: big, Name: "everyone", Status: contacts.ListActive, Created: now, Updated: now}); err != nil {
+		b.Fatal(err)
+	}
+	list, opt := big, "in"
+	for i := range n {
+		c := contacts.Contact{UUID: fmt.Sprintf("d0000000-0000-4000-8000-%012d", i), Created: now.Add(time.Duration(i) * time.Microsecond)}
+		c.Updated = c.Created
+		mobile, city := fmt.Sprintf("+3864%07d", i), []string{"Ljubljana", "Maribor"}[i%2]
+		if err := contacts.Fill(&c, contacts.Input{ListUUID: &list, OptStatus: &opt, Values: map[string]*string{"mobile": &mobile, "city": &city}}, true); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := st.CreateContact(ctx, tenant, c); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return big
 }
