@@ -55,9 +55,12 @@ type ListSpec struct {
 	// DefaultPageSize is the page_size when none is given; 0 means
 	// DefaultPageSize (10).
 	DefaultPageSize int
-	// Search lists the string attributes that q searches: a listing keeps
-	// the items where any of them contains q's text, case-insensitively.
-	// Without it q is no parameter of the listing (unless ignored).
+	// Search lists the attributes that q searches: a listing keeps the
+	// items where any string attribute of them contains q's text,
+	// case-insensitively, or any number attribute of them equals q's
+	// text read as a decimal number (an id is found whole, not by its
+	// digits). Without it q is no parameter of the listing (unless
+	// ignored).
 	Search []string
 	// Ignore lists query parameters (exact names, such as q, owner, token,
 	// language) that the endpoint handles itself. They are skipped before
@@ -89,11 +92,24 @@ func (s ListSpec) pageSizes() (def, maxSize int, err error) {
 		return 0, 0, Errorf(Internal, CodeInvalidListSpec, "list spec: negative time precision %v", s.TimePrecision)
 	}
 	for _, a := range s.Search {
-		if s.Filter[a] != AttrString {
-			return 0, 0, Errorf(Internal, CodeInvalidListSpec, "list spec: searched attribute %q is no string attribute of Filter", a)
+		if t := s.Filter[a]; t != AttrString && t != AttrNumber {
+			return 0, 0, Errorf(Internal, CodeInvalidListSpec, "list spec: searched attribute %q is no string or number attribute of Filter", a)
 		}
 	}
 	return def, maxSize, nil
+}
+
+// search is q=text over the spec's searched attributes, split by type.
+func (s ListSpec) search(text string) Search {
+	q := Search{Text: text}
+	for _, a := range s.Search {
+		if s.Filter[a] == AttrNumber {
+			q.Numbers = append(q.Numbers, a)
+		} else {
+			q.Attrs = append(q.Attrs, a)
+		}
+	}
+	return q
 }
 
 // ListQuery is a parsed listing request: which page, in which order, and
@@ -109,22 +125,30 @@ type ListQuery struct {
 }
 
 // Search is q: the items where any of Attrs (string attributes) contains
-// Text, case-insensitively, as the contains operator compares. An empty
-// Text searches nothing.
+// Text, case-insensitively, as the contains operator compares, or any of
+// Numbers (number attributes) equals Text read as a decimal number. An
+// empty Text searches nothing.
 type Search struct {
-	Text  string
-	Attrs []string
+	Text    string
+	Attrs   []string
+	Numbers []string
 }
 
-// Filters are the contains filters of the search, one per attribute: an
+// Filters are the filters of the search, one per attribute (contains for
+// Attrs; eq for Numbers, none of them when Text is no decimal number): an
 // item matches the search when it matches any of them. None without Text.
 func (s Search) Filters() []Filter {
 	if s.Text == "" {
 		return nil
 	}
-	fs := make([]Filter, len(s.Attrs))
-	for i, a := range s.Attrs {
-		fs[i] = Filter{Op: OpContains, Attr: a, Values: []Value{StringValue(s.Text)}}
+	fs := make([]Filter, 0, len(s.Attrs)+len(s.Numbers))
+	for _, a := range s.Attrs {
+		fs = append(fs, Filter{Op: OpContains, Attr: a, Values: []Value{StringValue(s.Text)}})
+	}
+	if n, err := NumberValue(s.Text); err == nil {
+		for _, a := range s.Numbers {
+			fs = append(fs, Filter{Op: OpEq, Attr: a, Values: []Value{n}})
+		}
 	}
 	return fs
 }
@@ -240,7 +264,7 @@ func ParseListQuery(v url.Values, spec ListSpec) (ListQuery, error) {
 				break
 			}
 			if raw, ok := p.single(key, vals); ok && raw != "" {
-				q.Search = Search{Text: raw, Attrs: slices.Clone(spec.Search)}
+				q.Search = spec.search(raw)
 			}
 		default:
 			if len(vals) > 1 {

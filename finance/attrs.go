@@ -56,74 +56,110 @@ func amount(a interface{ String() string }) msgkit.Value {
 	return v
 }
 
-// invoiceAttrs are the attributes of the documents' invoice filters and
-// sorts that the record holds. The rest (disputeStatus, externalRefId,
-// invoicingDatePolicy, processingStatus, overDueDate and the netting and
-// collection-lead details) are not kept and are not accepted.
-var invoiceAttrs = attrs[Invoice]{
-	"id":                  {msgkit.AttrNumber, func(i *Invoice) msgkit.Value { return num(int64(i.ID)) }},
-	"custID":              {msgkit.AttrNumber, func(i *Invoice) msgkit.Value { return num(i.Customer.ID) }},
-	"custName":            {msgkit.AttrString, func(i *Invoice) msgkit.Value { return str(i.Customer.Name) }},
-	"custShortName":       {msgkit.AttrString, func(i *Invoice) msgkit.Value { return str(i.Customer.ShortName) }},
-	"customerShortName":   {msgkit.AttrString, func(i *Invoice) msgkit.Value { return str(i.Customer.ShortName) }},
-	"custPOBox":           {msgkit.AttrString, func(i *Invoice) msgkit.Value { return str(i.Customer.POBox) }},
-	"custCountry":         {msgkit.AttrNumber, func(i *Invoice) msgkit.Value { return num(int64(i.Customer.Country)) }},
-	"customerType":        {msgkit.AttrString, func(i *Invoice) msgkit.Value { return str(i.Customer.Type) }},
-	"classCodeName":       {msgkit.AttrString, func(i *Invoice) msgkit.Value { return str(string(i.Class)) }},
-	"dataSourceCodeName":  {msgkit.AttrString, func(i *Invoice) msgkit.Value { return str(string(i.DataSource)) }},
-	"domainCodeName":      {msgkit.AttrString, func(i *Invoice) msgkit.Value { return str(string(i.Domain)) }},
-	"dtsSelectorCodeName": {msgkit.AttrString, func(i *Invoice) msgkit.Value { return str(i.Selector) }},
-	"currency":            {msgkit.AttrNumber, func(i *Invoice) msgkit.Value { return num(int64(i.Currency.Numeric)) }},
-	"invType":             {msgkit.AttrNumber, func(i *Invoice) msgkit.Value { return num(i.InvType) }},
-	"invoiceType":         {msgkit.AttrNumber, func(i *Invoice) msgkit.Value { return num(i.InvType) }},
-	"invUid":              {msgkit.AttrString, func(i *Invoice) msgkit.Value { return str(i.UID) }},
-	"invNumber":           {msgkit.AttrString, func(i *Invoice) msgkit.Value { return str(i.InvNumberFix) }},
-	"invPeriod":           {msgkit.AttrString, func(i *Invoice) msgkit.Value { return str(i.InvPeriod) }},
-	"invDate":             {msgkit.AttrDate, func(i *Invoice) msgkit.Value { return dateV(i.InvDate) }},
-	"invDueDate":          {msgkit.AttrDate, func(i *Invoice) msgkit.Value { return dateV(i.InvDueDate) }},
-	"invoicingDate":       {msgkit.AttrDate, func(i *Invoice) msgkit.Value { return dateV(i.InvoicingDate) }},
-	"deliveryDate":        {msgkit.AttrDate, func(i *Invoice) msgkit.Value { return dateV(i.DeliveryDate) }},
-	"invPeriodStart":      {msgkit.AttrDate, func(i *Invoice) msgkit.Value { return dateV(i.InvPeriodStart) }},
-	"invPeriodEnd":        {msgkit.AttrDate, func(i *Invoice) msgkit.Value { return dateV(i.InvPeriodEnd) }},
-	"amountNoVat":         {msgkit.AttrNumber, func(i *Invoice) msgkit.Value { return amount(i.AmountNoVat) }},
-	"amountVat":           {msgkit.AttrNumber, func(i *Invoice) msgkit.Value { return amount(i.AmountVat) }},
-	"vat":                 {msgkit.AttrNumber, func(i *Invoice) msgkit.Value { return amount(i.Vat) }},
-	"rounding":            {msgkit.AttrNumber, func(i *Invoice) msgkit.Value { return amount(i.Rounding) }},
-	"total":               {msgkit.AttrNumber, func(i *Invoice) msgkit.Value { return amount(i.Total) }},
-	"totalPaid":           {msgkit.AttrNumber, func(i *Invoice) msgkit.Value { return amount(i.TotalPaid) }},
-	"totalUnpaid":         {msgkit.AttrNumber, func(i *Invoice) msgkit.Value { return amount(i.TotalUnpaid) }},
-	"status":              {msgkit.AttrString, func(i *Invoice) msgkit.Value { return str(string(i.Status)) }},
-	"statusDt":            {msgkit.AttrDateTime, func(i *Invoice) msgkit.Value { return msgkit.TimeValue(i.StatusDt) }},
-	"paymentStatus":       {msgkit.AttrString, func(i *Invoice) msgkit.Value { return str(string(i.PaymentStatus)) }},
-	"syncStatus":          {msgkit.AttrString, func(i *Invoice) msgkit.Value { return str(string(i.SyncStatus)) }},
-	"syncStatusDt": {msgkit.AttrDateTime, func(i *Invoice) msgkit.Value {
-		if i.SyncStatusDt.IsZero() {
+// invoiceAttrs are the attributes of the invoice listing: every one the
+// documents list for its filters and its sort, each both filterable and
+// sortable, read from an invoice's view. Ids the invoice has none of
+// (nettingInvoiceId, collectionLeadId, dtsSelectorId of a document
+// without a selector that is not POSTPAID) and texts that are empty are
+// null; a related invoice's values are null when it has none.
+var invoiceAttrs = attrs[View]{
+	"id":                  {msgkit.AttrNumber, func(v *View) msgkit.Value { return num(int64(v.ID)) }},
+	"custID":              {msgkit.AttrNumber, func(v *View) msgkit.Value { return num(v.Customer.ID) }},
+	"custName":            {msgkit.AttrString, func(v *View) msgkit.Value { return str(v.Customer.Name) }},
+	"custShortName":       {msgkit.AttrString, func(v *View) msgkit.Value { return str(v.Customer.ShortName) }},
+	"customerShortName":   {msgkit.AttrString, func(v *View) msgkit.Value { return str(v.Customer.ShortName) }},
+	"custPOBox":           {msgkit.AttrString, func(v *View) msgkit.Value { return str(v.Customer.POBox) }},
+	"custCountry":         {msgkit.AttrNumber, func(v *View) msgkit.Value { return num(int64(v.Customer.Country)) }},
+	"customerType":        {msgkit.AttrString, func(v *View) msgkit.Value { return str(v.Customer.Type) }},
+	"externalRefId":       {msgkit.AttrString, func(v *View) msgkit.Value { return str(v.ExternalRefID) }},
+	"classCodeName":       {msgkit.AttrString, func(v *View) msgkit.Value { return str(string(v.Class)) }},
+	"dataSourceCodeName":  {msgkit.AttrString, func(v *View) msgkit.Value { return str(string(v.DataSource)) }},
+	"domainCodeName":      {msgkit.AttrString, func(v *View) msgkit.Value { return str(string(v.Domain)) }},
+	"domainName":          {msgkit.AttrString, func(v *View) msgkit.Value { return str(DomainName(v.Domain)) }},
+	"dtsSelectorCodeName": {msgkit.AttrString, func(v *View) msgkit.Value { return str(v.Selector) }},
+	"dtsSelectorId": {msgkit.AttrNumber, func(v *View) msgkit.Value {
+		if id, ok := InvoiceSelectorID(&v.Invoice); ok {
+			return num(id)
+		}
+		return msgkit.Null()
+	}},
+	"currency":            {msgkit.AttrNumber, func(v *View) msgkit.Value { return num(int64(v.Currency.Numeric)) }},
+	"invType":             {msgkit.AttrNumber, func(v *View) msgkit.Value { return num(v.InvType) }},
+	"invoiceType":         {msgkit.AttrNumber, func(v *View) msgkit.Value { return num(v.InvType) }},
+	"invTypeName":         {msgkit.AttrString, func(v *View) msgkit.Value { return str(v.TypeName) }},
+	"invoiceTypeName":     {msgkit.AttrString, func(v *View) msgkit.Value { return str(v.TypeName) }},
+	"selfBilling":         {msgkit.AttrString, func(v *View) msgkit.Value { return str(YesNo(v.SelfBilling)) }},
+	"invUid":              {msgkit.AttrString, func(v *View) msgkit.Value { return str(v.UID) }},
+	"invNumber":           {msgkit.AttrString, func(v *View) msgkit.Value { return str(v.InvNumberFix) }},
+	"invPeriod":           {msgkit.AttrString, func(v *View) msgkit.Value { return str(v.InvPeriod) }},
+	"invDate":             {msgkit.AttrDate, func(v *View) msgkit.Value { return dateV(v.InvDate) }},
+	"invDueDate":          {msgkit.AttrDate, func(v *View) msgkit.Value { return dateV(v.InvDueDate) }},
+	"invoicingDate":       {msgkit.AttrDate, func(v *View) msgkit.Value { return dateV(v.InvoicingDate) }},
+	"deliveryDate":        {msgkit.AttrDate, func(v *View) msgkit.Value { return dateV(v.DeliveryDate) }},
+	"invPeriodStart":      {msgkit.AttrDate, func(v *View) msgkit.Value { return dateV(v.InvPeriodStart) }},
+	"invPeriodEnd":        {msgkit.AttrDate, func(v *View) msgkit.Value { return dateV(v.InvPeriodEnd) }},
+	"overDueDate":         {msgkit.AttrNumber, func(v *View) msgkit.Value { return num(int64(v.OverDue)) }},
+	"amountNoVat":         {msgkit.AttrNumber, func(v *View) msgkit.Value { return amount(v.AmountNoVat) }},
+	"amountVat":           {msgkit.AttrNumber, func(v *View) msgkit.Value { return amount(v.AmountVat) }},
+	"vat":                 {msgkit.AttrNumber, func(v *View) msgkit.Value { return amount(v.Vat) }},
+	"rounding":            {msgkit.AttrNumber, func(v *View) msgkit.Value { return amount(v.Rounding) }},
+	"total":               {msgkit.AttrNumber, func(v *View) msgkit.Value { return amount(v.Total) }},
+	"totalPaid":           {msgkit.AttrNumber, func(v *View) msgkit.Value { return amount(v.TotalPaid) }},
+	"totalUnpaid":         {msgkit.AttrNumber, func(v *View) msgkit.Value { return amount(v.TotalUnpaid) }},
+	"status":              {msgkit.AttrString, func(v *View) msgkit.Value { return str(string(v.Status)) }},
+	"statusDt":            {msgkit.AttrDateTime, func(v *View) msgkit.Value { return msgkit.TimeValue(v.StatusDt) }},
+	"paymentStatus":       {msgkit.AttrString, func(v *View) msgkit.Value { return str(string(v.PaymentStatus)) }},
+	"syncStatus":          {msgkit.AttrString, func(v *View) msgkit.Value { return str(string(v.SyncStatus)) }},
+	"syncStatusDt":        {msgkit.AttrDateTime, func(v *View) msgkit.Value { return timeV(v.SyncStatusDt) }},
+	"syncMode":            {msgkit.AttrString, func(v *View) msgkit.Value { return str(v.SyncMode) }},
+	"documentSync":        {msgkit.AttrString, func(v *View) msgkit.Value { return str(string(v.DocumentSync)) }},
+	"docsDeliveryStatus":  {msgkit.AttrString, func(v *View) msgkit.Value { return str(string(v.DocsDeliveryStatus)) }},
+	"processingStatus":    {msgkit.AttrString, func(v *View) msgkit.Value { return str(v.ProcessingStatus) }},
+	"disputeStatus":       {msgkit.AttrString, func(v *View) msgkit.Value { return str(v.DisputeStatus) }},
+	"invoicingDatePolicy": {msgkit.AttrString, func(v *View) msgkit.Value { return str(v.InvoicingDatePolicy) }},
+	"collectionMode":      {msgkit.AttrString, func(v *View) msgkit.Value { return str(v.CollectionMode) }},
+	"collectionLeadId":    {msgkit.AttrNumber, func(v *View) msgkit.Value { return idValue(v.CollectionLeadID) }},
+	"collectionLeadNumber": {msgkit.AttrString, func(v *View) msgkit.Value {
+		if v.Lead == nil {
 			return msgkit.Null()
 		}
-		return msgkit.TimeValue(i.SyncStatusDt)
+		return str(v.Lead.Number)
 	}},
-	"docsDeliveryStatus": {msgkit.AttrString, func(i *Invoice) msgkit.Value { return str(string(i.DocsDeliveryStatus)) }},
-	"collectionMode":     {msgkit.AttrString, func(i *Invoice) msgkit.Value { return str(i.CollectionMode) }},
-	"collectionLeadId":   {msgkit.AttrNumber, func(i *Invoice) msgkit.Value { return num(i.CollectionLeadID) }},
-	"nettingInvoiceId":   {msgkit.AttrNumber, func(i *Invoice) msgkit.Value { return num(i.NettingInvoiceID) }},
-	"ownerId":            {msgkit.AttrNumber, func(i *Invoice) msgkit.Value { return num(i.OwnerID) }},
+	"nettingInvoiceId": {msgkit.AttrNumber, func(v *View) msgkit.Value { return idValue(v.NettingInvoiceID) }},
+	"nettingInvoiceStatus": {msgkit.AttrString, func(v *View) msgkit.Value {
+		if v.Netting == nil {
+			return msgkit.Null()
+		}
+		return str(string(v.Netting.Status))
+	}},
+	"nettingInvoicePaymentStatus": {msgkit.AttrString, func(v *View) msgkit.Value {
+		if v.Netting == nil {
+			return msgkit.Null()
+		}
+		return str(string(v.Netting.PaymentStatus))
+	}},
+	"ownerId":          {msgkit.AttrNumber, func(v *View) msgkit.Value { return num(v.OwnerID) }},
+	"ownerBpName":      {msgkit.AttrString, func(v *View) msgkit.Value { return str(v.OwnerName) }},
+	"ownerBpBriefName": {msgkit.AttrString, func(v *View) msgkit.Value { return str(v.OwnerBriefName) }},
 }
+
+// invoiceSearch are the attributes q searches: the texts contain it, the
+// owner's id equals it.
+var invoiceSearch = []string{"custName", "customerShortName", "invUid", "ownerBpBriefName", "ownerBpName", "ownerId", "status"}
 
 // InvoiceSpec is the listing spec of invoices: every attribute above may
 // be filtered (equality, or operator form) and sorted; page size default
-// 10, at most 100. q searches custName, customerShortName, invUid and
-// status (the documents' other searched fields, ownerBpName,
-// ownerBpBriefName and ownerId, are not kept or not text).
+// 10, at most 100; q searches the seven attributes the documents name.
 func InvoiceSpec() msgkit.ListSpec {
 	return invoiceAttrs.addTo(msgkit.ListSpec{Filter: map[string]msgkit.AttrType{}, MaxPageSize: 100,
-		Search: []string{"custName", "customerShortName", "invUid", "status"}, Ignore: []string{"showAccountManager"}})
+		Search: slices.Clone(invoiceSearch), Ignore: []string{"showAccountManager"}})
 }
 
-// InvoiceValue reads attribute attr of inv for a listing, as msgkit.Apply
-// wants (memory stores list with it; the PostgreSQL store maps the same
-// names to columns).
-func InvoiceValue(inv Invoice, attr string) (msgkit.Value, bool) {
-	return invoiceAttrs.value(&inv, attr)
+// InvoiceValue reads attribute attr of an invoice's view for a listing,
+// as msgkit.Apply wants (memory stores list with it; the PostgreSQL store
+// maps the same names to expressions).
+func InvoiceValue(v View, attr string) (msgkit.Value, bool) {
+	return invoiceAttrs.value(&v, attr)
 }
 
 // InvoiceAttrNames are the attributes of the listing, sorted, for the

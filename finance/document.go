@@ -345,6 +345,11 @@ type DocumentData struct {
 	Domestic *DomesticRate                // the document's domestic rate
 	Accounts map[SourceRef]BillingAccount // the billing accounts of the records DocumentSources names
 	Traffic  []TrafficReport              // the document's traffic reports
+
+	// The invoices an invoice answer names (ViewOf): the netting
+	// statement of NettingInvoiceID, the lead of CollectionLeadID and
+	// the lead's statement; the export reads none of them.
+	Netting, Lead, LeadNetting *Invoice
 }
 
 // DocumentSources are the records inv and its items name, which a store
@@ -405,7 +410,7 @@ func DocumentOf(inv *Invoice, d DocumentData, traffic bool) Document {
 		BizPartner: BizPartner{Name: inv.Customer.Name, BriefName: inv.Customer.ShortName, PartnerType: inv.Customer.Type,
 			Attn: inv.Customer.Attn, Address: inv.Customer.Address, Post: inv.Customer.Post, City: inv.Customer.City,
 			VatNumber: inv.Customer.VatNumber, CustomAttributes: cloneAttributes(d.Partner.CustomAttributes)},
-		Number: inv.InvNumberFix, Currency: inv.Currency, Lang: inv.Lang, DocumentType: inv.InvType, SelfBilling: "no",
+		Number: inv.InvNumberFix, Currency: inv.Currency, Lang: inv.Lang, DocumentType: inv.InvType,
 		Domain: inv.Domain, DomainID: domainIDs[inv.Domain],
 		Class: inv.Class, ClassDomain: ClassDomain(inv.Class), ClassArea: ClassArea(inv.Class),
 		DataSource: inv.DataSource, DataSourceID: dataSourceIDs[inv.DataSource], Selector: inv.Selector,
@@ -420,18 +425,11 @@ func DocumentOf(inv *Invoice, d DocumentData, traffic bool) Document {
 	if inv.InvNumberFix != "" {
 		doc.NumberMask, doc.NumberNum = NumberParts(inv.InvNumberFix)
 	}
-	if d.Owner != nil {
-		doc.OwnerBpName, doc.OwnerBpBriefName = d.Owner.Name, d.Owner.ShortName
-	}
-	if d.Type != nil {
-		doc.DocumentTypeName = d.Type.Name
-		if d.Type.SelfBilling {
-			doc.SelfBilling = "yes"
-		}
-	}
-	if r := d.Domestic; r != nil {
-		dom := ToDomestic(Totals{AmountNoVat: inv.AmountNoVat, AmountVat: inv.AmountVat, Total: inv.Total}, r.Rate, r.Currency)
-		doc.DomesticCurrency, doc.Domestic = r.Currency, &dom
+	v := ViewOf(inv, d, msgkit.Date{}) // the values an invoice answer shows too
+	doc.OwnerBpName, doc.OwnerBpBriefName = v.OwnerName, v.OwnerBriefName
+	doc.DocumentTypeName, doc.SelfBilling = v.TypeName, YesNo(v.SelfBilling)
+	if v.Domestic != nil {
+		doc.DomesticCurrency, doc.Domestic = v.Domestic.Currency, &v.Domestic.Domestic
 	}
 	if p := inv.Payment; p != nil && !p.PaymentDate.IsZero() {
 		doc.PaymentStatusDate = p.PaymentDate.In(time.UTC)

@@ -223,6 +223,16 @@ type Invoice struct {
 	Comment            string
 	DocumentSync       json.RawMessage
 
+	// The workflow values the documents list and filter by, kept as the
+	// requests set them (ProcessingStatuses and the other lists give the
+	// values): ProcessingStatus is "none" until set, the others "" (null
+	// on the wire) until set.
+	ProcessingStatus    string
+	DisputeStatus       string
+	DisputeDt           time.Time // when DisputeStatus last changed; zero: never
+	InvoicingDatePolicy string
+	SyncMode            string
+
 	Items        []Item
 	Payment      *Payment
 	SourceRecord *SourceRecord

@@ -48,6 +48,16 @@ type Input struct {
 	Comment            *string
 	ReminderStatus     *string
 
+	// OwnerID is the partner that issues the document (a stored
+	// partner; 0: the operator itself).
+	OwnerID *int64
+	// Workflow values (see Invoice): each one of its list, or "" to
+	// clear it (ProcessingStatus goes back to none).
+	ProcessingStatus    *string
+	DisputeStatus       *string
+	InvoicingDatePolicy *string
+	SyncMode            *string
+
 	// Classification: create only.
 	DataSource *string // dataSourceCodeName
 	Domain     *string // domainCodeName
@@ -135,6 +145,8 @@ func checkText(in *Input, v *invalid) {
 		{"lang", in.Lang}, {"invNumberFix", in.InvNumberFix}, {"supplierInvNumber", in.SupplierInvNumber},
 		{"invPeriod", in.InvPeriod}, {"ownerVatNumber", in.OwnerVatNumber}, {"status", in.Status},
 		{"docsDeliveryStatus", in.DocsDeliveryStatus}, {"reminderStatus", in.ReminderStatus},
+		{"processingStatus", in.ProcessingStatus}, {"disputeStatus", in.DisputeStatus},
+		{"invoicingDatePolicy", in.InvoicingDatePolicy}, {"syncMode", in.SyncMode},
 		{"dataSourceCodeName", in.DataSource}, {"domainCodeName", in.Domain}, {"dtsSelectorCodeName", in.Selector},
 		{"finDocClassCodeName", in.Class}, {"custName", in.Customer.Name}, {"custAttn", in.Customer.Attn},
 		{"custAddress", in.Customer.Address}, {"custAddress2", in.Customer.Address2}, {"custPost", in.Customer.Post},
@@ -187,7 +199,8 @@ func Create(in Input, class Class, partner Partner, today msgkit.Date, now time.
 		return Invoice{}, v.err() // nothing else is read of a text that breaks these
 	}
 	inv := Invoice{Class: class, Customer: partner, Status: Draft, PaymentStatus: PaymentNone,
-		SyncStatus: SyncNone, DocsDeliveryStatus: DeliveryNone, CollectionMode: "none", InsertDt: now, StatusDt: now}
+		SyncStatus: SyncNone, DocsDeliveryStatus: DeliveryNone, CollectionMode: "none", ProcessingStatus: ProcessingNone,
+		SyncMode: SyncModeDisabled, InsertDt: now, StatusDt: now}
 	if !slices.Contains(Classes(), class) {
 		v.add("classCodeName", "unknown document class %q", class)
 	}
@@ -254,6 +267,7 @@ func Create(in Input, class Class, partner Partner, today msgkit.Date, now time.
 			inv.TotalPaid = inv.Total
 		}
 	}
+	datedDispute(&inv, "", now)
 	inv.settlePayment()
 	return inv, v.err()
 }
@@ -276,6 +290,7 @@ func applyCommon(inv *Invoice, in Input, v *invalid) {
 		}
 	}
 	setInt(&inv.InstanceID, in.InstanceID)
+	setInt(&inv.OwnerID, in.OwnerID)
 	setInt(&inv.InvType, in.InvType)
 	setInt(&inv.TemplateID, in.TemplateID)
 	setStr(&inv.Lang, in.Lang)
@@ -334,6 +349,7 @@ func applyCommon(inv *Invoice, in Input, v *invalid) {
 	if in.SourceRecord != nil {
 		inv.SourceRecord = in.SourceRecord
 	}
+	applyWorkflow(inv, in, v)
 	if in.VatPercent != nil && (in.VatPercent.Sign() < 0 || in.VatPercent.GreaterThan(decimal.NewFromInt(100))) {
 		v.add("vatPercent", "a rate from 0 to 100 percent, not %s", in.VatPercent)
 	}

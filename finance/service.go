@@ -204,6 +204,9 @@ func (s *Service) Create(ctx context.Context, scope Scope, class Class, in Input
 		}
 		partner = p
 	}
+	if err := s.checkOwner(ctx, in.OwnerID); err != nil {
+		return Invoice{}, err
+	}
 	today, now := s.clock()
 	inv, err := Create(in, class, partner, today, now)
 	if err != nil {
@@ -243,6 +246,9 @@ func (s *Service) change(ctx context.Context, scope Scope, id InvoiceID, rule fu
 
 // Update applies an update request (see Update).
 func (s *Service) Update(ctx context.Context, scope Scope, id InvoiceID, in Input) (Invoice, error) {
+	if err := s.checkOwner(ctx, in.OwnerID); err != nil {
+		return Invoice{}, err
+	}
 	today, now := s.clock()
 	return s.change(ctx, scope, id, func(stored Invoice) (Invoice, error) { return Update(stored, in, today, now) })
 }
@@ -291,8 +297,39 @@ func (s *Service) SetDeliveryStatus(ctx context.Context, scope Scope, id Invoice
 }
 
 // List lists the invoices in scope (see Store.ListInvoices).
-func (s *Service) List(ctx context.Context, scope Scope, q msgkit.ListQuery) (msgkit.Page[Invoice], error) {
-	return s.store.ListInvoices(ctx, q, scope)
+func (s *Service) List(ctx context.Context, scope Scope, q msgkit.ListQuery) (msgkit.Page[View], error) {
+	return s.store.ListInvoices(ctx, q, scope, s.Today())
+}
+
+// Views are the views of invs (ViewOf) today, in their order, for the
+// answers of the operations that return invoices.
+func (s *Service) Views(ctx context.Context, invs ...Invoice) ([]View, error) {
+	data, err := s.store.InvoiceData(ctx, invs)
+	if err != nil {
+		return nil, err
+	}
+	today := s.Today()
+	out := make([]View, len(invs))
+	for i := range invs {
+		out[i] = ViewOf(&invs[i], data[i], today)
+	}
+	return out, nil
+}
+
+// checkOwner refuses an owner (ownerId) that is no stored partner; 0 is
+// the operator itself.
+func (s *Service) checkOwner(ctx context.Context, owner *int64) error {
+	if owner == nil || *owner == 0 {
+		return nil
+	}
+	if *owner < 0 {
+		return msgkit.Invalidf(CodeInvalidInvoice, "ownerId", "a business partner id, not %d", *owner)
+	}
+	_, err := s.store.Partner(ctx, *owner)
+	if msgkit.KindOf(err) == msgkit.NotFound {
+		return msgkit.Invalidf(CodeInvalidInvoice, "ownerId", "business partner %d not found", *owner)
+	}
+	return err
 }
 
 // DefaultConfig answers a default configuration query (see DefaultConfig).

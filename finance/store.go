@@ -27,10 +27,17 @@ type Store interface {
 	// An error from change is returned and nothing is stored. The id and
 	// the UID stay as stored, whatever change returns.
 	UpdateInvoice(ctx context.Context, id InvoiceID, change func(Invoice) (Invoice, error)) (Invoice, error)
-	// ListInvoices lists the invoices that are not deleted, of the
-	// partners in scope (all when scope.All), filtered, sorted and paged
-	// by q over the attributes of InvoiceSpec (store order: id).
-	ListInvoices(ctx context.Context, q msgkit.ListQuery, scope Scope) (msgkit.Page[Invoice], error)
+	// ListInvoices lists the views (ViewOf, on the day today) of the
+	// invoices that are not deleted, of the partners in scope (all when
+	// scope.All), searched, filtered, sorted and paged by q over the
+	// attributes of InvoiceSpec as InvoiceValue reads them (store order:
+	// id).
+	ListInvoices(ctx context.Context, q msgkit.ListQuery, scope Scope, today msgkit.Date) (msgkit.Page[View], error)
+	// InvoiceData looks up, for each of invs in order, what ViewOf reads
+	// beside it: the owner, the partner's export data, the type, the
+	// domestic rate, the netting statement, the collection lead and the
+	// lead's statement (not the accounts or traffic of the export).
+	InvoiceData(ctx context.Context, invs []Invoice) ([]DocumentData, error)
 }
 
 // Scope is what a caller may see and change: every partner's documents,

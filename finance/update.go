@@ -103,6 +103,7 @@ func Update(stored Invoice, in Input, today msgkit.Date, now time.Time) (Invoice
 	if err := v.err(); err != nil {
 		return stored, err
 	}
+	datedDispute(&inv, stored.DisputeStatus, now)
 	inv.settlePayment()
 	return inv, nil
 }

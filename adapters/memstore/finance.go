@@ -125,26 +125,50 @@ func (s *FinanceStore) UpdateInvoice(_ context.Context, id finance.InvoiceID, ch
 	return out, err
 }
 
-// ListInvoices lists the invoices that are not deleted, in scope, with
-// msgkit.Apply over finance.InvoiceValue.
-func (s *FinanceStore) ListInvoices(_ context.Context, q msgkit.ListQuery, scope finance.Scope) (msgkit.Page[finance.Invoice], error) {
+// ListInvoices lists the views of the invoices that are not deleted, in
+// scope, with msgkit.Apply over finance.InvoiceValue.
+func (s *FinanceStore) ListInvoices(_ context.Context, q msgkit.ListQuery, scope finance.Scope, today msgkit.Date) (msgkit.Page[finance.View], error) {
 	s.mu.RLock()
-	rows := make([]finance.Invoice, 0, len(s.invoices.rows))
+	rows := make([]finance.View, 0, len(s.invoices.rows))
 	for _, inv := range s.invoices.rows {
 		if inv.Status != finance.Deleted && scope.Sees(inv.Customer.ID) {
-			rows = append(rows, *inv)
+			rows = append(rows, finance.ViewOf(inv, s.viewDataLocked(inv), today))
 		}
 	}
 	s.mu.RUnlock()
-	slices.SortFunc(rows, func(a, b finance.Invoice) int { return cmp.Compare(a.ID, b.ID) }) // the store order
+	slices.SortFunc(rows, func(a, b finance.View) int { return cmp.Compare(a.ID, b.ID) }) // the store order
 	page, err := msgkit.Apply(rows, q, finance.InvoiceValue)
 	if err != nil {
 		return page, err
 	}
-	for i, inv := range page.Items {
-		page.Items[i] = copyInvoice(inv)
+	for i, v := range page.Items {
+		page.Items[i].Invoice = copyInvoice(v.Invoice)
 	}
 	return page, nil
+}
+
+// InvoiceData looks up what the views of invs read beside them.
+func (s *FinanceStore) InvoiceData(_ context.Context, invs []finance.Invoice) ([]finance.DocumentData, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]finance.DocumentData, len(invs))
+	for i := range invs {
+		out[i] = s.viewDataLocked(&invs[i])
+	}
+	return out, nil
+}
+
+// viewDataLocked is inv's operator data and related invoices, as
+// finance.ViewOf reads them; the caller holds the lock. The related
+// invoices are the stored records themselves: ViewOf copies what it
+// takes of them.
+func (s *FinanceStore) viewDataLocked(inv *finance.Invoice) finance.DocumentData {
+	d := s.ownDataLocked(inv)
+	d.Netting = s.invoices.rows[finance.InvoiceID(inv.NettingInvoiceID)]
+	if d.Lead = s.invoices.rows[finance.InvoiceID(inv.CollectionLeadID)]; d.Lead != nil {
+		d.LeadNetting = s.invoices.rows[finance.InvoiceID(d.Lead.NettingInvoiceID)]
+	}
+	return d
 }
 
 var _ finance.BalanceStore = (*FinanceStore)(nil)

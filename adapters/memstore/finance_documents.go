@@ -110,17 +110,7 @@ func (s *FinanceStore) PutDomestic(_ context.Context, doc finance.InvoiceID, r f
 // passed as they are.
 func (s *FinanceStore) documentDataLocked(inv *finance.Invoice, traffic bool) finance.DocumentData {
 	e := &s.export
-	var d finance.DocumentData
-	if p, ok := s.partners.rows[inv.OwnerID]; ok {
-		d.Owner = &p
-	}
-	d.Partner = e.partners[inv.Customer.ID]
-	if t, ok := e.types[inv.InvType]; ok {
-		d.Type = &t
-	}
-	if r, ok := e.domestic[inv.ID]; ok {
-		d.Domestic = &r
-	}
+	d := s.ownDataLocked(inv)
 	for _, ref := range finance.DocumentSources(inv) {
 		id, ok := e.records[ref]
 		if !ok {
@@ -135,6 +125,25 @@ func (s *FinanceStore) documentDataLocked(inv *finance.Invoice, traffic bool) fi
 	}
 	if traffic {
 		d.Traffic = e.traffic[inv.ID]
+	}
+	return d
+}
+
+// ownDataLocked is the operator data of inv that both its document and
+// its view read: the owner, the partner's export data, the type and the
+// domestic rate. The caller holds the lock.
+func (s *FinanceStore) ownDataLocked(inv *finance.Invoice) finance.DocumentData {
+	e := &s.export
+	var d finance.DocumentData
+	if p, ok := s.partners.rows[inv.OwnerID]; ok {
+		d.Owner = &p
+	}
+	d.Partner = e.partners[inv.Customer.ID]
+	if t, ok := e.types[inv.InvType]; ok {
+		d.Type = &t
+	}
+	if r, ok := e.domestic[inv.ID]; ok {
+		d.Domestic = &r
 	}
 	return d
 }

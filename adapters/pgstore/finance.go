@@ -157,22 +157,63 @@ func readError(err error, thing, what string) error {
 	return classify(err, thing, what)
 }
 
-// ListInvoices lists the invoices that are not deleted of the partners in
-// scope, filtered, sorted and paged by q in the database (listPage), in
-// two steps in one read-only REPEATABLE READ transaction, so both see the
-// same snapshot: the listing selects the page's ids only, which an
-// index-only scan can answer however many rows the total counts, and the
-// page's invoices are then read by id in that order.
-func (s *FinanceStore) ListInvoices(ctx context.Context, q msgkit.ListQuery, scope finance.Scope) (msgkit.Page[finance.Invoice], error) {
-	table, scopeArgs := &invoicesAll, []any(nil)
+// ListInvoices lists the views of the invoices that are not deleted of
+// the partners in scope, filtered, sorted and paged by q in the database
+// (listPage), in two steps in one read-only REPEATABLE READ transaction,
+// so both see the same snapshot: the listing selects the page's ids only,
+// which an index-only scan can answer however many rows the total counts,
+// and the page's invoices and what their views read are then read by id.
+func (s *FinanceStore) ListInvoices(ctx context.Context, q msgkit.ListQuery, scope finance.Scope, today msgkit.Date) (msgkit.Page[finance.View], error) {
+	table, args := &invoicesAll, []any{pgtype.Date{Time: today.In(time.UTC), Valid: true}}
 	if !scope.All {
 		partners := scope.Partners
 		if partners == nil {
 			partners = []int64{} // an empty array, not NULL
 		}
-		table, scopeArgs = &invoicesOwn, []any{partners}
+		table, args = &invoicesOwn, append(args, partners)
 	}
-	return listInvoicePage(ctx, s.pool, table, q, scopeArgs, "invoice listing", func(inv *finance.Invoice) finance.Invoice { return *inv })
+	var page msgkit.Page[finance.View]
+	opts := pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
+	err := pgx.BeginTxFunc(ctx, s.pool, opts, func(tx pgx.Tx) error {
+		ids, err := listPage(ctx, tx, table, q, pgx.RowTo[int64], args...)
+		if err != nil {
+			return err
+		}
+		page.Total = ids.Total
+		page.Items = make([]finance.View, 0, len(ids.Items))
+		if len(ids.Items) == 0 {
+			return nil
+		}
+		invs, err := readInvoices(ctx, tx, ids.Items)
+		if err != nil {
+			return err
+		}
+		data, err := readDocumentData(ctx, tx, invs, dataParts{related: true})
+		if err != nil {
+			return err
+		}
+		for i := range invs {
+			page.Items = append(page.Items, finance.ViewOf(&invs[i], data[i], today))
+		}
+		return nil
+	})
+	if err != nil {
+		return msgkit.Page[finance.View]{}, readError(err, "listing", "listing")
+	}
+	return page, nil
+}
+
+// InvoiceData reads what the views of invs read beside them, in one
+// batch.
+func (s *FinanceStore) InvoiceData(ctx context.Context, invs []finance.Invoice) ([]finance.DocumentData, error) {
+	if len(invs) == 0 {
+		return nil, nil
+	}
+	data, err := readDocumentData(ctx, s.pool, invs, dataParts{related: true})
+	if err != nil {
+		return nil, readError(err, "invoice", "invoice data")
+	}
+	return data, nil
 }
 
 // listInvoicePage lists invoice ids through the engine (table, q, args),
@@ -219,11 +260,22 @@ func listInvoicePage[T any](ctx context.Context, pool *pgxpool.Pool, table *list
 	return page, nil
 }
 
-// invoiceAttrs maps every attribute of finance.InvoiceSpec to its column.
+// invoicesFrom joins to each invoice what its view reads: the operator
+// data the documents export joins (documentsFrom) and the invoices it is
+// a member of, its netting statement (n) and its collection lead (l);
+// each at most one row, by primary key, so PostgreSQL leaves out every
+// join a listing's attributes do not read.
+const invoicesFrom = documentsFrom + `
+	LEFT JOIN finance_invoices n ON n.id = i.netting_invoice_id
+	LEFT JOIN finance_invoices l ON l.id = i.collection_lead_id`
+
+// invoiceAttrs maps every attribute of finance.InvoiceSpec to its
+// expression over invoicesFrom, as finance.InvoiceValue reads the view.
 // The text columns are NULL for an empty string, as finance reads an
-// empty attribute as null, so each attribute is a plain column that an
+// empty attribute as null, so most attributes are a plain column that an
 // index can serve. custID is compared as numeric, as the listing binds
 // numbers, and finance_invoices_cust_idx is on that expression.
+// overDueDate counts to the listing's day, $1.
 var invoiceAttrs = map[string]listAttr{
 	"id":                  {"i.id", msgkit.AttrNumber},
 	"custID":              {"i.cust_id", msgkit.AttrNumber},
@@ -233,51 +285,74 @@ var invoiceAttrs = map[string]listAttr{
 	"custPOBox":           {"i.cust_po_box", msgkit.AttrString},
 	"custCountry":         {"i.cust_country", msgkit.AttrNumber},
 	"customerType":        {"i.cust_type", msgkit.AttrString},
+	"externalRefId":       {"px.external_ref_id", msgkit.AttrString},
 	"classCodeName":       {"i.class", msgkit.AttrString},
 	"dataSourceCodeName":  {"i.data_source", msgkit.AttrString},
 	"domainCodeName":      {"i.domain", msgkit.AttrString},
+	"domainName":          {caseOf("i.domain", finance.Domains(), finance.DomainName), msgkit.AttrString},
 	"dtsSelectorCodeName": {"i.selector", msgkit.AttrString},
-	"currency":            {"i.currency", msgkit.AttrNumber},
-	"invType":             {"i.inv_type", msgkit.AttrNumber},
-	"invoiceType":         {"i.inv_type", msgkit.AttrNumber},
-	"invUid":              {"i.uid", msgkit.AttrString},
-	"invNumber":           {"i.inv_number_fix", msgkit.AttrString},
-	"invPeriod":           {"i.inv_period", msgkit.AttrString},
-	"invDate":             {"i.inv_date", msgkit.AttrDate},
-	"invDueDate":          {"i.inv_due_date", msgkit.AttrDate},
-	"invoicingDate":       {"i.invoicing_date", msgkit.AttrDate},
-	"deliveryDate":        {"i.delivery_date", msgkit.AttrDate},
-	"invPeriodStart":      {"i.inv_period_start", msgkit.AttrDate},
-	"invPeriodEnd":        {"i.inv_period_end", msgkit.AttrDate},
-	"amountNoVat":         {"i.amount_no_vat", msgkit.AttrNumber},
-	"amountVat":           {"i.amount_vat", msgkit.AttrNumber},
-	"vat":                 {"i.vat", msgkit.AttrNumber},
-	"rounding":            {"i.rounding", msgkit.AttrNumber},
-	"total":               {"i.total", msgkit.AttrNumber},
-	"totalPaid":           {"i.total_paid", msgkit.AttrNumber},
-	"totalUnpaid":         {"i.total_unpaid", msgkit.AttrNumber},
-	"status":              {"i.status", msgkit.AttrString},
-	"statusDt":            {"i.status_dt", msgkit.AttrDateTime},
-	"paymentStatus":       {"i.payment_status", msgkit.AttrString},
-	"syncStatus":          {"i.sync_status", msgkit.AttrString},
-	"syncStatusDt":        {"i.sync_status_dt", msgkit.AttrDateTime},
-	"docsDeliveryStatus":  {"i.docs_delivery_status", msgkit.AttrString},
-	"collectionMode":      {"i.collection_mode", msgkit.AttrString},
-	"collectionLeadId":    {"i.collection_lead_id", msgkit.AttrNumber},
-	"nettingInvoiceId":    {"i.netting_invoice_id", msgkit.AttrNumber},
-	"ownerId":             {"i.owner_id", msgkit.AttrNumber},
+	"dtsSelectorId": {"CASE WHEN i.selector = " + sqlText(finance.PartPayment) + " THEN 1 WHEN i.selector IS NOT NULL THEN 0" +
+		" WHEN i.data_source = " + sqlText(string(finance.Postpaid)) + " THEN 0 END", msgkit.AttrNumber},
+	"currency":        {"i.currency", msgkit.AttrNumber},
+	"invType":         {"i.inv_type", msgkit.AttrNumber},
+	"invoiceType":     {"i.inv_type", msgkit.AttrNumber},
+	"invTypeName":     {"dt.name", msgkit.AttrString},
+	"invoiceTypeName": {"dt.name", msgkit.AttrString},
+	"selfBilling":     {"CASE WHEN dt.self_billing THEN 'yes' ELSE 'no' END", msgkit.AttrString},
+	"invUid":          {"i.uid", msgkit.AttrString},
+	"invNumber":       {"i.inv_number_fix", msgkit.AttrString},
+	"invPeriod":       {"i.inv_period", msgkit.AttrString},
+	"invDate":         {"i.inv_date", msgkit.AttrDate},
+	"invDueDate":      {"i.inv_due_date", msgkit.AttrDate},
+	"invoicingDate":   {"i.invoicing_date", msgkit.AttrDate},
+	"deliveryDate":    {"i.delivery_date", msgkit.AttrDate},
+	"invPeriodStart":  {"i.inv_period_start", msgkit.AttrDate},
+	"invPeriodEnd":    {"i.inv_period_end", msgkit.AttrDate},
+	"overDueDate": {"CASE WHEN i.payment_status IN (" + sqlTexts([]finance.PaymentStatus{finance.PaymentOpen, finance.PaymentOnHold}) +
+		") AND i.inv_due_date < $1::date THEN $1::date - i.inv_due_date ELSE 0 END", msgkit.AttrNumber},
+	"amountNoVat":                 {"i.amount_no_vat", msgkit.AttrNumber},
+	"amountVat":                   {"i.amount_vat", msgkit.AttrNumber},
+	"vat":                         {"i.vat", msgkit.AttrNumber},
+	"rounding":                    {"i.rounding", msgkit.AttrNumber},
+	"total":                       {"i.total", msgkit.AttrNumber},
+	"totalPaid":                   {"i.total_paid", msgkit.AttrNumber},
+	"totalUnpaid":                 {"i.total_unpaid", msgkit.AttrNumber},
+	"status":                      {"i.status", msgkit.AttrString},
+	"statusDt":                    {"i.status_dt", msgkit.AttrDateTime},
+	"paymentStatus":               {"i.payment_status", msgkit.AttrString},
+	"syncStatus":                  {"i.sync_status", msgkit.AttrString},
+	"syncStatusDt":                {"i.sync_status_dt", msgkit.AttrDateTime},
+	"syncMode":                    {"i.sync_mode", msgkit.AttrString},
+	"documentSync":                {"CASE WHEN octet_length(i.document_sync) > 0 THEN convert_from(i.document_sync, 'UTF8') END", msgkit.AttrString},
+	"docsDeliveryStatus":          {"i.docs_delivery_status", msgkit.AttrString},
+	"processingStatus":            {"i.processing_status", msgkit.AttrString},
+	"disputeStatus":               {"i.dispute_status", msgkit.AttrString},
+	"invoicingDatePolicy":         {"i.invoicing_date_policy", msgkit.AttrString},
+	"collectionMode":              {"i.collection_mode", msgkit.AttrString},
+	"collectionLeadId":            {"nullif(i.collection_lead_id, 0)", msgkit.AttrNumber},
+	"collectionLeadNumber":        {"l.inv_number_fix", msgkit.AttrString},
+	"nettingInvoiceId":            {"nullif(i.netting_invoice_id, 0)", msgkit.AttrNumber},
+	"nettingInvoiceStatus":        {"n.status", msgkit.AttrString},
+	"nettingInvoicePaymentStatus": {"n.payment_status", msgkit.AttrString},
+	"ownerId":                     {"i.owner_id", msgkit.AttrNumber},
+	"ownerBpName":                 {"nullif(o.name, '')", msgkit.AttrString},
+	"ownerBpBriefName":            {"nullif(o.short_name, '')", msgkit.AttrString},
 }
 
 // notDeleted is the listing's condition on every row. IS DISTINCT FROM,
 // as an invoice without a status (NULL) is listed, as memstore lists it.
 const notDeleted = "i.status IS DISTINCT FROM 'deleted'"
 
-// The invoice listings: of every partner, and of the partners in $1 (a
+// The invoice listings: of every partner, and of the partners in $2 (a
 // bigint[]; compared as numeric, the expression of the partner index).
+// Both take the listing's day as $1, which overDueDate reads; the scope
+// names it so that its type is known whether or not an attribute reads it.
 var (
-	invoicesAll = listTable{From: "finance_invoices i", Select: "i.id", Scope: notDeleted, Attrs: invoiceAttrs, Order: "i.id"}
-	invoicesOwn = listTable{From: "finance_invoices i", Select: "i.id",
-		Scope: notDeleted + " AND i.cust_id::numeric = ANY($1::bigint[]::numeric[])", Attrs: invoiceAttrs, Order: "i.id"}
+	invoicesAll = listTable{From: invoicesFrom, Select: "i.id", Scope: "$1::date IS NOT NULL AND " + notDeleted,
+		Attrs: invoiceAttrs, Order: "i.id"}
+	invoicesOwn = listTable{From: invoicesFrom, Select: "i.id",
+		Scope: "$1::date IS NOT NULL AND " + notDeleted + " AND i.cust_id::numeric = ANY($2::bigint[]::numeric[])",
+		Attrs: invoiceAttrs, Order: "i.id"}
 )
 
 // invoiceWriteColumns are the columns an insert or update writes, in the
@@ -296,6 +371,7 @@ var invoiceWriteColumns = []string{
 	"netting_invoice_id", "reminder_status", "comment", "document_sync",
 	"items", "payment", "source_billing_id", "source_credit_id",
 	"insert_dt", "status_dt", "sync_status_dt", "delivery_dt",
+	"processing_status", "dispute_status", "dispute_status_dt", "invoicing_date_policy", "sync_mode",
 }
 
 // numericColumns are the columns of invoiceWriteColumns bound as decimal
@@ -322,7 +398,9 @@ const invoiceColumns = `i.id, i.instance_id, i.owner_id, i.uid,
 	coalesce(i.docs_delivery_status, ''), coalesce(i.collection_mode, ''), i.collection_lead_id,
 	i.netting_invoice_id, i.reminder_status, i.comment, i.document_sync,
 	i.items, i.payment, i.source_billing_id, i.source_credit_id,
-	i.insert_dt, i.status_dt, i.sync_status_dt, i.delivery_dt`
+	i.insert_dt, i.status_dt, i.sync_status_dt, i.delivery_dt,
+	coalesce(i.processing_status, ''), coalesce(i.dispute_status, ''), i.dispute_status_dt,
+	coalesce(i.invoicing_date_policy, ''), coalesce(i.sync_mode, '')`
 
 // The invoice statements. The insert and the update return the row as
 // stored, read by the same code as a select.
@@ -380,6 +458,10 @@ func invoiceArgs(inv finance.Invoice) ([]any, error) {
 	c.text("collectionMode", inv.CollectionMode)
 	c.text("reminderStatus", inv.ReminderStatus)
 	c.text("comment", inv.Comment)
+	c.text("processingStatus", inv.ProcessingStatus)
+	c.text("disputeStatus", inv.DisputeStatus)
+	c.text("invoicingDatePolicy", inv.InvoicingDatePolicy)
+	c.text("syncMode", inv.SyncMode)
 	dates := [...]any{
 		c.date("invDate", inv.InvDate), c.date("invoicingDate", inv.InvoicingDate),
 		c.date("deliveryDate", inv.DeliveryDate), c.date("invDueDate", inv.InvDueDate),
@@ -412,6 +494,8 @@ func invoiceArgs(inv finance.Invoice) ([]any, error) {
 		inv.NettingInvoiceID, inv.ReminderStatus, inv.Comment, []byte(inv.DocumentSync),
 		items, payment, billing, credit,
 		dbTime(inv.InsertDt), dbTime(inv.StatusDt), nullTime(inv.SyncStatusDt), nullTime(inv.DeliveryDt),
+		nullText(inv.ProcessingStatus), nullText(inv.DisputeStatus), nullTime(inv.DisputeDt),
+		nullText(inv.InvoicingDatePolicy), nullText(inv.SyncMode),
 	}, nil
 }
 
@@ -585,7 +669,7 @@ type invoiceRow struct {
 	amounts                                     [7]string
 	items, payment                              []byte
 	billing, credit                             pgtype.Int8
-	syncStatusDt, deliveryDt                    pgtype.Timestamptz
+	syncStatusDt, deliveryDt, disputeDt         pgtype.Timestamptz
 	class, dataSource, domain                   string
 	status, paymentStatus, syncStatus, delivery string
 }
@@ -606,6 +690,7 @@ func (r *invoiceRow) dest() []any {
 		&inv.NettingInvoiceID, &inv.ReminderStatus, &inv.Comment, &inv.DocumentSync,
 		&r.items, &r.payment, &r.billing, &r.credit,
 		&inv.InsertDt, &inv.StatusDt, &r.syncStatusDt, &r.deliveryDt,
+		&inv.ProcessingStatus, &inv.DisputeStatus, &r.disputeDt, &inv.InvoicingDatePolicy, &inv.SyncMode,
 	}
 }
 
@@ -677,6 +762,7 @@ func (r *invoiceRow) invoice() (finance.Invoice, error) {
 	}
 	inv.InsertDt, inv.StatusDt = inv.InsertDt.UTC(), inv.StatusDt.UTC()
 	inv.SyncStatusDt, inv.DeliveryDt = fromNullTime(r.syncStatusDt), fromNullTime(r.deliveryDt)
+	inv.DisputeDt = fromNullTime(r.disputeDt)
 	return inv, nil
 }
 

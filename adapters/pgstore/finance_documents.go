@@ -382,7 +382,7 @@ func (s *FinanceStore) Documents(ctx context.Context, scope finance.Scope, q fin
 		if err != nil {
 			return err
 		}
-		data, err := readDocumentData(ctx, tx, invs, q.Traffic)
+		data, err := readDocumentData(ctx, tx, invs, dataParts{accounts: true, traffic: q.Traffic})
 		if err != nil {
 			return err
 		}
@@ -440,22 +440,51 @@ const (
 		FROM finance_traffic_reports WHERE invoice_id = ANY($1::bigint[]) ORDER BY invoice_id, ord`
 )
 
+// relatedSQL reads the invoices views name: those of $1 (statements and
+// leads) and the statements of the leads in $2.
+var relatedSQL = invoiceSelectSQL + ` WHERE i.id = ANY($1::bigint[])
+	OR i.id IN (SELECT l.netting_invoice_id FROM finance_invoices l WHERE l.id = ANY($2::bigint[]) AND l.netting_invoice_id <> 0)`
+
+// dataParts are the parts of DocumentData a read looks up beside the
+// operator data both documents and views read (owner, partner, type,
+// domestic rate): a document's accounts and traffic reports, a view's
+// related invoices.
+type dataParts struct {
+	accounts, traffic, related bool
+}
+
+// batchSender is a pool or a transaction: what readDocumentData sends its
+// batch on.
+type batchSender interface {
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
 // readDocumentData reads the operator data of invs in one batch: each
-// invoice's DocumentData, in invs' order; traffic reports only when asked
-// and only for the invoices that have them.
-func readDocumentData(ctx context.Context, tx pgx.Tx, invs []finance.Invoice, traffic bool) ([]finance.DocumentData, error) {
-	var owners, partners, types, ids, trafficIDs []int64
+// invoice's DocumentData, in invs' order, with the parts asked for;
+// traffic reports only for the invoices that have them.
+func readDocumentData(ctx context.Context, tx batchSender, invs []finance.Invoice, parts dataParts) ([]finance.DocumentData, error) {
+	var owners, partners, types, ids, trafficIDs, relatedIDs, leadIDs []int64
 	var kinds []int16
 	var recordIDs []int64
 	for i := range invs {
 		inv := &invs[i]
 		owners, partners = append(owners, inv.OwnerID), append(partners, inv.Customer.ID)
 		types, ids = append(types, inv.InvType), append(ids, int64(inv.ID))
-		for _, ref := range finance.DocumentSources(inv) {
-			kinds, recordIDs = append(kinds, int16(ref.Kind)), append(recordIDs, ref.ID)
+		if parts.accounts {
+			for _, ref := range finance.DocumentSources(inv) {
+				kinds, recordIDs = append(kinds, int16(ref.Kind)), append(recordIDs, ref.ID)
+			}
 		}
-		if traffic && finance.TrafficEligible(inv) {
+		if parts.traffic && finance.TrafficEligible(inv) {
 			trafficIDs = append(trafficIDs, int64(inv.ID))
+		}
+		if parts.related && inv.CollectionLeadID != 0 {
+			leadIDs = append(leadIDs, inv.CollectionLeadID)
+		}
+	}
+	if parts.related {
+		for _, id := range finance.RelatedIDs(invs) {
+			relatedIDs = append(relatedIDs, int64(id))
 		}
 	}
 	b := &pgx.Batch{}
@@ -463,9 +492,14 @@ func readDocumentData(ctx context.Context, tx pgx.Tx, invs []finance.Invoice, tr
 	b.Queue(partnerExportsSQL, partners)
 	b.Queue(documentTypesSQL, types)
 	b.Queue(domesticSQL, ids)
-	b.Queue(accountsSQL, kinds, recordIDs)
+	if parts.accounts {
+		b.Queue(accountsSQL, kinds, recordIDs)
+	}
 	if len(trafficIDs) > 0 {
 		b.Queue(trafficSQL, trafficIDs)
+	}
+	if len(relatedIDs) > 0 {
+		b.Queue(relatedSQL, relatedIDs, leadIDs)
 	}
 	br := tx.SendBatch(ctx, b)
 	defer br.Close()
@@ -509,9 +543,14 @@ func readDocumentData(ctx context.Context, tx pgx.Tx, invs []finance.Invoice, tr
 		d.Rate, err = parseNumeric(rate)
 		return id, d, err
 	})
-	r.accounts = collectMapThen(&r, br, scanAccount)
+	if parts.accounts {
+		r.accounts = collectMapThen(&r, br, scanAccount)
+	}
 	if len(trafficIDs) > 0 && r.err == nil {
 		r.traffic, r.err = collectTraffic(br)
+	}
+	if len(relatedIDs) > 0 && r.err == nil {
+		r.related, r.err = collectRelated(br)
 	}
 	if r.err != nil {
 		return nil, r.err
@@ -532,6 +571,10 @@ func readDocumentData(ctx context.Context, tx pgx.Tx, invs []finance.Invoice, tr
 		}
 		if dom, ok := r.domestic[int64(inv.ID)]; ok {
 			d.Domestic = &dom
+		}
+		d.Netting = r.related[finance.InvoiceID(inv.NettingInvoiceID)]
+		if d.Lead = r.related[finance.InvoiceID(inv.CollectionLeadID)]; d.Lead != nil {
+			d.LeadNetting = r.related[finance.InvoiceID(d.Lead.NettingInvoiceID)]
 		}
 		for _, ref := range finance.DocumentSources(inv) {
 			if a, ok := r.accounts[ref]; ok {
@@ -554,7 +597,26 @@ type exportRead struct {
 	domestic map[int64]finance.DomesticRate
 	accounts map[finance.SourceRef]finance.BillingAccount
 	traffic  map[int64][]finance.TrafficReport
+	related  map[finance.InvoiceID]*finance.Invoice
 	err      error
+}
+
+// collectRelated reads the related invoices of a batch by id.
+func collectRelated(br pgx.BatchResults) (map[finance.InvoiceID]*finance.Invoice, error) {
+	rows, err := br.Query()
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[finance.InvoiceID]*finance.Invoice{}
+	for rows.Next() {
+		inv, err := scanInvoice(rows)
+		if err != nil {
+			return nil, err
+		}
+		out[inv.ID] = &inv
+	}
+	return out, rows.Err()
 }
 
 // collectMap reads the next result of br into a map by the key row gives.

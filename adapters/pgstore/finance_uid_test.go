@@ -3,6 +3,7 @@ package pgstore
 import (
 	"io/fs"
 	"regexp"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -36,11 +37,18 @@ func TestFinanceMigrationGivesInvoicesUIDs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := old.Finance()
+	// The columns 0027 found: those of today's insert before the ones
+	// later migrations added (0028's five workflow columns).
+	cols := invoiceWriteColumns[:len(invoiceWriteColumns)-5]
+	insert := "INSERT INTO finance_invoices (" + strings.Join(cols, ", ") + ") VALUES (" + invoicePlaceholders(cols, 1) + ")"
 	for _, uid := range []string{"a", "b", "c"} {
 		inv := distinctInvoice()
 		inv.UID = uid
-		if _, err := s.CreateInvoice(ctx, inv); err != nil {
+		args, err := invoiceArgs(inv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := old.pool.Exec(ctx, insert, args[:len(cols)]...); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -365,7 +365,7 @@ func testList(t *testing.T, s finance.Store) {
 			Sort: []msgkit.SortKey{{Attr: "invDate", Desc: true}}}, all, []int{5, 0}, 2},
 	}
 	for _, tc := range tests {
-		page, err := s.ListInvoices(ctx, tc.q, tc.scope)
+		page, err := s.ListInvoices(ctx, tc.q, tc.scope, msgkit.Date{})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}

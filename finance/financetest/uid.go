@@ -3,6 +3,7 @@ package financetest
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -137,7 +138,10 @@ func testServiceInvoiceUID(t *testing.T, s finance.Store) {
 		t.Errorf("eq(invUid)=%s: %v, want [%d]", a.UID, got, a.ID)
 	}
 	// q: a part of the UID, in upper case, and no other field holds it.
-	q := msgkit.ListQuery{Search: msgkit.Search{Text: strings.ToUpper(a.UID[:8]), Attrs: spec.Search}}
+	q, err := msgkit.ParseListQuery(url.Values{"q": {strings.ToUpper(a.UID[:8])}}, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if got := ids(q); !slices.Equal(got, []finance.InvoiceID{a.ID}) {
 		t.Errorf("q=%s: %v, want [%d]", q.Search.Text, got, a.ID)
 	}

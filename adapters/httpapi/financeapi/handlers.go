@@ -80,8 +80,6 @@ func (a *api) changeScope(r *http.Request) (finance.Scope, error) {
 	return s, nil
 }
 
-func (a *api) invoice(inv finance.Invoice) invoiceJSON { return invoiceOf(inv, a.b.Service.Today()) }
-
 // invoiceAt reads the invoice id of the path ({invoiceid}, or
 // {invoiceId} on the upload) of an operation that takes no query
 // parameters.
@@ -97,9 +95,13 @@ func invoiceAt(r *http.Request) (finance.InvoiceID, error) {
 	return finance.InvoiceID(n), err
 }
 
-// answer writes inv, the invoice an operation leaves.
-func (a *api) answer(w http.ResponseWriter, inv finance.Invoice) error {
-	httpapi.WriteJSON(w, http.StatusOK, a.invoice(inv))
+// answer writes inv, the invoice an operation leaves, as its view.
+func (a *api) answer(w http.ResponseWriter, r *http.Request, inv finance.Invoice) error {
+	views, err := a.b.Service.Views(r.Context(), inv)
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusOK, invoiceOf(views[0]))
 	return nil
 }
 
@@ -155,8 +157,8 @@ func (a *api) listInvoices(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpapi.WriteJSON(w, http.StatusOK, listOf(page, q, func(inv finance.Invoice) invoiceJSON {
-		j := a.invoice(inv)
+	httpapi.WriteJSON(w, http.StatusOK, listOf(page, q, func(v finance.View) invoiceJSON {
+		j := invoiceOf(v)
 		if show == "yes" {
 			// The platform keeps no account managers: the fields are
 			// there, and null.
@@ -209,7 +211,7 @@ func (a *api) createInvoice(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return a.answer(w, inv)
+	return a.answer(w, r, inv)
 }
 
 func classList() string {
@@ -233,7 +235,7 @@ func (a *api) getInvoice(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return a.answer(w, inv)
+	return a.answer(w, r, inv)
 }
 
 func (a *api) updateInvoice(w http.ResponseWriter, r *http.Request) error {
@@ -253,7 +255,7 @@ func (a *api) updateInvoice(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return a.answer(w, inv)
+	return a.answer(w, r, inv)
 }
 
 func (a *api) deleteInvoice(w http.ResponseWriter, r *http.Request) error {
@@ -345,7 +347,7 @@ func (a *api) setSyncStatus(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return a.answer(w, inv)
+	return a.answer(w, r, inv)
 }
 
 // maxListIDs bounds a change of many invoices.
@@ -430,7 +432,7 @@ func (a *api) setDeliveryStatus(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return a.answer(w, inv)
+	return a.answer(w, r, inv)
 }
 
 // uploadField is the multipart field of the invoice file.

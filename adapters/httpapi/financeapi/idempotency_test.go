@@ -28,7 +28,7 @@ func TestIdempotencyKeys(t *testing.T) {
 		}
 	}
 	invoices := func(t testing.TB) int {
-		p, err := e.store.ListInvoices(context.Background(), msgkit.ListQuery{PageNumber: 1, PageSize: 1}, finance.Scope{All: true})
+		p, err := e.store.ListInvoices(context.Background(), msgkit.ListQuery{PageNumber: 1, PageSize: 1}, finance.Scope{All: true}, msgkit.Date{})
 		if err != nil {
 			t.Fatal(err)
 		}

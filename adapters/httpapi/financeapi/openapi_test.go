@@ -221,6 +221,25 @@ func sampleInvoice(t *testing.T) finance.Invoice {
 	}
 }
 
+// sampleView is inv's view with everything a view can name: the type,
+// the owner, the partner's reference, a domestic rate, a netting
+// statement and a collection lead with its own statement.
+func sampleView(inv finance.Invoice, today msgkit.Date) finance.View {
+	eur, _ := finance.CurrencyByCode("EUR")
+	usd, _ := finance.CurrencyByCode("USD")
+	stmt := finance.Invoice{ID: 900, InvNumberFix: "NET-2026-0009", Class: finance.NettingInvoice, Status: finance.Draft,
+		PaymentStatus: finance.PaymentOpen, Currency: eur, Amounts: finance.Amounts{Total: decimal.RequireFromString("-12.5")}}
+	lead := finance.Invoice{ID: 901, InvNumberFix: "INV-2026-0042", Status: finance.Approved, PaymentStatus: finance.PaymentOpen,
+		Currency: eur, NettingInvoiceID: 900}
+	inv.NettingInvoiceID, inv.CollectionLeadID, inv.OwnerID = 900, 901, 7
+	inv.ProcessingStatus, inv.DisputeStatus, inv.DisputeDt, inv.InvoicingDatePolicy, inv.SyncMode = "scheduled", "open", inv.InsertDt, "delivery", "manual"
+	return finance.ViewOf(&inv, finance.DocumentData{
+		Owner: &finance.Partner{ID: 7, Name: "Operator d.o.o.", ShortName: "Operator"}, Partner: finance.PartnerExport{ExternalRefID: "ERP-1"},
+		Type: &finance.DocumentType{ID: inv.InvType, Name: "Invoice", SelfBilling: true}, Domestic: &finance.DomesticRate{Currency: usd, Rate: decimal.RequireFromString("1.0832")},
+		Netting: &stmt, Lead: &lead, LeadNetting: &stmt,
+	}, today)
+}
+
 // The JSON of every wire type, made from sample records, follows its
 // schema.
 func TestOpenAPIWireTypes(t *testing.T) {
@@ -231,7 +250,7 @@ func TestOpenAPIWireTypes(t *testing.T) {
 	draft.ID, draft.Status, draft.PaymentStatus, draft.SyncStatus, draft.DocumentSync = 7, finance.Draft, finance.PaymentNone, finance.SyncNone, nil
 	draft.Selector, draft.DataSource, draft.Items = "", finance.FinanceSource, nil
 	draft.InvDate, draft.DeliveryDate, draft.InvDueDate = msgkit.Date{}, msgkit.Date{}, msgkit.Date{}
-	withManager := invoiceOf(inv, today)
+	withManager := invoiceOf(sampleView(inv, today))
 	withManager.AccountManagerID, withManager.AccountManagerName = jsonNull, jsonNull
 
 	rec := finance.FileRecord{ID: 77, InvoiceID: 1042, FileTypeID: finance.SupplierInvoiceFileTypeID,
@@ -258,13 +277,11 @@ func TestOpenAPIWireTypes(t *testing.T) {
 		name, schema string
 		value        any
 	}{
-		{"invoice", "Invoice", invoiceOf(inv, today)},
-		{"draft without dates", "Invoice", invoiceOf(draft, today)},
+		{"invoice", "Invoice", invoiceOf(sampleView(inv, today))},
+		{"draft without dates", "Invoice", invoiceOf(finance.ViewOf(&draft, finance.DocumentData{}, today))},
 		{"invoice with account manager", "Invoice", withManager},
-		{"invoice list", "InvoiceList", listOf(msgkit.Page[finance.Invoice]{Items: []finance.Invoice{inv}, Total: 3}, q,
-			func(i finance.Invoice) invoiceJSON { return invoiceOf(i, today) })},
-		{"empty invoice list", "InvoiceList", listOf(msgkit.Page[finance.Invoice]{}, msgkit.ListQuery{PageNumber: 1, PageSize: 10},
-			func(i finance.Invoice) invoiceJSON { return invoiceOf(i, today) })},
+		{"invoice list", "InvoiceList", listOf(msgkit.Page[finance.View]{Items: []finance.View{sampleView(inv, today)}, Total: 3}, q, invoiceOf)},
+		{"empty invoice list", "InvoiceList", listOf(msgkit.Page[finance.View]{}, msgkit.ListQuery{PageNumber: 1, PageSize: 10}, invoiceOf)},
 		{"balance", "Balance", balanceOf(bal)},
 		{"balance list", "BalanceList", listOf(msgkit.Page[finance.Balance]{Items: []finance.Balance{bal, {Currency: inv.Currency}}, Total: 2}, q, balanceOf)},
 		{"sheet", "SheetRow", sheetOf(row)},
@@ -310,14 +327,14 @@ func TestOpenAPIRefusesBrokenValues(t *testing.T) {
 		value        any
 		breaks       func(m map[string]any)
 	}{
-		{"missing status", "Invoice", invoiceOf(inv, today), func(m map[string]any) { delete(m, "status") }},
-		{"amount as a string", "Invoice", invoiceOf(inv, today), func(m map[string]any) { m["total"] = "24.99" }},
-		{"unknown status", "Invoice", invoiceOf(inv, today), func(m map[string]any) { m["status"] = "paid" }},
-		{"unknown class", "Invoice", invoiceOf(inv, today), func(m map[string]any) { m["classCodeName"] = "RECEIPT" }},
-		{"null amount", "Invoice", invoiceOf(inv, today), func(m map[string]any) { m["amountVat"] = nil }},
-		{"time as a date", "Invoice", invoiceOf(inv, today), func(m map[string]any) { m["invDate"] = "2026-01-31T00:00:00Z" }},
-		{"unknown field", "Invoice", invoiceOf(inv, today), func(m map[string]any) { m["paid"] = true }},
-		{"item amount as a string", "Invoice", invoiceOf(inv, today), func(m map[string]any) {
+		{"missing status", "Invoice", invoiceOf(sampleView(inv, today)), func(m map[string]any) { delete(m, "status") }},
+		{"amount as a string", "Invoice", invoiceOf(sampleView(inv, today)), func(m map[string]any) { m["total"] = "24.99" }},
+		{"unknown status", "Invoice", invoiceOf(sampleView(inv, today)), func(m map[string]any) { m["status"] = "paid" }},
+		{"unknown class", "Invoice", invoiceOf(sampleView(inv, today)), func(m map[string]any) { m["classCodeName"] = "RECEIPT" }},
+		{"null amount", "Invoice", invoiceOf(sampleView(inv, today)), func(m map[string]any) { m["amountVat"] = nil }},
+		{"time as a date", "Invoice", invoiceOf(sampleView(inv, today)), func(m map[string]any) { m["invDate"] = "2026-01-31T00:00:00Z" }},
+		{"unknown field", "Invoice", invoiceOf(sampleView(inv, today)), func(m map[string]any) { m["paid"] = true }},
+		{"item amount as a string", "Invoice", invoiceOf(sampleView(inv, today)), func(m map[string]any) {
 			m["items"].([]any)[0].(map[string]any)["totalVat"] = "4.51"
 		}},
 		{"sheet without documentId", "SheetRow", sheetOf(row), func(m map[string]any) { delete(m, "documentId") }},
@@ -325,8 +342,7 @@ func TestOpenAPIRefusesBrokenValues(t *testing.T) {
 		{"sheet payment status", "SheetRow", sheetOf(row), func(m map[string]any) { m["paymentStatus"] = "paid" }},
 		{"balance without total", "Balance", balanceOf(finance.Balance{Currency: inv.Currency}), func(m map[string]any) { delete(m, "total") }},
 		{"balance amount as a string", "Balance", balanceOf(finance.Balance{Currency: inv.Currency}), func(m map[string]any) { m["amountVat"] = "0.00" }},
-		{"pagination without total", "InvoiceList", listOf(msgkit.Page[finance.Invoice]{}, msgkit.ListQuery{PageNumber: 1, PageSize: 10},
-			func(i finance.Invoice) invoiceJSON { return invoiceOf(i, today) }),
+		{"pagination without total", "InvoiceList", listOf(msgkit.Page[finance.View]{}, msgkit.ListQuery{PageNumber: 1, PageSize: 10}, invoiceOf),
 			func(m map[string]any) { delete(m["meta"].(map[string]any)["pagination"].(map[string]any), "total") }},
 		{"config without typeId", "InvoiceConfig", configOf(finance.InvoiceConfig{Domain: finance.Bulk, DataSource: finance.Postpaid,
 			DocClass: finance.CustomerInvoice, SelfBilling: "no"}), func(m map[string]any) { delete(m, "typeId") }},

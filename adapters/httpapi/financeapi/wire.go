@@ -76,7 +76,7 @@ type invoiceJSON struct {
 	SelfBilling                             string            `json:"selfBilling"`
 	SyncStatus                              string            `json:"syncStatus"`
 	SyncStatusDt                            *time.Time        `json:"syncStatusDt"`
-	SyncMode                                string            `json:"syncMode"`
+	SyncMode                                *string           `json:"syncMode"`
 	DocumentSync                            json.RawMessage   `json:"documentSync"`
 	DocsDeliveryStatus                      string            `json:"docsDeliveryStatus"`
 	DocsDeliveryStatusDate                  *time.Time        `json:"docsDeliveryStatusDate"`
@@ -111,7 +111,7 @@ type invoiceJSON struct {
 	NettingTotal                            *finance.Amount   `json:"nettingTotal"`
 	NettingTotalUnpaid                      *finance.Amount   `json:"nettingTotalUnpaid"`
 	NettingTotalPaid                        *finance.Amount   `json:"nettingTotalPaid"`
-	ProcessingStatus                        string            `json:"processingStatus"`
+	ProcessingStatus                        *string           `json:"processingStatus"`
 	ReminderStatus                          string            `json:"reminderStatus"`
 	DisputeStatus                           *string           `json:"disputeStatus"`
 	DisputeStatusDate                       *time.Time        `json:"disputeStatusDate"`
@@ -156,20 +156,6 @@ type itemJSON struct {
 	TotalVat             finance.Amount `json:"totalVat"`
 }
 
-// classAreas are the domain and area of each class (classDomain,
-// classArea): which side of the ledger, and what kind of document.
-var classAreas = map[finance.Class][2]string{
-	finance.CustomerInvoice:  {"customer", "invoice"},
-	finance.SupplierInvoice:  {"supplier", "invoice"},
-	finance.NettingInvoice:   {"netting", "statement"},
-	finance.ControlInvoice:   {"supplier", "control"},
-	finance.CreditDebitNote:  {"customer", "note"},
-	finance.SupplierCrDbNote: {"supplier", "note"},
-}
-
-// domainNames name the domains for people.
-var domainNames = map[finance.Domain]string{finance.Bulk: "Bulk SMS", finance.BulkMNP: "Bulk MNP"}
-
 var jsonNull = json.RawMessage("null")
 
 func dateOrNil(d msgkit.Date) *msgkit.Date {
@@ -196,46 +182,80 @@ func idOrNil(id int64) *int64 {
 
 func number(d decimal.Decimal) json.Number { return json.Number(d.String()) }
 
-// invoiceOf is inv on the wire; today dates overDueDate, the days an
-// unpaid invoice is past its due date.
-func invoiceOf(inv finance.Invoice, today msgkit.Date) invoiceJSON {
+// invoiceOf is an invoice's view on the wire: the invoice, and what
+// finance.ViewOf computed beside it (the type's name and self-billing,
+// the owner's names, the domestic amounts, the days overdue, the netting
+// statement and collection lead), as the finance documents export shows
+// the same values.
+func invoiceOf(v finance.View) invoiceJSON {
+	inv := &v.Invoice
 	c := inv.Currency
-	area := classAreas[inv.Class]
 	j := invoiceJSON{
 		ID: inv.ID, InstanceID: inv.InstanceID, InvUID: inv.UID,
 		CustID: inv.Customer.ID, CustName: inv.Customer.Name, CustShortName: inv.Customer.ShortName,
 		CustAttn: inv.Customer.Attn, CustAddress: inv.Customer.Address, CustAddress2: inv.Customer.Address2,
 		CustPost: inv.Customer.Post, CustCity: inv.Customer.City, CustPOBox: inv.Customer.POBox,
 		CustCountry: inv.Customer.Country, CustomerType: inv.Customer.Type, CustVatNumber: inv.Customer.VatNumber,
-		InvType: inv.InvType, TemplateID: inv.TemplateID, Lang: inv.Lang,
+		InvType: inv.InvType, InvTypeName: strOrNil(v.TypeName), TemplateID: inv.TemplateID, Lang: inv.Lang,
 		InvNumberFix: inv.InvNumberFix, InvNumber: inv.InvNumberFix, InvPeriod: inv.InvPeriod, OwnerVatNumber: inv.OwnerVatNumber,
 		InvDate: dateOrNil(inv.InvDate), InvoicingDate: dateOrNil(inv.InvoicingDate), InvDueDate: dateOrNil(inv.InvDueDate),
 		DeliveryDate: dateOrNil(inv.DeliveryDate), InvPeriodStart: dateOrNil(inv.InvPeriodStart), InvPeriodEnd: dateOrNil(inv.InvPeriodEnd),
-		Currency: c.Numeric, CurrencyCode: c.Code, VatInPrice: int(inv.VatInPrice), VatInTotal: inv.VatInTotal,
+		OverDueDate: v.OverDue,
+		Currency:    c.Numeric, CurrencyCode: c.Code, VatInPrice: int(inv.VatInPrice), VatInTotal: inv.VatInTotal,
 		AmountNoVat: c.Amount(inv.AmountNoVat), AmountVat: c.Amount(inv.AmountVat), VatPercent: number(inv.VatPercent),
 		Vat: c.Amount(inv.Vat), Rounding: c.Amount(inv.Rounding), Total: c.Amount(inv.Total),
 		TotalUnpaid: c.Amount(inv.TotalUnpaid), TotalPaid: c.Amount(inv.TotalPaid),
 		Status: inv.Status, StatusDt: timeOrNil(inv.StatusDt), PaymentStatus: string(inv.PaymentStatus),
-		SelfBilling: "no", SyncStatus: string(inv.SyncStatus), SyncStatusDt: timeOrNil(inv.SyncStatusDt), SyncMode: "disabled",
-		DocumentSync:       inv.DocumentSync,
+		SelfBilling: finance.YesNo(v.SelfBilling), SyncStatus: string(inv.SyncStatus), SyncStatusDt: timeOrNil(inv.SyncStatusDt),
+		SyncMode: strOrNil(inv.SyncMode), DocumentSync: inv.DocumentSync,
 		DocsDeliveryStatus: string(inv.DocsDeliveryStatus), DocsDeliveryStatusDate: timeOrNil(inv.DeliveryDt),
-		ClassCodeName: string(inv.Class), ClassDomain: area[0], ClassArea: area[1],
+		ClassCodeName: string(inv.Class), ClassDomain: finance.ClassDomain(inv.Class), ClassArea: finance.ClassArea(inv.Class),
 		DataSourceID: finance.DataSourceID(inv.DataSource), DataSourceCodeName: string(inv.DataSource),
-		DomainID: finance.DomainID(inv.Domain), DomainCodeName: string(inv.Domain), DomainName: domainNames[inv.Domain],
-		CollectionMode: inv.CollectionMode, CollectionLeadID: idOrNil(inv.CollectionLeadID), NettingInvoiceID: idOrNil(inv.NettingInvoiceID),
-		ProcessingStatus: "none", ReminderStatus: inv.ReminderStatus, Comment: inv.Comment,
-		OwnerID: inv.OwnerID, InsertDt: timeOrNil(inv.InsertDt),
-		Items: make([]itemJSON, len(inv.Items)),
+		DomainID: finance.DomainID(inv.Domain), DomainCodeName: string(inv.Domain), DomainName: finance.DomainName(inv.Domain),
+		InvoicingDatePolicy: strOrNil(inv.InvoicingDatePolicy),
+		CollectionMode:      inv.CollectionMode, CollectionLeadID: idOrNil(inv.CollectionLeadID), NettingInvoiceID: idOrNil(inv.NettingInvoiceID),
+		ProcessingStatus: strOrNil(inv.ProcessingStatus), ReminderStatus: inv.ReminderStatus,
+		DisputeStatus: strOrNil(inv.DisputeStatus), DisputeStatusDate: timeOrNil(inv.DisputeDt), Comment: inv.Comment,
+		OwnerID: inv.OwnerID, OwnerName: strOrNil(v.OwnerName), OwnerBpName: strOrNil(v.OwnerName), OwnerBpBriefName: strOrNil(v.OwnerBriefName),
+		InsertDt: timeOrNil(inv.InsertDt),
+		Items:    make([]itemJSON, len(inv.Items)),
 	}
 	if len(j.DocumentSync) == 0 {
 		j.DocumentSync = json.RawMessage("null")
 	}
-	if inv.Selector != "" {
-		sel, id := inv.Selector, int64(1)
-		j.DtsSelectorCodeName, j.DtsSelectorID = &sel, &id
+	if inv.InvNumberFix != "" {
+		_, j.InvNumberNum = finance.NumberParts(inv.InvNumberFix)
 	}
-	if inv.PaymentStatus != finance.PaymentClosed && inv.PaymentStatus != finance.PaymentNone && !inv.InvDueDate.IsZero() && today.After(inv.InvDueDate) {
-		j.OverDueDate = finance.DaysBetween(inv.InvDueDate, today)
+	if inv.Selector != "" {
+		sel := inv.Selector
+		j.DtsSelectorCodeName = &sel
+	}
+	if id, ok := finance.InvoiceSelectorID(inv); ok {
+		j.DtsSelectorID = &id
+	}
+	if d := v.Domestic; d != nil {
+		dc := d.Currency
+		rate := number(d.Rate)
+		code := dc.Code
+		j.DomesticCurrency, j.DomesticCurrencyCode, j.DomesticCurrencyRate = &dc.Numeric, &code, &rate
+		noVat, vat, total, rounding := dc.Amount(d.AmountNoVat), dc.Amount(d.AmountVat), dc.Amount(d.Total), dc.Amount(d.Rounding)
+		j.DomesticCurrencyAmountNoVAT, j.DomesticCurrencyAmountVAT, j.DomesticCurrencyTotal, j.DomesticCurrencyRounding = &noVat, &vat, &total, &rounding
+	}
+	if n := v.Netting; n != nil {
+		status, payment := string(n.Status), string(n.PaymentStatus)
+		total, paid, unpaid := n.Currency.Amount(n.Total), n.Currency.Amount(n.TotalPaid), n.Currency.Amount(n.TotalUnpaid)
+		j.NettingInvoiceNumber, j.NettingInvoiceStatus, j.NettingPaymentStatus = strOrNil(n.Number), &status, &payment
+		j.NettingTotal, j.NettingTotalPaid, j.NettingTotalUnpaid = &total, &paid, &unpaid
+	}
+	if l := v.Lead; l != nil {
+		j.CollectionLeadNumber = strOrNil(l.Number)
+		if n := l.Netting; n != nil {
+			id, status, payment := int64(n.ID), string(n.Status), string(n.PaymentStatus)
+			total, paid, unpaid := n.Total.StringFixed(n.Currency.Decimals), n.TotalPaid.StringFixed(n.Currency.Decimals), n.TotalUnpaid.StringFixed(n.Currency.Decimals)
+			j.CollectionLeadNettingInvoiceID, j.CollectionLeadNettingInvoiceNumber = &id, strOrNil(n.Number)
+			j.CollectionLeadNettingInvoiceStatus, j.CollectionLeadNettingInvoicePaymentStat = &status, &payment
+			j.CollectionLeadNettingInvoiceTotal, j.CollectionLeadNettingInvoiceTotalPaid, j.CollectionLeadNettingInvoiceTotalUnpaid = &total, &paid, &unpaid
+		}
 	}
 	for i, it := range inv.Items {
 		j.Items[i] = itemJSON{
@@ -248,7 +268,6 @@ func invoiceOf(inv finance.Invoice, today msgkit.Date) invoiceJSON {
 	return j
 }
 
-// pagination is meta.pagination of every finance listing.
 type pagination struct {
 	Total       int `json:"total"`
 	Count       int `json:"count"`
@@ -316,6 +335,11 @@ type inputJSON struct {
 	DocsDeliveryStatus  *string         `json:"docsDeliveryStatus"`
 	Comment             *string         `json:"comment"`
 	ReminderStatus      *string         `json:"reminderStatus"`
+	OwnerID             *int64          `json:"ownerId"`
+	ProcessingStatus    *string         `json:"processingStatus"`
+	DisputeStatus       *string         `json:"disputeStatus"`
+	InvoicingDatePolicy *string         `json:"invoicingDatePolicy"`
+	SyncMode            *string         `json:"syncMode"`
 	DataSourceCodeName  *string         `json:"dataSourceCodeName"`
 	DataSourceID        *int64          `json:"dataSourceId"`
 	DomainCodeName      *string         `json:"domainCodeName"`
@@ -404,6 +428,8 @@ func (in inputJSON) input() (finance.Input, error) {
 		Currency: in.Currency, VatInPrice: in.VatInPrice, VatInTotal: in.VatInTotal, VatPercent: amountOrNil(in.VatPercent),
 		AmountNoVat: amountOrNil(in.AmountNoVat), AmountVat: amountOrNil(in.AmountVat), Total: amountOrNil(in.Total),
 		Status: in.Status, DocsDeliveryStatus: in.DocsDeliveryStatus, Comment: in.Comment, ReminderStatus: in.ReminderStatus,
+		OwnerID: in.OwnerID, ProcessingStatus: in.ProcessingStatus, DisputeStatus: in.DisputeStatus,
+		InvoicingDatePolicy: in.InvoicingDatePolicy, SyncMode: in.SyncMode,
 	}
 	var err error
 	if out.DataSource, err = codeByID("dataSourceId", in.DataSourceID, in.DataSourceCodeName, finance.DataSources()); err != nil {
