@@ -101,10 +101,10 @@ func NettingAmounts(members []Invoice) Amounts {
 		if m.Status == Deleted {
 			continue
 		}
-		a := m.Amounts.list()
+		a, supplier := m.Amounts.list(), ClassDomain(m.Class) == "supplier"
 		for k := range s {
 			v := *a[k]
-			if ClassDomain(m.Class) == "supplier" {
+			if supplier {
 				v = v.Neg()
 			}
 			*s[k] = s[k].Add(v)
