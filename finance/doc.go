@@ -102,6 +102,51 @@
 // documentUuid and the balance sheet records' documentUuId; the invoice
 // listing filters and sorts on it, and q searches it.
 //
+// # Membership: netting statements and collections
+//
+// The invoice record names the groups an invoice is in (nettingInvoiceId,
+// collectionLeadId, collectionMode) and the listing filters on them;
+// Service.SetGroup is the one operation that changes them, a Group kind
+// at a time, in one atomic step of the Store (Store.SetMembership reads
+// and writes the member, the group it leaves and the group it joins
+// together). Where the documents are silent:
+//   - netting: any invoice but a statement joins a netting statement (an
+//     invoice of class NETTING_INVOICE) of its own business partner
+//     (custID) and currency, since netting sets what one partner owes
+//     against what it is owed in one currency;
+//   - collection: a credit or debit note joins a lead invoice of its side
+//     (a CREDIT_DEBIT_NOTE a CUSTOMER_INVOICE, a SUPPLIER_CR_DB_NOTE a
+//     SUPPLIER_INVOICE) of its partner and currency; it becomes
+//     collectionMode member, and the lead collectionMode lead while it has
+//     members, none again when its last leaves. A lead's amounts are its
+//     own;
+//   - an invoice is in one group of each kind at most: joining another
+//     while in one is Conflict (already_member), not a move; it leaves
+//     first. Joining the group it is in, or leaving when it is in none,
+//     changes nothing and succeeds, so a retried request does no harm;
+//   - a netting statement's amounts (amountNoVat, amountVat, vat,
+//     rounding, total, totalPaid, totalUnpaid) are the sum of its
+//     members', customer-side documents (ClassDomain) as they are and
+//     supplier-side ones negated: the net the partner owes, negative when
+//     it is owed. They are set again at every join and leave, so a
+//     statement is created with no items nor amounts (zero, the sum of
+//     none), and an update sends it none;
+//   - a statement is closed when its paymentStatus is closed or its status
+//     is anything but draft (StatementClosed): no member joins or leaves
+//     it (Conflict, statement_closed). Its status moves on only through an
+//     update, which waits for a move in progress, so its amounts are those
+//     of the members it is closed with;
+//   - a member, of either kind, is neither updated nor deleted
+//     (invoice_not_editable): its amounts are in its statement's. A
+//     deleted invoice is no member and no group: a deleted statement or
+//     lead takes no member, and its members may leave it (its amounts and
+//     mode are then left as they were);
+//   - the member must be in the caller's scope (else INVOICE_NOTFOUND),
+//     and so must the group, its partner and its class: a group out of
+//     scope, unknown or deleted is Invalid (invalid_membership) naming
+//     nettingInvoiceId or collectionLeadId, as an unknown custID is. A
+//     member that may not join is Invalid naming invoiceid.
+//
 // # Default configuration
 //
 // DefaultConfig picks, from operator data (SeedConfigs to start with),

@@ -44,3 +44,40 @@ func ExampleService_Create() {
 	// net 12.42 vat 1.24 total 13.66
 	// dated 2025-01-31 due 2025-03-02
 }
+
+// A netting statement sums its members: a customer invoice and a credit
+// note count as they are (supplier documents would count negated).
+func ExampleService_SetGroup() {
+	ctx := context.Background()
+	store := memstore.New().Finance()
+	if err := store.PutPartner(ctx, finance.Partner{ID: 7, Name: "ACME"}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	svc := finance.NewService(store, finance.Options{})
+	all := finance.Scope{All: true}
+	create := func(class finance.Class, total string) finance.Invoice {
+		custID, currency, dueDays, number := int64(7), 978, 30, "N-1"
+		in := finance.Input{CustID: &custID, Currency: &currency, InvDueDateDays: &dueDays, InvNumberFix: &number}
+		if total != "" {
+			a := decimal.RequireFromString(total)
+			in.AmountNoVat, in.AmountVat, in.Total = &a, &a, &a
+		}
+		inv, err := svc.Create(ctx, all, class, in)
+		if err != nil {
+			panic(err)
+		}
+		return inv
+	}
+	stmt := create(finance.NettingInvoice, "")
+	for _, m := range []finance.Invoice{create(finance.CustomerInvoice, "100.00"), create(finance.CreditDebitNote, "-5.00")} {
+		if _, err := svc.SetGroup(ctx, all, finance.Netting, m.ID, stmt.ID); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	stmt, _ = svc.Get(ctx, all, stmt.ID)
+	fmt.Println("statement total", stmt.Total.StringFixed(2))
+	// Output:
+	// statement total 95.00
+}

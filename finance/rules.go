@@ -187,6 +187,9 @@ func (v *invalid) err() error {
 //   - other classes need invNumberFix and start as drafts; their amounts
 //     are the items' totals (Compute), or, without items, the stated
 //     amounts checked as a supplier's;
+//   - a netting statement (NETTING_INVOICE) has no items nor amounts of
+//     its own: they are the sum of its members' (NettingAmounts), zero
+//     until the first joins;
 //   - status may be draft or approved on create;
 //   - vatPercent, which the documents name for updates, is accepted on
 //     create too: it is the rate of the items that give none (the items
@@ -257,6 +260,7 @@ func Create(in Input, class Class, partner Partner, today msgkit.Date, now time.
 			inv.InvDate, inv.DeliveryDate, inv.InvDueDate = d.Inv, d.Delivery, d.Due
 		}
 	}
+	statementAmounts(class, in, &v)
 	if v.e == nil {
 		inv.Items = items(in.Items, inv.VatPercent)
 		v.merge(inv.computeAmounts(in))

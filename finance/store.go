@@ -27,6 +27,16 @@ type Store interface {
 	// An error from change is returned and nothing is stored. The id and
 	// the UID stay as stored, whatever change returns.
 	UpdateInvoice(ctx context.Context, id InvoiceID, change func(Invoice) (Invoice, error)) (Invoice, error)
+	// SetMembership moves invoice member into group to of kind g, or
+	// out of its group of that kind when to is 0, in one transaction: it
+	// reads the member, the group it is in and group to (see Move:
+	// an unknown group is nil) and the other members of both, runs move,
+	// and stores the three invoices as move leaves them, ids and UIDs as
+	// stored, and returns the member. Nothing else changes any of them in
+	// between, and no other move changes the groups' members. An unknown
+	// member is NotFound; an error from move is returned as it is and
+	// nothing is stored.
+	SetMembership(ctx context.Context, g Group, member, to InvoiceID, move func(*Move) error) (Invoice, error)
 	// ListInvoices lists the views (ViewOf, on the day today) of the
 	// invoices that are not deleted, of the partners in scope (all when
 	// scope.All), searched, filtered, sorted and paged by q over the

@@ -25,7 +25,10 @@ const priceDecimals = 4
 
 // Update applies an update request to a stored invoice. Rules:
 //   - only drafts, and approved supplier invoices, may be updated, and
-//     never collection members (Conflict, code invoice_not_editable);
+//     never collection or netting members (Conflict, code
+//     invoice_not_editable);
+//   - a netting statement's amounts are its members' (NettingAmounts):
+//     an update sends it no items nor amounts, and keeps them;
 //   - status may stay, or move from draft to approved;
 //   - classification (dataSourceCodeName, domainCodeName,
 //     dtsSelectorCodeName, finDocClassCodeName) and payment are set on
@@ -97,7 +100,8 @@ func Update(stored Invoice, in Input, today msgkit.Date, now time.Time) (Invoice
 	} else {
 		inv.InvDate, inv.DeliveryDate, inv.InvDueDate = d.Inv, d.Delivery, d.Due
 	}
-	if v.e == nil && (len(inv.Items) > 0 || in.AmountNoVat != nil || in.AmountVat != nil || in.Total != nil || in.Items != nil) {
+	statementAmounts(stored.Class, in, &v)
+	if v.e == nil && stored.Class != NettingInvoice && (len(inv.Items) > 0 || in.AmountNoVat != nil || in.AmountVat != nil || in.Total != nil || in.Items != nil) {
 		v.merge(inv.computeAmounts(in))
 	}
 	if err := v.err(); err != nil {
@@ -106,6 +110,22 @@ func Update(stored Invoice, in Input, today msgkit.Date, now time.Time) (Invoice
 	datedDispute(&inv, stored.DisputeStatus, now)
 	inv.settlePayment()
 	return inv, nil
+}
+
+// statementAmounts refuses items and amounts for a netting statement,
+// whose amounts are its members' sum (NettingAmounts).
+func statementAmounts(c Class, in Input, v *invalid) {
+	if c != NettingInvoice {
+		return
+	}
+	for _, f := range []struct {
+		name string
+		sent bool
+	}{{"items", in.Items != nil}, {"amountNoVat", in.AmountNoVat != nil}, {"amountVat", in.AmountVat != nil}, {"total", in.Total != nil}} {
+		if f.sent {
+			v.add(f.name, "a netting statement's amounts are the sum of its members'")
+		}
+	}
 }
 
 // convertPrice turns a net price into a gross one (to Gross) or back.
@@ -117,14 +137,17 @@ func convertPrice(price, vatPercent decimal.Decimal, to Entry) decimal.Decimal {
 	return price.DivRound(f, priceDecimals)
 }
 
-// editable refuses to change a collection member, or an invoice past
-// draft (an approved supplier invoice excepted).
+// editable refuses to change a collection member or a netting member, or
+// an invoice past draft (an approved supplier invoice excepted).
 func editable(inv Invoice, verb string) error {
 	switch {
 	case inv.Status == Deleted:
 		return msgkit.Errorf(msgkit.NotFound, CodeInvoiceNotFound, "invoice %d not found", inv.ID)
 	case inv.CollectionMember():
 		return msgkit.Errorf(msgkit.Conflict, CodeNotEditable, "invoice %d is a collection member and cannot be %s", inv.ID, verb)
+	case inv.NettingInvoiceID != 0: // its amounts are in the statement's
+		return msgkit.Errorf(msgkit.Conflict, CodeNotEditable,
+			"invoice %d is a member of netting statement %d and cannot be %s: it leaves the statement first", inv.ID, inv.NettingInvoiceID, verb)
 	case verb == "updated" && inv.Status != Draft && !(inv.Status == Approved && inv.Class == SupplierInvoice):
 		return msgkit.Errorf(msgkit.Conflict, CodeNotEditable,
 			"invoice %d is %s: only drafts and approved supplier invoices can be updated", inv.ID, inv.Status)
@@ -133,7 +156,9 @@ func editable(inv Invoice, verb string) error {
 }
 
 // Delete deletes an invoice logically: its status becomes deleted, and
-// it leaves lists and searches. Collection members cannot be deleted.
+// it leaves lists and searches. Collection and netting members cannot be
+// deleted; a deleted statement or lead takes no member any more, and its
+// members may leave it.
 func Delete(stored Invoice, now time.Time) (Invoice, error) {
 	if err := editable(stored, "deleted"); err != nil {
 		return stored, err

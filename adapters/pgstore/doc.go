@@ -317,6 +317,14 @@
 // writes the row in one transaction; the change's error is returned as it
 // is, and neither the id nor the UID ever changes.
 //
+// SetMembership (netting statements and collection leads) locks the
+// member, the group it leaves and the group it joins in id order (SELECT
+// … FOR UPDATE over the three ids, ORDER BY id), so that two moves, or a
+// move and an update, never deadlock; the groups' members are then read
+// by netting_invoice_id or collection_lead_id, which stay as read because
+// every move locks the groups it changes, through a partial index on each
+// column that holds members only (migration 0029).
+//
 // ListInvoices runs through the listing engine over every attribute of
 // finance.InvoiceSpec. The scope is SQL (every partner, or cust_id among
 // the caller's), and so is leaving out deleted invoices. The attributes'

@@ -352,7 +352,8 @@ func (l *listingWorld) balanceTotals(t *testing.T, group string) decimal.Decimal
 }
 
 // seed stores the operator data (partners, owners, their references,
-// document types) and makes invoices through the API whose values differ
+// document types) and makes invoices and their memberships through the
+// API whose values differ
 // in every listing attribute: classes, data sources and selectors, dates
 // past due and not, the workflow values, owners, a sync document, and a
 // netting statement and a collection lead with members.
@@ -400,7 +401,7 @@ func (l *listingWorld) seed(t *testing.T, ctx context.Context, st financeStore) 
 	supplier := post("SUPPLIER_INVOICE", `{"custID":2001,"currency":756,"invType":11,"invDate":"2026-02-01","deliveryDate":"2026-02-01","invDueDate":"2026-02-20",
 		"supplierInvNumber":"G-77","amountNoVat":100,"amountVat":122.02,"total":122.00,"dataSourceCodeName":"SUPPLIER-INVOICE","domainCodeName":"BULK"}`)
 	stmt := post("NETTING_INVOICE", `{"custID":1001,"currency":978,"invType":13,"invNumberFix":"NET-2026-0001","invDueDateDays":30,"invDate":"2026-02-28","deliveryDate":"2026-02-28",
-		"dataSourceCodeName":"FINANCE","domainCodeName":"BULK","amountNoVat":0,"amountVat":0,"total":0}`)
+		"dataSourceCodeName":"FINANCE","domainCodeName":"BULK"}`)
 	note := post("CREDIT_DEBIT_NOTE", `{"custID":1001,"currency":978,"invType":11,"invNumberFix":"CN-2026-0001","invDueDateDays":15,"invDate":"2026-02-15","deliveryDate":"2026-02-15",
 		"vatPercent":22,"status":"approved","dataSourceCodeName":"PREPAID","domainCodeName":"BULK","syncMode":"automatic",
 		"items":[{"name":"Refund","quantity":-1,"price":10}]}`)
@@ -413,20 +414,15 @@ func (l *listingWorld) seed(t *testing.T, ctx context.Context, st financeStore) 
 	// Memberships: the lead and the note in the statement, the note
 	// collected into the lead.
 	for _, m := range []struct {
-		id      float64
-		netting bool
-	}{{lead, true}, {note, true}, {note, false}} {
-		_, err := st.UpdateInvoice(ctx, finance.InvoiceID(m.id), func(inv finance.Invoice) (finance.Invoice, error) {
-			if m.netting {
-				inv.NettingInvoiceID = int64(stmt)
-			} else {
-				inv.CollectionLeadID, inv.CollectionMode = int64(lead), "member"
-			}
-			return inv, nil
-		})
-		if err != nil {
-			t.Fatal(err)
+		id   float64
+		path string
+		body string
+	}{{lead, "netting", `{"nettingInvoiceId":%v}`}, {note, "netting", `{"nettingInvoiceId":%v}`}, {note, "collection", `{"collectionLeadId":%v}`}} {
+		group := stmt
+		if m.path == "collection" {
+			group = lead
 		}
+		l.call(t, http.MethodPut, fmt.Sprintf("/finance/sit/v1/invoices/%v/%s", m.id, m.path), "application/json", fmt.Sprintf(m.body, group), nil)
 	}
 	var lst map[string]any
 	l.call(t, http.MethodGet, fmt.Sprintf("/finance/sit/v1/invoices/%v", note), "", "", &lst)

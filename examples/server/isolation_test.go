@@ -83,6 +83,10 @@ func walkProbes(t *testing.T) map[string]probe {
 		"PUT " + f + "invoices/{invoiceid}/sync-status":               {body: `{"status":"exported"}`},
 		"PUT " + f + "invoices-list/{invoicesList}/sync-status":       {body: `{"status":"exported"}`},
 		"PUT " + f + "invoices/{invoiceid}/docs-delivery-status":      {body: `{"status":"sent"}`},
+		"PUT " + f + "invoices/{invoiceid}/netting":                   {body: `{"nettingInvoiceId":{nettingInvoiceId}}`},
+		"DELETE " + f + "invoices/{invoiceid}/netting":                {},
+		"PUT " + f + "invoices/{invoiceid}/collection":                {body: `{"collectionLeadId":{invoiceid}}`},
+		"DELETE " + f + "invoices/{invoiceid}/collection":             {},
 		"GET " + f + "default-invoice-config":                         {query: "domainCodeName=BULK&dataSourceCodeName=POSTPAID&docClassCodeName=CUSTOMER_INVOICE"},
 		"POST /invoice-docs/v2/invoices/{invoiceId}/files":            {contentType: uploadType, body: uploadBody},
 		"POST " + ts + "/sms":                                         {body: `{"username":"walk-ts-b","test":"t","gate_id":[{gate/{id}}],"mcc_mnc":[23410],"text_lang":"en","text_type":"gsm","callback_api":"https://example.com/cb"}`},
@@ -341,9 +345,10 @@ func (w *walkWorld) compare(t *testing.T, before, after map[string]answer, when 
 // controlRefusals are A's own calls with the walk's probes that are
 // refused on purpose, and why.
 var controlRefusals = map[string]string{
-	"POST /gate/testsystem/v1/test/route": "A's gate_id names A's gate of another name",
-	"POST /gate/testsystem/v1/test/sms":   "the probe's username is B's",
-	"POST /bulk/sendsms":                  "",
+	"POST /gate/testsystem/v1/test/route":                 "A's gate_id names A's gate of another name",
+	"POST /gate/testsystem/v1/test/sms":                   "the probe's username is B's",
+	"POST /bulk/sendsms":                                  "",
+	"PUT /finance/sit/v1/invoices/{invoiceid}/collection": "A's invoice is a customer invoice, no note: the probe names it as its own lead",
 }
 
 // control makes A's own calls of every operation that writes, with the

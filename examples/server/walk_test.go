@@ -283,6 +283,9 @@ func (w *walkWorld) seed(ctx context.Context) {
 	a["bizPartnerId"] = "7001"
 	inv := w.asA("POST", "/finance/sit/v1/invoices?classCodeName=CUSTOMER_INVOICE", walkInvoice(7001), 200)
 	a["invoiceid"], a["invoiceId"], a["invoicesList"] = str(inv, "id"), str(inv, "id"), str(inv, "id")
+	// A netting statement of A's partner, which A's invoice may join.
+	a["nettingInvoiceId"] = str(w.asA("POST", "/finance/sit/v1/invoices?classCodeName=NETTING_INVOICE",
+		`{"custID": 7001, "currency": 978, "invNumberFix": "WN-1", "invDueDateDays": 30}`, 200), "id")
 	ct, body := walkUpload(t)
 	if res := w.do(w.api, "POST", "/invoice-docs/v2/invoices/"+a["invoiceId"]+"/files", ct, body, "Authorization: Bearer "+w.token("walk-a", false)); res.Code != 201 {
 		t.Fatalf("upload: %d %s", res.Code, res.Body)

@@ -61,6 +61,9 @@ func Run(t *testing.T, newStores func(testing.TB) Stores) {
 		t.Run("store", func(t *testing.T) {
 			runStoreTests(t, func(t *testing.T) finance.Store { return newStores(t).Finance })
 		})
+		t.Run("membership", func(t *testing.T) {
+			runMembershipTests(t, func(t *testing.T) finance.Store { return newStores(t).Finance })
+		})
 		t.Run("balances", func(t *testing.T) {
 			runBalanceStoreTests(t, func(t *testing.T) BalanceStore { return newStores(t).Finance })
 		})

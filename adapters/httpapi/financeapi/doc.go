@@ -63,8 +63,19 @@
 //     most 1,000; a path of its own because ServeMux cannot tell it from a
 //     single id) and PUT /invoices/{invoiceid}/docs-delivery-status; invoice
 //     files GET /invoices/{invoiceid}/files; upload POST
-//     /invoice-docs/v2/invoices/{invoiceId}/files. They are marked "chosen"
-//     in routes.go.
+//     /invoice-docs/v2/invoices/{invoiceId}/files; netting membership PUT
+//     and DELETE /invoices/{invoiceid}/netting (PUT's body
+//     {"nettingInvoiceId": n}) and collection membership PUT and DELETE
+//     /invoices/{invoiceid}/collection ({"collectionLeadId": n}). They are
+//     marked "chosen" in routes.go.
+//   - Membership (finance's "Membership" rules): the changes answer 200
+//     with the member invoice. The group must be in the caller's change
+//     scope as the member is: a statement or lead of another partner, of
+//     a class the caller does not manage, unknown or deleted is 400 naming
+//     nettingInvoiceId or collectionLeadId ("… not found"); a member out
+//     of scope is 404 INVOICE_NOTFOUND. Joining while in another group,
+//     or a closed statement, is 409; a body without the field, or with a
+//     value that is no positive integer, is 400 naming it.
 //   - Create takes the class from classCodeName, or from the body's
 //     finDocClassCodeName when the query has none; both given must agree.
 //     Classification may be sent as codes or ids (dataSourceId, domainId,

@@ -68,5 +68,10 @@ func routes(a *api) []httpapi.Route {
 		{Method: http.MethodPut, Path: f + "invoices-list/{invoicesList}/sync-status", Privileges: manage, Serve: a.setSyncStatusMany},           // chosen
 		{Method: http.MethodPut, Path: f + "invoices/{invoiceid}/docs-delivery-status", Privileges: manage, Serve: a.setDeliveryStatus},          // chosen
 		{Method: http.MethodGet, Path: f + "invoices/{invoiceid}/files", Privileges: view, Serve: a.listFiles, Missing: !a.b.Service.HasFiles()}, // chosen
+		// netting and collection membership
+		{Method: http.MethodPut, Path: f + "invoices/{invoiceid}/netting", Privileges: manage, Serve: a.join(finance.Netting)},           // chosen
+		{Method: http.MethodDelete, Path: f + "invoices/{invoiceid}/netting", Privileges: manage, Serve: a.leave(finance.Netting)},       // chosen
+		{Method: http.MethodPut, Path: f + "invoices/{invoiceid}/collection", Privileges: manage, Serve: a.join(finance.Collection)},     // chosen
+		{Method: http.MethodDelete, Path: f + "invoices/{invoiceid}/collection", Privileges: manage, Serve: a.leave(finance.Collection)}, // chosen
 	}
 }

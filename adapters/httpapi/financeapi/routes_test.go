@@ -16,8 +16,8 @@ import (
 func TestRoutes(t *testing.T) {
 	f := httpapitest.NewFixture(t)
 	httpapitest.CheckRoutes(t, spec(&api{b: newBackend(t, f, memstore.New().Finance())}), BasePath, UploadBasePath)
-	if n := len(routes(&api{})); n != 16 {
-		t.Errorf("%d routes, want 16", n)
+	if n := len(routes(&api{})); n != 20 {
+		t.Errorf("%d routes, want 20", n)
 	}
 }
 
