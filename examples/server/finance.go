@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -16,8 +17,9 @@ import (
 )
 
 // financeStore is what the finance family runs on: invoices, balances,
-// sheets, file records, the tenants of partners and the documents export
-// in one, as memstore's and pgstore's finance stores are.
+// sheets, file records, the tenants of partners, the documents export and
+// the operator's reference data in one, as memstore's and pgstore's
+// finance stores are.
 type financeStore interface {
 	finance.Store
 	finance.BalanceStore
@@ -25,18 +27,26 @@ type financeStore interface {
 	finance.FileStore
 	finance.PartnerTenants
 	finance.DocumentStore
+	finance.ExportStore
+	finance.PartnerStore
+	finance.ConfigStore
 }
 
 // financeFamily is finance under /finance/sit/v1/ and its file upload
-// under /invoice-docs/v2/, with files kept in blobs; its demo is two
-// business partners of the demo tenant and a few invoices.
+// under /invoice-docs/v2/, with files kept in blobs; its bootstrap section
+// finance is the reference data invoices need (bootstrapFinance); its demo
+// is two business partners of the demo tenant and a few invoices.
 func financeFamily(opts httpapi.Options, st financeStore, blobs finance.BlobStore, logger *slog.Logger) family {
-	svc := finance.NewService(st, finance.Options{Logger: logger, Balances: st, Sheets: st, Files: st, Blobs: blobs, Documents: st, Tenants: st})
+	svc := finance.NewService(st, finance.Options{Logger: logger, Balances: st, Sheets: st, Files: st, Blobs: blobs, Documents: st, Tenants: st,
+		Partners: st, Export: st, ConfigStore: st})
 	h := financeapi.Handler(opts, financeapi.Backend{Service: svc})
 	return family{
 		name: "finance",
 		api:  map[string]http.Handler{financeapi.BasePath: h, financeapi.UploadBasePath: h},
 		docs: []apiDoc{{"finance", financeapi.OpenAPI(), restServers}},
+		sections: []section{{"finance", func(ctx context.Context, raw json.RawMessage, _ secretSource) (int, error) {
+			return bootstrapFinance(ctx, svc, raw)
+		}}},
 		demo: func(ctx context.Context, d *demoCredentials) error { return financeDemo(ctx, st, svc, d.Service) },
 	}
 }
