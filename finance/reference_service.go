@@ -2,6 +2,7 @@ package finance
 
 import (
 	"context"
+	"strconv"
 	"strings"
 
 	"github.com/msgkit/msgkit"
@@ -64,7 +65,8 @@ func positive(e *msgkit.Error, field string, id int64) {
 }
 
 // PutBillingAccount creates or replaces a billing account
-// (CheckBillingAccount; its id and partner positive).
+// (CheckBillingAccount; its id and partner positive, each connection with
+// a positive id and a name, as the export shows them).
 func (s *Service) PutBillingAccount(ctx context.Context, a BillingAccount) error {
 	if s.export == nil {
 		return notServed("the export's operator data")
@@ -72,6 +74,18 @@ func (s *Service) PutBillingAccount(ctx context.Context, a BillingAccount) error
 	e := exportError("billing account")
 	positive(e, "id", a.ID)
 	positive(e, "bizPartnerId", a.BizPartnerID)
+	for _, list := range []struct {
+		name string
+		cs   []Connection
+	}{{"smsConnections", a.SMSConnections}, {"mnpConnections", a.MNPConnections}} {
+		for i, c := range list.cs {
+			at := list.name + "[" + strconv.Itoa(i) + "]."
+			positive(e, at+"id", c.ID)
+			if strings.TrimSpace(c.Name) == "" {
+				e.WithField(at+"name", "a connection needs a name", "")
+			}
+		}
+	}
 	if err := orNil(e); err != nil {
 		return err
 	}

@@ -88,11 +88,6 @@ func (a *api) putBillingAccount(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *api) putSourceRecord(w http.ResponseWriter, r *http.Request) error {
-	kindName := r.PathValue("kind")
-	kind, ok := recordKinds[kindName]
-	if !ok {
-		return msgkit.Invalidf(finance.CodeInvalidExportData, "kind", "a source record is of kind billing or credit, not %q", kindName)
-	}
 	id, err := idAt(r, "recordId")
 	if err != nil {
 		return err
@@ -100,6 +95,13 @@ func (a *api) putSourceRecord(w http.ResponseWriter, r *http.Request) error {
 	var body sourceRecordJSON
 	if err := httpapi.DecodeJSON(w, r, &body, strict); err != nil {
 		return err
+	}
+	// The kind is checked after the body, so a malformed body is refused
+	// as every route of the family refuses it.
+	kindName := r.PathValue("kind")
+	kind, ok := recordKinds[kindName]
+	if !ok {
+		return msgkit.Invalidf(finance.CodeInvalidExportData, "kind", "a source record is of kind billing or credit, not %q", kindName)
 	}
 	if err := a.b.Service.PutSourceRecord(r.Context(), finance.SourceRef{Kind: kind, ID: id}, body.BillingAccountID); err != nil {
 		return err

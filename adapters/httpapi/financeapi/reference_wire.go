@@ -218,8 +218,8 @@ type trafficInputJSON struct {
 	OperatorName        string          `json:"operatorName"`
 	MCC                 string          `json:"mcc"`
 	MNC                 string          `json:"mnc"`
-	StartDt             time.Time       `json:"startDt"`
-	EndDt               time.Time       `json:"endDt"`
+	StartDt             string          `json:"startDt"`
+	EndDt               string          `json:"endDt"`
 	SMSCount            int64           `json:"smsCnt"`
 	Currency            int             `json:"currency"`
 	CurrencyCode        string          `json:"currencyCode"`
@@ -235,14 +235,22 @@ type trafficBody[T any] struct {
 func trafficIn(rows []trafficInputJSON) ([]finance.TrafficReport, error) {
 	out := make([]finance.TrafficReport, len(rows))
 	for i, t := range rows {
-		c, err := currencyIn("trafficReports["+strconv.Itoa(i)+"].currency", t.Currency, true)
+		at := "trafficReports[" + strconv.Itoa(i) + "]."
+		c, err := currencyIn(at+"currency", t.Currency, true)
 		if err != nil {
 			return nil, err
+		}
+		var span [2]time.Time
+		for j, raw := range []string{t.StartDt, t.EndDt} {
+			name := at + [2]string{"startDt", "endDt"}[j]
+			if span[j], err = time.Parse(time.RFC3339, raw); err != nil {
+				return nil, msgkit.Invalidf(finance.CodeInvalidExportData, name, "%s must be a date-time (RFC 3339), not %q", name, raw)
+			}
 		}
 		out[i] = finance.TrafficReport{BizPartnerID: t.BizPartnerID, BizPartnerBriefName: t.BizPartnerBriefName,
 			BizPartnerExtRefID: t.BizPartnerExtRefID, BillingAccountID: t.BillingAccountID, BillingAccountName: t.BillingAccountName,
 			CountryID: t.CountryID, CountryName: t.CountryName, CountryCode2: t.CountryCode2, OperatorID: t.OperatorID,
-			OperatorName: t.OperatorName, MCC: t.MCC, MNC: t.MNC, StartDt: t.StartDt, EndDt: t.EndDt, SMSCount: t.SMSCount,
+			OperatorName: t.OperatorName, MCC: t.MCC, MNC: t.MNC, StartDt: span[0], EndDt: span[1], SMSCount: t.SMSCount,
 			Currency: c, Price: t.Price, TotalAmount: t.TotalAmount}
 	}
 	return out, nil
