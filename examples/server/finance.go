@@ -47,7 +47,7 @@ func financeFamily(opts httpapi.Options, st financeStore, blobs finance.BlobStor
 		sections: []section{{"finance", func(ctx context.Context, raw json.RawMessage, _ secretSource) (int, error) {
 			return bootstrapFinance(ctx, svc, raw)
 		}}},
-		demo: func(ctx context.Context, d *demoCredentials) error { return financeDemo(ctx, st, svc, d.Service) },
+		demo: func(ctx context.Context, d *demoCredentials) error { return financeDemo(ctx, svc, d.Service) },
 	}
 }
 
@@ -58,19 +58,16 @@ const (
 	demoSupplier = 2001
 )
 
-// financeDemo links two partners to the demo tenant and makes a customer
+// financeDemo puts two partners of the demo tenant and makes a customer
 // invoice (approved, 20 % VAT), a supplier invoice (approved) and a draft,
 // so that the listing, balances and sheets have something to show.
-func financeDemo(ctx context.Context, st financeStore, svc *finance.Service, tenant msgkit.ServiceUUID) error {
+func financeDemo(ctx context.Context, svc *finance.Service, tenant msgkit.ServiceUUID) error {
 	for _, p := range []finance.Partner{
 		{ID: demoCustomer, Name: "Demo Shop d.o.o.", ShortName: "Demo Shop", Address: "Main Street 1", Post: "1000", City: "Ljubljana", Country: 705, VatNumber: "SI12345678", Type: "customer"},
 		{ID: demoSupplier, Name: "Demo Carrier Ltd", ShortName: "Demo Carrier", Address: "Harbour Road 9", Post: "10000", City: "Zagreb", Country: 191, Type: "supplier"},
 	} {
-		if err := st.PutPartner(ctx, p); err != nil {
+		if _, err := svc.PutPartner(ctx, finance.PartnerRecord{Partner: p, Service: tenant}); err != nil {
 			return fmt.Errorf("demo partner: %w", err)
-		}
-		if err := st.SetPartnerTenant(ctx, p.ID, tenant); err != nil {
-			return fmt.Errorf("demo partner's tenant: %w", err)
 		}
 	}
 	eur, days, one := 978, 30, decimal.NewFromInt(1)
