@@ -17,8 +17,12 @@ type Privilege string
 // for the SMS route test system, and msgkit's own: testsystem.manage for
 // an operator of the test system, who changes the platform's reference
 // lists (categories, suppliers, gates and their routes) every user shares
-// (without it a user changes only the records it made), and ui-components
-// for UI components' data through the integration proxy.
+// (without it a user changes only the records it made), ui-components
+// for UI components' data through the integration proxy, and
+// finance-reference.manage for an operator who keeps the finance reference
+// data invoices and the documents export read (business partners, billing
+// accounts, document types, invoice configurations): operator data, which
+// no -own privilege reaches.
 const (
 	PrivNews                          Privilege = "news"
 	PrivFinanceInvoicesView           Privilege = "finance-invoices.view"
@@ -29,6 +33,7 @@ const (
 	PrivFinanceNettingInvoicesManage  Privilege = "finance-netting-invoices.manage"
 	PrivFinanceBalanceView            Privilege = "finance-balance-view"
 	PrivFinanceBalanceOwnView         Privilege = "finance-balance-own-view"
+	PrivFinanceReferenceManage        Privilege = "finance-reference.manage"
 	PrivTestSystem                    Privilege = "testsystem"
 	PrivTestSystemManage              Privilege = "testsystem.manage"
 	PrivUIComponents                  Privilege = "ui-components"
@@ -39,7 +44,7 @@ func Privileges() []Privilege {
 	return []Privilege{
 		PrivNews, PrivFinanceInvoicesView, PrivFinanceInvoicesOwnView, PrivFinanceInvoicesManage,
 		PrivFinanceCustInvoicesManage, PrivFinanceSupplierInvoicesManage, PrivFinanceNettingInvoicesManage,
-		PrivFinanceBalanceView, PrivFinanceBalanceOwnView, PrivTestSystem, PrivTestSystemManage, PrivUIComponents,
+		PrivFinanceBalanceView, PrivFinanceBalanceOwnView, PrivFinanceReferenceManage, PrivTestSystem, PrivTestSystemManage, PrivUIComponents,
 	}
 }
 

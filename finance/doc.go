@@ -13,7 +13,9 @@
 //
 // Service is the front door: invoices over a Store, and the parts it is
 // built with (Options: balances, sheets, files and their blobs, the
-// documents export, the partners' tenants), each a store of its own. An
+// documents export, the partners' tenants, and the operator's reference
+// data: partner records, the export's data, stored configurations), each
+// a store of its own. An
 // operation of a part the Service lacks is Unavailable (CodeNotServed);
 // HasBalances and the other Has methods tell which parts it has.
 // adapters/httpapi/financeapi serves the Service over HTTP, and a Go
@@ -156,6 +158,32 @@
 // the asked language (default en); without one, the English template,
 // else the first by language code, and templateLang says which. Supplier
 // invoices have no template.
+//
+// Configurations come from two places: the built-in ones
+// (Options.Configs, SeedConfigs when nil), fixed at start, and those an
+// operator puts at run time (Service.PutConfig into a ConfigStore, one per
+// type and template language). Service.DefaultConfig asks the stored ones
+// first: when any of them answers the query, it is the answer, so an
+// operator's configuration of a domain, data source and class wins over
+// the seed's; only a query none of them answers falls back to the
+// built-in ones. Putting a configuration also records its type's name and
+// self-billing as the export's document type, in the same atomic step, so
+// the export's documentTypeName and the balances' type groupings agree
+// with it.
+//
+// # Reference data
+//
+// What invoices and the export read about the operator's world is
+// operator data, put through the Service and checked there: business
+// partners (Service.PutPartner: the data an invoice copies when it names
+// the partner, as custID or as ownerId, the partner's export data and the
+// tenant it is linked to, stored as one record by a PartnerStore,
+// CheckPartnerRecord), billing accounts and the source records that belong
+// to them, document types, a document's domestic rate and its traffic
+// reports (through an ExportStore; the last two only for an invoice that
+// exists and is not deleted). Every put creates or replaces, so it may be
+// repeated. Reference data is no tenant's: the HTTP layer serves it to the
+// operator's privilege only.
 //
 // # Balances and sheets
 //

@@ -20,8 +20,9 @@ type Options struct {
 	NewUUID  func() string
 	Location *time.Location // the zone of "today" for default dates; UTC when nil
 	Logger   *slog.Logger
-	// Configs are the default invoice configurations; SeedConfigs when
-	// nil.
+	// Configs are the built-in default invoice configurations;
+	// SeedConfigs when nil. ConfigStore's, when there, are asked first
+	// (see DefaultConfig).
 	Configs []InvoiceConfig
 
 	// The parts a Service may be built without: each nil leaves its
@@ -42,6 +43,16 @@ type Options struct {
 	// privilege sees (Service.ScopeFor); nil: such a caller sees no
 	// partner's documents.
 	Tenants PartnerTenants
+	// Partners keeps business partners as operator data, with their
+	// export data and tenant (Service.PutPartner, Partner, Partners).
+	Partners PartnerStore
+	// Export keeps the rest of the export's operator data: billing
+	// accounts, source records, document types, domestic rates and
+	// traffic reports (Service.PutBillingAccount and the like).
+	Export ExportStore
+	// ConfigStore keeps the configurations an operator adds at run time
+	// (Service.PutConfig).
+	ConfigStore ConfigStore
 }
 
 // Service runs the invoice operations over a Store: each reads what it
@@ -55,6 +66,9 @@ type Service struct {
 	blobs     BlobStore
 	documents DocumentStore
 	tenants   PartnerTenants
+	partners  PartnerStore
+	export    ExportStore
+	stored    ConfigStore
 	configs   []InvoiceConfig
 	now       msgkit.Clock
 	newUUID   func() string
@@ -80,7 +94,7 @@ func NewService(store Store, o Options) *Service {
 		o.Configs = SeedConfigs()
 	}
 	return &Service{store: store, balances: o.Balances, sheets: o.Sheets, files: o.Files, blobs: o.Blobs,
-		documents: o.Documents, tenants: o.Tenants, configs: slices.Clone(o.Configs), now: o.Clock, newUUID: o.NewUUID, loc: o.Location, log: o.Logger}
+		documents: o.Documents, tenants: o.Tenants, partners: o.Partners, export: o.Export, stored: o.ConfigStore, configs: slices.Clone(o.Configs), now: o.Clock, newUUID: o.NewUUID, loc: o.Location, log: o.Logger}
 }
 
 func (s *Service) clock() (msgkit.Date, time.Time) {
@@ -332,7 +346,21 @@ func (s *Service) checkOwner(ctx context.Context, owner *int64) error {
 	return err
 }
 
-// DefaultConfig answers a default configuration query (see DefaultConfig).
-func (s *Service) DefaultConfig(q ConfigQuery) (InvoiceConfig, error) {
+// DefaultConfig answers a default configuration query (see
+// DefaultConfig): from the stored configurations (Options.ConfigStore)
+// when one of them answers it, else from the built-in ones
+// (Options.Configs), so an operator's configuration of a domain, data
+// source and class wins over the seed's.
+func (s *Service) DefaultConfig(ctx context.Context, q ConfigQuery) (InvoiceConfig, error) {
+	if s.stored != nil {
+		stored, err := s.stored.Configs(ctx)
+		if err != nil {
+			return InvoiceConfig{}, err
+		}
+		c, err := DefaultConfig(stored, q)
+		if msgkit.KindOf(err) != msgkit.NotFound {
+			return c, err
+		}
+	}
 	return DefaultConfig(s.configs, q)
 }

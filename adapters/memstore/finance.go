@@ -29,6 +29,8 @@ type FinanceStore struct {
 	tenants map[int64]msgkit.ServiceUUID // partner -> tenant (finance.PartnerTenants)
 
 	export exportData // the operator data of the documents export (finance_documents.go)
+
+	configs map[configKey]finance.InvoiceConfig // the stored invoice configurations (finance_reference.go)
 }
 
 var _ finance.Store = (*FinanceStore)(nil)

@@ -313,6 +313,14 @@
 // gave the rows stored before it a gen_random_uuid() each): an invoice
 // without one is Invalid, one with another's Conflict (invoice_exists).
 //
+// A partner record (finance.PartnerStore) is a row of finance_partners,
+// finance_partner_exports and finance_partner_tenants, written in one
+// transaction and listed through the listing engine over the three
+// joined (empty text read as NULL, as finance reads it). Stored invoice
+// configurations are rows of finance_configs keyed by type and template
+// language (0030_finance_configs.sql); a put writes its type into
+// finance_document_types in the same transaction.
+//
 // UpdateInvoice locks the row (SELECT … FOR UPDATE), runs the change and
 // writes the row in one transaction; the change's error is returned as it
 // is, and neither the id nor the UID ever changes.

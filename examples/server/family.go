@@ -91,7 +91,7 @@ func (p platform) runJobs(ctx context.Context, wg *sync.WaitGroup) {
 
 // bootstrap creates what the file at path names. The file is one JSON
 // object whose members are the families' sections (clients, users,
-// apiKeys, smsAccounts, campaignAccounts, testSystem); an unknown member or field is an error, so a typo
+// apiKeys, smsAccounts, campaignAccounts, testSystem, finance, uiComponents); an unknown member or field is an error, so a typo
 // never goes unnoticed. Records that exist already (a restart against the
 // same database) are left as they are.
 func (p platform) bootstrap(ctx context.Context, path string, getenv func(string) string) (created int, err error) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -16,8 +17,9 @@ import (
 )
 
 // financeStore is what the finance family runs on: invoices, balances,
-// sheets, file records, the tenants of partners and the documents export
-// in one, as memstore's and pgstore's finance stores are.
+// sheets, file records, the tenants of partners, the documents export and
+// the operator's reference data in one, as memstore's and pgstore's
+// finance stores are.
 type financeStore interface {
 	finance.Store
 	finance.BalanceStore
@@ -25,19 +27,27 @@ type financeStore interface {
 	finance.FileStore
 	finance.PartnerTenants
 	finance.DocumentStore
+	finance.ExportStore
+	finance.PartnerStore
+	finance.ConfigStore
 }
 
 // financeFamily is finance under /finance/sit/v1/ and its file upload
-// under /invoice-docs/v2/, with files kept in blobs; its demo is two
-// business partners of the demo tenant and a few invoices.
+// under /invoice-docs/v2/, with files kept in blobs; its bootstrap section
+// finance is the reference data invoices need (bootstrapFinance); its demo
+// is two business partners of the demo tenant and a few invoices.
 func financeFamily(opts httpapi.Options, st financeStore, blobs finance.BlobStore, logger *slog.Logger) family {
-	svc := finance.NewService(st, finance.Options{Logger: logger, Balances: st, Sheets: st, Files: st, Blobs: blobs, Documents: st, Tenants: st})
+	svc := finance.NewService(st, finance.Options{Logger: logger, Balances: st, Sheets: st, Files: st, Blobs: blobs, Documents: st, Tenants: st,
+		Partners: st, Export: st, ConfigStore: st})
 	h := financeapi.Handler(opts, financeapi.Backend{Service: svc})
 	return family{
 		name: "finance",
 		api:  map[string]http.Handler{financeapi.BasePath: h, financeapi.UploadBasePath: h},
 		docs: []apiDoc{{"finance", financeapi.OpenAPI(), restServers}},
-		demo: func(ctx context.Context, d *demoCredentials) error { return financeDemo(ctx, st, svc, d.Service) },
+		sections: []section{{"finance", func(ctx context.Context, raw json.RawMessage, _ secretSource) (int, error) {
+			return bootstrapFinance(ctx, svc, raw)
+		}}},
+		demo: func(ctx context.Context, d *demoCredentials) error { return financeDemo(ctx, svc, d.Service) },
 	}
 }
 
@@ -48,19 +58,16 @@ const (
 	demoSupplier = 2001
 )
 
-// financeDemo links two partners to the demo tenant and makes a customer
+// financeDemo puts two partners of the demo tenant and makes a customer
 // invoice (approved, 20 % VAT), a supplier invoice (approved) and a draft,
 // so that the listing, balances and sheets have something to show.
-func financeDemo(ctx context.Context, st financeStore, svc *finance.Service, tenant msgkit.ServiceUUID) error {
+func financeDemo(ctx context.Context, svc *finance.Service, tenant msgkit.ServiceUUID) error {
 	for _, p := range []finance.Partner{
 		{ID: demoCustomer, Name: "Demo Shop d.o.o.", ShortName: "Demo Shop", Address: "Main Street 1", Post: "1000", City: "Ljubljana", Country: 705, VatNumber: "SI12345678", Type: "customer"},
 		{ID: demoSupplier, Name: "Demo Carrier Ltd", ShortName: "Demo Carrier", Address: "Harbour Road 9", Post: "10000", City: "Zagreb", Country: 191, Type: "supplier"},
 	} {
-		if err := st.PutPartner(ctx, p); err != nil {
+		if _, err := svc.PutPartner(ctx, finance.PartnerRecord{Partner: p, Service: tenant}); err != nil {
 			return fmt.Errorf("demo partner: %w", err)
-		}
-		if err := st.SetPartnerTenant(ctx, p.ID, tenant); err != nil {
-			return fmt.Errorf("demo partner's tenant: %w", err)
 		}
 	}
 	eur, days, one := 978, 30, decimal.NewFromInt(1)

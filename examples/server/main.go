@@ -142,7 +142,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.pgDSN, "pg", env("pg", ""), "PostgreSQL DSN for -store postgres")
 	fs.StringVar(&c.pgSchema, "pg-schema", env("pg-schema", ""), "PostgreSQL schema to keep msgkit's tables in (default: the DSN's search_path)")
 	fs.StringVar(&c.filesDir, "files-dir", env("files-dir", ""), "directory to keep uploaded invoice files in (default: in PostgreSQL with -store postgres, a temporary directory removed at exit with -store memory)")
-	fs.StringVar(&c.bootstrap, "bootstrap", env("bootstrap", ""), "JSON file of clients, users, API keys, bulk SMS accounts and test system reference data to create (see examples/server/bootstrap.example.json)")
+	fs.StringVar(&c.bootstrap, "bootstrap", env("bootstrap", ""), "JSON file of clients, users, API keys, bulk SMS accounts, test system and finance reference data to create (see examples/server/bootstrap.example.json)")
 	var allow, forbid string
 	fs.StringVar(&allow, "dlr-allow", env("dlr-allow", "auto"), "address ranges delivery reports, campaign webhooks and UI proxy calls to customer APIs may go to although loopback, private or otherwise special: auto (loopback with -demo, none otherwise), none, or comma-separated ranges such as 127.0.0.0/8,::1/128")
 	fs.StringVar(&forbid, "dlr-forbid", env("dlr-forbid", ""), "comma-separated address ranges outward calls (delivery reports, webhooks, UI proxy) must not go to on top of the special ones (e.g. your public networks); wins over -dlr-allow")

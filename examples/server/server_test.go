@@ -648,7 +648,8 @@ func TestDemoOnceOnPostgreSQL(t *testing.T) {
 // TestBootstrapExample loads the sample bootstrap file the documentation
 // points to, and its credentials work.
 func TestBootstrapExample(t *testing.T) {
-	env := map[string]string{"CRM_CLIENT_SECRET": "crm-secret", "ROUTING_API_KEY": "routing-key-0001", "SHOP_SMS_PASSWORD": "shop-pw"}
+	env := map[string]string{"CRM_CLIENT_SECRET": "crm-secret", "ROUTING_API_KEY": "routing-key-0001", "SHOP_SMS_PASSWORD": "shop-pw",
+		"FINANCE_CLIENT_SECRET": "finance-secret"}
 	l, out := startPlatform(t, config{store: "memory", bootstrap: "bootstrap.example.json", getenv: func(k string) string { return env[k] }})
 	if out.Len() != 0 {
 		t.Errorf("a bootstrapped platform printed:\n%s", out)
@@ -680,6 +681,21 @@ func TestBootstrapExample(t *testing.T) {
 		if resp.StatusCode != http.StatusOK || strings.Contains(string(body), "change me") {
 			t.Errorf("the example's component %s: %d %s", id, resp.StatusCode, body)
 		}
+	}
+	// The example's finance reference data, read by its finance client:
+	// the partner linked to the tenant, and the Slovenian template of the
+	// stored configuration.
+	resp, body = call(t, http.MethodPost, "http://"+l.API+"/oauth2/access-token", "", strings.NewReader("grant_type=client_credentials&client_id=finance-office&client_secret=finance-secret"), "application/x-www-form-urlencoded")
+	if resp.StatusCode != http.StatusOK || json.Unmarshal(body, &tok) != nil {
+		t.Fatalf("the example's finance client: %d %s", resp.StatusCode, body)
+	}
+	resp, body = call(t, http.MethodGet, "http://"+l.API+"/finance/sit/v1/biz-partners/1001", tok.AccessToken, nil, "")
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"serviceUuid":"6f1c2a4e-0b7d-4c1e-9a53-2d8e4f6a7b90"`) || !strings.Contains(string(body), `"externalRefId":"ERP-1001"`) {
+		t.Errorf("the example's partner: %d %s", resp.StatusCode, body)
+	}
+	resp, body = call(t, http.MethodGet, "http://"+l.API+"/finance/sit/v1/default-invoice-config?domainCodeName=BULK&dataSourceCodeName=POSTPAID&docClassCodeName=CUSTOMER_INVOICE&templateLang=sl", tok.AccessToken, nil, "")
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"templateId":602`) {
+		t.Errorf("the example's configuration: %d %s", resp.StatusCode, body)
 	}
 }
 

@@ -26,7 +26,6 @@ import (
 	"github.com/msgkit/msgkit/adapters/httpapi"
 	"github.com/msgkit/msgkit/adapters/httpapi/uiproxyapi"
 	"github.com/msgkit/msgkit/auth"
-	"github.com/msgkit/msgkit/finance"
 )
 
 // The platform walk: a server assembled as examples/server assembles it,
@@ -267,20 +266,24 @@ func (w *walkWorld) seed(ctx context.Context) {
 	a["campaignUuid"] = str(w.asA("POST", cds+"/campaigns", `{"name":"campaign `+walkMarker+`","status":"draft","sending_type":"sms","schedule_type":"now",
 		"template":"Hello","sender":"Shop","recipient_lists":"`+a["listId"]+`"}`, 201), "uuid")
 
-	// Finance: a partner of each tenant (partners come from billing, not
-	// from the API), an invoice of A's partner with a file.
+	// Finance: a partner of each tenant, put through the reference API as
+	// an operator does, A's billing account, source record, document type
+	// and configuration, and an invoice of A's partner with a file.
+	fin := "/finance/sit/v1/"
 	for _, p := range []struct {
 		id  int64
 		svc msgkit.ServiceUUID
 	}{{7001, walkTenantA}, {7002, walkTenantB}} {
-		if err := w.st.finance.PutPartner(ctx, finance.Partner{ID: p.id, Name: "Partner " + walkMarker + fmt.Sprint(p.id), ShortName: "P", Country: 705, Type: "customer"}); err != nil {
-			t.Fatal(err)
-		}
-		if err := w.st.finance.SetPartnerTenant(ctx, p.id, p.svc); err != nil {
-			t.Fatal(err)
-		}
+		w.asA("PUT", fmt.Sprintf("%sbiz-partners/%d", fin, p.id),
+			fmt.Sprintf(`{"name":"Partner %s%d","briefName":"P","country":705,"partnerType":"customer","serviceUuid":%q}`, walkMarker, p.id, p.svc), 200)
 	}
 	a["bizPartnerId"] = "7001"
+	a["billingAccountId"], a["kind"], a["recordId"], a["typeId"], a["templateLang"] = "7101", "billing", "7301", "7201", "en"
+	w.asA("PUT", fin+"billing-accounts/7101", `{"bizPartnerId":7001,"currency":978,"name":"account `+walkMarker+`"}`, 200)
+	w.asA("PUT", fin+"source-records/billing/7301", `{"billingAccountId":7101}`, 200)
+	w.asA("PUT", fin+"document-types/7201", `{"name":"type `+walkMarker+`"}`, 200)
+	w.asA("PUT", fin+"invoice-configs/7201/templates/en", `{"name":"type `+walkMarker+`","domainCodeName":"BULK","dataSourceCodeName":"POSTPAID",
+		"docClassCodeName":"CUSTOMER_INVOICE","collectionCode":"reminder"}`, 200)
 	inv := w.asA("POST", "/finance/sit/v1/invoices?classCodeName=CUSTOMER_INVOICE", walkInvoice(7001), 200)
 	a["invoiceid"], a["invoiceId"], a["invoicesList"] = str(inv, "id"), str(inv, "id"), str(inv, "id")
 	// A netting statement of A's partner, which A's invoice may join.

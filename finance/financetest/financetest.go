@@ -21,7 +21,8 @@ import (
 )
 
 // Store is a finance store the contract holds whole: invoices, balances
-// and sheets, files, partners' tenants and the documents export.
+// and sheets, files, partners' tenants, the documents export, and the
+// reference data an operator keeps (partner records, configurations).
 type Store interface {
 	finance.Store
 	finance.BalanceStore
@@ -30,6 +31,8 @@ type Store interface {
 	finance.PartnerTenants
 	finance.ExportStore
 	finance.DocumentStore
+	finance.PartnerStore
+	finance.ConfigStore
 }
 
 // Stores are a backend's finance stores over one new, empty database, as
@@ -78,6 +81,9 @@ func Run(t *testing.T, newStores func(testing.TB) Stores) {
 		})
 		t.Run("documents", func(t *testing.T) {
 			runDocumentStoreTests(t, func(t *testing.T) DocumentStore { return newStores(t).Finance })
+		})
+		t.Run("reference", func(t *testing.T) {
+			runReferenceTests(t, func(t *testing.T) Store { return newStores(t).Finance })
 		})
 	}
 	if has.Blobs != nil {

@@ -17,8 +17,10 @@
 // and the default invoice configuration need finance-invoices.view or
 // finance-invoices-own.view; create, update, delete, upload and status
 // changes one of the four manage privileges; balances and sheets
-// finance-balance-view or finance-balance-own-view. Errors have the finance
-// body {"Code": <int32>, "Message"}.
+// finance-balance-view or finance-balance-own-view. The operator's
+// reference data (below) needs finance-reference.manage, msgkit's own
+// privilege, to read as to write. Errors have the finance body
+// {"Code": <int32>, "Message"}.
 //
 // Choices where the interface is silent:
 //
@@ -132,11 +134,35 @@
 //     attributes of finance.DocumentSearchAttrs and embed=trafficReports;
 //     a document's classification codes are null when its invoice was made
 //     without them. A part the Service was built without (finance.Options:
-//     Balances, Sheets, Files and Blobs, Documents; see Service.HasBalances
+//     Balances, Sheets, Files and Blobs, Documents, Partners, Export,
+//     ConfigStore; see Service.HasBalances
 //     and the other Has methods) makes its routes answer 501.
 //   - A change of sync status of many invoices answers 200 with a result
 //     per id in order: opStatus OK, or ERROR with {Code, Message} as the
 //     single change would have answered it (404 INVOICE_NOTFOUND, 400
 //     UNKNOWN_STATUS or INVALID_VALUE: such a change may not set done or
 //     invalid). A failure of the store fails the whole request (500).
+//   - Reference data: the interface reads business partners, document
+//     types, billing accounts and configurations but shows no way to keep
+//     them, and a platform started without them cannot create an invoice.
+//     They are the operator's, served under /finance/sit/v1/ (routes.go,
+//     "chosen") to finance-reference.manage only, never to a tenant or an
+//     -own privilege: GET /biz-partners (listing over
+//     finance.PartnerSpec), GET and PUT /biz-partners/{bizPartnerId} (the
+//     partner, its externalRefId and customAttributes, and serviceUuid, the
+//     tenant it is linked to; absent or null unlinks), PUT
+//     /billing-accounts/{billingAccountId}, PUT
+//     /source-records/{billing|credit}/{recordId} ({"billingAccountId"}),
+//     PUT /document-types/{typeId}, PUT
+//     /invoice-configs/{typeId}/templates/{templateLang} (a default
+//     configuration; stored ones win over the built-in ones, see finance's
+//     "Default configuration"), and a document's PUT
+//     /invoices/{invoiceid}/domestic-rate and
+//     /invoices/{invoiceid}/traffic-reports (404 for an unknown or deleted
+//     invoice). Every PUT creates or replaces, so a retry is harmless, and
+//     answers the record as stored. Their bodies refuse members the
+//     OpenAPI document does not name (400 naming it), unlike the invoice
+//     bodies: a misspelt field of operator data would otherwise be
+//     dropped unnoticed; the records' read-only fields sent back are
+//     named, and ignored. Currencies are ISO 4217 numeric codes.
 package financeapi

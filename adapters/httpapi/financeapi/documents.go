@@ -248,14 +248,18 @@ func documentOf(d finance.Document) documentJSON {
 	if d.TrafficReports != nil {
 		j.TrafficReports = make([]trafficJSON, len(d.TrafficReports))
 		for i, t := range d.TrafficReports {
-			j.TrafficReports[i] = trafficJSON{BizPartnerID: t.BizPartnerID, BizPartnerBriefName: t.BizPartnerBriefName,
-				BizPartnerExtRefID: strOrNil(t.BizPartnerExtRefID), BillingAccountID: t.BillingAccountID, BillingAccountName: t.BillingAccountName,
-				CountryID: t.CountryID, CountryName: t.CountryName, CountryCode2: t.CountryCode2, OperatorID: t.OperatorID,
-				OperatorName: t.OperatorName, MCC: t.MCC, MNC: t.MNC, StartDt: t.StartDt.UTC(), EndDt: t.EndDt.UTC(), SMSCount: t.SMSCount,
-				Currency: t.Currency.Numeric, CurrencyCode: t.Currency.Code, Price: number(t.Price), TotalAmount: t.Currency.Amount(t.TotalAmount)}
+			j.TrafficReports[i] = trafficOf(t)
 		}
 	}
 	return j
+}
+
+func trafficOf(t finance.TrafficReport) trafficJSON {
+	return trafficJSON{BizPartnerID: t.BizPartnerID, BizPartnerBriefName: t.BizPartnerBriefName,
+		BizPartnerExtRefID: strOrNil(t.BizPartnerExtRefID), BillingAccountID: t.BillingAccountID, BillingAccountName: t.BillingAccountName,
+		CountryID: t.CountryID, CountryName: t.CountryName, CountryCode2: t.CountryCode2, OperatorID: t.OperatorID,
+		OperatorName: t.OperatorName, MCC: t.MCC, MNC: t.MNC, StartDt: t.StartDt.UTC(), EndDt: t.EndDt.UTC(), SMSCount: t.SMSCount,
+		Currency: t.Currency.Numeric, CurrencyCode: t.Currency.Code, Price: number(t.Price), TotalAmount: t.Currency.Amount(t.TotalAmount)}
 }
 
 // documents answers the finance documents export.

@@ -295,7 +295,7 @@ func (a *api) defaultConfig(w http.ResponseWriter, r *http.Request) error {
 		}
 		q.CoOwnerID = n
 	}
-	c, err := a.b.Service.DefaultConfig(q)
+	c, err := a.b.Service.DefaultConfig(r.Context(), q)
 	if err != nil {
 		return err
 	}

@@ -36,6 +36,7 @@ const (
 	own           = "fin-own"
 	ownManager    = "fin-own-manager"
 	supplierAdmin = "fin-supplier"
+	operator      = "fin-reference" // finance-reference.manage only
 )
 
 // Business partners: 1001 and 2001 are tenant B's, 1002 nobody's.
@@ -69,7 +70,8 @@ func newOptions(t testing.TB, f *httpapitest.Fixture, store *memstore.FinanceSto
 	if err != nil {
 		t.Fatal(err)
 	}
-	return finance.Options{Clock: f.Clock.Now, NewUUID: testUUIDs(), Balances: store, Sheets: store, Files: store, Blobs: blobs, Documents: store, Tenants: store}
+	return finance.Options{Clock: f.Clock.Now, NewUUID: testUUIDs(), Balances: store, Sheets: store, Files: store, Blobs: blobs, Documents: store, Tenants: store,
+		Partners: store, Export: store, ConfigStore: store}
 }
 
 // testUUIDs is the tests' id source: version-4 UUIDs numbered from 1, so
@@ -105,6 +107,7 @@ func newEnv(t *testing.T) *env {
 		{ownManager, []msgkit.ServiceUUID{httpapitest.TenantB}, []auth.Privilege{auth.PrivFinanceInvoicesOwnView, auth.PrivFinanceBalanceOwnView,
 			auth.PrivFinanceInvoicesManage, auth.PrivFinanceCustInvoicesManage, auth.PrivFinanceSupplierInvoicesManage, auth.PrivFinanceNettingInvoicesManage}},
 		{supplierAdmin, []msgkit.ServiceUUID{httpapitest.TenantA}, []auth.Privilege{auth.PrivFinanceInvoicesView, auth.PrivFinanceSupplierInvoicesManage}},
+		{operator, []msgkit.ServiceUUID{httpapitest.TenantA}, []auth.Privilege{auth.PrivFinanceReferenceManage}},
 	} {
 		if _, _, err := f.Auth.CreateClient(ctx, auth.ClientSpec{ID: c.id, Secret: httpapitest.ClientSecret, Networks: nets,
 			Services: c.services, Privileges: c.privs}); err != nil {
@@ -127,7 +130,7 @@ func newEnv(t *testing.T) *env {
 		}
 	}
 	e := &env{h: Handler(f.Opts, newBackend(t, f, store)), f: f, store: store, tokens: map[string]string{}}
-	for _, id := range []string{admin, own, ownManager, supplierAdmin, httpapitest.FinanceViewer} {
+	for _, id := range []string{admin, own, ownManager, supplierAdmin, operator, httpapitest.FinanceViewer} {
 		e.tokens[id] = f.Token(t, id)
 	}
 	return e

@@ -268,6 +268,9 @@ func TestOpenAPIWireTypes(t *testing.T) {
 	supplierCfg := finance.InvoiceConfig{TypeID: 21, Name: "Supplier invoice", Domain: finance.Bulk,
 		DataSource: finance.SupplierInvoiceSource, DocClass: finance.SupplierInvoice, SelfBilling: "no"}
 	q := msgkit.ListQuery{PageNumber: 2, PageSize: 1}
+	partner := finance.PartnerRecord{Partner: inv.Customer, Service: "7c1d2e3f-4a5b-4c6d-8e7f-901a2b3c4d5e",
+		Export: finance.PartnerExport{PartnerID: inv.Customer.ID, ExternalRefID: "ERP-310",
+			CustomAttributes: []finance.CustomAttribute{{CodeName: "segment", Value: json.RawMessage(`{"tier": 1}`)}}}}
 	syncResults := struct {
 		Result []syncResultJSON `json:"result"`
 	}{Result: []syncResultJSON{{ID: "1042", OpStatus: "OK"},
@@ -293,6 +296,17 @@ func TestOpenAPIWireTypes(t *testing.T) {
 		{"supplier config", "InvoiceConfig", configOf(supplierCfg)},
 		{"sync results", "SyncResults", syncResults},
 		{"error", "Error", syncErrorJSON{Code: 400, Message: "custID: is required"}},
+		{"partner", "BizPartner", partnerOf(partner)},
+		{"partner without export data or tenant", "BizPartner", partnerOf(finance.PartnerRecord{Partner: finance.Partner{ID: 9, Name: "X"}})},
+		{"partner list", "BizPartnerList", listOf(msgkit.Page[finance.PartnerRecord]{Items: []finance.PartnerRecord{partner}, Total: 2}, q, partnerOf)},
+		{"billing account", "BillingAccount", accountOf(&finance.BillingAccount{ID: 7, BizPartnerID: 310, Currency: inv.Currency, Name: "main",
+			SMSConnections: []finance.Connection{{ID: 1, InstanceID: 1, Name: "c", AuthName: "a", Protocol: "HTTP"}}})},
+		{"source record", "SourceRecord", sourceRecordJSON{Kind: "credit", RecordID: 31, BillingAccountID: 7}},
+		{"document type", "DocumentType", documentTypeJSON{TypeID: 3, Name: "Invoice", SelfBilling: "yes"}},
+		{"domestic rate", "DomesticRate", domesticRateOut{InvoiceID: 1042, DomesticCurrency: 978, DomesticCurrencyCode: "EUR", DomesticCurrencyRate: "1.0"}},
+		{"traffic reports", "TrafficReports", trafficBody[trafficJSON]{TrafficReports: []trafficJSON{trafficOf(finance.TrafficReport{BizPartnerID: 310,
+			StartDt: inv.InsertDt, EndDt: inv.InsertDt, Currency: inv.Currency, Price: decimal.RequireFromString("0.045")})}}},
+		{"no traffic reports", "TrafficReports", trafficBody[trafficJSON]{TrafficReports: []trafficJSON{}}},
 	} {
 		if err := validate(c, tt.schema, tt.value); err != nil {
 			t.Errorf("%s does not follow %s: %v", tt.name, tt.schema, err)

@@ -45,6 +45,9 @@ func routes(a *api) []httpapi.Route {
 		auth.PrivFinanceSupplierInvoicesManage, auth.PrivFinanceNettingInvoicesManage,
 	}
 	balance := []auth.Privilege{auth.PrivFinanceBalanceView, auth.PrivFinanceBalanceOwnView}
+	// Reference data is the operator's: one privilege reads and writes it.
+	reference := []auth.Privilege{auth.PrivFinanceReferenceManage}
+	partners, export, configs := !a.b.Service.HasPartners(), !a.b.Service.HasExport(), !a.b.Service.HasConfigStore()
 	return []httpapi.Route{
 		// invoices
 		{Method: http.MethodGet, Path: f + "invoices", Privileges: view, Serve: a.listInvoices},
@@ -73,5 +76,17 @@ func routes(a *api) []httpapi.Route {
 		{Method: http.MethodDelete, Path: f + "invoices/{invoiceid}/netting", Privileges: manage, Serve: a.leave(finance.Netting)},       // chosen
 		{Method: http.MethodPut, Path: f + "invoices/{invoiceid}/collection", Privileges: manage, Serve: a.join(finance.Collection)},     // chosen
 		{Method: http.MethodDelete, Path: f + "invoices/{invoiceid}/collection", Privileges: manage, Serve: a.leave(finance.Collection)}, // chosen
+		// reference data: business partners, billing accounts, source
+		// records, document types, configurations, and what the export
+		// adds to one document
+		{Method: http.MethodGet, Path: f + "biz-partners", Privileges: reference, Serve: a.listPartners, Missing: partners},                                  // chosen
+		{Method: http.MethodGet, Path: f + "biz-partners/{bizPartnerId}", Privileges: reference, Serve: a.getPartner, Missing: partners},                     // chosen
+		{Method: http.MethodPut, Path: f + "biz-partners/{bizPartnerId}", Privileges: reference, Serve: a.putPartner, Missing: partners},                     // chosen
+		{Method: http.MethodPut, Path: f + "billing-accounts/{billingAccountId}", Privileges: reference, Serve: a.putBillingAccount, Missing: export},        // chosen
+		{Method: http.MethodPut, Path: f + "source-records/{kind}/{recordId}", Privileges: reference, Serve: a.putSourceRecord, Missing: export},             // chosen
+		{Method: http.MethodPut, Path: f + "document-types/{typeId}", Privileges: reference, Serve: a.putDocumentType, Missing: export},                      // chosen
+		{Method: http.MethodPut, Path: f + "invoice-configs/{typeId}/templates/{templateLang}", Privileges: reference, Serve: a.putConfig, Missing: configs}, // chosen
+		{Method: http.MethodPut, Path: f + "invoices/{invoiceid}/domestic-rate", Privileges: reference, Serve: a.putDomesticRate, Missing: export},           // chosen
+		{Method: http.MethodPut, Path: f + "invoices/{invoiceid}/traffic-reports", Privileges: reference, Serve: a.putTrafficReports, Missing: export},       // chosen
 	}
 }

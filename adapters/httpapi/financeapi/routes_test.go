@@ -16,19 +16,26 @@ import (
 func TestRoutes(t *testing.T) {
 	f := httpapitest.NewFixture(t)
 	httpapitest.CheckRoutes(t, spec(&api{b: newBackend(t, f, memstore.New().Finance())}), BasePath, UploadBasePath)
-	if n := len(routes(&api{})); n != 20 {
-		t.Errorf("%d routes, want 20", n)
+	if n := len(routes(&api{})); n != 29 {
+		t.Errorf("%d routes, want 29", n)
 	}
 }
 
 // The privileges of the finance interface: reading needs a view
-// privilege, balances a balance privilege, everything else a manage one.
+// privilege, balances a balance privilege, everything else a manage one;
+// the operator's reference data (partners, accounts, records, types,
+// configurations and what the export adds to a document) needs
+// finance-reference.manage only.
 func TestPrivilegeTable(t *testing.T) {
+	reference := []string{"/biz-partners", "/billing-accounts/", "/source-records/", "/document-types/", "/invoice-configs/",
+		"/domestic-rate", "/traffic-reports"}
 	view := []auth.Privilege{auth.PrivFinanceInvoicesView, auth.PrivFinanceInvoicesOwnView}
 	balance := []auth.Privilege{auth.PrivFinanceBalanceView, auth.PrivFinanceBalanceOwnView}
 	for _, rt := range routes(&api{}) {
 		var want []auth.Privilege
 		switch {
+		case slices.ContainsFunc(reference, func(p string) bool { return strings.Contains(rt.Path, p) && !strings.Contains(rt.Path, "/balances/") }):
+			want = []auth.Privilege{auth.PrivFinanceReferenceManage}
 		case strings.Contains(rt.Path, "/balances/"):
 			want = balance
 		case rt.Method == http.MethodGet:
