@@ -104,6 +104,40 @@
 // documentUuid and the balance sheet records' documentUuId; the invoice
 // listing filters and sorts on it, and q searches it.
 //
+// # Invoice answers and the invoice listing
+//
+// An invoice is answered and listed as its View: the invoice and what
+// ViewOf computes beside it from the operator data the finance documents
+// export reads (the store's InvoiceData, or the listing itself), so that
+// an invoice answer and its document never disagree: invTypeName and
+// selfBilling from the type (PutDocumentType), ownerBpName and
+// ownerBpBriefName from the stored partner whose id is ownerId,
+// externalRefId from the partner's export data, the domestic currency and
+// amounts from the document's domestic rate, overDueDate (the days an
+// open or on-hold invoice is past its due date, today in the Service's
+// zone; 0 otherwise), and the netting statement's and collection lead's
+// number, statuses and totals for a member.
+//
+// The listing (InvoiceSpec) filters and sorts by every attribute the
+// documents list for either, each with every operator of the listing
+// convention; a value the invoice does not have (no statement, no owner,
+// an empty text) is null, which isnull finds. dtsSelectorId is 1 for
+// PART-PAYMENT, 0 for a POSTPAID invoice without a selector (the value
+// the documents give for postpaid invoices paid in one), null otherwise.
+// q searches custName, customerShortName, invUid, ownerBpBriefName,
+// ownerBpName and status (contains, case-insensitively) and ownerId
+// (equal, when q is a number).
+//
+// The workflow values the documents filter by but leave open are kept
+// as requests set them, each from a list of this package's choosing (a
+// value outside it is Invalid, naming the field; an empty string clears
+// it): processingStatus (ProcessingStatuses: none, scheduled, running,
+// done, error; none on a new invoice), disputeStatus (DisputeStatuses,
+// dated in disputeStatusDate when it changes), invoicingDatePolicy
+// (InvoicingDatePolicies) and syncMode (SyncModes; disabled on a new
+// invoice). ownerId, on create and update, names a stored partner (0:
+// the operator itself).
+//
 // # Membership: netting statements and collections
 //
 // The invoice record names the groups an invoice is in (nettingInvoiceId,
@@ -296,8 +330,8 @@
 //     amounts; without one, every domestic attribute is null;
 //   - paymentStatusDate is 00:00 UTC of the payment date recorded with
 //     the invoice, null without one: no time of other payment status
-//     changes is kept. disputeStatus is not kept: it filters and sorts
-//     as null;
+//     changes is kept. disputeStatus filters and sorts by the invoice's
+//     (no field of the document shows it);
 //   - dataSource follows the data source rules (RecordKindOf): a billing record for
 //     POSTPAID without a selector and POSTPAID-CONTROL, a credit record
 //     for POSTPAID with PART-PAYMENT and PREPAID, with the invoice's

@@ -80,6 +80,9 @@ type Document struct {
 	PaymentStatus      PaymentStatus
 	SyncStatus         SyncStatus
 	DocsDeliveryStatus DeliveryStatus
+	// DisputeStatus is the invoice's (Invoice.DisputeStatus): the export
+	// filters and sorts by it, and shows no field of it.
+	DisputeStatus string
 	// DocumentSync is the sync document, only when SyncStatus is done,
 	// error, misc, exported or invalid; nil otherwise.
 	DocumentSync json.RawMessage
@@ -420,7 +423,8 @@ func DocumentOf(inv *Invoice, d DocumentData, traffic bool) Document {
 		InsertDt: inv.InsertDt, StatusDt: inv.StatusDt, SyncStatusDt: inv.SyncStatusDt, DocsDeliveryStatusDate: inv.DeliveryDt,
 		Amounts: inv.Amounts, VatPercent: inv.VatPercent,
 		Status: inv.Status, PaymentStatus: inv.PaymentStatus, SyncStatus: inv.SyncStatus, DocsDeliveryStatus: inv.DocsDeliveryStatus,
-		Items: make([]DocumentItem, 0, len(inv.Items)),
+		DisputeStatus: inv.DisputeStatus,
+		Items:         make([]DocumentItem, 0, len(inv.Items)),
 	}
 	if inv.InvNumberFix != "" {
 		doc.NumberMask, doc.NumberNum = NumberParts(inv.InvNumberFix)
@@ -711,7 +715,7 @@ func domestic(d *Document, get func(*Domestic) decimal.Decimal) msgkit.Value {
 }
 
 // documentAttrs are the filter and sort attributes of the export, every
-// one the interface names. disputeStatus is not kept, and is always null.
+// one the interface names.
 var documentAttrs = attrs[Document]{
 	"amountNoVat":             {msgkit.AttrNumber, func(d *Document) msgkit.Value { return amount(d.AmountNoVat) }},
 	"amountVat":               {msgkit.AttrNumber, func(d *Document) msgkit.Value { return amount(d.AmountVat) }},
@@ -732,7 +736,7 @@ var documentAttrs = attrs[Document]{
 	"dataSourceId":            {msgkit.AttrNumber, func(d *Document) msgkit.Value { return idValue(d.DataSourceID) }},
 	"dataSourceSelector":      {msgkit.AttrString, func(d *Document) msgkit.Value { return str(d.Selector) }},
 	"deliveryDate":            {msgkit.AttrDate, func(d *Document) msgkit.Value { return dateV(d.DeliveryDate) }},
-	"disputeStatus":           {msgkit.AttrString, func(*Document) msgkit.Value { return msgkit.Null() }},
+	"disputeStatus":           {msgkit.AttrString, func(d *Document) msgkit.Value { return str(d.DisputeStatus) }},
 	"docsDeliveryStatus":      {msgkit.AttrString, func(d *Document) msgkit.Value { return str(string(d.DocsDeliveryStatus)) }},
 	"docsDeliveryStatusDate":  {msgkit.AttrDateTime, func(d *Document) msgkit.Value { return timeV(d.DocsDeliveryStatusDate) }},
 	"documentClassArea":       {msgkit.AttrString, func(d *Document) msgkit.Value { return str(d.ClassArea) }},

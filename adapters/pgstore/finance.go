@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -260,17 +261,18 @@ func listInvoicePage[T any](ctx context.Context, pool *pgxpool.Pool, table *list
 	return page, nil
 }
 
-// invoicesFrom joins to each invoice what its view reads: the operator
-// data the documents export joins (documentsFrom) and the invoices it is
+// invoiceJoins join to each invoice what its view reads: the operator
+// data the documents export joins (documentJoins) and the invoices it is
 // a member of, its netting statement (n) and its collection lead (l);
-// each at most one row, by primary key, so PostgreSQL leaves out every
-// join a listing's attributes do not read.
-const invoicesFrom = documentsFrom + `
-	LEFT JOIN finance_invoices n ON n.id = i.netting_invoice_id
-	LEFT JOIN finance_invoices l ON l.id = i.collection_lead_id`
+// each at most one row, by primary key, and each only for a query that
+// reads it.
+var invoiceJoins = append(slices.Clone(documentJoins),
+	listJoin{"n", "LEFT JOIN finance_invoices n ON n.id = i.netting_invoice_id"},
+	listJoin{"l", "LEFT JOIN finance_invoices l ON l.id = i.collection_lead_id"})
 
 // invoiceAttrs maps every attribute of finance.InvoiceSpec to its
-// expression over invoicesFrom, as finance.InvoiceValue reads the view.
+// expression over finance_invoices i and invoiceJoins, as
+// finance.InvoiceValue reads the view.
 // The text columns are NULL for an empty string, as finance reads an
 // empty attribute as null, so most attributes are a plain column that an
 // index can serve. custID is compared as numeric, as the listing binds
@@ -348,9 +350,9 @@ const notDeleted = "i.status IS DISTINCT FROM 'deleted'"
 // Both take the listing's day as $1, which overDueDate reads; the scope
 // names it so that its type is known whether or not an attribute reads it.
 var (
-	invoicesAll = listTable{From: invoicesFrom, Select: "i.id", Scope: "$1::date IS NOT NULL AND " + notDeleted,
+	invoicesAll = listTable{From: "finance_invoices i", Joins: invoiceJoins, Select: "i.id", Scope: "$1::date IS NOT NULL AND " + notDeleted,
 		Attrs: invoiceAttrs, Order: "i.id"}
-	invoicesOwn = listTable{From: invoicesFrom, Select: "i.id",
+	invoicesOwn = listTable{From: "finance_invoices i", Joins: invoiceJoins, Select: "i.id",
 		Scope: "$1::date IS NOT NULL AND " + notDeleted + " AND i.cust_id::numeric = ANY($2::bigint[]::numeric[])",
 		Attrs: invoiceAttrs, Order: "i.id"}
 )

@@ -231,14 +231,16 @@ func (s *FinanceStore) PutDomestic(ctx context.Context, doc finance.InvoiceID, r
 	return classify(err, "domestic", "domestic rate of "+invoiceWhat(doc))
 }
 
-// documentsFrom joins to each invoice the operator data its attributes
+// documentJoins join to each invoice the operator data its attributes
 // read: the owner (o), the partner's export data (px), the type (dt) and
-// the domestic rate (dd); each at most one row, by primary key.
-const documentsFrom = `finance_invoices i
-	LEFT JOIN finance_partners o ON o.id = i.owner_id
-	LEFT JOIN finance_partner_exports px ON px.partner_id = i.cust_id
-	LEFT JOIN finance_document_types dt ON dt.id = i.inv_type
-	LEFT JOIN finance_document_domestic dd ON dd.invoice_id = i.id`
+// the domestic rate (dd); each at most one row, by primary key, and each
+// only for a query that reads it.
+var documentJoins = []listJoin{
+	{"o", "LEFT JOIN finance_partners o ON o.id = i.owner_id"},
+	{"px", "LEFT JOIN finance_partner_exports px ON px.partner_id = i.cust_id"},
+	{"dt", "LEFT JOIN finance_document_types dt ON dt.id = i.inv_type"},
+	{"dd", "LEFT JOIN finance_document_domestic dd ON dd.invoice_id = i.id"},
+}
 
 // caseOf is CASE col WHEN 'code' THEN 'text' … END over the codes of
 // list, each mapped by text (a code mapped to "" is left out: NULL).
@@ -270,7 +272,8 @@ func domesticAmount(col string) string { return "round(" + col + " * dd.rate, dd
 var syncShownStatuses = []finance.SyncStatus{finance.SyncDone, finance.SyncError, finance.SyncMisc, finance.SyncExported, finance.SyncInvalid}
 
 // documentAttrs maps every attribute of finance.DocumentSpec to its
-// expression over documentsFrom, as finance.DocumentValue reads it: the
+// expression over finance_invoices i and documentJoins, as
+// finance.DocumentValue reads it: the
 // text columns that keep ” read it as NULL, ids of unknown codes are
 // NULL, and the domestic attributes are NULL without a domestic rate.
 var documentAttrs = map[string]listAttr{
@@ -293,7 +296,7 @@ var documentAttrs = map[string]listAttr{
 	"dataSourceId":            {"nullif(" + codeIDExpr("i.data_source", dataSourceCodes) + ", 0)", msgkit.AttrNumber},
 	"dataSourceSelector":      {"i.selector", msgkit.AttrString},
 	"deliveryDate":            {"i.delivery_date", msgkit.AttrDate},
-	"disputeStatus":           {"NULL::text", msgkit.AttrString}, // not kept
+	"disputeStatus":           {"i.dispute_status", msgkit.AttrString},
 	"docsDeliveryStatus":      {"i.docs_delivery_status", msgkit.AttrString},
 	"docsDeliveryStatusDate":  {"i.delivery_dt", msgkit.AttrDateTime},
 	"documentClassArea":       {caseOf("i.class", finance.Classes(), finance.ClassArea), msgkit.AttrString},
@@ -347,8 +350,8 @@ var documentAttrs = map[string]listAttr{
 // The documents listings: of every partner, and of the partners in $1 (a
 // bigint[], compared as numeric, the expression of the partner index).
 var (
-	documentsAll = listTable{From: documentsFrom, Select: "i.id", Scope: notDeleted, Attrs: documentAttrs, Order: "i.id"}
-	documentsOwn = listTable{From: documentsFrom, Select: "i.id",
+	documentsAll = listTable{From: "finance_invoices i", Joins: documentJoins, Select: "i.id", Scope: notDeleted, Attrs: documentAttrs, Order: "i.id"}
+	documentsOwn = listTable{From: "finance_invoices i", Joins: documentJoins, Select: "i.id",
 		Scope: notDeleted + " AND i.cust_id::numeric = ANY($1::bigint[]::numeric[])", Attrs: documentAttrs, Order: "i.id"}
 )
 

@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -37,6 +38,14 @@ type listTable struct {
 	// orders an unsorted listing and breaks ties after the sort keys, so
 	// equal keys keep the same order on every page and in every run.
 	Order string
+	// Joins are joined to From only for a query that reads one of their
+	// columns: an attribute of its filters, search or sort whose
+	// expression names the join's alias (alias.column). PostgreSQL can
+	// leave out a left join to a unique key that nothing reads, but still
+	// counts the joined column of the listed table as read, so that an
+	// index that holds every column the query reads (an index-only scan)
+	// no longer serves it; leaving the join out of the SQL keeps it.
+	Joins []listJoin
 	// CountApart counts the total with a statement of its own instead of
 	// a window over the page query, so that the page can stop at its
 	// LIMIT (walking an index in the sort's order) rather than read and
@@ -45,6 +54,56 @@ type listTable struct {
 	// count runs only when the page does not tell the total: a page short
 	// of its size ends the listing.
 	CountApart bool
+}
+
+// listJoin is a join of a listTable: its alias and its SQL (such as
+// "LEFT JOIN finance_partners o ON o.id = i.owner_id").
+type listJoin struct {
+	Alias string
+	SQL   string
+}
+
+// from is the FROM clause for a query reading attrs: From and the joins
+// whose alias an attribute's expression names.
+func (t *listTable) from(attrs []listAttr) string {
+	from := t.From
+	for _, j := range t.Joins {
+		if slices.ContainsFunc(attrs, func(a listAttr) bool { return namesAlias(a.Expr, j.Alias) }) {
+			from += " " + j.SQL
+		}
+	}
+	return from
+}
+
+// namesAlias reports whether SQL expression e names alias as a
+// qualifier: alias followed by a dot, not the end of a longer name.
+func namesAlias(e, alias string) bool {
+	for i := 0; ; {
+		k := strings.Index(e[i:], alias+".")
+		if k < 0 {
+			return false
+		}
+		k += i
+		if k == 0 || !isNameByte(e[k-1]) {
+			return true
+		}
+		i = k + 1
+	}
+}
+
+func isNameByte(c byte) bool { return c == '_' || c == '.' || isASCIIAlnum(c) }
+
+// queryAttrs are the attributes lq reads: those of its filters, its
+// search and its sort.
+func queryAttrs(lq msgkit.ListQuery) []string {
+	var names []string
+	for _, f := range append(slices.Clone(lq.Filters), lq.Search.Filters()...) {
+		names = append(names, f.Attr)
+	}
+	for _, k := range lq.Sort {
+		names = append(names, k.Attr)
+	}
+	return names
 }
 
 // listAttr is one attribute of a listTable. Expr must have the SQL type of
@@ -185,10 +244,18 @@ func (t *listTable) statement(lq msgkit.ListQuery, scopeArgs []any) (listStmt, e
 		return listStmt{}, msgkit.Errorf(msgkit.Internal, msgkit.CodeInvalidListSpec,
 			"list query: negative page number %d or size %d", lq.PageNumber, lq.PageSize)
 	}
+	var read []listAttr // what the query reads, for the joins it needs
+	for _, name := range queryAttrs(lq) {
+		a, ok := t.Attrs[name]
+		if !ok {
+			return listStmt{}, unknownListAttr(name)
+		}
+		read = append(read, a)
+	}
 	b := listBuilder{args: make([]any, len(scopeArgs), len(scopeArgs)+2*len(lq.Filters)+2)}
 	copy(b.args, scopeArgs)
 	b.sql.WriteString(" FROM ")
-	b.sql.WriteString(t.From)
+	b.sql.WriteString(t.from(read))
 	b.sql.WriteString(" WHERE (")
 	b.sql.WriteString(t.Scope)
 	b.sql.WriteByte(')')

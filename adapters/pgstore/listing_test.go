@@ -821,3 +821,40 @@ func TestListingShownTime(t *testing.T) {
 		t.Errorf("a precision finer than timestamptz: %v", err)
 	}
 }
+
+// A listing joins a table only when the query reads an attribute of it,
+// so that a query over the listed table's own columns keeps its
+// index-only scan.
+func TestListingJoinsWhatItReads(t *testing.T) {
+	tbl := listTable{From: "a_t a", Select: "a.id", Scope: "TRUE", Order: "a.id",
+		Joins: []listJoin{{"b", "LEFT JOIN b_t b ON b.id = a.b_id"}, {"bb", "LEFT JOIN bb_t bb ON bb.id = a.bb_id"}},
+		Attrs: map[string]listAttr{
+			"name":  {"a.name", msgkit.AttrString},
+			"bName": {"b.name", msgkit.AttrString},
+			"both":  {"coalesce(bb.name, b.name)", msgkit.AttrString},
+			"sub":   {"a.sub_b.x", msgkit.AttrString}, // names sub_b, not b
+		}}
+	eq := func(attr string) msgkit.Filter {
+		return msgkit.Filter{Attr: attr, Op: msgkit.OpEq, Values: []msgkit.Value{msgkit.StringValue("x")}}
+	}
+	for _, tt := range []struct {
+		name string
+		q    msgkit.ListQuery
+		want []string
+	}{
+		{"own columns", msgkit.ListQuery{Filters: []msgkit.Filter{eq("name"), eq("sub")}}, nil},
+		{"a filter", msgkit.ListQuery{Filters: []msgkit.Filter{eq("bName")}}, []string{"b_t"}},
+		{"a sort", msgkit.ListQuery{Sort: []msgkit.SortKey{{Attr: "both"}}}, []string{"b_t", "bb_t"}},
+		{"a search", msgkit.ListQuery{Search: msgkit.Search{Text: "x", Attrs: []string{"name", "bName"}}}, []string{"b_t"}},
+	} {
+		st, err := tbl.statement(tt.q, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, table := range []string{"b_t", "bb_t"} {
+			if got, want := strings.Contains(st.page, " "+table+" "), slices.Contains(tt.want, table); got != want || strings.Contains(st.count, " "+table+" ") != want {
+				t.Errorf("%s: joins %s %v, want %v: %s", tt.name, table, got, want, st.page)
+			}
+		}
+	}
+}

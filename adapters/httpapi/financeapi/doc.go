@@ -91,15 +91,21 @@
 //     ignored. An invoice's texts are at most finance.MaxTextLen (255)
 //     characters, its comments finance.MaxCommentLen (1,000). Update answers the invoice; delete answers 200 without a
 //     body.
-//   - Invoice fields the platform does not keep (account managers,
-//     disputes, netting and collection-lead details, domestic-currency
-//     amounts, owner names, billing balance, SMS count) are written as null,
-//     never left out; accountManagerId and accountManagerName appear (as
-//     null) only with showAccountManager=yes. overDueDate is the days an
-//     open invoice is past its due date, today (finance.Service.Today, in
-//     the Service's zone); selfBilling is "no",
-//     syncMode "disabled", processingStatus "none". invNumber is
-//     invNumberFix.
+//   - An invoice is answered as its finance.View: the values the finance
+//     documents export computes come from the same computation (the
+//     type's name and self-billing, the owner's names, the domestic
+//     currency and amounts, the netting statement's and collection
+//     lead's number, statuses and totals); overDueDate is the days an
+//     open or on-hold invoice is past its due date, today
+//     (finance.Service.Today, in the Service's zone). Fields the platform
+//     does not keep (account managers, dispute successor, billing
+//     balance, SMS count, industry) are written as null, never left out;
+//     accountManagerId and accountManagerName appear (as null) only with
+//     showAccountManager=yes. invNumber is invNumberFix. The create and
+//     update bodies take, beside the interface's fields, ownerId and the
+//     workflow values processingStatus, disputeStatus,
+//     invoicingDatePolicy and syncMode (chosen; see finance's "Invoice
+//     answers and the invoice listing").
 //   - invUid is the invoice's UUID: a random version-4 UUID that
 //     finance.Service picks when it creates the invoice (its id source,
 //     finance.Options.NewUUID), unique and never changed by updates or
@@ -109,7 +115,9 @@
 //     and sorts on it.
 //   - Listings answer {"data": [...], "meta": {"pagination": {total,
 //     count, perPage, currentPage, totalPages}}}. Invoices take up to 100 a
-//     page and q searches custName, customerShortName, invUid and status;
+//     page, filter and sort by every attribute the interface lists for
+//     either, and q searches custName, customerShortName, invUid,
+//     ownerBpBriefName, ownerBpName and status, and ownerId by equality;
 //     balances and sheets take the record fields as filters and sorts (see
 //     finance.BalanceSpec, SheetSpec), balances also group (comma-separated,
 //     any of the documents' 13 grouping attributes; see finance's
