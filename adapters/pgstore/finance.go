@@ -165,43 +165,23 @@ func readError(err error, thing, what string) error {
 // which an index-only scan can answer however many rows the total counts,
 // and the page's invoices and what their views read are then read by id.
 func (s *FinanceStore) ListInvoices(ctx context.Context, q msgkit.ListQuery, scope finance.Scope, today msgkit.Date) (msgkit.Page[finance.View], error) {
-	table, args := &invoicesAll, []any{pgtype.Date{Time: today.In(time.UTC), Valid: true}}
-	if !scope.All {
-		partners := scope.Partners
-		if partners == nil {
-			partners = []int64{} // an empty array, not NULL
-		}
-		table, args = &invoicesOwn, append(args, partners)
+	table, args := scoped(scope, &invoicesAll, &invoicesOwn, pgtype.Date{Time: today.In(time.UTC), Valid: true})
+	return listInvoicePage(ctx, s.pool, table, q, args, "invoice listing", &dataParts{related: true},
+		func(inv *finance.Invoice, d finance.DocumentData) finance.View { return finance.ViewOf(inv, d, today) })
+}
+
+// scoped is the listing of scope, all's or own's, and its arguments:
+// first, then for own the partners in scope (an empty array, not NULL,
+// for none).
+func scoped(scope finance.Scope, all, own *listTable, first ...any) (*listTable, []any) {
+	if scope.All {
+		return all, first
 	}
-	var page msgkit.Page[finance.View]
-	opts := pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
-	err := pgx.BeginTxFunc(ctx, s.pool, opts, func(tx pgx.Tx) error {
-		ids, err := listPage(ctx, tx, table, q, pgx.RowTo[int64], args...)
-		if err != nil {
-			return err
-		}
-		page.Total = ids.Total
-		page.Items = make([]finance.View, 0, len(ids.Items))
-		if len(ids.Items) == 0 {
-			return nil
-		}
-		invs, err := readInvoices(ctx, tx, ids.Items)
-		if err != nil {
-			return err
-		}
-		data, err := readDocumentData(ctx, tx, invs, dataParts{related: true})
-		if err != nil {
-			return err
-		}
-		for i := range invs {
-			page.Items = append(page.Items, finance.ViewOf(&invs[i], data[i], today))
-		}
-		return nil
-	})
-	if err != nil {
-		return msgkit.Page[finance.View]{}, readError(err, "listing", "listing")
+	partners := scope.Partners
+	if partners == nil {
+		partners = []int64{}
 	}
-	return page, nil
+	return own, append(first, partners)
 }
 
 // InvoiceData reads what the views of invs read beside them, in one
@@ -218,11 +198,12 @@ func (s *FinanceStore) InvoiceData(ctx context.Context, invs []finance.Invoice) 
 }
 
 // listInvoicePage lists invoice ids through the engine (table, q, args),
-// then reads those invoices by id and turns each into a T, both in one
-// read-only REPEATABLE READ transaction, so the second step finds every
-// row the first listed.
+// then reads those invoices by id, with the parts of their data when
+// parts is not nil (readDocumentData), and turns each into a T, all in
+// one read-only REPEATABLE READ transaction, so the later steps find
+// every row the first listed.
 func listInvoicePage[T any](ctx context.Context, pool *pgxpool.Pool, table *listTable, q msgkit.ListQuery, args []any,
-	what string, row func(*finance.Invoice) T) (msgkit.Page[T], error) {
+	what string, parts *dataParts, row func(*finance.Invoice, finance.DocumentData) T) (msgkit.Page[T], error) {
 	var page msgkit.Page[T]
 	opts := pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
 	err := pgx.BeginTxFunc(ctx, pool, opts, func(tx pgx.Tx) error {
@@ -235,23 +216,18 @@ func listInvoicePage[T any](ctx context.Context, pool *pgxpool.Pool, table *list
 		if len(ids.Items) == 0 {
 			return nil
 		}
-		rows, err := tx.Query(ctx, invoicePageSQL, ids.Items)
+		invs, err := readInvoices(ctx, tx, ids.Items, what)
 		if err != nil {
 			return err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			inv, err := scanInvoice(rows)
-			if err != nil {
+		data := make([]finance.DocumentData, len(invs))
+		if parts != nil {
+			if data, err = readDocumentData(ctx, tx, invs, *parts); err != nil {
 				return err
 			}
-			page.Items = append(page.Items, row(&inv))
 		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		if len(page.Items) != len(ids.Items) { // one snapshot: the rows listed are there
-			return storageError(fmt.Errorf("listed %d invoices, read %d", len(ids.Items), len(page.Items)), what)
+		for i := range invs {
+			page.Items = append(page.Items, row(&invs[i], data[i]))
 		}
 		return nil
 	})

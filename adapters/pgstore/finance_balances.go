@@ -576,5 +576,6 @@ func (s *FinanceStore) Sheet(ctx context.Context, scope finance.Scope, o finance
 	if err != nil {
 		return msgkit.Page[finance.SheetRow]{}, err
 	}
-	return listInvoicePage(ctx, s.pool, table, q, args, "sheet", finance.SheetRowOf)
+	return listInvoicePage(ctx, s.pool, table, q, args, "sheet", nil,
+		func(inv *finance.Invoice, _ finance.DocumentData) finance.SheetRow { return finance.SheetRowOf(inv) })
 }

@@ -361,47 +361,15 @@ var (
 // transaction, the page's invoices and their operator data in one batch,
 // and each document made by finance.DocumentOf.
 func (s *FinanceStore) Documents(ctx context.Context, scope finance.Scope, q finance.DocumentQuery) (msgkit.Page[finance.Document], error) {
-	table, scopeArgs := &documentsAll, []any(nil)
-	if !scope.All {
-		partners := scope.Partners
-		if partners == nil {
-			partners = []int64{} // an empty array, not NULL
-		}
-		table, scopeArgs = &documentsOwn, []any{partners}
-	}
-	var page msgkit.Page[finance.Document]
-	opts := pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
-	err := pgx.BeginTxFunc(ctx, s.pool, opts, func(tx pgx.Tx) error {
-		ids, err := listPage(ctx, tx, table, q.Listing(), pgx.RowTo[int64], scopeArgs...)
-		if err != nil {
-			return err
-		}
-		page.Total = ids.Total
-		page.Items = make([]finance.Document, 0, len(ids.Items))
-		if len(ids.Items) == 0 {
-			return nil
-		}
-		invs, err := readInvoices(ctx, tx, ids.Items)
-		if err != nil {
-			return err
-		}
-		data, err := readDocumentData(ctx, tx, invs, dataParts{accounts: true, traffic: q.Traffic})
-		if err != nil {
-			return err
-		}
-		for i := range invs {
-			page.Items = append(page.Items, finance.DocumentOf(&invs[i], data[i], q.Traffic))
-		}
-		return nil
-	})
-	if err != nil {
-		return msgkit.Page[finance.Document]{}, readError(err, "listing", "listing")
-	}
-	return page, nil
+	table, args := scoped(scope, &documentsAll, &documentsOwn)
+	return listInvoicePage(ctx, s.pool, table, q.Listing(), args, "documents", &dataParts{accounts: true, traffic: q.Traffic},
+		func(inv *finance.Invoice, d finance.DocumentData) finance.Document {
+			return finance.DocumentOf(inv, d, q.Traffic)
+		})
 }
 
-// readInvoices reads the invoices of ids, in that order.
-func readInvoices(ctx context.Context, tx pgx.Tx, ids []int64) ([]finance.Invoice, error) {
+// readInvoices reads the invoices of ids, in that order, for what.
+func readInvoices(ctx context.Context, tx pgx.Tx, ids []int64, what string) ([]finance.Invoice, error) {
 	rows, err := tx.Query(ctx, invoicePageSQL, ids)
 	if err != nil {
 		return nil, err
@@ -419,7 +387,7 @@ func readInvoices(ctx context.Context, tx pgx.Tx, ids []int64) ([]finance.Invoic
 		return nil, err
 	}
 	if len(invs) != len(ids) { // one snapshot: the rows listed are there
-		return nil, storageError(fmt.Errorf("listed %d invoices, read %d", len(ids), len(invs)), "documents")
+		return nil, storageError(fmt.Errorf("listed %d invoices, read %d", len(ids), len(invs)), what)
 	}
 	return invs, nil
 }

@@ -89,11 +89,12 @@ func TestReadmeFinance(t *testing.T) {
 				t.Fatal("no token")
 			}
 			var created, read struct {
-				ID       int64  `json:"id"`
-				CustName string `json:"custName"`
-				CustCity string `json:"custCity"`
-				Status   string `json:"status"`
-				Total    json.Number
+				ID          int64  `json:"id"`
+				CustName    string `json:"custName"`
+				CustCity    string `json:"custCity"`
+				Status      string `json:"status"`
+				InvTypeName string `json:"invTypeName"`
+				Total       json.Number
 			}
 			var list struct {
 				Data []struct {
@@ -122,7 +123,8 @@ func TestReadmeFinance(t *testing.T) {
 					t.Errorf("%s: %v: %s", line, err, got)
 				}
 			}
-			if created.ID != 1 || created.CustName != "Harbour Cafe Ltd" || created.CustCity != "Koper" || created.Status != "draft" {
+			if created.ID != 1 || created.CustName != "Harbour Cafe Ltd" || created.CustCity != "Koper" || created.Status != "draft" ||
+				created.InvTypeName != "Customer invoice" {
 				t.Errorf("the created invoice: %+v", created)
 			}
 			if len(list.Data) != 1 || list.Data[0].ID != created.ID {
