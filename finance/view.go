@@ -103,8 +103,8 @@ func ViewOf(inv *Invoice, d DocumentData, today msgkit.Date) View {
 }
 
 // RelatedIDs are the invoices a store reads for the views of invs beside
-// the operator data: each one's netting statement and collection lead
-// (and then the leads' statements, LeadNettingIDs).
+// the operator data: each one's netting statement and collection lead. A
+// store reads the leads' own statements too (DocumentData.LeadNetting).
 func RelatedIDs(invs []Invoice) []InvoiceID {
 	var ids []InvoiceID
 	for i := range invs {
