@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by compare.sh and cpu.sh: the targets they load, started the
 # same way. The caller sets PORT (the platform's bulk SMS port; the bare
 # handler takes PORT+1 and the platform's REST listener PORT-4000) and
