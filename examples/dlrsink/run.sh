@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
 # End-to-end report figures with one command: builds the server, smsload and
 # dlrsink to a temporary directory, starts the server on STORE (memory or
-# postgres: MSGKIT_PG, a fresh schema dropped afterwards) and the sink, loads
+# postgres, see PG below) and the sink, loads
 # N 2-part submissions asking for SENT_TO_SMSC and DELIVERED reports (4 per
 # submission), and prints submissions/s, reports/s and the backlog: the last
 # report's arrival less the end of the load.
 #
 #   examples/dlrsink/run.sh memory
-#   MSGKIT_PG='postgres://postgres@127.0.0.1:5432/test?sslmode=disable' examples/dlrsink/run.sh postgres
+#   examples/dlrsink/run.sh postgres                  # a PostgreSQL cluster of its own
+#   PG=env MSGKIT_PG='postgres://postgres@127.0.0.1:5432/test?sslmode=disable' examples/dlrsink/run.sh postgres
+#
+# PG: own (the default when MSGKIT_PG is unset) starts a private cluster
+# with the operator's settings of examples/pgcluster (its DSN and fsync
+# latency printed first) and removes it afterwards; env (the default when
+# MSGKIT_PG is set) uses MSGKIT_PG, in a fresh schema dropped afterwards.
 #
 # NETWORK=smpp sends through SMPP instead of the simulated network: it
 # starts examples/smsc (the SMSC simulator) and the server with -smpp, and
@@ -16,7 +22,7 @@
 # a second for 60 s on PostgreSQL, DELIVERED reports only):
 #
 #   NETWORK=smpp RATE=2000 N=120000 DURATION=70s TEXT='Your code is 1234' MASK=1 \
-#     MSGKIT_PG=... examples/dlrsink/run.sh postgres
+#     examples/dlrsink/run.sh postgres
 #
 # Environment: KEEP_LOGS (a directory to copy the logs to), N (20000), C
 # (32), MASK (9), IDLE (10s), RATE (0: as fast as
@@ -31,15 +37,18 @@ N=${N:-20000} C=${C:-32} MASK=${MASK:-9} IDLE=${IDLE:-10s}
 RATE=${RATE:-0} DURATION=${DURATION:-2m} TEXT=${TEXT:-} NETWORK=${NETWORK:-sim}
 API=${API:-18081} SMS=${SMS:-22021} SINK=${SINK:-12040} SMSC=${SMSC:-22775}
 
+if [ -n "${MSGKIT_PG:-}" ]; then PG=${PG:-env}; else PG=${PG:-own}; fi
 tmp=$(mktemp -d)
 pids=()
 schema=""
+. examples/pgcluster/start.sh
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
   # (SIGTERM: the server stops gracefully and writes its -cpuprofile)
   wait 2>/dev/null || true
   if [ -n "${KEEP_LOGS:-}" ]; then mkdir -p "$KEEP_LOGS" && cp "$tmp"/*.log "$tmp"/*.out "$KEEP_LOGS"/ 2>/dev/null || true; fi
-  if [ -n "$schema" ]; then psql -q "$MSGKIT_PG" -c "DROP SCHEMA IF EXISTS $schema CASCADE" >/dev/null 2>&1 || true; fi
+  if [ -n "$schema" ] && [ "$PG" = env ]; then psql -q "$MSGKIT_PG" -c "DROP SCHEMA IF EXISTS $schema CASCADE" >/dev/null 2>&1 || true; fi
+  pgcluster_stop
   rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -63,8 +72,13 @@ esac
 case $store in
 memory) ;;
 postgres)
+  case $PG in
+  own) pgcluster_start ;;
+  env) : "${MSGKIT_PG:?PG=env needs MSGKIT_PG}"; echo "PostgreSQL at ${MSGKIT_PG%%\?*}" ;;
+  *) echo "PG must be own or env" >&2; exit 2 ;;
+  esac
   schema="dlrsink_$(date +%s)_$$"
-  args+=(-store postgres -pg "${MSGKIT_PG:?set MSGKIT_PG}" -pg-schema "$schema") ;;
+  args+=(-store postgres -pg "$MSGKIT_PG" -pg-schema "$schema") ;;
 *) echo "usage: $0 memory|postgres" >&2; exit 2 ;;
 esac
 

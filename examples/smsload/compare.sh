@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
 # Runs the platform and its peers side by side on this machine: each round
 # loads, one after the other, the platform's /bulk/sendsms (on PostgreSQL
-# by default), Kannel's sendsms (see kannel.sh) and the bare handler
-# (examples/bare), at each concurrency, and prints every run, then the
-# median rate and p99 per target and the platform's ratio to each peer.
+# by default), the bare handler (examples/bare), Kannel's sendsms without
+# a store ("kannel": its 202 is not durable) and with its spool store
+# ("kannel-store": its 202 comes after the message's file is written; see
+# kannel.sh), at each concurrency, and prints every run, then the median
+# rate and p99 per target and the platform's ratio to each peer.
 #
-#	bash examples/smsload/compare.sh                # PostgreSQL at $MSGKIT_PG, 5 rounds, 8 and 32 clients
+#	bash examples/smsload/compare.sh                # PostgreSQL of its own, 5 rounds, 8 and 32 clients
+#	PG=env MSGKIT_PG=postgres://... bash examples/smsload/compare.sh   # an existing server instead
 #	STORE=memory ROUNDS=3 CLIENTS="32" N=40000 bash examples/smsload/compare.sh
 #
-# A peer that is not installed (Kannel) is left out. PostgreSQL runs use a
-# fresh schema, dropped at the end.
+# PostgreSQL (PG in targets.sh): by default a private cluster with the
+# operator's settings of examples/pgcluster, whose fsync latency (the floor
+# of a durable commit) is printed first; PG=env uses MSGKIT_PG, in a fresh
+# schema dropped at the end. Kannel, when not installed, is left out
+# (KANNEL=install installs it, KANNEL=off leaves it out).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROUNDS=${ROUNDS:-5}
@@ -18,7 +24,10 @@ N=${N:-20000}
 PORT=22090 NAME=compare
 . examples/smsload/targets.sh
 targets=("msgkit-$STORE bulk http://127.0.0.1:22090/bulk/sendsms" "bare bulk http://127.0.0.1:22091/bulk/sendsms")
-if [ "$kannel" != 0 ]; then targets+=("kannel kannel http://127.0.0.1:13013/cgi-bin/sendsms"); fi
+if [ "$kannel" != 0 ]; then
+  targets+=("kannel kannel http://127.0.0.1:13013/cgi-bin/sendsms" "kannel-store kannel http://127.0.0.1:13113/cgi-bin/sendsms")
+fi
+if [ -n "$pg_label" ]; then echo "$pg_label"; fi
 
 results=$bin/results
 for round in $(seq 1 "$ROUNDS"); do
@@ -35,7 +44,7 @@ for round in $(seq 1 "$ROUNDS"); do
 done
 
 echo
-echo "medians of $ROUNDS rounds ($N submissions each):"
+echo "medians of $ROUNDS rounds ($N submissions each)${pg_label:+; $pg_label}:"
 for c in $CLIENTS; do
   declare -A med=()
   for t in "${targets[@]}"; do

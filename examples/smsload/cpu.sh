@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # CPU per submission, the figure behind a throughput limit on a machine the
 # load generator, the server, PostgreSQL and the peer share: each target
-# (the platform on STORE, Kannel when installed, the bare handler) is
-# loaded with N submissions from C clients, and the CPU time its processes
-# spent meanwhile (from /proc: user + system) is divided by N, beside
-# smsload's own. On PostgreSQL, every postgres process counts, so run it
-# on a database nothing else is using. Two cores give 2,000,000 µs of CPU
-# a second: a target whose processes, smsload's included, spend X µs per
+# (the platform on STORE, Kannel without and with its spool store when
+# installed, the bare handler) is loaded with N submissions from C clients,
+# and the CPU time its processes spent meanwhile (from /proc: user +
+# system) is divided by N, beside smsload's own. On PostgreSQL (PG, see
+# targets.sh) the own cluster's processes count (the default: its
+# postmaster and every backend, autovacuum and WAL writer included); with
+# PG=env every postgres process on the machine counts, so run that on a
+# server nothing else is using. Two cores give 2,000,000 µs of CPU a
+# second: a target whose processes, smsload's included, spend X µs per
 # submission cannot go past 2e6/X submissions a second here.
 #
-#	bash examples/smsload/cpu.sh                       # PostgreSQL at $MSGKIT_PG, C=32, N=20000
+#	bash examples/smsload/cpu.sh                       # PostgreSQL of its own, C=32, N=20000
+#	PG=env MSGKIT_PG=postgres://... bash examples/smsload/cpu.sh
 #	STORE=memory C=8 bash examples/smsload/cpu.sh
 #	SMS_SEND=false bash examples/smsload/cpu.sh        # the floor: accept, charge and queue only, nothing sent
 set -euo pipefail
@@ -53,15 +57,21 @@ measure() {
   }'
 }
 serverpid() { echo "$server"; }
-postgrespids() { pgrep -u postgres -x postgres || true; }
+postgrespids() {
+  if [ "$PG" = own ]; then echo "$PGCLUSTER_PID"; pgrep -P "$PGCLUSTER_PID" || true; else pgrep -u postgres -x postgres || true; fi
+}
 barepid() { echo "$bare"; }
-kannelpids() { pgrep -f 'bearerbox|smsbox|fakesmsc' || true; }
+kannelpids() { pgrep -P "$kannel" || true; }          # bearerbox, smsbox, fakesmsc
+kannelstorepids() { pgrep -P "$kannel_store" || true; }
 
-echo "C=$C clients, N=$N submissions each"
+echo "C=$C clients, N=$N submissions each${pg_label:+; $pg_label}"
 if [ "$STORE" = postgres ]; then
   measure "msgkit-$STORE" bulk http://127.0.0.1:22092/bulk/sendsms serverpid postgrespids
 else
   measure "msgkit-$STORE" bulk http://127.0.0.1:22092/bulk/sendsms serverpid
 fi
-if [ "$kannel" != 0 ]; then measure kannel kannel http://127.0.0.1:13013/cgi-bin/sendsms kannelpids; fi
+if [ "$kannel" != 0 ]; then
+  measure kannel kannel http://127.0.0.1:13013/cgi-bin/sendsms kannelpids
+  measure kannel-store kannel http://127.0.0.1:13113/cgi-bin/sendsms kannelstorepids
+fi
 measure bare bulk http://127.0.0.1:22093/bulk/sendsms barepid
