@@ -354,6 +354,18 @@ func fingerprint(sub Submission) idempotency.Fingerprint {
 		[]byte(sub.DLRURL), []byte(flash), sub.Custom)
 }
 
+// Throughput returns how many submissions a second the account may make
+// (0: unlimited), for the platform's own senders that pace themselves to
+// it (campaigns), so that they are not throttled; NotFound when there is
+// no such account.
+func (g *Gateway) Throughput(ctx context.Context, account string) (int, error) {
+	acct, err := g.store.Account(ctx, account)
+	if err != nil {
+		return 0, err
+	}
+	return acct.Throughput, nil
+}
+
 // SubmitFor submits sub on behalf of the account named account, for the
 // platform's own senders (campaigns) that hold no password: the
 // credentials and client address of sub are not looked at, every other
