@@ -69,7 +69,7 @@ var smsloadRate = regexp.MustCompile(`(\d+) accepted \((\d+)/s\)`)
 // then a campaign "now" to a list of N contacts, both charged to one
 // account without a throughput limit, in the same text. It reports the
 // medians over the rounds of both rates and of their ratio, the campaign's
-// from the first sight of its task to its end (polled every 20 ms through
+// from the first sight of its task to its end (polled every 10 ms through
 // the CDS API). N is MSGKIT_PACE_N (default 20,000), the rounds
 // MSGKIT_PACE_ROUNDS (default 5); MSGKIT_PACE_CPUPROFILE=dir writes each
 // server's CPU profile there. Run it alone:
@@ -136,7 +136,7 @@ func newPaceWorld(b *testing.B, name string, storeArgs []string, smsload string,
 		"campaignAccounts": {"`+paceTenant+`": "bulk"}
 	}`), 0o600)
 	args := append(storeArgs, "-bootstrap", boot, "-demo", "false", "-addr", "127.0.0.1:0", "-sms-http", "127.0.0.1:0",
-		"-log-level", "warn", "-campaign-rate", "unpaced")
+		"-log-level", "info", "-campaign-rate", "unpaced")
 	p := &paceWorld{smsload: smsload, n: n}
 	if dir := os.Getenv("MSGKIT_PACE_CPUPROFILE"); dir != "" {
 		args = append(args, "-cpuprofile", filepath.Join(dir, "server-"+name+".pprof"))
@@ -216,7 +216,7 @@ func (p *paceWorld) campaign(b *testing.B, round int) float64 {
 			}
 			return float64(p.n) / time.Since(began).Seconds()
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond)
 	}
 	b.Fatalf("the campaign did not end in 10 minutes")
 	return 0
