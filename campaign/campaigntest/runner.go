@@ -65,6 +65,7 @@ func runRunnerTests(t *testing.T, newStores func(t *testing.T) (RunnerStores, fu
 		{"stop within a page", testStopWithinAPage},
 		{"pace", testPace},
 		{"pace by precedence", testPacePrecedence},
+		{"a slow pace keeps its lease", testSlowPaceKeepsLease},
 		{"webhook channel", testWebhookChannel},
 		{"the payer from the store", testPayer},
 		{"a query parsed once a task", testQueryParsedOnce},
@@ -497,6 +498,42 @@ func testPacePrecedence(t *testing.T, w *World, replica func() RunnerStores) {
 				t.Errorf("tasks %+v, want one done with 3 sent and 1 failed", tasks)
 			}
 		})
+	}
+}
+
+// batchingStore records how many messages each FinishMessages records.
+type batchingStore struct {
+	campaign.RunStore
+	mu      sync.Mutex
+	batches []int
+}
+
+func (b *batchingStore) FinishMessages(ctx context.Context, t campaign.Task, msgs []campaign.Message, until time.Time) (campaign.Task, error) {
+	b.mu.Lock()
+	b.batches = append(b.batches, len(msgs))
+	b.mu.Unlock()
+	return b.RunStore.FinishMessages(ctx, t, msgs, until)
+}
+
+// A paced run records what it handed over, renewing its lease, at least
+// every half lease, however long its page would take: at 1 message a
+// second with a lease of 4 s, every 2 messages.
+func testSlowPaceKeepsLease(t *testing.T, w *World, replica func() RunnerStores) {
+	c := w.Create(t, nil)
+	st := &batchingStore{RunStore: w.Stores.Campaigns}
+	r := campaign.NewRunner(st, w.Stores.Contacts, map[campaign.Channel]campaign.Sender{campaign.SMS: w.Sender()}, campaign.RunnerOptions{
+		Clock: w.Clock.Now, Lease: 4 * time.Second, DefaultRate: 1, Burst: 1,
+		Sleep: func(_ context.Context, d time.Duration) error { w.Clock.Advance(d); return nil },
+	})
+	if _, err := r.RunOnce(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(st.batches, []int{2, 2}) {
+		t.Errorf("recorded %v messages at a time, want [2 2]", st.batches)
+	}
+	tasks, _ := w.Stores.Campaigns.Tasks(t.Context(), tenant, c.UUID)
+	if len(tasks) != 1 || tasks[0].State != campaign.TaskDone || tasks[0].Sent != 3 || tasks[0].Failed != 1 {
+		t.Errorf("tasks %+v, want one done with 3 sent and 1 failed", tasks)
 	}
 }
 

@@ -17,8 +17,10 @@
 //
 // Servers sharing a PostgreSQL store divide the campaigns' runs: a run is
 // held under a lease (-campaign-lease) that another server takes over when
-// its holder dies, and each server paces each tenant's campaigns
-// (-campaign-rate).
+// its holder dies, and each server paces each tenant's campaigns: at the
+// rate the bootstrap section campaignRates gives the tenant, else at its
+// payer account's throughput, else at -campaign-rate (0 or unpaced: as
+// fast as they go).
 //
 // Every flag has an environment fallback named after it: -sms-http is
 // MSGKIT_SMS_HTTP, -pg is MSGKIT_PG, and so on; -h lists them.
