@@ -116,8 +116,9 @@
 //     per address: a number in two lists gets one message) with the
 //     page's cursor,
 //     then hands the queued messages to the channel's Sender at the
-//     tenant's pace (RunnerOptions.Rate) and records each outcome. Every
-//     store step renews the lease; a runner whose lease ended finds the
+//     tenant's pace (see Pace below) and records each outcome. Every
+//     store step renews the lease, and a paced run records what it handed
+//     over at least every half lease; a runner whose lease ended finds the
 //     task taken over and lets go.
 //   - A message's key is MessageKey(task, contact), the same on every
 //     try. SMSSender submits it as the bulk SMS msgId through the
@@ -151,6 +152,25 @@
 // charges the next page; a tenant without one has each of its sms
 // messages fail with code no_sms_account ("the tenant has no bulk SMS
 // account for campaigns"), and the run goes on to its end.
+//
+// # Pace
+//
+// A tenant's campaigns (all their channels, on one Runner) send together
+// at most at one pace, chosen for each page by precedence (Pace):
+//
+//  1. the rate set for the tenant (RunnerOptions.Rate: the operator's
+//     override; 0 or rate.Inf sends unpaced);
+//  2. else its payer's throughput, the bulk SMS account's submissions a
+//     second (RunnerOptions.Throughputs, read as the payer is, for each
+//     page), since the gateway throttles what goes faster: a tenant is
+//     paced by what it pays for by default;
+//  3. else RunnerOptions.DefaultRate;
+//  4. else none: unpaced, as fast as the channel takes the messages
+//     (InFlight at a time).
+//
+// A rate set above the payer's throughput meets the gateway's throttling,
+// which gives the task back with backoff. A paced tenant sends in bursts
+// of a tenth of a second's worth unless RunnerOptions.Burst says.
 //
 // The task's state is pending, running, done or stopped; a message's
 // queued, sent (with the channel's msgId) or failed (with why). GET of a

@@ -100,9 +100,22 @@ type RunnerOptions struct {
 	Page int
 	// Tasks is how many tasks one round claims; default 4.
 	Tasks int
-	// Rate is how many messages a second a tenant's campaigns send
-	// together, at most; default 200. Burst is the same unless set.
-	Rate  func(tenant msgkit.ServiceUUID) rate.Limit
+	// Rate is the pace set for a tenant (an operator's override): how
+	// many messages a second its campaigns send together, at most; ok
+	// false when none is set, a limit of 0 or rate.Inf sends unpaced.
+	// Without one, the tenant's campaigns go at its payer's throughput
+	// (Throughputs), else at DefaultRate. See Pace.
+	Rate func(tenant msgkit.ServiceUUID) (limit rate.Limit, ok bool)
+	// Throughputs reads the throughput of the tenant's payer; nil: none
+	// is read.
+	Throughputs Throughputs
+	// DefaultRate paces a tenant that has no Rate and whose payer has no
+	// throughput; 0 sends its campaigns unpaced.
+	DefaultRate rate.Limit
+	// Burst is how many messages a paced tenant may send at once; unless
+	// set, a tenth of a second's worth (at least 1), so that a page does
+	// not open with a whole second's worth, which the gateway's count of
+	// the account's submissions a second would partly refuse.
 	Burst int
 	// Backoff paces the retries of a task whose channel failed for the
 	// moment; default 5 s doubling to 10 min.
@@ -152,7 +165,7 @@ func NewRunner(store RunStore, audience Audience, senders map[Channel]Sender, op
 	opts.CheckEvery = cmp.Or(opts.CheckEvery, 50)
 	opts.Idle = cmp.Or(opts.Idle, time.Second)
 	if opts.Rate == nil {
-		opts.Rate = func(msgkit.ServiceUUID) rate.Limit { return 200 }
+		opts.Rate = func(msgkit.ServiceUUID) (rate.Limit, bool) { return 0, false }
 	}
 	if opts.Sleep == nil {
 		opts.Sleep = sleep
@@ -290,7 +303,11 @@ func (r *Runner) send(ctx context.Context, c Campaign, t Task, queued []Message)
 	if err != nil {
 		return t, false, err
 	}
-	lim := r.limiter(t.Tenant)
+	lim, err := r.limiter(ctx, t.Tenant, payer)
+	if err != nil {
+		return t, false, err
+	}
+	queued = queued[:min(len(queued), r.withinLease(lim.Limit()))]
 	out := slices.Clone(queued) // each message's outcome; still queued: not handed over
 	var mu sync.Mutex
 	var temporary error
@@ -356,6 +373,16 @@ func (r *Runner) send(ctx context.Context, c Campaign, t Task, queued []Message)
 	return t, true, r.leaseLost(ctx, t, r.store.EndTask(ctx, t, TaskRunning, now.Add(r.opts.Backoff.Wait(t.Attempts))))
 }
 
+// withinLease is how many messages a run hands over at the pace lim
+// before it records them, which renews its lease: half a lease's worth,
+// so that a slow pace does not let another runner take a live task over.
+func (r *Runner) withinLease(lim rate.Limit) int {
+	if lim == rate.Inf {
+		return r.opts.Page
+	}
+	return max(1, int(float64(lim)*r.opts.Lease.Seconds()/2))
+}
+
 // stopped reports whether t's campaign was stopped, deleted or made a
 // draft since the page began; a failure to look counts as not.
 func (r *Runner) stopped(ctx context.Context, t Task) bool {
@@ -389,21 +416,75 @@ func (r *Runner) leaseLost(ctx context.Context, t Task, err error) error {
 	return err
 }
 
-// limiter is the pace of a tenant's campaigns.
-func (r *Runner) limiter(tenant msgkit.ServiceUUID) *rate.Limiter {
+// limiter is the limiter of a tenant's campaigns, set to the pace of the
+// tenant paying with payer (read for each page, so that a change applies
+// to the next one). The tenant's tasks share it.
+func (r *Runner) limiter(ctx context.Context, tenant msgkit.ServiceUUID, payer string) (*rate.Limiter, error) {
+	lim, err := r.pace(ctx, tenant, payer)
+	if err != nil {
+		return nil, err
+	}
+	burst := r.opts.Burst
+	if burst <= 0 {
+		burst = 1
+		if lim != rate.Inf {
+			burst = max(int(lim/10), 1)
+		}
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	l := r.limiters[tenant]
 	if l == nil {
-		lim := r.opts.Rate(tenant)
-		burst := r.opts.Burst
-		if burst <= 0 {
-			burst = max(int(lim), 1)
-		}
 		l = rate.NewLimiter(lim, burst)
 		r.limiters[tenant] = l
 	}
-	return l
+	if l.Limit() != lim || l.Burst() != burst {
+		now := r.opts.Clock.Now()
+		l.SetLimitAt(now, lim)
+		l.SetBurstAt(now, burst)
+	}
+	return l, nil
+}
+
+// pace is the tenant's pace when it pays with payer (see Pace); a payer
+// the Throughputs do not know gives none.
+func (r *Runner) pace(ctx context.Context, tenant msgkit.ServiceUUID, payer string) (rate.Limit, error) {
+	set, ok := r.opts.Rate(tenant)
+	throughput := 0
+	if !ok && payer != "" && r.opts.Throughputs != nil {
+		n, err := r.opts.Throughputs.Throughput(ctx, payer)
+		if err != nil && msgkit.KindOf(err) != msgkit.NotFound {
+			return 0, err
+		}
+		throughput = n
+	}
+	return Pace(set, ok, throughput, r.opts.DefaultRate), nil
+}
+
+// Throughputs reads the throughput of a bulk SMS account: how many
+// submissions a second the gateway takes from it, 0 when unlimited;
+// NotFound for an account it does not know. sms.Gateway is one.
+type Throughputs interface {
+	Throughput(ctx context.Context, account string) (int, error)
+}
+
+// Pace is the pace of a tenant's campaigns, in messages a second
+// (rate.Inf: unpaced), by precedence: the rate set for the tenant when
+// set is true (0 or rate.Inf: unpaced); else its payer's throughput when
+// it has one (above 0), as the gateway would refuse faster submissions;
+// else def, 0 meaning unpaced.
+func Pace(set rate.Limit, isSet bool, throughput int, def rate.Limit) rate.Limit {
+	switch {
+	case isSet && set > 0:
+		return set
+	case isSet:
+		return rate.Inf
+	case throughput > 0:
+		return rate.Limit(throughput)
+	case def > 0:
+		return def
+	}
+	return rate.Inf
 }
 
 // MessageKey is the key of a task's message to a contact: "c" and 31

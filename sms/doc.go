@@ -68,7 +68,10 @@
 // client address checks and applies every other rule, with a message id
 // the caller chooses, so a submission tried again after a crash finds its
 // id taken (Conflict, message_exists) and is neither sent nor charged
-// twice.
+// twice. The account it names is remembered for CredentialTTL, as a
+// verified password's is, so a campaign does not read it per message;
+// Gateway.Throughput gives the account's submissions a second to such
+// senders, which pace themselves to it.
 //
 // # Idempotency keys
 //

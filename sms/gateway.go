@@ -89,8 +89,10 @@ type GatewayOptions struct {
 	// BcryptCost hashes account passwords given to CreateAccount.
 	BcryptCost int
 	// CredentialTTL is how long a verified password is remembered, so that
-	// a busy account does not pay a bcrypt comparison per message; default
-	// one minute. Changed accounts are seen after at most this long.
+	// a busy account does not pay a bcrypt comparison per message, and how
+	// long an account SubmitFor or Throughput read is, so that a campaign
+	// does not read it per message; default one minute. Changed accounts
+	// are seen after at most this long.
 	CredentialTTL time.Duration
 	// NewID makes the id of an accepted message; default a random UUID. It
 	// is called by concurrent submissions and must never repeat an id.
@@ -119,6 +121,9 @@ type Gateway struct {
 	credKey [32]byte // keys the remembered password digests
 	credMu  sync.RWMutex
 	creds   map[string]credential
+	// accounts are the accounts SubmitFor and Throughput read, by
+	// username (digest unused), under credMu.
+	accounts map[string]credential
 	// checking runs one bcrypt comparison for concurrent submissions with
 	// the same credentials, so a burst at start-up costs one comparison,
 	// not one per request.
@@ -146,7 +151,7 @@ func NewGateway(store Store, opts GatewayOptions) *Gateway {
 	if opts.NewID == nil {
 		opts.NewID = func() MessageID { return MessageID(uuid.NewString()) }
 	}
-	g := &Gateway{store: store, opts: opts, creds: map[string]credential{}, secrets: secret.NewChecker(opts.BcryptCost)}
+	g := &Gateway{store: store, opts: opts, creds: map[string]credential{}, accounts: map[string]credential{}, secrets: secret.NewChecker(opts.BcryptCost)}
 	rand.Read(g.credKey[:])
 	return g
 }
@@ -354,6 +359,18 @@ func fingerprint(sub Submission) idempotency.Fingerprint {
 		[]byte(sub.DLRURL), []byte(flash), sub.Custom)
 }
 
+// Throughput returns how many submissions a second the account may make
+// (0: unlimited), for the platform's own senders that pace themselves to
+// it (campaigns), so that they are not throttled; NotFound when there is
+// no such account.
+func (g *Gateway) Throughput(ctx context.Context, account string) (int, error) {
+	acct, err := g.account(ctx, account)
+	if err != nil {
+		return 0, err
+	}
+	return acct.Throughput, nil
+}
+
 // SubmitFor submits sub on behalf of the account named account, for the
 // platform's own senders (campaigns) that hold no password: the
 // credentials and client address of sub are not looked at, every other
@@ -366,7 +383,7 @@ func (g *Gateway) SubmitFor(ctx context.Context, account string, id MessageID, s
 	if id == "" || len(id) > 64 {
 		return Accepted{}, msgkit.Errorf(msgkit.Internal, "bad_message_id", "sms: SubmitFor needs a message id of 1 to 64 bytes, got %q", id)
 	}
-	acct, err := g.store.Account(ctx, account)
+	acct, err := g.account(ctx, account)
 	if msgkit.KindOf(err) == msgkit.NotFound {
 		return Accepted{}, CodeNoAccount.Errorf("the account %s does not exist", account)
 	}
@@ -377,6 +394,31 @@ func (g *Gateway) SubmitFor(ctx context.Context, account string, id MessageID, s
 		return Accepted{}, CodeNoAccount.Errorf("the account is disabled")
 	}
 	return g.accept(ctx, acct, sub, id)
+}
+
+// account is the account named username as the store had it within
+// CredentialTTL, as a verified password's account is: a campaign's
+// messages would otherwise each read (and decode) it. An account not
+// found is not remembered.
+func (g *Gateway) account(ctx context.Context, username string) (Account, error) {
+	now := g.opts.Clock.Now()
+	g.credMu.RLock()
+	c, ok := g.accounts[username]
+	g.credMu.RUnlock()
+	if ok && now.Before(c.until) {
+		return c.account, nil
+	}
+	acct, err := g.store.Account(ctx, username)
+	if err != nil {
+		return Account{}, err
+	}
+	g.credMu.Lock()
+	defer g.credMu.Unlock()
+	if len(g.accounts) > 100_000 {
+		clear(g.accounts) // bounded, as the credentials are
+	}
+	g.accounts[username] = credential{account: acct, until: now.Add(g.opts.CredentialTTL)}
+	return acct, nil
 }
 
 // accept runs the rules of a submission of the authenticated account acct

@@ -319,7 +319,8 @@ func TestSubmitInternalFailure(t *testing.T) {
 	}
 }
 
-// countingStore counts account lookups, which happen once per bcrypt check.
+// countingStore counts account lookups, which happen once per bcrypt check
+// and once per CredentialTTL for SubmitFor.
 type countingStore struct {
 	sms.Store
 	mu      sync.Mutex
@@ -349,6 +350,39 @@ func TestCredentialCheckOnceForABurst(t *testing.T) {
 	wg.Wait()
 	if cs.lookups != 1 {
 		t.Errorf("%d password checks for one burst, want 1", cs.lookups)
+	}
+}
+
+// SubmitFor and Throughput read an account once within CredentialTTL, as
+// a verified password's is, so a campaign does not read it per message;
+// after it, the account as stored now.
+func TestSubmitForRemembersTheAccount(t *testing.T) {
+	f := newFixture(t)
+	f.account(t, "paced", func(a *sms.Account) { a.Throughput = 7 })
+	st := &countingStore{Store: f.store}
+	gw := sms.NewGateway(st, sms.GatewayOptions{Clock: f.clock.Now, BcryptCost: bcrypt.MinCost})
+	sub := valid()
+	sub.Username, sub.Password = "", ""
+	for i := range 3 {
+		if _, err := gw.SubmitFor(t.Context(), "paced", sms.MessageID(fmt.Sprintf("c-%d", i)), sub); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := gw.Throughput(t.Context(), "paced"); err != nil || n != 7 {
+		t.Errorf("Throughput = %d, %v; want 7", n, err)
+	}
+	if st.lookups != 1 {
+		t.Errorf("%d reads of the account for 3 submissions and its throughput, want 1", st.lookups)
+	}
+	f.clock.Advance(time.Minute)
+	if _, err := gw.SubmitFor(t.Context(), "paced", "c-3", sub); err != nil {
+		t.Fatal(err)
+	}
+	if st.lookups != 2 {
+		t.Errorf("%d reads once CredentialTTL has passed, want 2", st.lookups)
+	}
+	if _, err := gw.Throughput(t.Context(), "nobody"); msgkit.KindOf(err) != msgkit.NotFound {
+		t.Errorf("Throughput of no account: %v, want NotFound", err)
 	}
 }
 

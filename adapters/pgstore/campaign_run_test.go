@@ -13,7 +13,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/shopspring/decimal"
 	"golang.org/x/crypto/bcrypt"
-	"golang.org/x/time/rate"
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/adapters/memstore"
@@ -572,8 +571,7 @@ func BenchmarkCampaignFanOut(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		r := campaign.NewRunner(timedRuns{db.Campaigns(), &spent.runs}, timedAudience{db.Contacts(), &spent.audience}, senders, campaign.RunnerOptions{Page: 1000,
-			Rate: func(msgkit.ServiceUUID) rate.Limit { return rate.Inf }})
+		r := campaign.NewRunner(timedRuns{db.Campaigns(), &spent.runs}, timedAudience{db.Contacts(), &spent.audience}, senders, campaign.RunnerOptions{Page: 1000})
 		runtime.GC()
 		stop := make(chan struct{})
 		sampled := make(chan uint64)

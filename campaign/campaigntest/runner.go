@@ -64,6 +64,8 @@ func runRunnerTests(t *testing.T, newStores func(t *testing.T) (RunnerStores, fu
 		{"stop", testStopMidSend},
 		{"stop within a page", testStopWithinAPage},
 		{"pace", testPace},
+		{"pace by precedence", testPacePrecedence},
+		{"a slow pace keeps its lease", testSlowPaceKeepsLease},
 		{"webhook channel", testWebhookChannel},
 		{"the payer from the store", testPayer},
 		{"a query parsed once a task", testQueryParsedOnce},
@@ -146,9 +148,6 @@ func (w *World) Sender() campaign.SMSSender {
 // Runner is a runner over the world's stores, unpaced unless opts say.
 func (w *World) Runner(senders map[campaign.Channel]campaign.Sender, opts campaign.RunnerOptions) *campaign.Runner {
 	opts.Clock = w.Clock.Now
-	if opts.Rate == nil {
-		opts.Rate = func(msgkit.ServiceUUID) rate.Limit { return rate.Inf }
-	}
 	return campaign.NewRunner(w.Stores.Campaigns, w.Stores.Contacts, senders, opts)
 }
 
@@ -294,7 +293,7 @@ func testCrashResume(t *testing.T, w *World, replica func() RunnerStores) {
 	c := w.Create(t, nil)
 	crashing := campaign.NewRunner(&failingStore{RunStore: w.Stores.Campaigns, fails: 1}, w.Stores.Contacts,
 		map[campaign.Channel]campaign.Sender{campaign.SMS: w.Sender()},
-		campaign.RunnerOptions{Clock: w.Clock.Now, Rate: func(msgkit.ServiceUUID) rate.Limit { return rate.Inf }, Lease: time.Minute})
+		campaign.RunnerOptions{Clock: w.Clock.Now, Lease: time.Minute})
 	if _, err := crashing.RunOnce(t.Context()); err == nil {
 		t.Fatal("the crash did not show")
 	}
@@ -439,7 +438,7 @@ func testPace(t *testing.T, w *World, replica func() RunnerStores) {
 	w.Create(t, nil)
 	var slept time.Duration
 	r := w.Runner(map[campaign.Channel]campaign.Sender{campaign.SMS: w.Sender()}, campaign.RunnerOptions{
-		Rate: func(msgkit.ServiceUUID) rate.Limit { return 2 }, Burst: 1,
+		DefaultRate: 2, Burst: 1,
 		Sleep: func(_ context.Context, d time.Duration) error { slept += d; w.Clock.Advance(d); return nil },
 	})
 	if _, err := r.RunOnce(t.Context()); err != nil {
@@ -447,6 +446,94 @@ func testPace(t *testing.T, w *World, replica func() RunnerStores) {
 	}
 	if slept != 1500*time.Millisecond {
 		t.Errorf("slept %v for 4 messages at 2 a second, want 1.5 s", slept)
+	}
+}
+
+// The pace of a tenant by precedence: the rate set for it, else its
+// payer's throughput (read from the bulk SMS store), else the default,
+// else unpaced; each run of the four messages one at a time, on the
+// world's clock.
+func testPacePrecedence(t *testing.T, w *World, replica func() RunnerStores) {
+	if _, err := w.GW.CreateAccount(t.Context(), sms.AccountSpec{Password: "pw", Account: sms.Account{
+		Username: "paced", Enabled: true, Balance: decimal.RequireFromString("100"), Currency: "EUR", Throughput: 4,
+		Prices: []sms.Price{{Prefix: "386", Price: decimal.RequireFromString("0.05")}},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	none := func(msgkit.ServiceUUID) (rate.Limit, bool) { return 0, false }
+	set := func(lim rate.Limit) func(msgkit.ServiceUUID) (rate.Limit, bool) {
+		return func(tn msgkit.ServiceUUID) (rate.Limit, bool) { return lim, tn == tenant }
+	}
+	for _, tc := range []struct {
+		name  string
+		payer string
+		rate  func(msgkit.ServiceUUID) (rate.Limit, bool)
+		def   rate.Limit
+		want  time.Duration // slept for the 4 messages, the first at once
+	}{
+		{"the payer's throughput over the default", "paced", none, 2, 750 * time.Millisecond},
+		{"the rate set over the throughput", "paced", set(1), 2, 3 * time.Second},
+		{"unpaced when set so, over the default", "campaigns", set(0), 2, 0},
+		{"the default when the payer has no throughput", "campaigns", none, 2, 1500 * time.Millisecond},
+		{"unpaced without any", "campaigns", none, 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := w.Svc.SetPayer(t.Context(), tenant, tc.payer); err != nil {
+				t.Fatal(err)
+			}
+			c := w.Create(t, nil)
+			var slept time.Duration
+			r := w.Runner(map[campaign.Channel]campaign.Sender{campaign.SMS: w.Sender()}, campaign.RunnerOptions{
+				Rate: tc.rate, Throughputs: w.GW, DefaultRate: tc.def, Burst: 1,
+				Sleep: func(_ context.Context, d time.Duration) error { slept += d; w.Clock.Advance(d); return nil },
+			})
+			if _, err := r.RunOnce(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			if slept != tc.want {
+				t.Errorf("slept %v for 4 messages, want %v", slept, tc.want)
+			}
+			tasks, _ := w.Stores.Campaigns.Tasks(t.Context(), tenant, c.UUID)
+			if len(tasks) != 1 || tasks[0].State != campaign.TaskDone || tasks[0].Sent != 3 || tasks[0].Failed != 1 {
+				t.Errorf("tasks %+v, want one done with 3 sent and 1 failed", tasks)
+			}
+		})
+	}
+}
+
+// batchingStore records how many messages each FinishMessages records.
+type batchingStore struct {
+	campaign.RunStore
+	mu      sync.Mutex
+	batches []int
+}
+
+func (b *batchingStore) FinishMessages(ctx context.Context, t campaign.Task, msgs []campaign.Message, until time.Time) (campaign.Task, error) {
+	b.mu.Lock()
+	b.batches = append(b.batches, len(msgs))
+	b.mu.Unlock()
+	return b.RunStore.FinishMessages(ctx, t, msgs, until)
+}
+
+// A paced run records what it handed over, renewing its lease, at least
+// every half lease, however long its page would take: at 1 message a
+// second with a lease of 4 s, every 2 messages.
+func testSlowPaceKeepsLease(t *testing.T, w *World, replica func() RunnerStores) {
+	c := w.Create(t, nil)
+	st := &batchingStore{RunStore: w.Stores.Campaigns}
+	r := campaign.NewRunner(st, w.Stores.Contacts, map[campaign.Channel]campaign.Sender{campaign.SMS: w.Sender()}, campaign.RunnerOptions{
+		Clock: w.Clock.Now, Lease: 4 * time.Second, DefaultRate: 1, Burst: 1,
+		Sleep: func(_ context.Context, d time.Duration) error { w.Clock.Advance(d); return nil },
+	})
+	if _, err := r.RunOnce(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(st.batches, []int{2, 2}) {
+		t.Errorf("recorded %v messages at a time, want [2 2]", st.batches)
+	}
+	tasks, _ := w.Stores.Campaigns.Tasks(t.Context(), tenant, c.UUID)
+	if len(tasks) != 1 || tasks[0].State != campaign.TaskDone || tasks[0].Sent != 3 || tasks[0].Failed != 1 {
+		t.Errorf("tasks %+v, want one done with 3 sent and 1 failed", tasks)
 	}
 }
 
@@ -574,8 +661,7 @@ func testQueryParsedOnce(t *testing.T, w *World, replica func() RunnerStores) {
 	senders := map[campaign.Channel]campaign.Sender{campaign.SMS: w.Sender()}
 	run := func(a *queryAudience) {
 		t.Helper()
-		r := campaign.NewRunner(w.Stores.Campaigns, a, senders, campaign.RunnerOptions{Clock: w.Clock.Now, Page: 1,
-			Rate: func(msgkit.ServiceUUID) rate.Limit { return rate.Inf }})
+		r := campaign.NewRunner(w.Stores.Campaigns, a, senders, campaign.RunnerOptions{Clock: w.Clock.Now, Page: 1})
 		if n, err := r.RunOnce(t.Context()); err != nil || n != 1 {
 			t.Fatalf("RunOnce = %d, %v", n, err)
 		}

@@ -17,8 +17,10 @@
 //
 // Servers sharing a PostgreSQL store divide the campaigns' runs: a run is
 // held under a lease (-campaign-lease) that another server takes over when
-// its holder dies, and each server paces each tenant's campaigns
-// (-campaign-rate).
+// its holder dies, and each server paces each tenant's campaigns: at the
+// rate the bootstrap section campaignRates gives the tenant, else at its
+// payer account's throughput, else at -campaign-rate (0 or unpaced: as
+// fast as they go).
 //
 // Every flag has an environment fallback named after it: -sms-http is
 // MSGKIT_SMS_HTTP, -pg is MSGKIT_PG, and so on; -h lists them.
@@ -118,7 +120,7 @@ type config struct {
 	smpp                    *smpp.Config                    // the SMSC bulk SMS goes to; nil: the simulated network
 	cpuProfile              string                          // where to write a CPU profile of the whole run; "": none
 	campaignLease           time.Duration                   // how long a campaign runner holds a task between store steps; 0: the runner's default
-	campaignRate            float64                         // messages a second of a tenant's campaigns, per server; 0: the runner's default
+	campaignRate            float64                         // messages a second of a tenant's campaigns, per server, when its payer has no throughput; 0: unpaced
 	smsLease                time.Duration                   // how long the transmitter holds the parts it claims; a third of it bounds a hand-over
 }
 
@@ -152,8 +154,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&send, "sms-send", env("sms-send", "true"), "true: this server sends the bulk SMS it queues and delivers their reports; false: it only accepts, charges and queues them, for other servers sharing its PostgreSQL store to send (needs -store postgres)")
 	var keep, keepFor, testLimit, campaignLease, campaignRate, smsLease string
 	fs.StringVar(&smsLease, "sms-lease", env("sms-lease", "30s"), "how long this server's bulk SMS transmitter holds the parts it takes from the queue; a third of it bounds one hand-over to the network, and a server that dies leaves its parts to another sharing the store once it ends (a Go duration, at least 3s)")
-	fs.StringVar(&campaignLease, "campaign-lease", env("campaign-lease", time.Minute.String()), "how long a campaign runner holds a running campaign between its store steps; a server that dies mid-run leaves the run to another sharing the store once it ends (a Go duration, at least twice the time a page of 500 messages takes at -campaign-rate)")
-	fs.StringVar(&campaignRate, "campaign-rate", env("campaign-rate", "200"), "messages a second each tenant's campaigns are sent at, at most, by one server")
+	fs.StringVar(&campaignLease, "campaign-lease", env("campaign-lease", time.Minute.String()), "how long a campaign runner holds a running campaign between its store steps; a server that dies mid-run leaves the run to another sharing the store once it ends (a Go duration)")
+	fs.StringVar(&campaignRate, "campaign-rate", env("campaign-rate", "200"), "messages a second each tenant's campaigns are sent at, at most, by one server, when neither the bootstrap's campaignRates nor the throughput of the tenant's payer account says; 0 or unpaced: as fast as they go")
 	fs.StringVar(&c.campaignWebhook, "campaign-webhook", env("campaign-webhook", ""), "URL the messages of campaigns of channels other than sms are posted to, one JSON body each (campaign.WebhookMessage); without it their messages fail")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", env("cpuprofile", ""), "write a CPU profile of the run to this file when the server stops (for go tool pprof)")
 	var smppPath string
@@ -246,23 +248,21 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	return c, nil
 }
 
-// campaignPace reads -campaign-lease and -campaign-rate. A runner renews
-// its lease once a page (campaignPage messages), so a lease shorter than
-// twice a page's time at the rate would let another server take a live
-// run over: refused.
+// campaignPace reads -campaign-lease and -campaign-rate: a rate of 0 or
+// "unpaced" is 0, no pacing. Whatever a tenant's pace, the runner records
+// what it hands over, renewing its lease, every half lease at the latest,
+// so the two need no check against each other.
 func campaignPace(leaseFlag, rateFlag string) (time.Duration, float64, error) {
 	lease, err := time.ParseDuration(leaseFlag)
 	if err != nil || lease <= 0 {
 		return 0, 0, fmt.Errorf("-campaign-lease must be a positive duration, not %q", leaseFlag)
 	}
-	perSecond, err := strconv.ParseFloat(rateFlag, 64)
-	if err != nil || !(perSecond > 0) || math.IsInf(perSecond, 1) {
-		return 0, 0, fmt.Errorf("-campaign-rate must be a positive number of messages a second, not %q", rateFlag)
+	if rateFlag == "unpaced" {
+		return lease, 0, nil
 	}
-	page := time.Duration(float64(campaignPage) / perSecond * float64(time.Second))
-	if lease < 2*page {
-		return 0, 0, fmt.Errorf("-campaign-lease %v is less than twice the %v a page of %d messages takes at -campaign-rate %v: another server would take live runs over",
-			lease, page, campaignPage, rateFlag)
+	perSecond, err := strconv.ParseFloat(rateFlag, 64)
+	if err != nil || !(perSecond >= 0) || math.IsInf(perSecond, 1) {
+		return 0, 0, fmt.Errorf("-campaign-rate must be a number of messages a second, or 0 or unpaced for none, not %q", rateFlag)
 	}
 	return lease, perSecond, nil
 }

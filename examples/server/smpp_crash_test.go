@@ -59,14 +59,14 @@ var listening = regexp.MustCompile(`msg="msgkit listening" api=(\S+) sms-http=(\
 
 // startServer runs the server as a child process with args and waits
 // until it listens.
-func startServer(t *testing.T, args ...string) *serverProcess {
+func startServer(t testing.TB, args ...string) *serverProcess {
 	t.Helper()
 	return startServers(t, 1, args...)[0]
 }
 
 // startServers runs n servers with the same args at once, as child
 // processes, and waits until each listens.
-func startServers(t *testing.T, n int, args ...string) []*serverProcess {
+func startServers(t testing.TB, n int, args ...string) []*serverProcess {
 	t.Helper()
 	raw, _ := json.Marshal(args)
 	ps := make([]*serverProcess, n)
