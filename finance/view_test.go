@@ -1,8 +1,11 @@
 package finance_test
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/shopspring/decimal"
 	"pgregory.net/rapid"
 
@@ -188,6 +191,97 @@ func TestViewOf(t *testing.T) {
 		inv := finance.Invoice{DataSource: tt.ds, Selector: tt.selector}
 		if id, ok := finance.InvoiceSelectorID(&inv); id != tt.id || ok != tt.ok {
 			t.Errorf("%s %q: dtsSelectorId %d %v, want %d %v", tt.ds, tt.selector, id, ok, tt.id, tt.ok)
+		}
+	}
+}
+
+// ListViews, which looks up only the parts of a view the query reads,
+// lists as msgkit.Apply over whole views does, for every attribute: a
+// lookup that leaves the parts not asked for zero would show any part an
+// attribute reads but does not declare.
+func TestListViewsReadsTheParts(t *testing.T) {
+	chf, _ := finance.CurrencyByCode("CHF")
+	today := msgkit.Date{Year: 2026, Month: 3, Day: 10}
+	stmt := &finance.Invoice{ID: 9, InvNumberFix: "NET-1", Status: finance.Draft, PaymentStatus: finance.PaymentOpen}
+	lead := &finance.Invoice{ID: 4, InvNumberFix: "INV-4", NettingInvoiceID: 9}
+	invs := []*finance.Invoice{
+		{ID: 1, OwnerID: 5, InvType: 3, NettingInvoiceID: 9, CollectionLeadID: 4, PaymentStatus: finance.PaymentOpen, InvDueDate: msgkit.Date{Year: 2026, Month: 1, Day: 1}},
+		{ID: 2, OwnerID: 6, InvType: 2, PaymentStatus: finance.PaymentClosed, Customer: finance.Partner{ID: 7, Name: "Seven"}},
+		{ID: 3, OwnerID: 5, InvType: 3, NettingInvoiceID: 9, PaymentStatus: finance.PaymentOnHold, InvDueDate: msgkit.Date{Year: 2026, Month: 3, Day: 1}},
+	}
+	data := func(inv *finance.Invoice) finance.DocumentData {
+		d := finance.DocumentData{Partner: finance.PartnerExport{ExternalRefID: fmt.Sprintf("ext-%d", inv.ID)},
+			Domestic: &finance.DomesticRate{Currency: chf, Rate: decimal.New(95, -2)}}
+		if inv.OwnerID == 5 {
+			d.Owner = &finance.Partner{ID: 5, Name: "Owner d.o.o.", ShortName: "Owner"}
+		}
+		if inv.InvType == 3 {
+			d.Type = &finance.DocumentType{ID: 3, Name: "Credit note", SelfBilling: true}
+		}
+		if inv.NettingInvoiceID == 9 {
+			d.Netting = stmt
+		}
+		if inv.CollectionLeadID == 4 {
+			d.Lead, d.LeadNetting = lead, stmt
+		}
+		return d
+	}
+	lookup := func(inv *finance.Invoice, parts finance.ViewParts) finance.DocumentData {
+		all, d := data(inv), finance.DocumentData{}
+		if parts&finance.PartOwner != 0 {
+			d.Owner = all.Owner
+		}
+		if parts&finance.PartPartner != 0 {
+			d.Partner = all.Partner
+		}
+		if parts&finance.PartType != 0 {
+			d.Type = all.Type
+		}
+		if parts&finance.PartDomestic != 0 {
+			d.Domestic = all.Domestic
+		}
+		if parts&finance.PartRelated != 0 {
+			d.Netting, d.Lead, d.LeadNetting = all.Netting, all.Lead, all.LeadNetting
+		}
+		return d
+	}
+	var views []finance.View
+	for _, inv := range invs {
+		views = append(views, finance.ViewOf(inv, data(inv), today))
+	}
+	ids := func(vs []finance.View) []finance.InvoiceID {
+		out := []finance.InvoiceID{}
+		for _, v := range vs {
+			out = append(out, v.ID)
+		}
+		return out
+	}
+	for _, name := range finance.InvoiceAttrNames() {
+		first, _ := finance.InvoiceValue(views[0], name)
+		eq := msgkit.Filter{Op: msgkit.OpIsNull, Attr: name}
+		if !first.IsNull() {
+			eq = msgkit.Filter{Op: msgkit.OpEq, Attr: name, Values: []msgkit.Value{first}}
+		}
+		for _, q := range []msgkit.ListQuery{
+			{Sort: []msgkit.SortKey{{Attr: name, Desc: true}}},
+			{Filters: []msgkit.Filter{eq}, PageNumber: 1, PageSize: 2},
+		} {
+			got, err := finance.ListViews(invs, q, lookup, today)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := msgkit.Apply(views, q, finance.InvoiceValue)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Total != want.Total || !slices.Equal(ids(got.Items), ids(want.Items)) {
+				t.Errorf("%s, %+v: got %v of %d, want %v of %d", name, q, ids(got.Items), got.Total, ids(want.Items), want.Total)
+			}
+			for i := range got.Items {
+				if !cmp.Equal(got.Items[i], views[got.Items[i].ID-1]) {
+					t.Errorf("%s: the page's view of %d is not ViewOf's", name, got.Items[i].ID)
+				}
+			}
 		}
 	}
 }

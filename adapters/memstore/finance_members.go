@@ -62,5 +62,6 @@ func (s *FinanceStore) putLocked(inv *finance.Invoice) {
 	next := cloneInvoice(inv)
 	next.UID = stored.UID
 	s.invoices.rows[inv.ID] = next
+	s.byID[inv.ID-1] = next
 	s.ledger[inv.ID-1] = finance.LedgerEntryOf(next)
 }
