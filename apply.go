@@ -23,7 +23,7 @@ type Getter[T any] func(item T, attr string) (v Value, ok bool)
 // page) or a Getter that does not know an attribute is an Internal error
 // with code CodeInvalidListSpec: ParseListQuery never produces such a query.
 func Apply[T any](items []T, q ListQuery, get Getter[T]) (Page[T], error) {
-	return ApplyAttrs(items, q, func(attr string) (Accessor[T], bool) {
+	return ApplyAttrs(items, nil, q, func(attr string) (Accessor[T], bool) {
 		return func(it *T) (Value, bool) { return get(*it, attr) }, true
 	})
 }
@@ -38,16 +38,19 @@ type Accessor[T any] func(item *T) (v Value, ok bool)
 // call instead of a lookup by name per row and per comparison.
 type Attrs[T any] func(attr string) (get Accessor[T], ok bool)
 
-// ApplyAttrs is Apply with the query's attributes resolved by attrs once,
-// before any item is read. Items are read through pointers into items
-// (never copied but for the page's), so an Accessor may read a large item
-// in place. An attribute attrs does not know is Apply's Internal error,
-// reported whether or not any item is read.
-func ApplyAttrs[T any](items []T, q ListQuery, attrs Attrs[T]) (Page[T], error) {
+// ApplyAttrs is Apply over the items keep keeps (every item when keep is
+// nil), with the query's attributes resolved by attrs once, before any
+// item is read. keep holds what a store selects beside q (scope, soft
+// deletion), so a store passes its own records without gathering the
+// kept ones first, and each item is read once. Items are read through
+// pointers into items (never copied but for the page's), so an Accessor
+// may read a large item in place. An attribute attrs does not know is
+// Apply's Internal error, reported whether or not any item is read.
+func ApplyAttrs[T any](items []T, keep func(*T) bool, q ListQuery, attrs Attrs[T]) (Page[T], error) {
 	if err := checkQuery(q); err != nil {
 		return Page[T]{}, err
 	}
-	a, err := compile(q, attrs)
+	a, err := compile(q, keep, attrs)
 	if err != nil {
 		return Page[T]{}, err
 	}
@@ -126,6 +129,7 @@ func ApplyAttrs[T any](items []T, q ListQuery, attrs Attrs[T]) (Page[T], error) 
 // search's filters and the sort keys, each with its Accessor.
 type applier[T any] struct {
 	q       ListQuery
+	keep    func(*T) bool
 	filters []resolved[T]
 	search  []resolved[T]
 	sort    []Accessor[T]
@@ -139,8 +143,8 @@ type resolved[T any] struct {
 
 // compile resolves every attribute q reads, once: the search's filters
 // too, which are made here and not per item.
-func compile[T any](q ListQuery, attrs Attrs[T]) (*applier[T], error) {
-	a := &applier[T]{q: q}
+func compile[T any](q ListQuery, keep func(*T) bool, attrs Attrs[T]) (*applier[T], error) {
+	a := &applier[T]{q: q, keep: keep}
 	resolve := func(fs []Filter) ([]resolved[T], error) {
 		out := make([]resolved[T], len(fs))
 		for i, f := range fs {
@@ -169,9 +173,12 @@ func compile[T any](q ListQuery, attrs Attrs[T]) (*applier[T], error) {
 	return a, nil
 }
 
-// match reports whether it satisfies every filter of the query, and the
-// search.
+// match reports whether it is kept and satisfies every filter of the
+// query, and the search.
 func (a *applier[T]) match(it *T) (bool, error) {
+	if a.keep != nil && !a.keep(it) {
+		return false, nil
+	}
 	if ok, err := a.found(it); !ok || err != nil {
 		return false, err
 	}

@@ -82,6 +82,17 @@ func ContactValue(c *Contact, attr string) (msgkit.Value, bool) {
 	return a.get(c), true
 }
 
+// ContactAttr resolves attribute attr of the listing to what reads it of
+// a contact, as msgkit.ApplyAttrs wants (once per query, where
+// ContactValue looks the name up for every read).
+func ContactAttr(attr string) (msgkit.Accessor[*Contact], bool) {
+	a, ok := contactAttrs[attr]
+	if !ok {
+		return nil, false
+	}
+	return func(c **Contact) (msgkit.Value, bool) { return a.get(*c), true }, true
+}
+
 // Selects reports whether c is one q selects beyond q.List (which the
 // listing engine applies): lists, uuids, required fields, the
 // segmentation query, memberships, group, channel and deletion, with m

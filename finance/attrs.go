@@ -191,20 +191,21 @@ func InvoiceValue(v View, attr string) (msgkit.Value, bool) {
 // as ViewOf reads them (what other parts read may be left zero).
 type ViewLookup func(inv *Invoice, parts ViewParts) DocumentData
 
-// ListViews lists invs, a store's invoices in its order, in memory with
-// msgkit.ApplyAttrs over the attributes of InvoiceSpec, and makes the
+// ListViews lists the invoices of invs (a store's, in its order) that
+// keep keeps (all for nil) in memory with msgkit.ApplyAttrs over the
+// attributes of InvoiceSpec, and makes the
 // views of the page's invoices (ViewOf, on the day today). The invoices
 // are read in place and, of each, only the parts of its view the query
 // reads (filters, sort, search) are looked up, so a listing costs what
 // its query reads and not a view of every invoice. The views share what
 // the invoices share by reference (items, payment): the caller copies
 // them out of its lock.
-func ListViews(invs []*Invoice, q msgkit.ListQuery, lookup ViewLookup, today msgkit.Date) (msgkit.Page[View], error) {
+func ListViews(invs []*Invoice, keep func(**Invoice) bool, q msgkit.ListQuery, lookup ViewLookup, today msgkit.Date) (msgkit.Page[View], error) {
 	// One row and one view for the whole query, refilled at each read:
 	// ApplyAttrs reads one attribute at a time, and a row per read would
 	// be an allocation per invoice.
 	row := &viewRow{View: new(View)}
-	page, err := msgkit.ApplyAttrs(invs, q, func(name string) (msgkit.Accessor[*Invoice], bool) {
+	page, err := msgkit.ApplyAttrs(invs, keep, q, func(name string) (msgkit.Accessor[*Invoice], bool) {
 		a, ok := invoiceAttrs[name]
 		if !ok {
 			return nil, false

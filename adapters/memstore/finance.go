@@ -137,13 +137,11 @@ func (s *FinanceStore) UpdateInvoice(_ context.Context, id finance.InvoiceID, ch
 func (s *FinanceStore) ListInvoices(_ context.Context, q msgkit.ListQuery, scope finance.Scope, today msgkit.Date) (msgkit.Page[finance.View], error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	rows := make([]*finance.Invoice, 0, len(s.byID))
-	for _, inv := range s.byID {
-		if inv.Status != finance.Deleted && scope.Sees(inv.Customer.ID) {
-			rows = append(rows, inv)
-		}
+	shown := func(p **finance.Invoice) bool {
+		inv := *p
+		return inv.Status != finance.Deleted && scope.Sees(inv.Customer.ID)
 	}
-	page, err := finance.ListViews(rows, q, s.viewLookupLocked(), today)
+	page, err := finance.ListViews(s.byID, shown, q, s.viewLookupLocked(), today)
 	if err != nil {
 		return page, err
 	}
