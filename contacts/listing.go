@@ -93,6 +93,15 @@ func ContactAttr(attr string) (msgkit.Accessor[*Contact], bool) {
 	return func(c **Contact) (msgkit.Value, bool) { return a.get(*c), true }, true
 }
 
+// SelectsDeletionOnly reports whether Selects, for q, reads nothing of a
+// contact but whether it is deleted, so that a store that keeps that
+// apart need not read the contacts. It names every condition Selects
+// holds but deletion.
+func (q *ContactQuery) SelectsDeletionOnly() bool {
+	return len(q.ListUUIDs) == 0 && len(q.UUIDs) == 0 && len(q.Required) == 0 && q.Segment == nil &&
+		q.Options == nil && q.Touchpoints == nil && q.Interests == nil && q.Channel.IsZero() && q.Group == nil
+}
+
 // Selects reports whether c is one q selects beyond q.List (which the
 // listing engine applies): lists, uuids, required fields, the
 // segmentation query, memberships, group, channel and deletion, with m
