@@ -1,6 +1,7 @@
 package contacts
 
 import (
+	"fmt"
 	"slices"
 	"time"
 
@@ -93,13 +94,24 @@ func ContactAttr(attr string) (msgkit.Accessor[*Contact], bool) {
 	return func(c **Contact) (msgkit.Value, bool) { return a.get(*c), true }, true
 }
 
-// SelectsDeletionOnly reports whether Selects, for q, reads nothing of a
-// contact but whether it is deleted, so that a store that keeps that
-// apart need not read the contacts. It names every condition Selects
-// holds but deletion.
-func (q *ContactQuery) SelectsDeletionOnly() bool {
-	return len(q.ListUUIDs) == 0 && len(q.UUIDs) == 0 && len(q.Required) == 0 && q.Segment == nil &&
-		q.Options == nil && q.Touchpoints == nil && q.Interests == nil && q.Channel.IsZero() && q.Group == nil
+// SelectionKey names what Selects keeps for q when that depends on
+// nothing but each contact (no segmentation query, no group, which read
+// the day and compiled queries): two queries of one key keep the same
+// contacts of a store that has not changed, so a store may keep which
+// those are. ok is false for other queries. It names every condition
+// Selects holds.
+func (q *ContactQuery) SelectionKey() (key string, ok bool) {
+	if q.Segment != nil || q.Group != nil {
+		return "", false
+	}
+	member := func(f *MembershipFilter) string {
+		if f == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%q %q", f.UUIDs, f.Status)
+	}
+	return fmt.Sprintf("%t|%q|%q|%d|%s|%s|%s|%+v", q.ShowDeleted, q.ListUUIDs, q.UUIDs, q.Required,
+		member(q.Options), member(q.Touchpoints), member(q.Interests), q.Channel), true
 }
 
 // Selects reports whether c is one q selects beyond q.List (which the

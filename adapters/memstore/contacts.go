@@ -303,6 +303,7 @@ const parallelFrom = 100_000
 // core reads its own part.
 func listContacts(cs *contactColumns, q contacts.ContactQuery, from int) (msgkit.Page[*contacts.Contact], error) {
 	cs.prepare(q.List)
+	cs.prepareKeep(&q)
 	parts := runtime.GOMAXPROCS(0)
 	end := q.List.Offset() + q.List.PageSize
 	n := len(cs.pos)
