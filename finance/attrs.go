@@ -3,6 +3,7 @@ package finance
 import (
 	"maps"
 	"slices"
+	"sync"
 
 	"github.com/msgkit/msgkit"
 )
@@ -191,31 +192,100 @@ func InvoiceValue(v View, attr string) (msgkit.Value, bool) {
 // as ViewOf reads them (what other parts read may be left zero).
 type ViewLookup func(inv *Invoice, parts ViewParts) DocumentData
 
-// ListViews lists the invoices of invs (a store's, in its order) that
-// keep keeps (all for nil) in memory with msgkit.ApplyAttrs over the
-// attributes of InvoiceSpec, and makes the
-// views of the page's invoices (ViewOf, on the day today). The invoices
-// are read in place and, of each, only the parts of its view the query
+// ListColumns are what listings read most of a store's invoices, by
+// position (the store's order), in arrays: whether each is deleted, its
+// customer, and the values of the invoice's own attributes listings
+// filter, sort and search by, each made when a listing first reads it.
+// A listing then reads a few arrays instead of invoices scattered over
+// the heap, a cache miss each. A store keeps them while its invoices do
+// not change and makes new ones when one does; the operator data a view
+// reads beside the invoice is looked up at each listing (ViewLookup).
+// Listings may share them concurrently.
+type ListColumns struct {
+	invs    []*Invoice
+	pos     []int32 // 0 to len(invs)-1: what a listing runs over
+	deleted []bool
+	partner []int64
+
+	mu     sync.Mutex // guards values
+	values map[string][]msgkit.Value
+}
+
+// NewListColumns are the columns of invs, which the caller does not
+// change while it lists with them.
+func NewListColumns(invs []*Invoice) *ListColumns {
+	cs := &ListColumns{invs: invs, pos: make([]int32, len(invs)), deleted: make([]bool, len(invs)), partner: make([]int64, len(invs)),
+		values: map[string][]msgkit.Value{}}
+	for i, inv := range invs {
+		cs.pos[i], cs.deleted[i], cs.partner[i] = int32(i), inv.Status == Deleted, inv.Customer.ID
+	}
+	return cs
+}
+
+// columns are the columns of the invoice's own attributes q reads, made
+// now where they are not yet; attributes of view parts and unknown ones
+// have none.
+func (cs *ListColumns) columns(q msgkit.ListQuery) map[string][]msgkit.Value {
+	var names []string
+	for _, f := range q.Filters {
+		names = append(names, f.Attr)
+	}
+	for _, f := range q.Search.Filters() {
+		names = append(names, f.Attr)
+	}
+	for _, k := range q.Sort {
+		names = append(names, k.Attr)
+	}
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	out := map[string][]msgkit.Value{}
+	for _, name := range names {
+		a, ok := invoiceAttrs[name]
+		if !ok || invoiceParts[name] != 0 {
+			continue
+		}
+		col, ok := cs.values[name]
+		if !ok {
+			col = make([]msgkit.Value, len(cs.invs))
+			for i, inv := range cs.invs {
+				col[i] = a.get(&viewRow{Invoice: inv})
+			}
+			cs.values[name] = col
+		}
+		out[name] = col
+	}
+	return out
+}
+
+// ListViews lists the invoices of cs that are not deleted and that scope
+// sees, in memory with msgkit.ApplyAttrs over the attributes of
+// InvoiceSpec, and makes the views of the page's invoices (ViewOf, on
+// the day today). The invoice's own attributes are read from cs's
+// columns and, of each invoice, only the parts of its view the query
 // reads (filters, sort, search) are looked up, so a listing costs what
 // its query reads and not a view of every invoice. The views share what
 // the invoices share by reference (items, payment): the caller copies
 // them out of its lock.
-func ListViews(invs []*Invoice, keep func(**Invoice) bool, q msgkit.ListQuery, lookup ViewLookup, today msgkit.Date) (msgkit.Page[View], error) {
+func ListViews(cs *ListColumns, scope Scope, q msgkit.ListQuery, lookup ViewLookup, today msgkit.Date) (msgkit.Page[View], error) {
+	cols := cs.columns(q)
 	// One row and one view for the whole query, refilled at each read:
 	// ApplyAttrs reads one attribute at a time, and a row per read would
 	// be an allocation per invoice.
 	row := &viewRow{View: new(View)}
-	page, err := msgkit.ApplyAttrs(invs, keep, q, func(name string) (msgkit.Accessor[*Invoice], bool) {
+	shown := func(i *int32) bool { return !cs.deleted[*i] && scope.Sees(cs.partner[*i]) }
+	page, err := msgkit.ApplyAttrs(cs.pos, shown, q, func(name string) (msgkit.Accessor[int32], bool) {
+		if col, ok := cols[name]; ok {
+			return func(i *int32) (msgkit.Value, bool) { return col[*i], true }, true
+		}
 		a, ok := invoiceAttrs[name]
 		if !ok {
 			return nil, false
 		}
 		parts := invoiceParts[name]
-		return func(inv **Invoice) (msgkit.Value, bool) {
-			row.Invoice = *inv
-			if parts != 0 {
-				setParts(row.View, *inv, lookup(*inv, parts), today, parts)
-			}
+		return func(i *int32) (msgkit.Value, bool) {
+			inv := cs.invs[*i]
+			row.Invoice = inv
+			setParts(row.View, inv, lookup(inv, parts), today, parts)
 			return a.get(row), true
 		}, true
 	})
@@ -223,7 +293,8 @@ func ListViews(invs []*Invoice, keep func(**Invoice) bool, q msgkit.ListQuery, l
 		return msgkit.Page[View]{}, err
 	}
 	out := msgkit.Page[View]{Total: page.Total, Items: make([]View, len(page.Items))}
-	for i, inv := range page.Items {
+	for i, at := range page.Items {
+		inv := cs.invs[at]
 		out.Items[i] = ViewOf(inv, lookup(inv, AllParts), today)
 	}
 	return out, nil

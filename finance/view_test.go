@@ -266,7 +266,7 @@ func TestListViewsReadsTheParts(t *testing.T) {
 			{Sort: []msgkit.SortKey{{Attr: name, Desc: true}}},
 			{Filters: []msgkit.Filter{eq}, PageNumber: 1, PageSize: 2},
 		} {
-			got, err := finance.ListViews(invs, nil, q, lookup, today)
+			got, err := finance.ListViews(finance.NewListColumns(invs), finance.Scope{All: true}, q, lookup, today)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/finance"
@@ -21,9 +22,12 @@ type FinanceStore struct {
 	ledger []finance.LedgerEntry
 	// byID holds invoice id-1's stored record, so that a listing reads
 	// the invoices in store order without sorting them.
-	byID   []*finance.Invoice
-	lastID finance.InvoiceID
-	uids   map[string]bool // the invoices' UIDs, unique as pgstore's index makes them
+	byID []*finance.Invoice
+	// columns are the listings' columns of byID (finance.ListColumns):
+	// made by the first listing, dropped by any write to an invoice.
+	columns atomic.Pointer[finance.ListColumns]
+	lastID  finance.InvoiceID
+	uids    map[string]bool // the invoices' UIDs, unique as pgstore's index makes them
 
 	files      []finance.FileRecord // in id order
 	lastFileID finance.FileID
@@ -99,6 +103,7 @@ func (s *FinanceStore) CreateInvoice(_ context.Context, inv finance.Invoice) (fi
 	}
 	s.uids[inv.UID] = true
 	s.byID = append(s.byID, s.invoices.rows[inv.ID])
+	s.columns.Store(nil)
 	s.ledger = append(s.ledger, finance.LedgerEntryOf(s.byID[inv.ID-1]))
 	return copyInvoice(inv), nil
 }
@@ -124,6 +129,7 @@ func (s *FinanceStore) UpdateInvoice(_ context.Context, id finance.InvoiceID, ch
 		next.ID, next.UID = id, (*stored).UID
 		*stored = cloneInvoice(&next)
 		s.byID[id-1] = *stored
+		s.columns.Store(nil)
 		s.ledger[id-1] = finance.LedgerEntryOf(*stored)
 		out = copyInvoice(next)
 		return nil
@@ -132,16 +138,19 @@ func (s *FinanceStore) UpdateInvoice(_ context.Context, id finance.InvoiceID, ch
 }
 
 // ListInvoices lists the views of the invoices that are not deleted, in
-// scope, with finance.ListViews: the invoices are read in place, and
-// views are made for the page's alone.
+// scope, with finance.ListViews over the columns of the invoices, kept
+// until one changes; views are made for the page's alone.
 func (s *FinanceStore) ListInvoices(_ context.Context, q msgkit.ListQuery, scope finance.Scope, today msgkit.Date) (msgkit.Page[finance.View], error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	shown := func(p **finance.Invoice) bool {
-		inv := *p
-		return inv.Status != finance.Deleted && scope.Sees(inv.Customer.ID)
+	cs := s.columns.Load()
+	if cs == nil {
+		// Listings made at once under the read lock make equal columns;
+		// the one stored last stays.
+		cs = finance.NewListColumns(s.byID)
+		s.columns.Store(cs)
 	}
-	page, err := finance.ListViews(s.byID, shown, q, s.viewLookupLocked(), today)
+	page, err := finance.ListViews(cs, scope, q, s.viewLookupLocked(), today)
 	if err != nil {
 		return page, err
 	}
