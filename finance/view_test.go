@@ -285,3 +285,38 @@ func TestListViewsReadsTheParts(t *testing.T) {
 		}
 	}
 }
+
+// ListViews lists the invoices that are not deleted and that the scope
+// sees, and counts only those.
+func TestListViewsShowsWhatTheScopeSees(t *testing.T) {
+	var invs []*finance.Invoice
+	for i := range 6 {
+		inv := &finance.Invoice{ID: finance.InvoiceID(i + 1), Status: finance.Approved, Customer: finance.Partner{ID: int64(i % 2)}}
+		if i == 2 {
+			inv.Status = finance.Deleted
+		}
+		invs = append(invs, inv)
+	}
+	lookup := func(*finance.Invoice, finance.ViewParts) finance.DocumentData { return finance.DocumentData{} }
+	for _, tt := range []struct {
+		scope finance.Scope
+		want  []finance.InvoiceID
+	}{
+		{finance.Scope{All: true}, []finance.InvoiceID{6, 5, 4, 2, 1}},
+		{finance.Scope{Partners: []int64{0}}, []finance.InvoiceID{5, 1}},
+		{finance.Scope{}, []finance.InvoiceID{}},
+	} {
+		q := msgkit.ListQuery{Sort: []msgkit.SortKey{{Attr: "id", Desc: true}}}
+		page, err := finance.ListViews(finance.NewListColumns(invs), tt.scope, q, lookup, msgkit.Date{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []finance.InvoiceID
+		for _, v := range page.Items {
+			got = append(got, v.ID)
+		}
+		if page.Total != len(tt.want) || !slices.Equal(got, tt.want) && len(tt.want) > 0 {
+			t.Errorf("%+v: got %v of %d, want %v", tt.scope, got, page.Total, tt.want)
+		}
+	}
+}
