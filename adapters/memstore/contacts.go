@@ -303,22 +303,22 @@ const parallelFrom = 100_000
 // core reads its own part.
 func listContacts(cs *contactColumns, q contacts.ContactQuery, from int) (msgkit.Page[*contacts.Contact], error) {
 	cs.prepare(q.List)
-	cs.prepareKeep(&q)
+	keep, lq := cs.selection(&q)
 	parts := runtime.GOMAXPROCS(0)
-	end := q.List.Offset() + q.List.PageSize
+	end := lq.Offset() + lq.PageSize
 	n := len(cs.pos)
-	if parts < 2 || n < from || q.List.PageSize == 0 || end > 10_000 || end < 0 {
-		page, err := selectPage(cs, cs.pos, q, q.List)
+	if parts < 2 || n < from || lq.PageSize == 0 || end > 10_000 || end < 0 {
+		page, err := msgkit.ApplyAttrs(cs.pos, keep(), lq, cs.attr)
 		return cs.contactsOf(page), err
 	}
-	head := q.List
+	head := lq
 	head.PageNumber, head.PageSize = 1, end
 	pages := make([]msgkit.Page[int32], parts)
 	errs := make([]error, parts)
 	var wg sync.WaitGroup
 	for i := range parts {
 		lo, hi := n*i/parts, n*(i+1)/parts
-		wg.Go(func() { pages[i], errs[i] = selectPage(cs, cs.pos[lo:hi], q, head) })
+		wg.Go(func() { pages[i], errs[i] = msgkit.ApplyAttrs(cs.pos[lo:hi], keep(), head, cs.attr) })
 	}
 	wg.Wait()
 	var tops []int32
@@ -330,15 +330,9 @@ func listContacts(cs *contactColumns, q contacts.ContactQuery, from int) (msgkit
 		tops = append(tops, p.Items...) // in part order: store order among equals
 		total += p.Total
 	}
-	page, err := msgkit.ApplyAttrs(tops, nil, q.List, cs.attr)
+	page, err := msgkit.ApplyAttrs(tops, nil, lq, cs.attr)
 	page.Total = total
 	return cs.contactsOf(page), err
-}
-
-// selectPage is the page lq asks for of the contacts at positions pos
-// that q selects, in one pass over the columns.
-func selectPage(cs *contactColumns, pos []int32, q contacts.ContactQuery, lq msgkit.ListQuery) (msgkit.Page[int32], error) {
-	return msgkit.ApplyAttrs(pos, cs.keep(&q), lq, cs.attr)
 }
 
 // contactsOf is p with the contacts at its positions.

@@ -1,6 +1,7 @@
 package memstore
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/msgkit/msgkit"
@@ -119,33 +120,69 @@ func (cs *contactColumns) attr(name string) (msgkit.Accessor[int32], bool) {
 	return func(i *int32) (msgkit.Value, bool) { return col.value(*i), true }, true
 }
 
-// keep is what q selects beside q.List, by position: from the selection
-// kept under its key, made now when there is none, or from the contact
-// when q has no key. Listings in parts call it at once, so it only reads
-// what prepareKeep made.
-func (cs *contactColumns) keep(q *contacts.ContactQuery) func(*int32) bool {
-	if key, ok := q.SelectionKey(); ok {
-		kept := cs.kept[key]
-		return func(i *int32) bool { return kept[*i] }
+// selection is how a listing of q keeps its contacts, and the listing
+// query that is left to run over them. When what Selects keeps depends
+// on each contact alone (contacts.ContactQuery.SelectionKey), the
+// contacts it keeps and that q.List's filters keep are kept as one
+// bitmap under the two's key, made now when there is none, and the
+// filters leave the listing query: a listing then reads a bitmap and
+// its sort column. Otherwise each part of a listing checks Selects on
+// the contacts (keep makes its own matchers) and the filters on the
+// columns. Listings in parts call keep at once, so it only reads what
+// selection made.
+func (cs *contactColumns) selection(q *contacts.ContactQuery) (keep func() func(*int32) bool, lq msgkit.ListQuery) {
+	sel, ok := q.SelectionKey()
+	for _, f := range q.List.Filters {
+		_, known := cs.values[f.Attr]
+		ok = ok && known // an unknown one is the listing's to refuse
 	}
-	m := q.Matcher()
-	return func(i *int32) bool { return q.Selects(cs.order[*i], m) }
+	if !ok {
+		return func() func(*int32) bool {
+			m := q.Matcher()
+			return func(i *int32) bool { return q.Selects(cs.order[*i], m) }
+		}, q.List
+	}
+	key := sel + "|" + filtersKey(q.List.Filters)
+	kept := cs.kept[key]
+	if kept == nil {
+		if len(cs.kept) >= keptSelections {
+			clear(cs.kept)
+		}
+		kept = cs.keptBy(q)
+		cs.kept[key] = kept
+	}
+	lq = q.List
+	lq.Filters = nil
+	return func() func(*int32) bool { return func(i *int32) bool { return kept[*i] } }, lq
 }
 
-// prepareKeep makes the selection of q's key if it has one and it is
-// not kept yet.
-func (cs *contactColumns) prepareKeep(q *contacts.ContactQuery) {
-	key, ok := q.SelectionKey()
-	if !ok || cs.kept[key] != nil {
-		return
-	}
-	if len(cs.kept) >= keptSelections {
-		clear(cs.kept)
-	}
+// keptBy is, by position, whether q selects each contact and q.List's
+// filters hold for it (from the columns, which prepare made).
+func (cs *contactColumns) keptBy(q *contacts.ContactQuery) []bool {
 	m := q.Matcher()
 	kept := make([]bool, len(cs.order))
 	for i, c := range cs.order {
 		kept[i] = q.Selects(c, m)
 	}
-	cs.kept[key] = kept
+	for _, f := range q.List.Filters {
+		col := cs.values[f.Attr]
+		for i := range kept {
+			kept[i] = kept[i] && f.Match(col.value(int32(i)))
+		}
+	}
+	return kept
+}
+
+// filtersKey names filters: two lists of one key keep the same values
+// (an attribute's values have one type, and a Value's text is exact).
+func filtersKey(fs []msgkit.Filter) string {
+	var b strings.Builder
+	for _, f := range fs {
+		fmt.Fprintf(&b, "%s(%q)%d", f.Op, f.Attr, f.Precision)
+		for _, v := range f.Values {
+			fmt.Fprintf(&b, " %d:%q", v.Type(), v.String())
+		}
+		b.WriteByte(';')
+	}
+	return b.String()
 }
