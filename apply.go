@@ -23,18 +23,45 @@ type Getter[T any] func(item T, attr string) (v Value, ok bool)
 // page) or a Getter that does not know an attribute is an Internal error
 // with code CodeInvalidListSpec: ParseListQuery never produces such a query.
 func Apply[T any](items []T, q ListQuery, get Getter[T]) (Page[T], error) {
+	return ApplyAttrs(items, nil, q, func(attr string) (Accessor[T], bool) {
+		return func(it *T) (Value, bool) { return get(*it, attr) }, true
+	})
+}
+
+// Accessor reads one attribute of an item: its Value, or ok=false when
+// the attribute turns out unknown for this item (as a Getter says).
+type Accessor[T any] func(item *T) (v Value, ok bool)
+
+// Attrs resolves an attribute's name to the Accessor that reads it, or
+// ok=false for a name it does not know. ApplyAttrs resolves each attribute
+// of a query once, so a store in memory reads a row's attribute with one
+// call instead of a lookup by name per row and per comparison.
+type Attrs[T any] func(attr string) (get Accessor[T], ok bool)
+
+// ApplyAttrs is Apply over the items keep keeps (every item when keep is
+// nil), with the query's attributes resolved by attrs once, before any
+// item is read. keep holds what a store selects beside q (scope, soft
+// deletion), so a store passes its own records without gathering the
+// kept ones first, and each item is read once. Items are read through
+// pointers into items (never copied but for the page's), so an Accessor
+// may read a large item in place. An attribute attrs does not know is
+// Apply's Internal error, reported whether or not any item is read.
+func ApplyAttrs[T any](items []T, keep func(*T) bool, q ListQuery, attrs Attrs[T]) (Page[T], error) {
 	if err := checkQuery(q); err != nil {
 		return Page[T]{}, err
 	}
-	a := applier[T]{q: q, get: get}
+	a, err := compile(q, keep, attrs)
+	if err != nil {
+		return Page[T]{}, err
+	}
 	offset, size := q.Offset(), q.PageSize
 	inPage := func(pos int) bool { return pos >= offset && (size == 0 || pos-offset < size) }
 
 	if len(q.Sort) == 0 {
 		out := []T{}
 		total := 0
-		for _, it := range items {
-			ok, err := a.match(it)
+		for i := range items {
+			ok, err := a.match(&items[i])
 			if err != nil {
 				return Page[T]{}, err
 			}
@@ -42,7 +69,7 @@ func Apply[T any](items []T, q ListQuery, get Getter[T]) (Page[T], error) {
 				continue
 			}
 			if inPage(total) {
-				out = append(out, it)
+				out = append(out, items[i])
 			}
 			total++
 		}
@@ -57,7 +84,8 @@ func Apply[T any](items []T, q ListQuery, get Getter[T]) (Page[T], error) {
 	nk := len(q.Sort)
 	var pos []int
 	var keys []Value
-	for i, it := range items {
+	for i := range items {
+		it := &items[i]
 		ok, err := a.match(it)
 		if err != nil {
 			return Page[T]{}, err
@@ -97,23 +125,70 @@ func Apply[T any](items []T, q ListQuery, get Getter[T]) (Page[T], error) {
 	return Page[T]{Items: out, Total: len(pos)}, nil
 }
 
+// applier is a query with its attributes resolved: the filters, the
+// search's filters and the sort keys, each with its Accessor.
 type applier[T any] struct {
-	q   ListQuery
-	get Getter[T]
+	q       ListQuery
+	keep    func(*T) bool
+	filters []resolved[T]
+	search  []resolved[T]
+	sort    []Accessor[T]
 }
 
-// match reports whether it satisfies every filter of the query, and the
-// search.
-func (a *applier[T]) match(it T) (bool, error) {
+// resolved is a filter and the Accessor of its attribute.
+type resolved[T any] struct {
+	f   Filter
+	get Accessor[T]
+}
+
+// compile resolves every attribute q reads, once: the search's filters
+// too, which are made here and not per item.
+func compile[T any](q ListQuery, keep func(*T) bool, attrs Attrs[T]) (*applier[T], error) {
+	a := &applier[T]{q: q, keep: keep}
+	resolve := func(fs []Filter) ([]resolved[T], error) {
+		out := make([]resolved[T], len(fs))
+		for i, f := range fs {
+			get, ok := attrs(f.Attr)
+			if !ok {
+				return nil, unknownAttr(f.Attr)
+			}
+			out[i] = resolved[T]{f: f, get: get}
+		}
+		return out, nil
+	}
+	var err error
+	if a.filters, err = resolve(q.Filters); err != nil {
+		return nil, err
+	}
+	if a.search, err = resolve(q.Search.Filters()); err != nil {
+		return nil, err
+	}
+	for _, k := range q.Sort {
+		get, ok := attrs(k.Attr)
+		if !ok {
+			return nil, unknownAttr(k.Attr)
+		}
+		a.sort = append(a.sort, get)
+	}
+	return a, nil
+}
+
+// match reports whether it is kept and satisfies every filter of the
+// query, and the search.
+func (a *applier[T]) match(it *T) (bool, error) {
+	if a.keep != nil && !a.keep(it) {
+		return false, nil
+	}
 	if ok, err := a.found(it); !ok || err != nil {
 		return false, err
 	}
-	for _, f := range a.q.Filters {
-		v, ok := a.get(it, f.Attr)
+	for i := range a.filters {
+		r := &a.filters[i]
+		v, ok := r.get(it)
 		if !ok {
-			return false, unknownAttr(f.Attr)
+			return false, unknownAttr(r.f.Attr)
 		}
-		if !f.Match(v) {
+		if !r.f.Match(v) {
 			return false, nil
 		}
 	}
@@ -139,18 +214,18 @@ func checkQuery(q ListQuery) error {
 }
 
 // found reports whether it matches the search: one of its filters.
-func (a *applier[T]) found(it T) (bool, error) {
-	fs := a.q.Search.Filters()
-	for _, f := range fs {
-		v, ok := a.get(it, f.Attr)
+func (a *applier[T]) found(it *T) (bool, error) {
+	for i := range a.search {
+		r := &a.search[i]
+		v, ok := r.get(it)
 		if !ok {
-			return false, unknownAttr(f.Attr)
+			return false, unknownAttr(r.f.Attr)
 		}
-		if f.Match(v) {
+		if r.f.Match(v) {
 			return true, nil
 		}
 	}
-	return len(fs) == 0, nil
+	return len(a.search) == 0, nil
 }
 
 // topKLimit bounds the pages Apply selects with a heap: up to this many
@@ -188,7 +263,8 @@ func (a *applier[T]) topK(items []T, end int) (Page[T], error) {
 	heap := make([]ranked, 0, min(end, 64))
 	scratch := ranked{keys: make([]Value, nk)}
 	total := 0
-	for i, it := range items {
+	for i := range items {
+		it := &items[i]
 		ok, err := a.match(it)
 		if err != nil {
 			return Page[T]{}, err
@@ -254,11 +330,11 @@ func (a *applier[T]) siftDown(h []ranked, i int) {
 }
 
 // sortKeys writes it's values of the sort attributes into dst.
-func (a *applier[T]) sortKeys(it T, dst []Value) error {
-	for j, k := range a.q.Sort {
-		v, known := a.get(it, k.Attr)
+func (a *applier[T]) sortKeys(it *T, dst []Value) error {
+	for j, get := range a.sort {
+		v, known := get(it)
 		if !known {
-			return unknownAttr(k.Attr)
+			return unknownAttr(a.q.Sort[j].Attr)
 		}
 		dst[j] = v
 	}

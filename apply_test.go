@@ -739,3 +739,45 @@ func BenchmarkApply(b *testing.B) {
 		}
 	}
 }
+
+// TestApplyAttrsIsApplyOverTheKept: ApplyAttrs with keep lists what Apply
+// lists of the items keep keeps, page by page, with the same Total; an
+// attribute it cannot resolve is refused before any item is read.
+func TestApplyAttrsIsApplyOverTheKept(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		items := itemsGen().Draw(t, "items")
+		odd := rapid.Bool().Draw(t, "odd")
+		keep := func(it *item) bool { return it.idx%2 == 1 == odd }
+		var kept []item
+		for i := range items {
+			if keep(&items[i]) {
+				kept = append(kept, items[i])
+			}
+		}
+		q := ListQuery{
+			Filters:    rapid.SliceOfN(filterGen(), 0, 3).Draw(t, "filters"),
+			Sort:       sortGen().Draw(t, "sort"),
+			PageNumber: rapid.IntRange(1, 4).Draw(t, "page"),
+			PageSize:   rapid.IntRange(0, 7).Draw(t, "size"),
+		}
+		attrs := func(attr string) (Accessor[item], bool) {
+			return func(it *item) (Value, bool) { return getItem(*it, attr) }, true
+		}
+		got, err := ApplyAttrs(items, keep, q, attrs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := Apply(kept, q, getItem)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Total != want.Total || !slices.Equal(indexes(got.Items), indexes(want.Items)) {
+			t.Fatalf("got %v of %d, want %v of %d", indexes(got.Items), got.Total, indexes(want.Items), want.Total)
+		}
+	})
+	none := func(string) (Accessor[item], bool) { return nil, false }
+	_, err := ApplyAttrs(nil, nil, ListQuery{Sort: []SortKey{{Attr: "s"}}}, none)
+	if KindOf(err) != Internal {
+		t.Fatalf("an unknown attribute over no items: %v, want an Internal error", err)
+	}
+}

@@ -27,7 +27,10 @@
 //
 // ParseListQuery turns the query string of a listing request into a
 // ListQuery; Apply runs a ListQuery over a slice in memory and returns a
-// Page with the total count. The interface documents fix these rules:
+// Page with the total count. ApplyAttrs does the same with the query's
+// attributes resolved once (Attrs) and the store's own selection beside
+// it, for stores in memory that must list as fast as PostgreSQL does.
+// The interface documents fix these rules:
 //
 //   - page_number defaults to 1 and page_size to 10; paging=page_num,page_size
 //     is another spelling of both.

@@ -1,6 +1,7 @@
 package contacts
 
 import (
+	"fmt"
 	"slices"
 	"time"
 
@@ -80,6 +81,37 @@ func ContactValue(c *Contact, attr string) (msgkit.Value, bool) {
 		return msgkit.Value{}, false
 	}
 	return a.get(c), true
+}
+
+// ContactAttr resolves attribute attr of the listing to what reads it of
+// a contact, as msgkit.ApplyAttrs wants (once per query, where
+// ContactValue looks the name up for every read).
+func ContactAttr(attr string) (msgkit.Accessor[*Contact], bool) {
+	a, ok := contactAttrs[attr]
+	if !ok {
+		return nil, false
+	}
+	return func(c **Contact) (msgkit.Value, bool) { return a.get(*c), true }, true
+}
+
+// SelectionKey names what Selects keeps for q when that depends on
+// nothing but each contact (no segmentation query, no group, which read
+// the day and compiled queries): two queries of one key keep the same
+// contacts of a store that has not changed, so a store may keep which
+// those are. ok is false for other queries. It names every condition
+// Selects holds.
+func (q *ContactQuery) SelectionKey() (key string, ok bool) {
+	if q.Segment != nil || q.Group != nil {
+		return "", false
+	}
+	member := func(f *MembershipFilter) string {
+		if f == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%q %q", f.UUIDs, f.Status)
+	}
+	return fmt.Sprintf("%t|%q|%q|%d|%s|%s|%s|%+v", q.ShowDeleted, q.ListUUIDs, q.UUIDs, q.Required,
+		member(q.Options), member(q.Touchpoints), member(q.Interests), q.Channel), true
 }
 
 // Selects reports whether c is one q selects beyond q.List (which the

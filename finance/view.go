@@ -78,28 +78,74 @@ func OverDueDays(inv *Invoice, today msgkit.Date) int {
 // (its Owner, Partner, Type, Domestic, Netting, Lead and LeadNetting; the
 // accounts and traffic are the export's alone), on the day today.
 func ViewOf(inv *Invoice, d DocumentData, today msgkit.Date) View {
-	v := View{Invoice: *inv, ExternalRefID: d.Partner.ExternalRefID, OverDue: OverDueDays(inv, today)}
-	if d.Owner != nil {
-		v.OwnerName, v.OwnerBriefName = d.Owner.Name, d.Owner.ShortName
+	v := View{Invoice: *inv}
+	setParts(&v, inv, d, today, AllParts)
+	return v
+}
+
+// ViewParts are parts of a view beside its invoice, each computed from
+// its own piece of DocumentData, so that a listing in memory computes,
+// of every invoice, only the parts its query reads (ListViews).
+type ViewParts uint8
+
+// The parts of a view and what each sets.
+const (
+	PartOwner    ViewParts = 1 << iota // OwnerName, OwnerBriefName, from Owner
+	PartPartner                        // ExternalRefID, from Partner
+	PartType                           // TypeName, SelfBilling, from Type
+	PartDomestic                       // Domestic, from Domestic
+	PartOverDue                        // OverDue, from the day
+	PartRelated                        // Netting and Lead, from Netting, Lead and LeadNetting
+	AllParts     = PartOwner | PartPartner | PartType | PartDomestic | PartOverDue | PartRelated
+)
+
+// setParts sets every field of the parts of v (and no other) from inv,
+// d and today, as ViewOf computes them.
+func setParts(v *View, inv *Invoice, d DocumentData, today msgkit.Date, parts ViewParts) {
+	if parts&PartOwner != 0 {
+		v.OwnerName, v.OwnerBriefName = "", ""
+		if d.Owner != nil {
+			v.OwnerName, v.OwnerBriefName = d.Owner.Name, d.Owner.ShortName
+		}
 	}
-	if d.Type != nil {
-		v.TypeName, v.SelfBilling = d.Type.Name, d.Type.SelfBilling
+	if parts&PartPartner != 0 {
+		v.ExternalRefID = d.Partner.ExternalRefID
 	}
-	if r := d.Domestic; r != nil {
-		v.Domestic = &DomesticView{Currency: r.Currency,
-			Domestic: ToDomestic(Totals{AmountNoVat: inv.AmountNoVat, AmountVat: inv.AmountVat, Total: inv.Total}, r.Rate, r.Currency)}
+	if parts&PartType != 0 {
+		v.TypeName, v.SelfBilling = "", false
+		if d.Type != nil {
+			v.TypeName, v.SelfBilling = d.Type.Name, d.Type.SelfBilling
+		}
 	}
+	if parts&PartDomestic != 0 {
+		v.Domestic = nil
+		if r := d.Domestic; r != nil {
+			v.Domestic = &DomesticView{Currency: r.Currency,
+				Domestic: ToDomestic(Totals{AmountNoVat: inv.AmountNoVat, AmountVat: inv.AmountVat, Total: inv.Total}, r.Rate, r.Currency)}
+		}
+	}
+	if parts&PartOverDue != 0 {
+		v.OverDue = OverDueDays(inv, today)
+	}
+	if parts&PartRelated != 0 {
+		v.Netting, v.Lead = relatedParts(inv, d)
+	}
+}
+
+// relatedParts are inv's netting statement and collection lead as its
+// view names them: nil where d has not the invoice inv names.
+func relatedParts(inv *Invoice, d DocumentData) (netting, lead *Related) {
 	if inv.NettingInvoiceID != 0 && d.Netting != nil && d.Netting.ID == InvoiceID(inv.NettingInvoiceID) {
-		v.Netting = relatedOf(d.Netting, nil)
+		netting = relatedOf(d.Netting, nil)
 	}
 	if inv.CollectionLeadID != 0 && d.Lead != nil && d.Lead.ID == InvoiceID(inv.CollectionLeadID) {
 		var ln *Invoice
 		if d.LeadNetting != nil && d.Lead.NettingInvoiceID != 0 && d.LeadNetting.ID == InvoiceID(d.Lead.NettingInvoiceID) {
 			ln = d.LeadNetting
 		}
-		v.Lead = relatedOf(d.Lead, ln)
+		lead = relatedOf(d.Lead, ln)
 	}
-	return v
+	return netting, lead
 }
 
 // RelatedIDs are the invoices a store reads for the views of invs beside

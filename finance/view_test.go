@@ -1,8 +1,11 @@
 package finance_test
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/shopspring/decimal"
 	"pgregory.net/rapid"
 
@@ -188,6 +191,132 @@ func TestViewOf(t *testing.T) {
 		inv := finance.Invoice{DataSource: tt.ds, Selector: tt.selector}
 		if id, ok := finance.InvoiceSelectorID(&inv); id != tt.id || ok != tt.ok {
 			t.Errorf("%s %q: dtsSelectorId %d %v, want %d %v", tt.ds, tt.selector, id, ok, tt.id, tt.ok)
+		}
+	}
+}
+
+// ListViews, which looks up only the parts of a view the query reads,
+// lists as msgkit.Apply over whole views does, for every attribute: a
+// lookup that leaves the parts not asked for zero would show any part an
+// attribute reads but does not declare.
+func TestListViewsReadsTheParts(t *testing.T) {
+	chf, _ := finance.CurrencyByCode("CHF")
+	today := msgkit.Date{Year: 2026, Month: 3, Day: 10}
+	stmt := &finance.Invoice{ID: 9, InvNumberFix: "NET-1", Status: finance.Draft, PaymentStatus: finance.PaymentOpen}
+	lead := &finance.Invoice{ID: 4, InvNumberFix: "INV-4", NettingInvoiceID: 9}
+	invs := []*finance.Invoice{
+		{ID: 1, OwnerID: 5, InvType: 3, NettingInvoiceID: 9, CollectionLeadID: 4, PaymentStatus: finance.PaymentOpen, InvDueDate: msgkit.Date{Year: 2026, Month: 1, Day: 1}},
+		{ID: 2, OwnerID: 6, InvType: 2, PaymentStatus: finance.PaymentClosed, Customer: finance.Partner{ID: 7, Name: "Seven"}},
+		{ID: 3, OwnerID: 5, InvType: 3, NettingInvoiceID: 9, PaymentStatus: finance.PaymentOnHold, InvDueDate: msgkit.Date{Year: 2026, Month: 3, Day: 1}},
+	}
+	data := func(inv *finance.Invoice) finance.DocumentData {
+		d := finance.DocumentData{Partner: finance.PartnerExport{ExternalRefID: fmt.Sprintf("ext-%d", inv.ID)},
+			Domestic: &finance.DomesticRate{Currency: chf, Rate: decimal.New(95, -2)}}
+		if inv.OwnerID == 5 {
+			d.Owner = &finance.Partner{ID: 5, Name: "Owner d.o.o.", ShortName: "Owner"}
+		}
+		if inv.InvType == 3 {
+			d.Type = &finance.DocumentType{ID: 3, Name: "Credit note", SelfBilling: true}
+		}
+		if inv.NettingInvoiceID == 9 {
+			d.Netting = stmt
+		}
+		if inv.CollectionLeadID == 4 {
+			d.Lead, d.LeadNetting = lead, stmt
+		}
+		return d
+	}
+	lookup := func(inv *finance.Invoice, parts finance.ViewParts) finance.DocumentData {
+		all, d := data(inv), finance.DocumentData{}
+		if parts&finance.PartOwner != 0 {
+			d.Owner = all.Owner
+		}
+		if parts&finance.PartPartner != 0 {
+			d.Partner = all.Partner
+		}
+		if parts&finance.PartType != 0 {
+			d.Type = all.Type
+		}
+		if parts&finance.PartDomestic != 0 {
+			d.Domestic = all.Domestic
+		}
+		if parts&finance.PartRelated != 0 {
+			d.Netting, d.Lead, d.LeadNetting = all.Netting, all.Lead, all.LeadNetting
+		}
+		return d
+	}
+	var views []finance.View
+	for _, inv := range invs {
+		views = append(views, finance.ViewOf(inv, data(inv), today))
+	}
+	ids := func(vs []finance.View) []finance.InvoiceID {
+		out := []finance.InvoiceID{}
+		for _, v := range vs {
+			out = append(out, v.ID)
+		}
+		return out
+	}
+	for _, name := range finance.InvoiceAttrNames() {
+		first, _ := finance.InvoiceValue(views[0], name)
+		eq := msgkit.Filter{Op: msgkit.OpIsNull, Attr: name}
+		if !first.IsNull() {
+			eq = msgkit.Filter{Op: msgkit.OpEq, Attr: name, Values: []msgkit.Value{first}}
+		}
+		for _, q := range []msgkit.ListQuery{
+			{Sort: []msgkit.SortKey{{Attr: name, Desc: true}}},
+			{Filters: []msgkit.Filter{eq}, PageNumber: 1, PageSize: 2},
+		} {
+			got, err := finance.ListViews(finance.NewListColumns(invs), finance.Scope{All: true}, q, lookup, today)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := msgkit.Apply(views, q, finance.InvoiceValue)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Total != want.Total || !slices.Equal(ids(got.Items), ids(want.Items)) {
+				t.Errorf("%s, %+v: got %v of %d, want %v of %d", name, q, ids(got.Items), got.Total, ids(want.Items), want.Total)
+			}
+			for i := range got.Items {
+				if !cmp.Equal(got.Items[i], views[got.Items[i].ID-1]) {
+					t.Errorf("%s: the page's view of %d is not ViewOf's", name, got.Items[i].ID)
+				}
+			}
+		}
+	}
+}
+
+// ListViews lists the invoices that are not deleted and that the scope
+// sees, and counts only those.
+func TestListViewsShowsWhatTheScopeSees(t *testing.T) {
+	var invs []*finance.Invoice
+	for i := range 6 {
+		inv := &finance.Invoice{ID: finance.InvoiceID(i + 1), Status: finance.Approved, Customer: finance.Partner{ID: int64(i % 2)}}
+		if i == 2 {
+			inv.Status = finance.Deleted
+		}
+		invs = append(invs, inv)
+	}
+	lookup := func(*finance.Invoice, finance.ViewParts) finance.DocumentData { return finance.DocumentData{} }
+	for _, tt := range []struct {
+		scope finance.Scope
+		want  []finance.InvoiceID
+	}{
+		{finance.Scope{All: true}, []finance.InvoiceID{6, 5, 4, 2, 1}},
+		{finance.Scope{Partners: []int64{0}}, []finance.InvoiceID{5, 1}},
+		{finance.Scope{}, []finance.InvoiceID{}},
+	} {
+		q := msgkit.ListQuery{Sort: []msgkit.SortKey{{Attr: "id", Desc: true}}}
+		page, err := finance.ListViews(finance.NewListColumns(invs), tt.scope, q, lookup, msgkit.Date{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []finance.InvoiceID
+		for _, v := range page.Items {
+			got = append(got, v.ID)
+		}
+		if page.Total != len(tt.want) || !slices.Equal(got, tt.want) && len(tt.want) > 0 {
+			t.Errorf("%+v: got %v of %d, want %v", tt.scope, got, page.Total, tt.want)
 		}
 	}
 }

@@ -25,6 +25,7 @@ type tenantContacts struct {
 	contacts map[string]*contacts.Contact
 	order    []*contacts.Contact
 	dirty    bool
+	cols     *contactColumns                // of order, for listings; nil after a write
 	records  map[recordKey]*contacts.Record // the catalog (contacts_catalog.go)
 }
 
@@ -43,6 +44,10 @@ func (s *ContactsStore) tenant(svc msgkit.ServiceUUID, create bool) *tenantConta
 	}
 	return t
 }
+
+// changed drops what listings keep of the tenant's contacts: a write
+// made it stale.
+func (t *tenantContacts) changed() { t.cols = nil }
 
 // liveList is the tenant's list in use, or nil.
 func (t *tenantContacts) liveList(uuid string) *contacts.List {
@@ -189,6 +194,7 @@ func (s *ContactsStore) CreateContact(_ context.Context, svc msgkit.ServiceUUID,
 	t.contacts[c.UUID] = &stored
 	t.order = append(t.order, &stored)
 	t.dirty = true
+	t.changed()
 	return stored.Clone(), nil
 }
 
@@ -226,6 +232,7 @@ func (s *ContactsStore) UpdateContact(_ context.Context, svc msgkit.ServiceUUID,
 	next = next.Clone()
 	next.UUID, next.Created, next.Deleted = c.UUID, c.Created, c.Deleted
 	*c = next // in place: order keeps pointing at it; created is unchanged
+	t.changed()
 	return c.Clone(), nil
 }
 
@@ -238,6 +245,7 @@ func (s *ContactsStore) DeleteContact(_ context.Context, svc msgkit.ServiceUUID,
 		return contacts.ContactNotFound(uuid)
 	}
 	c := t.contacts[uuid]
+	t.changed()
 	if !erase {
 		if !c.Deleted.IsZero() {
 			return contacts.ContactNotFound(uuid)
@@ -268,7 +276,10 @@ func (s *ContactsStore) Contacts(_ context.Context, svc msgkit.ServiceUUID, q co
 		})
 		t.dirty = false
 	}
-	page, err := listContacts(t.order, q, parallelFrom)
+	if t.cols == nil {
+		t.cols = newContactColumns(t.order)
+	}
+	page, err := listContacts(t.cols, q, parallelFrom)
 	if err != nil {
 		return msgkit.Page[contacts.Contact]{}, err
 	}
@@ -285,28 +296,32 @@ func (s *ContactsStore) Contacts(_ context.Context, svc msgkit.ServiceUUID, q co
 // across the cores.
 const parallelFrom = 100_000
 
-// listContacts runs q over order (store order). A page near the start of
-// a listing of from contacts or more is found in parts, one per core, each part's first
-// offset+size matches in order, which the page is then taken from: the
-// scan is bound by reading the contacts from memory, and each core reads
-// its own part.
-func listContacts(order []*contacts.Contact, q contacts.ContactQuery, from int) (msgkit.Page[*contacts.Contact], error) {
+// listContacts runs q over the contacts of cs (store order). A page near
+// the start of a listing of from contacts or more is found in parts, one
+// per core, each part's first offset+size matches in order, which the
+// page is then taken from: the scan is bound by reading memory, and each
+// core reads its own part.
+func listContacts(cs *contactColumns, q contacts.ContactQuery, from int) (msgkit.Page[*contacts.Contact], error) {
+	cs.prepare(q.List)
+	keep, lq := cs.selection(&q)
 	parts := runtime.GOMAXPROCS(0)
-	end := q.List.Offset() + q.List.PageSize
-	if parts < 2 || len(order) < from || q.List.PageSize == 0 || end > 10_000 || end < 0 {
-		return selectPage(order, q, q.List)
+	end := lq.Offset() + lq.PageSize
+	n := len(cs.pos)
+	if parts < 2 || n < from || lq.PageSize == 0 || end > 10_000 || end < 0 {
+		page, err := msgkit.ApplyAttrs(cs.pos, keep(), lq, cs.attr)
+		return cs.contactsOf(page), err
 	}
-	head := q.List
+	head := lq
 	head.PageNumber, head.PageSize = 1, end
-	pages := make([]msgkit.Page[*contacts.Contact], parts)
+	pages := make([]msgkit.Page[int32], parts)
 	errs := make([]error, parts)
 	var wg sync.WaitGroup
 	for i := range parts {
-		lo, hi := len(order)*i/parts, len(order)*(i+1)/parts
-		wg.Go(func() { pages[i], errs[i] = selectPage(order[lo:hi], q, head) })
+		lo, hi := n*i/parts, n*(i+1)/parts
+		wg.Go(func() { pages[i], errs[i] = msgkit.ApplyAttrs(cs.pos[lo:hi], keep(), head, cs.attr) })
 	}
 	wg.Wait()
-	var tops []*contacts.Contact
+	var tops []int32
 	total := 0
 	for i, p := range pages {
 		if errs[i] != nil {
@@ -315,22 +330,18 @@ func listContacts(order []*contacts.Contact, q contacts.ContactQuery, from int) 
 		tops = append(tops, p.Items...) // in part order: store order among equals
 		total += p.Total
 	}
-	page, err := msgkit.Apply(tops, q.List, contacts.ContactValue)
+	page, err := msgkit.ApplyAttrs(tops, nil, lq, cs.attr)
 	page.Total = total
-	return page, err
+	return cs.contactsOf(page), err
 }
 
-// selectPage is the page lq asks for of the contacts of order that q
-// selects.
-func selectPage(order []*contacts.Contact, q contacts.ContactQuery, lq msgkit.ListQuery) (msgkit.Page[*contacts.Contact], error) {
-	m := q.Matcher()
-	kept := make([]*contacts.Contact, 0, len(order)) // growing it by appends cost a third of a listing
-	for _, c := range order {
-		if q.Selects(c, m) {
-			kept = append(kept, c)
-		}
+// contactsOf is p with the contacts at its positions.
+func (cs *contactColumns) contactsOf(p msgkit.Page[int32]) msgkit.Page[*contacts.Contact] {
+	out := msgkit.Page[*contacts.Contact]{Total: p.Total, Items: make([]*contacts.Contact, len(p.Items))}
+	for i, at := range p.Items {
+		out.Items[i] = cs.order[at]
 	}
-	return msgkit.Apply(kept, lq, contacts.ContactValue)
+	return out
 }
 
 // MissingLists returns the ids of ids that are no list in use of the

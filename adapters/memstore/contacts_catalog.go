@@ -268,6 +268,7 @@ func (s *ContactsStore) SetMember(_ context.Context, svc msgkit.ServiceUUID, m c
 	}
 	memberships(c, m.Kind, true)[m.TargetUUID] = m.Status
 	c.Updated = m.Updated
+	t.changed()
 	return m, nil
 }
 

@@ -85,6 +85,7 @@ func (s *ContactsStore) Import(_ context.Context, svc msgkit.ServiceUUID, b cont
 		n += len(items)
 	}
 	t.order = append(t.order, created...)
+	t.changed()
 	if len(created) > 0 {
 		t.dirty = true
 	}

@@ -1,11 +1,11 @@
 package memstore
 
 import (
-	"cmp"
 	"context"
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/finance"
@@ -20,8 +20,14 @@ type FinanceStore struct {
 	// compact entries in one pass over memory, not a million scattered
 	// records and their decimals.
 	ledger []finance.LedgerEntry
-	lastID finance.InvoiceID
-	uids   map[string]bool // the invoices' UIDs, unique as pgstore's index makes them
+	// byID holds invoice id-1's stored record, so that a listing reads
+	// the invoices in store order without sorting them.
+	byID []*finance.Invoice
+	// columns are the listings' columns of byID (finance.ListColumns):
+	// made by the first listing, dropped by any write to an invoice.
+	columns atomic.Pointer[finance.ListColumns]
+	lastID  finance.InvoiceID
+	uids    map[string]bool // the invoices' UIDs, unique as pgstore's index makes them
 
 	files      []finance.FileRecord // in id order
 	lastFileID finance.FileID
@@ -96,7 +102,9 @@ func (s *FinanceStore) CreateInvoice(_ context.Context, inv finance.Invoice) (fi
 		return finance.Invoice{}, err
 	}
 	s.uids[inv.UID] = true
-	s.ledger = append(s.ledger, finance.LedgerEntryOf(s.invoices.rows[inv.ID]))
+	s.byID = append(s.byID, s.invoices.rows[inv.ID])
+	s.columns.Store(nil)
+	s.ledger = append(s.ledger, finance.LedgerEntryOf(s.byID[inv.ID-1]))
 	return copyInvoice(inv), nil
 }
 
@@ -120,6 +128,8 @@ func (s *FinanceStore) UpdateInvoice(_ context.Context, id finance.InvoiceID, ch
 		}
 		next.ID, next.UID = id, (*stored).UID
 		*stored = cloneInvoice(&next)
+		s.byID[id-1] = *stored
+		s.columns.Store(nil)
 		s.ledger[id-1] = finance.LedgerEntryOf(*stored)
 		out = copyInvoice(next)
 		return nil
@@ -128,25 +138,70 @@ func (s *FinanceStore) UpdateInvoice(_ context.Context, id finance.InvoiceID, ch
 }
 
 // ListInvoices lists the views of the invoices that are not deleted, in
-// scope, with msgkit.Apply over finance.InvoiceValue.
+// scope, with finance.ListViews over the columns of the invoices, kept
+// until one changes; views are made for the page's alone.
 func (s *FinanceStore) ListInvoices(_ context.Context, q msgkit.ListQuery, scope finance.Scope, today msgkit.Date) (msgkit.Page[finance.View], error) {
 	s.mu.RLock()
-	rows := make([]finance.View, 0, len(s.invoices.rows))
-	for _, inv := range s.invoices.rows {
-		if inv.Status != finance.Deleted && scope.Sees(inv.Customer.ID) {
-			rows = append(rows, finance.ViewOf(inv, s.viewDataLocked(inv), today))
-		}
+	defer s.mu.RUnlock()
+	cs := s.columns.Load()
+	if cs == nil {
+		// Listings made at once under the read lock make equal columns;
+		// the one stored last stays.
+		cs = finance.NewListColumns(s.byID)
+		s.columns.Store(cs)
 	}
-	s.mu.RUnlock()
-	slices.SortFunc(rows, func(a, b finance.View) int { return cmp.Compare(a.ID, b.ID) }) // the store order
-	page, err := msgkit.Apply(rows, q, finance.InvoiceValue)
+	page, err := finance.ListViews(cs, scope, q, s.viewLookupLocked(), today)
 	if err != nil {
 		return page, err
 	}
-	for i, v := range page.Items {
-		page.Items[i].Invoice = copyInvoice(v.Invoice)
+	for i := range page.Items {
+		v := &page.Items[i]
+		v.Invoice = copyInvoice(v.Invoice)
 	}
 	return page, nil
+}
+
+// viewLookupLocked looks up the parts of an invoice's view a listing
+// asks for; the caller holds the lock while it lists. The owners and
+// types it finds are kept for the listing, as they are few and a copy
+// of one for each invoice would be an allocation each.
+func (s *FinanceStore) viewLookupLocked() finance.ViewLookup {
+	owners := map[int64]*finance.Partner{}
+	types := map[int64]*finance.DocumentType{}
+	return func(inv *finance.Invoice, parts finance.ViewParts) finance.DocumentData {
+		if parts == finance.AllParts {
+			return s.viewDataLocked(inv)
+		}
+		var d finance.DocumentData
+		if parts&finance.PartOwner != 0 {
+			d.Owner = lookupOnce(owners, inv.OwnerID, s.partners.rows)
+		}
+		if parts&finance.PartPartner != 0 {
+			d.Partner = s.export.partners[inv.Customer.ID]
+		}
+		if parts&finance.PartType != 0 {
+			d.Type = lookupOnce(types, inv.InvType, s.export.types)
+		}
+		if parts&(finance.PartDomestic|finance.PartRelated) != 0 {
+			full := s.viewDataLocked(inv)
+			d.Domestic, d.Netting, d.Lead, d.LeadNetting = full.Domestic, full.Netting, full.Lead, full.LeadNetting
+		}
+		return d
+	}
+}
+
+// lookupOnce is a copy of from[id] (nil when absent), kept in seen so
+// that it is copied once.
+func lookupOnce[V any](seen map[int64]*V, id int64, from map[int64]V) *V {
+	if p, ok := seen[id]; ok {
+		return p
+	}
+	var p *V
+	if v, ok := from[id]; ok {
+		p = &v
+	}
+	seen[id] = p
+	return p
 }
 
 // InvoiceData looks up what the views of invs read beside them.

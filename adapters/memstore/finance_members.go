@@ -62,5 +62,7 @@ func (s *FinanceStore) putLocked(inv *finance.Invoice) {
 	next := cloneInvoice(inv)
 	next.UID = stored.UID
 	s.invoices.rows[inv.ID] = next
+	s.byID[inv.ID-1] = next
+	s.columns.Store(nil)
 	s.ledger[inv.ID-1] = finance.LedgerEntryOf(next)
 }

@@ -11,7 +11,7 @@ func TestFinanceContract(t *testing.T) {
 	financetest.Run(t, newFinanceStores)
 }
 
-// BenchmarkFinance: financetest.Bench on memstore (Balances).
+// BenchmarkFinance: financetest.Bench on memstore (Balances, Invoices).
 func BenchmarkFinance(b *testing.B) {
 	financetest.Bench(b, newFinanceStores)
 }

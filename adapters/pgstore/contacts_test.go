@@ -14,6 +14,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/contacts"
 	"github.com/msgkit/msgkit/contacts/contactstest"
 	"github.com/msgkit/msgkit/segmentation"
@@ -29,6 +30,15 @@ func TestContactsContract(t *testing.T) {
 // Members), each store a schema of its own, its seeds analysed.
 func BenchmarkContacts(b *testing.B) {
 	contactstest.Bench(b, newContactStores)
+}
+
+// BenchmarkContactsMemoryVersus lists the same million contacts from
+// memstore (a) and PostgreSQL (b) side by side
+// (contactstest.BenchMillionVersus), so the ratio a/b holds whatever
+// else the machine runs: go test -run '^$' -bench ContactsMemoryVersus
+// -benchtime 11x ./adapters/pgstore.
+func BenchmarkContactsMemoryVersus(b *testing.B) {
+	contactstest.BenchMillionVersus(b, contactstest.Stores{Contacts: memstore.New().Contacts(), InHeap: true}, newContactStores(b))
 }
 
 func newContactStores(tb testing.TB) contactstest.Stores {

@@ -28,10 +28,18 @@ func TestFinanceContract(t *testing.T) {
 	financetest.Run(t, newFinanceStores)
 }
 
-// BenchmarkFinance: financetest.Bench on PostgreSQL (Balances), the
-// invoices written in batches and analysed.
+// BenchmarkFinance: financetest.Bench on PostgreSQL (Balances,
+// Invoices), the invoices written in batches and analysed.
 func BenchmarkFinance(b *testing.B) {
 	financetest.Bench(b, newFinanceStores)
+}
+
+// BenchmarkFinanceMemoryVersus lists the same invoices from memstore (a)
+// and PostgreSQL (b) side by side (financetest.BenchInvoicesVersus), so
+// the ratio a/b holds whatever else the machine runs: go test -run '^$'
+// -bench FinanceMemoryVersus -benchtime 51x ./adapters/pgstore.
+func BenchmarkFinanceMemoryVersus(b *testing.B) {
+	financetest.BenchInvoicesVersus(b, financetest.Stores{Finance: memstore.New().Finance()}, newFinanceStores(b))
 }
 
 func newFinanceStores(tb testing.TB) financetest.Stores {

@@ -98,14 +98,77 @@ func BenchContact(tb testing.TB, i int, list string) contacts.Contact {
 }
 
 // benchMillion: a million contacts of one tenant (BenchContact; another
-// tenant's hundred thousand beside them), page 1 by last_name of the
-// women, of BenchOption's subscribers (1 %) and of BenchInterest's members
-// (a third). It reports the median time of a page and, of a store that
-// keeps its contacts in the heap, the heap the million take (heap-MB).
+// tenant's hundred thousand beside them), page 1 by last_name of them all,
+// of the women, of BenchOption's subscribers (1 %) and of BenchInterest's
+// members (a third). It reports the median time of a page and, of a store
+// that keeps its contacts in the heap, the heap the million take
+// (heap-MB).
 func benchMillion(b *testing.B, st Stores) {
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	seedMillion(b, st)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	for _, mc := range millionCases(b) {
+		b.Run(mc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			var times []time.Duration
+			for b.Loop() {
+				start := time.Now()
+				listMillion(b, st.Contacts, mc)
+				times = append(times, time.Since(start))
+			}
+			b.ReportMetric(medianMS(times), "median-ms")
+			if st.InHeap {
+				b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/1e6, "heap-MB")
+			}
+		})
+	}
+	runtime.KeepAlive(st.Contacts)
+}
+
+// BenchMillionVersus lists the million of benchMillion from two
+// backends side by side in one run: both hold the same contacts, and
+// each iteration lists a page from one and then from the other
+// (alternating which goes first), so that load the machine is under
+// falls on both alike. Each query reports both medians (a-ms, b-ms) and
+// their ratio (a/b): with a the memory store and b PostgreSQL, a ratio
+// of at most 1 is what the memory store promises.
+func BenchMillionVersus(b *testing.B, a, c Stores) {
+	seedMillion(b, a)
+	seedMillion(b, c)
+	for _, mc := range millionCases(b) {
+		b.Run(mc.name, func(b *testing.B) {
+			var ta, tc []time.Duration
+			timed := func(s Store, ts *[]time.Duration) {
+				start := time.Now()
+				listMillion(b, s, mc)
+				*ts = append(*ts, time.Since(start))
+			}
+			i := 0
+			for b.Loop() {
+				if i%2 == 0 {
+					timed(a.Contacts, &ta)
+					timed(c.Contacts, &tc)
+				} else {
+					timed(c.Contacts, &tc)
+					timed(a.Contacts, &ta)
+				}
+				i++
+			}
+			ma, mc := medianMS(ta), medianMS(tc)
+			b.ReportMetric(ma, "a-ms")
+			b.ReportMetric(mc, "b-ms")
+			b.ReportMetric(ma/mc, "a/b")
+		})
+	}
+}
+
+// seedMillion stores benchMillion's contacts in st and settles it.
+func seedMillion(b *testing.B, st Stores) {
 	ctx := context.Background()
 	s := st.Contacts
-	const n = 1_000_000
 	list := ListUUID(1)
 	for _, svc := range []msgkit.ServiceUUID{TenantA, TenantB} {
 		if _, err := s.CreateList(ctx, svc, contacts.List{UUID: list, Name: "all", Status: "active", Created: benchBase, Updated: benchBase}); err != nil {
@@ -122,16 +185,26 @@ func benchMillion(b *testing.B, st Stores) {
 			}
 		}
 	}
-	runtime.GC()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	seed(b, TenantA, list, n)
-	runtime.GC()
-	runtime.ReadMemStats(&after)
-	seed(b, TenantB, list, n/10)
+	seed(b, TenantA, list, millionContacts)
+	seed(b, TenantB, list, millionContacts/10)
 	if st.Settle != nil {
 		st.Settle(b)
 	}
+}
+
+// millionContacts is how many contacts benchMillion lists.
+const millionContacts = 1_000_000
+
+// millionCase is one query of benchMillion and the number of contacts it
+// selects.
+type millionCase struct {
+	name  string
+	q     contacts.ContactQuery
+	total int
+}
+
+func millionCases(b *testing.B) []millionCase {
+	const n = millionContacts
 	byLastName, err := msgkit.ParseListQuery(url.Values{"sort": {"last_name"}}, contacts.ContactSpec())
 	if err != nil {
 		b.Fatal(err)
@@ -140,34 +213,27 @@ func benchMillion(b *testing.B, st Stores) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, bb := range []struct {
-		name  string
-		q     contacts.ContactQuery
-		total int
-	}{
+	return []millionCase{
+		{"all by last_name", contacts.ContactQuery{List: byLastName}, n},
 		{"gender by last_name", contacts.ContactQuery{List: women}, n / 2},
 		{"option subscribed 1%", contacts.ContactQuery{List: byLastName, Options: &contacts.MembershipFilter{UUIDs: []string{BenchOption}, Status: contacts.Subscribed}}, n / 100},
 		{"interest 33%", contacts.ContactQuery{List: byLastName, Interests: &contacts.MembershipFilter{UUIDs: []string{BenchInterest}}}, (n + 2) / 3},
-	} {
-		b.Run(bb.name, func(b *testing.B) {
-			b.ReportAllocs()
-			var times []time.Duration
-			for b.Loop() {
-				start := time.Now()
-				page, err := s.Contacts(ctx, TenantA, bb.q)
-				if err != nil || page.Total != bb.total || len(page.Items) != 10 {
-					b.Fatalf("page %d/%d, %v", len(page.Items), page.Total, err)
-				}
-				times = append(times, time.Since(start))
-			}
-			slices.Sort(times)
-			b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "median-ms")
-			if st.InHeap {
-				b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/1e6, "heap-MB")
-			}
-		})
 	}
-	runtime.KeepAlive(s)
+}
+
+// listMillion lists mc's page 1 from s and checks its size and total.
+func listMillion(b *testing.B, s Store, mc millionCase) {
+	page, err := s.Contacts(context.Background(), TenantA, mc.q)
+	if err != nil || page.Total != mc.total || len(page.Items) != 10 {
+		b.Fatalf("%s: page %d/%d, %v", mc.name, len(page.Items), page.Total, err)
+	}
+}
+
+// medianMS is the median of ts in milliseconds.
+func medianMS(ts []time.Duration) float64 {
+	ts = slices.Clone(ts)
+	slices.Sort(ts)
+	return float64(ts[len(ts)/2].Nanoseconds()) / 1e6
 }
 
 // benchMembers: 10,000 contacts subscribed to two options of a

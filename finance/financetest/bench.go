@@ -14,9 +14,11 @@ import (
 )
 
 // Bench runs the benchmarks every finance store shares, each a
-// sub-benchmark over a store from newStores: Balances (benchBalances).
+// sub-benchmark over a store from newStores: Balances (benchBalances) and
+// Invoices (benchInvoices).
 func Bench(b *testing.B, newStores func(testing.TB) Stores) {
 	b.Run("Balances", func(b *testing.B) { benchBalances(b, newStores(b)) })
+	b.Run("Invoices", func(b *testing.B) { benchInvoices(b, newStores(b)) })
 }
 
 // BenchInvoice is invoice i of the benchmarks: an approved customer
