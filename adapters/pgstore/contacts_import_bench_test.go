@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,16 +19,17 @@ import (
 // BenchmarkContactImportVsCopy measures an import of n new contacts from
 // the raw body (contacts.ReadImport, then Import, as the HTTP handler
 // calls them) against a COPY of the same rows into the same table with
-// the same indexes, into an empty list and into a list already holding
-// 400,000 contacts. The machine is shared, so absolute times are noisy:
+// the same indexes: into an empty list, into a list already holding
+// 400,000 other contacts (the rate with 400k over the empty one's is
+// full/empty), and into such a list holding half of the body's numbers
+// already (half updated: 400k-half, the COPY writing as many rows). The machine is shared, so absolute times are noisy:
 // each round runs every case and both sides one after the other, and the
 // benchmark reports the medians of the rounds' rates and ratios
-// (import/s, copy/s, import/copy), and the ratio of the full list's
-// import rate to the empty one's (full/empty).
+// (import/s, copy/s, import/copy).
 func BenchmarkContactImportVsCopy(b *testing.B) {
 	const n, rounds = 20_000, 5
 	ctx := context.Background()
-	cases := []*importCopyCase{{name: "empty", before: 0}, {name: "400k", before: 400_000}}
+	cases := []*importCopyCase{{name: "empty"}, {name: "400k", before: 400_000}, {name: "400k-half", before: 400_000, matched: rounds * n}}
 	for i, c := range cases {
 		c.setUp(b, ctx, contactstest.ListUUID(i+1))
 	}
@@ -49,10 +51,11 @@ func BenchmarkContactImportVsCopy(b *testing.B) {
 // importCopyCase is one list of the benchmark: its store, and the rates
 // each round measured.
 type importCopyCase struct {
-	name   string
-	before int
-	db     *DB
-	opts   contacts.ImportOptions
+	name    string
+	before  int // contacts in the list before the rounds
+	matched int // of them, the even ones of the first matched numbers of the bodies
+	db      *DB
+	opts    contacts.ImportOptions
 
 	importRates, copyRates, ratios []float64
 }
@@ -73,14 +76,19 @@ func (c *importCopyCase) setUp(b *testing.B, ctx context.Context, list string) {
 	if c.opts, err = contacts.ParseImportQuery(q); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := c.db.pool.Exec(ctx, `INSERT INTO contacts (service_uuid, uuid, list_uuid, member, created, updated,
-			mobile, mobile_raw, first_name, first_name_fold, last_name, last_name_fold, email, email_fold, opt_status)
-		SELECT $1, 'seed-' || i, $2, 'subscribed', now(), now(), '+38641' || lpad(i::text, 6, '0'), '+386 41 ' || lpad(i::text, 6, '0'),
-			'Name' || (i % 5000), 'name' || (i % 5000), 'Surname' || (i % 7919), 'surname' || (i % 7919),
-			'seed' || i || '@example.com', 'seed' || i || '@example.com', 'in'
-		FROM generate_series(1, $3::int) AS i`, string(contactstest.TenantA), list, c.before); err != nil {
-		b.Fatal(err)
+	seed := func(uuid, mobile, raw string, from, to int) {
+		if _, err := c.db.pool.Exec(ctx, `INSERT INTO contacts (service_uuid, uuid, list_uuid, member, created, updated,
+				mobile, mobile_raw, first_name, first_name_fold, last_name, last_name_fold, email, email_fold, opt_status)
+			SELECT $1, $3 || i, $2, 'subscribed', now(), now(), $4 || lpad(i::text, 6, '0'), $5 || lpad(i::text, 6, '0'),
+				'Name' || (i % 5000), 'name' || (i % 5000), 'Surname' || (i % 7919), 'surname' || (i % 7919),
+				'seed' || i || '@example.com', 'seed' || i || '@example.com', 'in'
+			FROM generate_series($6::int, $7::int) AS i WHERE $3 = 'seed-' OR i % 2 = 0`,
+			string(contactstest.TenantA), list, uuid, mobile, raw, from, to); err != nil {
+			b.Fatal(err)
+		}
 	}
+	seed("seed-", "+38641", "+386 41 ", 1, c.before-c.matched/2)
+	seed("seed-m-", "+38640", "+386 40 ", 0, c.matched-1) // ImportBody's numbers
 	c.settle(b, ctx)
 }
 
@@ -92,17 +100,18 @@ func (c *importCopyCase) round(b *testing.B, ctx context.Context, n, round int) 
 	s := c.db.Contacts()
 	seq := 0
 	newUUID := func() string { seq++; return fmt.Sprintf("%08x-0000-4000-8000-%012x", 0x77000000+round, seq) }
+	now := importNow.Add(time.Duration(round+1) * time.Second)
 	start := time.Now()
 	items, err := contacts.ReadImport(bytes.NewReader(body), c.opts)
 	if err != nil {
 		b.Fatal(err)
 	}
-	r, err := s.Import(ctx, contactstest.TenantA, contacts.ImportBatch{Options: c.opts, Items: items, Now: time.Unix(1_767_225_600, 0), NewUUID: newUUID})
-	if err != nil || r.Created != n {
+	r, err := s.Import(ctx, contactstest.TenantA, contacts.ImportBatch{Options: c.opts, Items: items, Now: now, NewUUID: newUUID})
+	if updated := min(c.matched, n) / 2; err != nil || r.Created != n-updated || r.Updated != updated {
 		b.Fatalf("import: %+v, %v", r, err)
 	}
 	importTime := time.Since(start)
-	written := c.takeBack(b, ctx)
+	written := c.takeBack(b, ctx, now)
 	start = time.Now()
 	if err := pgx.BeginFunc(ctx, c.db.pool, func(tx pgx.Tx) error {
 		return copyContacts(ctx, tx, contactstest.TenantA, "contacts", written)
@@ -110,17 +119,22 @@ func (c *importCopyCase) round(b *testing.B, ctx context.Context, n, round int) 
 		b.Fatal(err)
 	}
 	copyTime := time.Since(start)
-	c.takeBack(b, ctx)
+	c.takeBack(b, ctx, now)
 	c.importRates = append(c.importRates, float64(n)/importTime.Seconds())
 	c.copyRates = append(c.copyRates, float64(n)/copyTime.Seconds())
 	c.ratios = append(c.ratios, copyTime.Seconds()/importTime.Seconds())
 }
 
-// takeBack returns the rows a round wrote (all but the seed's) and
-// deletes them, vacuuming the table, so the next side starts from the
-// same table.
-func (c *importCopyCase) takeBack(b *testing.B, ctx context.Context) []*contacts.Contact {
-	rows, err := c.db.pool.Query(ctx, "SELECT "+contactSelect+" FROM contacts WHERE uuid NOT LIKE 'seed-%'")
+// importNow is the time of the benchmark's imports, a second later each
+// round, so a round's updated contacts are told by their time.
+var importNow = time.Unix(1_767_225_600, 0).UTC()
+
+// takeBack returns the rows a round wrote at now, the updated seeds under new
+// uuids, and deletes the created ones, vacuuming the table, so the next
+// side starts from the same table (updated seeds stay updated: the
+// next round's body has other numbers).
+func (c *importCopyCase) takeBack(b *testing.B, ctx context.Context, now time.Time) []*contacts.Contact {
+	rows, err := c.db.pool.Query(ctx, "SELECT "+contactSelect+" FROM contacts WHERE uuid NOT LIKE 'seed-%' OR updated = $1", now)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -134,6 +148,9 @@ func (c *importCopyCase) takeBack(b *testing.B, ctx context.Context) []*contacts
 	c.settle(b, ctx)
 	out := make([]*contacts.Contact, len(cs))
 	for i := range cs {
+		if strings.HasPrefix(cs[i].UUID, "seed-") {
+			cs[i].UUID = fmt.Sprintf("%08x-0000-4000-8000-%012x", 0x78000000, i)
+		}
 		out[i] = &cs[i]
 	}
 	return out
