@@ -289,6 +289,31 @@
 // segmentation selects with plan_cache_mode force_custom_plan, as a
 // generic plan sees neither a LIKE prefix nor the anniversary ranges.
 //
+// # Contact imports
+//
+// ContactsStore.Import writes a batch in one transaction, a chunk at a
+// time: COPY for the contacts it creates, a stage and one UPDATE for the
+// ones it changes. It finds the contact of each identifier with one
+// query per 5,000 keys (importMatches), planned generically and served by
+// an index of the list's contacts in use by key (contacts_import_mobile,
+// contacts_import_email; other identifiers have none). Planned for the
+// list's own estimate, as a custom plan is, a list that imports fill
+// faster than autovacuum analyses it is taken for empty, and the lookup
+// read the whole list, filtering it by key, for every batch of keys: the
+// import slowed as the list grew. A generic plan does not look at the
+// list's estimate, and the index, matching the lookup's every condition
+// and its deleted IS NULL, answers it with one probe a key (a test reads
+// the plan). Against a COPY of the same rows into the same table and
+// indexes (medians of 5 interleaved rounds of 20,000 contacts, from the
+// raw body to the committed rows, on 2 shared cores):
+//
+//	go test ./adapters/pgstore/ -run XX -bench ContactImportVsCopy -benchmem
+//
+// the import runs at 0.69× the COPY into an empty list, 0.75× into a
+// list of 400,000 other contacts (0.82× the empty list's rate; the COPY's
+// own rate falls to 0.84×), 0.75× into such a list that statistics have
+// not seen, and 0.64× when half the body updates the list's contacts.
+//
 // # Finance
 //
 // DB.Finance is the store of business partners and invoices
