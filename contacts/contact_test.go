@@ -175,6 +175,20 @@ func TestE164(t *testing.T) {
 	}
 }
 
+func TestE164In(t *testing.T) {
+	for _, tt := range []struct{ in, region, want string }{
+		{"040 123 456", "SI", "+38640123456"}, {"(040) 123-456", "SI", "+38640123456"}, {"40123456", "SI", "+38640123456"},
+		{"+38640123456", "SI", "+38640123456"}, {"0038640123456", "DE", "+38640123456"}, {"040 123 456", "", ""},
+		{"020 7946 0018", "GB", "+442079460018"}, {"(202) 555-0143", "US", "+12025550143"}, {"06 6982 1234", "IT", "+390669821234"},
+		{"040 123 456", "XX", ""}, {"0", "SI", ""}, {"040 123 45x", "SI", ""},
+	} {
+		got, ok := contacts.E164In(tt.in, tt.region)
+		if got != tt.want || ok != (tt.want != "") {
+			t.Errorf("E164In(%q, %q) = %q, %v; want %q", tt.in, tt.region, got, ok, tt.want)
+		}
+	}
+}
+
 // E164 of its own answer is the same answer: a stored number reads back.
 func TestE164Idempotent(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
@@ -214,12 +228,20 @@ func FuzzFill(f *testing.F) {
 	})
 }
 
-// The cost of reading one number, which the import spreads across cores.
+// The cost of reading one number in each common form, which the import
+// spreads across cores (the library's parser alone: BenchmarkE164General).
 func BenchmarkE164(b *testing.B) {
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, ok := contacts.E164("+386 40 123 456"); !ok {
-			b.Fatal("refused")
-		}
+	for _, bb := range []struct{ name, in, region string }{
+		{"plus", "+38640123456", ""}, {"00", "0038640123456", ""}, {"national", "040 123 456", "SI"},
+		{"separators", "+386 (40) 123-456", ""}, {"GB", "+44 20 7946 0018", ""}, {"US", "+1 (202) 555-0143", "US"},
+	} {
+		b.Run(bb.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, ok := contacts.E164In(bb.in, bb.region); !ok {
+					b.Fatal("refused")
+				}
+			}
+		})
 	}
 }

@@ -76,3 +76,19 @@ func ExampleService_CreateContact() {
 	// Newsletter active 2 contacts
 	// +49: Anna in Newsletter
 }
+
+// Phone numbers as people write them, to E.164: international forms
+// always, a national form only in a region.
+func ExampleE164In() {
+	for _, n := range []struct{ in, region string }{
+		{"+386 (40) 123-456", ""}, {"00386 40 123 456", ""}, {"040 123 456", "SI"}, {"040 123 456", ""},
+	} {
+		e, ok := contacts.E164In(n.in, n.region)
+		fmt.Printf("%q in %q: %q %v\n", n.in, n.region, e, ok)
+	}
+	// Output:
+	// "+386 (40) 123-456" in "": "+38640123456" true
+	// "00386 40 123 456" in "": "+38640123456" true
+	// "040 123 456" in "SI": "+38640123456" true
+	// "040 123 456" in "": "" false
+}

@@ -9,7 +9,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
-	"github.com/nyaruka/phonenumbers"
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/segmentation"
@@ -183,40 +182,6 @@ func optStatus(raw *string, name string, p *problems) OptStatus {
 	}
 	p.add(name, name+" is in or out")
 	return ""
-}
-
-// E164 reads a phone number in international form, with its + or 00 and
-// with spaces, dashes, dots or brackets, and returns it in E.164 when
-// libphonenumber's metadata takes it for a valid number of its country.
-func E164(v string) (string, bool) {
-	var digits strings.Builder
-	plus := false
-	for i, r := range v {
-		switch {
-		case r >= '0' && r <= '9':
-			digits.WriteRune(r)
-		case r == '+' && i == 0:
-			plus = true
-		case r == ' ' || r == '-' || r == '.' || r == '(' || r == ')' || r == '/':
-		default:
-			return "", false
-		}
-	}
-	d := digits.String()
-	if !plus {
-		var ok bool
-		if d, ok = strings.CutPrefix(d, "00"); !ok {
-			return "", false // a national number: no country to read it in
-		}
-	}
-	if len(d) < 3 || len(d) > 15 {
-		return "", false
-	}
-	num, err := phonenumbers.Parse("+"+d, "")
-	if err != nil || !phonenumbers.IsValidNumber(num) {
-		return "", false
-	}
-	return phonenumbers.Format(num, phonenumbers.E164), true
 }
 
 // plausibleEmail is the shape of an address: one @ between a local part

@@ -8,11 +8,13 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5"
 	"pgregory.net/rapid"
 
 	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/contacts"
 	"github.com/msgkit/msgkit/contacts/contactstest"
+	"github.com/msgkit/msgkit/segmentation"
 )
 
 // Random batches of every mode and option give the same results and the
@@ -76,4 +78,60 @@ func TestContactsImportLikeMemstore(t *testing.T) {
 			}
 		}
 	})
+}
+
+// The identifier lookup probes an index by key, even in
+// a list that filled after the table's statistics were taken (the
+// planner takes it for empty): planned for that estimate, it scanned the
+// list's rows and filtered them by key instead.
+func TestContactImportLookupUsesIndex(t *testing.T) {
+	t.Parallel()
+	db := newTestDB(t)
+	ctx := context.Background()
+	fill := func(list string) {
+		if _, err := db.Contacts().CreateList(ctx, contactstest.TenantA, contacts.List{UUID: list, Name: "l", Created: time.Unix(0, 0).UTC()}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.pool.Exec(ctx, `INSERT INTO contacts (service_uuid, uuid, list_uuid, member, created, updated, mobile, email_fold)
+			SELECT $1, $2 || i, $2, 'subscribed', now(), now(), '+38640' || lpad(i::text, 6, '0'), 'u' || i || '@example.com'
+			FROM generate_series(1, 20000) AS i`, string(contactstest.TenantA), list); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fill(contactstest.ListUUID(1))
+	if _, err := db.pool.Exec(ctx, "ANALYZE contacts"); err != nil {
+		t.Fatal(err)
+	}
+	list := contactstest.ListUUID(2)
+	fill(list) // after the statistics
+	for _, tt := range []struct{ field segmentation.Field }{{segmentation.Mobile}, {segmentation.Email}} {
+		var plan []string
+		err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, "SET LOCAL plan_cache_mode = force_generic_plan"); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, "PREPARE lookup AS "+importMatchSQL(tt.field)); err != nil {
+				return err
+			}
+			rows, err := tx.Query(ctx, fmt.Sprintf("EXPLAIN EXECUTE lookup('%s', '%s', '{+38640000001,u1@example.com}')", contactstest.TenantA, list))
+			if err != nil {
+				return err
+			}
+			if plan, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+				return err
+			}
+			_, err = tx.Exec(ctx, "DEALLOCATE lookup")
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		probes := false // the keys are the index's condition, not a filter of the list's rows
+		for _, line := range plan {
+			probes = probes || strings.Contains(line, "Index Cond") && strings.Contains(line, "= ANY ($3)")
+		}
+		if !probes {
+			t.Errorf("lookup by %s:\n%s", tt.field, strings.Join(plan, "\n"))
+		}
+	}
 }

@@ -289,6 +289,35 @@
 // segmentation selects with plan_cache_mode force_custom_plan, as a
 // generic plan sees neither a LIKE prefix nor the anniversary ranges.
 //
+// # Contact imports
+//
+// ContactsStore.Import writes a batch in one transaction, a chunk at a
+// time: COPY for the contacts it creates, a stage and one UPDATE for the
+// ones it changes. It finds the contact of each identifier with one
+// query per 5,000 keys (importMatches), planned generically and served by
+// an index of the list's contacts in use by key (contacts_import_mobile,
+// contacts_import_email; other identifiers have none). Planned for the
+// list's own estimate, as a custom plan is, a list that imports fill
+// faster than autovacuum analyses it is taken for empty, and the lookup
+// read the whole list, filtering it by key, for every batch of keys: the
+// import slowed as the list grew. A generic plan does not look at the
+// list's estimate, and the index, matching the lookup's every condition
+// and its deleted IS NULL, answers it with one probe a key (a test reads
+// the plan). Against a COPY of the same rows into the same table and
+// indexes (medians of 5 interleaved rounds of 20,000 contacts, from the
+// raw body to the committed rows, on 2 shared cores):
+//
+//	go test ./adapters/pgstore/ -run XX -bench ContactImportVsCopy -benchmem
+//
+// the import runs at 0.69–0.75× the COPY into an empty list, 0.72–0.75×
+// into a list of 400,000 other contacts whether statistics have seen it
+// or not, and 0.58–0.64× when half the body updates the list's contacts
+// (two runs). With 400,000 contacts it keeps 0.75–0.82× of the empty
+// list's rate, as the COPY does (0.74–0.84×: larger indexes): it adds no
+// cost that grows with the list. Planned for the list's estimate, it ran
+// at 0.45× the COPY into the list statistics had not seen, 0.61× of its
+// rate into an empty list.
+//
 // # Finance
 //
 // DB.Finance is the store of business partners and invoices

@@ -15,8 +15,9 @@ import (
 // body of n contacts (ImportBody, about 110 bytes each), for n of 10,000
 // and 100,000, resolved by update on mobile into a list that holds every
 // other one of them already. Each import runs into a fresh store from
-// newStores, seeded untimed, then settled (Stores.Settle). Besides time and allocations
-// it reports, from one more import measured by MeasureHeap, peak-B/body-B
+// newStores, seeded untimed, then settled (Stores.Settle). Besides time,
+// allocations and the rate (contacts/s) it reports, from one more import
+// measured by MeasureHeap, peak-B/body-B
 // (the import's transient heap at its peak per byte of body) and
 // kept-B/body-B (the heap the store kept of it per byte of body).
 func benchImport(b *testing.B, newStores func(testing.TB) Stores) {
@@ -78,6 +79,7 @@ func benchmarkImport(b *testing.B, newStores func(testing.TB) Stores, n int) {
 		check(run(s, body, 2, newUUID))
 	}
 	b.StopTimer()
+	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "contacts/s")
 	s, newUUID := prepare(b.N)
 	var r contacts.ImportResult
 	h := MeasureHeap(func() { r = run(s, body, 2, newUUID) })
