@@ -124,6 +124,23 @@ type ListQuery struct {
 	Search     Search
 }
 
+// Attrs are the attributes q reads, in its order: those of its filters,
+// of its search, then of its sort (an attribute may repeat). A store
+// readies what these need (columns, joins) before it lists.
+func (q ListQuery) Attrs() []string {
+	var names []string
+	for _, f := range q.Filters {
+		names = append(names, f.Attr)
+	}
+	for _, f := range q.Search.Filters() {
+		names = append(names, f.Attr)
+	}
+	for _, k := range q.Sort {
+		names = append(names, k.Attr)
+	}
+	return names
+}
+
 // Search is q: the items where any of Attrs (string attributes) contains
 // Text, case-insensitively, as the contains operator compares, or any of
 // Numbers (number attributes) equals Text read as a decimal number. An

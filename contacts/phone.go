@@ -1,14 +1,11 @@
 package contacts
 
 import (
-	"bytes"
-	"regexp"
-	"slices"
 	"strconv"
-	"strings"
-	"sync"
 
 	"github.com/nyaruka/phonenumbers"
+
+	"github.com/msgkit/msgkit/phoneplan"
 )
 
 // E164 reads a phone number in international form, with its + or 00 and
@@ -45,7 +42,7 @@ func E164In(v, region string) (string, bool) {
 		if len(d) < 3 || len(d) > 15 {
 			return "", false
 		}
-		if e, ok := phonePlan().international(d); ok {
+		if e, ok := international(phoneplan.Load(), d); ok {
 			return e, true
 		}
 		return parseE164("+"+string(d), "")
@@ -53,7 +50,7 @@ func E164In(v, region string) (string, bool) {
 		if len(d) < 2 {
 			return "", false
 		}
-		if e, ok := phonePlan().national(d, region); ok {
+		if e, ok := national(phoneplan.Load(), d, region); ok {
 			return e, true
 		}
 		return parseE164(string(d), region)
@@ -96,180 +93,25 @@ func parseE164(digits, region string) (string, bool) {
 	return phonenumbers.Format(num, phonenumbers.E164), true
 }
 
-// phonePlan is the compiled metadata, built on first use. It is derived
-// from the library's embedded tables, which never change, so it is an
-// immutable table like the GSM alphabet, not state: each region's
-// patterns are compiled when a number first needs them.
-var phonePlan = sync.OnceValue(newPhonePlans)
-
-// phonePlans finds a region's compiled metadata as the library finds its
-// metadata: by region code, or by calling code for the non-geographic
-// entities ("001").
-type phonePlans struct {
-	byRegion map[string]func() *regionPlan
-	nonGeo   map[int32]func() *regionPlan
-}
-
-// nonGeoRegion is the region code of calling codes that belong to no
-// country (international freephone, satellite services).
-const nonGeoRegion = "001"
-
-func newPhonePlans() *phonePlans {
-	p := &phonePlans{byRegion: map[string]func() *regionPlan{}, nonGeo: map[int32]func() *regionPlan{}}
-	coll, err := phonenumbers.MetadataCollection()
-	if err != nil {
-		return p // no plans: every number takes the general path, which reports it
-	}
-	for _, md := range coll.GetMetadata() {
-		plan := sync.OnceValue(func() *regionPlan { return newRegionPlan(md) })
-		if md.GetId() == nonGeoRegion {
-			p.nonGeo[md.GetCountryCode()] = plan
-		} else {
-			p.byRegion[md.GetId()] = plan
-		}
-	}
-	return p
-}
-
-// regionPlan is one region's compiled metadata.
-type regionPlan struct {
-	cc      int
-	ccText  string
-	leading *regexp.Regexp // its leading digits, anchored at the start; nil when it has none
-	general descPlan
-	// types are the number types that make a number valid: mobile
-	// (unless its pattern is the fixed line's), fixed line, then the rest
-	// of the library's list. The library tries them in another order to
-	// name the type; validity is that any takes the number, and trying the
-	// common types first tests fewer patterns.
-	types []descPlan
-	// nationalPrefix is the national prefix for parsing, anchored at the
-	// start (nil: none); plainPrefix is it when it is plain digits with
-	// no transform rule, the only prefix the fast path removes.
-	nationalPrefix *regexp.Regexp
-	plainPrefix    string
-	idd            *regexp.Regexp // the international prefix, anchored; nil: none
-}
-
-// descPlan is one number type's description.
-type descPlan struct {
-	lengths []int32 // the possible lengths; none: any
-	pattern *regexp.Regexp
-}
-
-func newDescPlan(d *phonenumbers.PhoneNumberDesc) descPlan {
-	return descPlan{lengths: d.PossibleLength, pattern: regexp.MustCompile("^(?:" + d.GetNationalNumberPattern() + ")$")}
-}
-
-// matches is the library's isNumberMatchingDesc.
-func (d descPlan) matches(nsn []byte) bool {
-	if len(d.lengths) > 0 && !slices.Contains(d.lengths, int32(len(nsn))) {
-		return false
-	}
-	return d.pattern.Match(nsn)
-}
-
-// anchored compiles pattern to match at the start, or is nil for "".
-func anchored(pattern string) *regexp.Regexp {
-	if pattern == "" {
-		return nil
-	}
-	return regexp.MustCompile("^(?:" + pattern + ")")
-}
-
-func newRegionPlan(md *phonenumbers.PhoneMetadata) *regionPlan {
-	r := &regionPlan{cc: int(md.GetCountryCode()), ccText: strconv.Itoa(int(md.GetCountryCode())),
-		general: newDescPlan(md.GetGeneralDesc()), leading: anchored(md.GetLeadingDigits()),
-		nationalPrefix: anchored(md.GetNationalPrefixForParsing()), idd: anchored(md.GetInternationalPrefix())}
-	if p := md.GetNationalPrefixForParsing(); p != "" && md.GetNationalPrefixTransformRule() == "" && strings.Trim(p, "0123456789") == "" {
-		r.plainPrefix = p
-	}
-	var descs []*phonenumbers.PhoneNumberDesc
-	if !md.GetSameMobileAndFixedLinePattern() {
-		descs = append(descs, md.GetMobile())
-	}
-	descs = append(descs, md.GetFixedLine(), md.GetPremiumRate(), md.GetTollFree(), md.GetSharedCost(), md.GetVoip(),
-		md.GetPersonalNumber(), md.GetPager(), md.GetUan(), md.GetVoicemail())
-	for _, d := range descs {
-		if d != nil {
-			r.types = append(r.types, newDescPlan(d))
-		}
-	}
-	return r
-}
-
-// valid is the library's getNumberTypeHelper(nsn) != UNKNOWN.
-func (r *regionPlan) valid(nsn []byte) bool {
-	if !r.general.matches(nsn) {
-		return false
-	}
-	for _, d := range r.types {
-		if d.matches(nsn) {
-			return true
-		}
-	}
-	return false
-}
-
-// hasNationalPrefix says whether d starts with what the library reads
-// as the region's national prefix.
-func (r *regionPlan) hasNationalPrefix(d []byte) bool {
-	if r.plainPrefix != "" {
-		return bytes.HasPrefix(d, []byte(r.plainPrefix))
-	}
-	return r.nationalPrefix != nil && r.nationalPrefix.Match(d)
-}
-
-// region is the plan of a region code, nil when unknown.
-func (p *phonePlans) region(code string) *regionPlan {
-	if plan := p.byRegion[code]; plan != nil {
-		return plan()
-	}
-	return nil
-}
-
 // international reads d (digits after + or 00) as country code and
 // national significant number as written, when the number is valid as
 // the library decides it (IsValidNumber of the region
 // GetRegionCodeForNumber names) and the library would not read a
 // national prefix in it; ok is false for the general path to decide.
-func (p *phonePlans) international(d []byte) (string, bool) {
-	cc, nsn, ok := splitCallingCode(d)
+func international(p *phoneplan.Plans, d []byte) (string, bool) {
+	cc, nsn, ok := phoneplan.SplitCallingCode(d)
 	if !ok {
 		return "", false
 	}
 	regions := phonenumbers.GetRegionCodesForCountryCode(cc)
-	if main := p.region(regions[0]); main != nil && main.hasNationalPrefix(nsn) {
+	if main := p.Region(regions[0]); main != nil && main.HasNationalPrefix(nsn) {
 		return "", false
 	}
-	var plan *regionPlan
-	if regions[0] == nonGeoRegion {
-		if f := p.nonGeo[int32(cc)]; f != nil {
-			plan = f()
-		}
-	} else {
-		plan = p.numberRegion(regions, nsn)
-	}
-	if plan == nil || plan.cc != cc || !plan.valid(nsn) {
+	r := p.ForNumber(cc, nsn)
+	if r == nil || r.CC != cc || !r.Valid(nsn) {
 		return "", false
 	}
 	return "+" + string(d), true
-}
-
-// numberRegion is the library's GetRegionCodeForNumber among the regions
-// of a calling code: the only one, or the first whose leading digits, or
-// else whose patterns, take nsn; nil for none.
-func (p *phonePlans) numberRegion(regions []string, nsn []byte) *regionPlan {
-	if len(regions) == 1 {
-		return p.region(regions[0])
-	}
-	for _, code := range regions {
-		r := p.region(code)
-		if r != nil && (r.leading != nil && r.leading.Match(nsn) || r.leading == nil && r.valid(nsn)) {
-			return r
-		}
-	}
-	return nil
 }
 
 // national reads d as a national number of region: its national
@@ -278,39 +120,20 @@ func (p *phonePlans) numberRegion(regions []string, nsn []byte) *regionPlan {
 // (a region sharing its calling code, digits the library could read as
 // an international prefix or the country code, a prefix that is not
 // plain digits).
-func (p *phonePlans) national(d []byte, region string) (string, bool) {
-	r := p.region(region)
-	if r == nil || len(phonenumbers.GetRegionCodesForCountryCode(r.cc)) != 1 ||
-		r.idd != nil && r.idd.Match(d) || bytes.HasPrefix(d, []byte(r.ccText)) {
+func national(p *phoneplan.Plans, d []byte, region string) (string, bool) {
+	r := p.Region(region)
+	if r == nil || r.Shared() || r.StartsInternational(d) {
 		return "", false
 	}
 	nsn := d
-	if r.hasNationalPrefix(d) {
-		if r.plainPrefix == "" {
+	if r.HasNationalPrefix(d) {
+		if r.PlainPrefix() == "" {
 			return "", false
 		}
-		nsn = d[len(r.plainPrefix):]
+		nsn = d[len(r.PlainPrefix()):]
 	}
-	if !r.valid(nsn) {
+	if !r.Valid(nsn) {
 		return "", false
 	}
-	return "+" + r.ccText + string(nsn), true
-}
-
-// splitCallingCode reads digits as country calling code and national
-// significant number, as written. Calling codes are a prefix code (ITU-T
-// E.164), so the first 1 to 3 digits that name a region are the code; none
-// starts with 0.
-func splitCallingCode(digits []byte) (cc int, nsn []byte, ok bool) {
-	if len(digits) == 0 || digits[0] == '0' {
-		return 0, nil, false
-	}
-	cc = 0
-	for n := 1; n <= 3 && n < len(digits); n++ {
-		cc = cc*10 + int(digits[n-1]-'0')
-		if len(phonenumbers.GetRegionCodesForCountryCode(cc)) > 0 {
-			return cc, digits[n:], true
-		}
-	}
-	return 0, nil, false
+	return "+" + strconv.Itoa(r.CC) + string(nsn), true
 }

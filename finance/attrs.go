@@ -226,16 +226,7 @@ func NewListColumns(invs []*Invoice) *ListColumns {
 // now where they are not yet; attributes of view parts and unknown ones
 // have none.
 func (cs *ListColumns) columns(q msgkit.ListQuery) map[string][]msgkit.Value {
-	var names []string
-	for _, f := range q.Filters {
-		names = append(names, f.Attr)
-	}
-	for _, f := range q.Search.Filters() {
-		names = append(names, f.Attr)
-	}
-	for _, k := range q.Sort {
-		names = append(names, k.Attr)
-	}
+	names := q.Attrs()
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	out := map[string][]msgkit.Value{}

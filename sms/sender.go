@@ -1,10 +1,11 @@
 package sms
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/nyaruka/phonenumbers"
+
+	"github.com/msgkit/msgkit/phoneplan"
 )
 
 // Sender limits. The bulk SMS interface leaves the maximum length open; these are the
@@ -107,9 +108,9 @@ func parseReceiver(s string) (MSISDN, string, error) {
 	}
 	// Read directly, the number is its digits (the library's E.164 form
 	// of it).
-	if cc, national, ok := splitCallingCode(digits); ok {
-		if region, valid := numbers.validRegion(cc, national); valid {
-			return MSISDN("+" + digits), region, nil
+	if cc, nsn, ok := phoneplan.SplitCallingCode([]byte(digits)); ok {
+		if r := phoneplan.Load().ForNumber(cc, nsn); r != nil && r.CC == cc && r.Valid(nsn) {
+			return MSISDN("+" + digits), r.Code, nil
 		}
 	}
 	// The general parser also strips national prefixes written after the
@@ -122,20 +123,10 @@ func parseReceiver(s string) (MSISDN, string, error) {
 	return MSISDN(phonenumbers.Format(num, phonenumbers.E164)), phonenumbers.GetRegionCodeForNumber(num), nil
 }
 
-// splitCallingCode reads digits as country calling code and national
-// significant number, as written. Calling codes are a prefix code (ITU-T
-// E.164), so the first 1 to 3 digits that name a region are the code; none
-// starts with 0, so digits that do are a national number, never read as
-// "0" and a code ("061…" is not +61).
+// splitCallingCode is phoneplan.SplitCallingCode over a string: digits
+// that start with 0 are a national number, never read as "0" and a code
+// ("061…" is not +61).
 func splitCallingCode(digits string) (cc int, national string, ok bool) {
-	if digits == "" || digits[0] == '0' {
-		return 0, "", false
-	}
-	for n := 1; n <= 3 && n < len(digits); n++ {
-		cc, _ := strconv.Atoi(digits[:n])
-		if phonenumbers.GetRegionCodeForCountryCode(cc) != "ZZ" {
-			return cc, digits[n:], true
-		}
-	}
-	return 0, "", false
+	cc, nsn, ok := phoneplan.SplitCallingCode([]byte(digits))
+	return cc, string(nsn), ok
 }

@@ -41,16 +41,7 @@ func newContactColumns(order []*contacts.Contact) *contactColumns {
 // refuse. Listings in parts read the columns concurrently, so they are
 // all made before.
 func (cs *contactColumns) prepare(q msgkit.ListQuery) {
-	var names []string
-	for _, f := range q.Filters {
-		names = append(names, f.Attr)
-	}
-	for _, f := range q.Search.Filters() {
-		names = append(names, f.Attr)
-	}
-	for _, k := range q.Sort {
-		names = append(names, k.Attr)
-	}
+	names := q.Attrs()
 	for _, name := range names {
 		if _, ok := cs.values[name]; ok {
 			continue

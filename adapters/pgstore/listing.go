@@ -93,19 +93,6 @@ func namesAlias(e, alias string) bool {
 
 func isNameByte(c byte) bool { return c == '_' || c == '.' || isASCIIAlnum(c) }
 
-// queryAttrs are the attributes lq reads: those of its filters, its
-// search and its sort.
-func queryAttrs(lq msgkit.ListQuery) []string {
-	var names []string
-	for _, f := range append(slices.Clone(lq.Filters), lq.Search.Filters()...) {
-		names = append(names, f.Attr)
-	}
-	for _, k := range lq.Sort {
-		names = append(names, k.Attr)
-	}
-	return names
-}
-
 // listAttr is one attribute of a listTable. Expr must have the SQL type of
 // Type: text (or varchar, citext: it is cast to text), numeric (or an
 // integer type), date, timestamptz or boolean.
@@ -245,7 +232,7 @@ func (t *listTable) statement(lq msgkit.ListQuery, scopeArgs []any) (listStmt, e
 			"list query: negative page number %d or size %d", lq.PageNumber, lq.PageSize)
 	}
 	var read []listAttr // what the query reads, for the joins it needs
-	for _, name := range queryAttrs(lq) {
+	for _, name := range lq.Attrs() {
 		a, ok := t.Attrs[name]
 		if !ok {
 			return listStmt{}, unknownListAttr(name)
