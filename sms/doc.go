@@ -112,8 +112,11 @@
 // and a part the network does not take at once is tried again from the
 // queue (below) instead of being lost.
 //
-// A message's id (the msgId of the answer and of every report) is a random
-// UUID unless GatewayOptions.NewID supplies another source.
+// A message's id (the msgId of the answer and of every report) is a
+// version 7 UUID unless GatewayOptions.NewID supplies another source: 74
+// random bits after the millisecond of its submission (NewMessageID), so
+// ids stay unguessable while the stores' indexes on them grow at one end,
+// as a log does, instead of at random places of an ever larger tree.
 //
 // Choices where the interface is silent: a missing dlrMask means 19 when a
 // dlrUrl is given and no reports otherwise; the price of a message is the

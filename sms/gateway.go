@@ -17,7 +17,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/google/uuid"
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/idempotency"
 	"github.com/msgkit/msgkit/secret"
@@ -94,8 +93,9 @@ type GatewayOptions struct {
 	// does not read it per message; default one minute. Changed accounts
 	// are seen after at most this long.
 	CredentialTTL time.Duration
-	// NewID makes the id of an accepted message; default a random UUID. It
-	// is called by concurrent submissions and must never repeat an id.
+	// NewID makes the id of an accepted message; default a time-ordered
+	// random UUID (NewMessageID). It is called by concurrent submissions
+	// and must never repeat an id.
 	// Tests inject a sequence so that answers and reports are golden.
 	NewID func() MessageID
 	// Transmitter, when set, is a transmitter of this process sending from
@@ -149,7 +149,7 @@ func NewGateway(store Store, opts GatewayOptions) *Gateway {
 		opts.CredentialTTL = time.Minute
 	}
 	if opts.NewID == nil {
-		opts.NewID = func() MessageID { return MessageID(uuid.NewString()) }
+		opts.NewID = func() MessageID { return NewMessageID(opts.Clock.Now()) }
 	}
 	g := &Gateway{store: store, opts: opts, creds: map[string]credential{}, accounts: map[string]credential{}, secrets: secret.NewChecker(opts.BcryptCost)}
 	rand.Read(g.credKey[:])

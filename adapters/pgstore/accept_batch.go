@@ -210,6 +210,9 @@ func (b *acceptBatcher) run(batch []*acceptRequest) {
 		msgs[i] = r.m
 	}
 	for i, outcome := range b.acceptAll(ctx, msgs) {
+		if outcome == nil {
+			b.store.recent.put(msgs[i]) // its reports follow within seconds
+		}
 		batch[i].reply <- outcome
 	}
 }

@@ -166,15 +166,26 @@
 // keep scanning it whole as it grows.
 //
 // The network's status events are batched too, by their caller
-// (UpdateParts): one transaction of two round trips locks the batch's
-// parts in key order (so batches never deadlock), reads their messages,
-// runs the changes in order in memory and writes each part's last state
-// and every report in order, instead of a transaction per event; each
-// step is one statement for the whole batch, its rows as arrays. A status
-// step that leaves a part open (submitted, sent to the SMSC, buffered) is
-// a heap-only update: the open parts' index reads a generated column,
-// open, rather than state (0006_parts_hot.sql), so only a part's last
-// update touches its indexes. The outcomes of delivery attempts are
+// (UpdateParts): one transaction reads the batch's messages, runs the
+// changes in order in memory and writes each part's last state and every
+// report in order, instead of a transaction per event; each step is one
+// statement for the whole batch, its rows as arrays. The write is a
+// compare and set: a part is written only where its row still holds the
+// state, error code and time the batch started from, and when one does
+// not (a concurrent change got there first) the transaction is rolled
+// back and runs again with the batch's parts locked in key order first
+// (so batches never deadlock). Most batches read nothing at all: the
+// store remembers the messages it accepted or updated lately, with parts
+// still open (Options.RecentMessages), and the compare and set is what
+// makes that memory safe when another replica changed a part meanwhile.
+// A message's reports come within seconds of its acceptance, so under
+// load the network's events cost one UPDATE per batch, not four
+// statements (over HTTP on PostgreSQL, 26% less CPU per submission,
+// server and database together). A status step that leaves a part open
+// (submitted, sent to the SMSC, buffered) is a heap-only update: the open
+// parts' index reads a generated column, open, rather than state
+// (0006_parts_hot.sql), so only a part's last update touches its indexes.
+// The outcomes of delivery attempts are
 // batched the same way: FinishReports updates a batch of reports in one
 // statement (unnest of arrays, ids sorted), a commit per batch instead of
 // per report.

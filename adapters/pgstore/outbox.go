@@ -71,6 +71,10 @@ func (s *SMSStore) UpdatePart(ctx context.Context, key sms.PartKey, fn func(m sm
 		return sms.PartNotFound(key)
 	}
 	err := inTx(ctx, s.pool, s.log, "part update", func(tx pgx.Tx) error { return updatePart(ctx, tx, key, fn) })
+	// What UpdateParts remembers of the message may be out of date now;
+	// its compare and set would catch that, at the cost of a batch run
+	// again.
+	s.recent.forget(key.MsgID)
 	if f, ok := errors.AsType[final](err); ok {
 		return f.err
 	}
@@ -132,7 +136,7 @@ func updatePart(ctx context.Context, tx pgx.Tx, key sms.PartKey, fn func(sms.Mes
 	// (ExpireDue's, usually of a part never sent) deletes the row at
 	// once, as claims pass over the rows of expired messages.
 	batch = &pgx.Batch{}
-	queuePartWrites(batch, m, m.Parts[i].State, partWrite{key, u})
+	queuePartWrites(batch, m, m.Parts[i].State, partWrite{key: key, PartUpdate: u})
 	return tx.SendBatch(ctx, batch).Close()
 }
 
@@ -170,6 +174,7 @@ func queueReport(b *pgx.Batch, r sms.Report) {
 type partWrite struct {
 	key sms.PartKey
 	sms.PartUpdate
+	read sms.PartRecord // the part as read, before the batch's changes (UpdateParts)
 }
 
 // checkPartUpdate refuses what sms_parts and sms_reports cannot hold.

@@ -34,6 +34,7 @@ type SMSStore struct {
 	pool    *pgxpool.Pool
 	log     *slog.Logger
 	accepts *acceptBatcher
+	recent  *recentMessages // nil: remembers nothing
 }
 
 // CreateAccount stores a; an existing username is a Conflict. A negative

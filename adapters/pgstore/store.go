@@ -32,6 +32,12 @@ type Options struct {
 	// AcceptMaxBatch caps the messages of one batch; zero or less means
 	// 128.
 	AcceptMaxBatch int
+	// RecentMessages is how many messages with parts still open the sms
+	// store remembers after accepting or updating them, so that the
+	// network's reports of each cost no read (see UpdateParts); about 1 KB
+	// each. Zero means 32,768; negative remembers none, and every batch
+	// of reports reads its messages.
+	RecentMessages int
 }
 
 // DB is the PostgreSQL database: one connection pool shared by one store
@@ -110,7 +116,11 @@ func open(ctx context.Context, dsn string, opts Options, fsys fs.FS) (*DB, error
 		pool.Close()
 		return nil, err
 	}
-	db.sms = &SMSStore{pool: pool, log: log}
+	recent := opts.RecentMessages
+	if recent == 0 {
+		recent = defaultRecentMessages
+	}
+	db.sms = &SMSStore{pool: pool, log: log, recent: newRecentMessages(recent)}
 	db.sms.accepts = newAcceptBatcher(db.sms, opts.AcceptWorkers, opts.AcceptMaxBatch)
 	return db, nil
 }

@@ -3,12 +3,15 @@ package pgstore
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/msgkit/msgkit/sms"
 )
@@ -17,26 +20,54 @@ import (
 // trips, as UpdatePart applies one (see sms.Store), with a few statements
 // for the whole batch, each taking its rows as arrays:
 //
-//   - The first locks every part changed (SELECT … FOR UPDATE), in key
-//     order, which every batch follows, so batches never wait for each
-//     other in a cycle (and UpdatePart holds one lock only), and then reads
-//     each message changed with all its parts, as UpdatePart does.
+//   - The first reads each message changed with all its parts, as
+//     UpdatePart does, without locking anything; messages the store
+//     remembers (recentMessages: those it accepted or updated lately)
+//     are not read, and a batch of those only is one round trip.
 //   - The changes then run in order in memory, each seeing those before
-//     it; the second round trip writes each changed part's last state, the
-//     queue rows that leave at expiry and the reports in the changes'
-//     order, and commits.
+//     it; the second round trip writes each changed part's last state, in
+//     key order, only where the row still holds what the first read (its
+//     state, error code and time: compare and set), then the queue rows
+//     that leave at expiry and the reports in the changes' order, and
+//     commits.
+//
+// When a part changed between the read and the write (another batch, an
+// expiry, a refusal got there first), the write misses it, the
+// transaction is rolled back and runs again pessimistically: it first
+// locks every part changed (SELECT … FOR UPDATE) in key order, which
+// every batch follows, so batches never wait for each other in a cycle
+// (and UpdatePart holds one lock only). Concurrent changes of one part
+// are rare (the network reports a part's events one after the other), so
+// the locks, a statement and a WAL record per part, are usually spared;
+// the update's own row locks, taken in key order, order each part's
+// reports as the locks did.
 //
 // A batch costs a transaction, a commit and two round trips instead of one
-// each per change, and five statements instead of four per change, which
+// each per change, and two to four statements instead of four per change, which
 // is what lets the network's reports keep pace with submissions. A
 // serialization failure or a deadlock runs it again, functions included;
 // any other database error is every change's error and nothing is saved.
 func (s *SMSStore) UpdateParts(ctx context.Context, changes []sms.PartChange) []error {
 	errs := make([]error, len(changes))
-	err := inTx(ctx, s.pool, s.log, "part updates", func(tx pgx.Tx) error {
+	var (
+		lock bool
+		msgs map[sms.MessageID]*sms.MessageRecord
+	)
+	run := func(tx pgx.Tx) (err error) {
 		clear(errs)
-		return updateParts(ctx, tx, changes, errs)
-	})
+		msgs, err = updateParts(ctx, tx, changes, errs, lock, s.recent)
+		return err
+	}
+	err := inTx(ctx, s.pool, s.log, "part updates", run)
+	if errors.Is(err, errPartsMoved) {
+		lock = true
+		err = inTx(ctx, s.pool, s.log, "part updates", run)
+	}
+	if err == nil {
+		for _, m := range msgs { // as committed
+			s.recent.put(*m)
+		}
+	}
 	if err != nil {
 		for i := range errs {
 			errs[i] = classify(err, "part", "parts")
@@ -45,9 +76,17 @@ func (s *SMSStore) UpdateParts(ctx context.Context, changes []sms.PartChange) []
 	return errs
 }
 
+// errPartsMoved is updateParts' error when a part it writes changed after
+// its read: the transaction is rolled back and run again with locks.
+var errPartsMoved = errors.New("pgstore: parts changed between their read and their update")
+
 // updateParts is one run of UpdateParts' transaction; it sets each
-// change's error in errs and returns database errors.
-func updateParts(ctx context.Context, tx pgx.Tx, changes []sms.PartChange, errs []error) error {
+// change's error in errs and returns the messages changed, with their
+// parts as written, or a database error. With lock it locks the parts
+// changed before reading them; without, it takes the messages recent
+// remembers as they are and reads the others, writes a part only where
+// it still is as read, and returns errPartsMoved when one is not.
+func updateParts(ctx context.Context, tx pgx.Tx, changes []sms.PartChange, errs []error, lock bool, recent *recentMessages) (map[sms.MessageID]*sms.MessageRecord, error) {
 	var keys []sms.PartKey
 	var ids []sms.MessageID
 	for i, c := range changes {
@@ -62,16 +101,32 @@ func updateParts(ctx context.Context, tx pgx.Tx, changes []sms.PartChange, errs 
 	slices.Sort(ids) // byte order, as COLLATE "C" and the keys
 	ids = slices.Compact(ids)
 
-	b := &pgx.Batch{}
-	queueReads(b, keys, ids)
-	br := tx.SendBatch(ctx, b)
-	locked, msgs, err := readLockedParts(br, len(keys))
-	if closeErr := br.Close(); err == nil {
-		err = closeErr
+	var known map[sms.MessageID]*sms.MessageRecord
+	if !lock && recent != nil {
+		known = make(map[sms.MessageID]*sms.MessageRecord, len(ids))
+		ids = slices.DeleteFunc(ids, func(id sms.MessageID) bool {
+			m, ok := recent.get(id)
+			if ok {
+				known[id] = &m
+			}
+			return ok
+		})
 	}
-	if err != nil {
-		return err
+	locked, msgs := map[sms.PartKey]bool(nil), map[sms.MessageID]*sms.MessageRecord{}
+	if len(ids) > 0 {
+		b := &pgx.Batch{}
+		queueReads(b, keys, ids, lock)
+		br := tx.SendBatch(ctx, b)
+		var err error
+		locked, msgs, err = readLockedParts(br, len(keys), lock)
+		if closeErr := br.Close(); err == nil {
+			err = closeErr
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
+	maps.Copy(msgs, known)
 
 	var (
 		writes  = map[sms.PartKey]int{} // index in order
@@ -89,7 +144,7 @@ func updateParts(ctx context.Context, tx pgx.Tx, changes []sms.PartChange, errs 
 			continue
 		}
 		m, j := msgs[c.Key.MsgID], -1
-		if m != nil && locked[c.Key] {
+		if m != nil && (!lock || locked[c.Key]) {
 			j = slices.IndexFunc(m.Parts, func(p sms.PartRecord) bool { return p.Num == c.Key.PartNum })
 		}
 		var (
@@ -119,17 +174,26 @@ func updateParts(ctx context.Context, tx pgx.Tx, changes []sms.PartChange, errs 
 		if !seen {
 			w = len(order)
 			writes[c.Key] = w
-			order = append(order, partWrite{key: c.Key})
+			order = append(order, partWrite{key: c.Key, read: *p})
 		}
 		order[w].PartUpdate = sms.PartUpdate{State: u.State, ErrorCode: u.ErrorCode, UpdatedAt: u.UpdatedAt}
 		p.State, p.ErrorCode, p.UpdatedAt = u.State, u.ErrorCode, dbTime(u.UpdatedAt) // as a read would see it
 		reports = append(reports, u.Reports...)
 	}
 	if len(order) == 0 {
-		return nil
+		return msgs, nil
 	}
-	b = &pgx.Batch{}
-	queueUpdates(b, order)
+	// In key order: the update locks the rows as it goes (see UpdateParts).
+	slices.SortFunc(order, func(a, b partWrite) int { return comparePartKeys(a.key, b.key) })
+	b := &pgx.Batch{}
+	if len(ids) == 0 {
+		b.Queue(keyedOnly) // as queueReads does, for a batch that read nothing
+	}
+	var written int64
+	queueUpdates(b, order, !lock).Exec(func(ct pgconn.CommandTag) error {
+		written = ct.RowsAffected()
+		return nil
+	})
 	if len(dequeue) > 0 {
 		for _, k := range dequeue {
 			b.Queue(partDequeueSQL, string(k.MsgID), int32(k.PartNum))
@@ -138,7 +202,14 @@ func updateParts(ctx context.Context, tx pgx.Tx, changes []sms.PartChange, errs 
 	if len(reports) > 0 {
 		queueReports(b, reports)
 	}
-	return tx.SendBatch(ctx, b).Close()
+	err := tx.SendBatch(ctx, b).Close()
+	if err == nil && written != int64(len(order)) {
+		err = errPartsMoved // rolled back by the caller's transaction
+	}
+	if err != nil {
+		return nil, err
+	}
+	return msgs, nil
 }
 
 // The statements of UpdateParts.
@@ -158,6 +229,16 @@ const (
 		FROM unnest($1::text[], $2::integer[], $3::smallint[], $4::integer[], $5::timestamptz[])
 			AS v(msg_id, num, state, error_code, updated_at)
 		WHERE p.msg_id = v.msg_id AND p.num = v.num`
+	// partsSwapSQL is partsUpdateSQL where the row still holds the state,
+	// error code and time given last (as read). Under READ COMMITTED a row
+	// another transaction updated meanwhile is checked again as that one
+	// left it, so a part that moved is not written.
+	partsSwapSQL = `UPDATE sms_parts AS p SET state = v.state, error_code = v.error_code, updated_at = v.updated_at
+		FROM unnest($1::text[], $2::integer[], $3::smallint[], $4::integer[], $5::timestamptz[],
+				$6::smallint[], $7::integer[], $8::timestamptz[])
+			AS v(msg_id, num, state, error_code, updated_at, was_state, was_error_code, was_updated_at)
+		WHERE p.msg_id = v.msg_id AND p.num = v.num
+			AND p.state = v.was_state AND p.error_code = v.was_error_code AND p.updated_at = v.was_updated_at`
 	// reportsInsertSQL inserts the reports in the arrays' order, which
 	// their ids follow (they are claimed in id order).
 	reportsInsertSQL = `INSERT INTO sms_reports (msg_id, part_num, url, body, state, attempts, next_at, created_at, last_error)
@@ -168,9 +249,9 @@ const (
 		ORDER BY ord`
 )
 
-// queueReads queues the lock of the parts keys (sorted) and the reads of
-// the messages ids with all their parts.
-func queueReads(b *pgx.Batch, keys []sms.PartKey, ids []sms.MessageID) {
+// queueReads queues the reads of the messages ids with all their parts,
+// after the lock of the parts keys (sorted) when lock is set.
+func queueReads(b *pgx.Batch, keys []sms.PartKey, ids []sms.MessageID, lock bool) {
 	msgIDs, nums := make([]string, len(keys)), make([]int32, len(keys))
 	for i, k := range keys {
 		msgIDs[i], nums[i] = string(k.MsgID), int32(k.PartNum)
@@ -184,32 +265,37 @@ func queueReads(b *pgx.Batch, keys []sms.PartKey, ids []sms.MessageID) {
 	// read by scanning them, and keep: the whole transaction runs without
 	// sequential scans (keyedOnly), generic plans included.
 	b.Queue(keyedOnly)
-	b.Queue(partsLockSQL, msgIDs, nums)
+	if lock {
+		b.Queue(partsLockSQL, msgIDs, nums)
+	}
 	b.Queue(messagesSQL, strIDs)
 	b.Queue(partsOfSQL, strIDs)
 }
 
-// readLockedParts reads the results of queueReads: which parts exist (and
-// are now locked) and the messages that exist, with their parts. A corrupt
-// row is final.
-func readLockedParts(br pgx.BatchResults, keys int) (map[sms.PartKey]bool, map[sms.MessageID]*sms.MessageRecord, error) {
-	locked := make(map[sms.PartKey]bool, keys)
+// readLockedParts reads the results of queueReads: with lock, which parts
+// exist (and are now locked); and the messages that exist, with their
+// parts. A corrupt row is final.
+func readLockedParts(br pgx.BatchResults, keys int, lock bool) (map[sms.PartKey]bool, map[sms.MessageID]*sms.MessageRecord, error) {
 	var (
-		id  string
-		num int32
+		locked map[sms.PartKey]bool
+		id     string
+		num    int32
 	)
 	if _, err := br.Exec(); err != nil { // keyedOnly
 		return nil, nil, err
 	}
-	rows, err := br.Query()
-	if err != nil {
-		return nil, nil, err
-	}
-	if _, err := pgx.ForEachRow(rows, []any{&id, &num}, func() error {
-		locked[sms.PartKey{MsgID: sms.MessageID(id), PartNum: int(num)}] = true
-		return nil
-	}); err != nil {
-		return nil, nil, err
+	if lock {
+		locked = make(map[sms.PartKey]bool, keys)
+		rows, err := br.Query()
+		if err != nil {
+			return nil, nil, err
+		}
+		if _, err := pgx.ForEachRow(rows, []any{&id, &num}, func() error {
+			locked[sms.PartKey{MsgID: sms.MessageID(id), PartNum: int(num)}] = true
+			return nil
+		}); err != nil {
+			return nil, nil, err
+		}
 	}
 
 	msgs := make(map[sms.MessageID]*sms.MessageRecord)
@@ -218,7 +304,8 @@ func readLockedParts(br pgx.BatchResults, keys int) (map[sms.PartKey]bool, map[s
 		ms messageRow
 		ps partRow
 	)
-	if rows, err = br.Query(); err != nil {
+	rows, err := br.Query()
+	if err != nil {
 		return nil, nil, err
 	}
 	if _, err := pgx.ForEachRow(rows, append([]any{&id}, ms.dest()...), func() error {
@@ -245,14 +332,22 @@ func readLockedParts(br pgx.BatchResults, keys int) (map[sms.PartKey]bool, map[s
 	return locked, msgs, nil
 }
 
-// queueUpdates queues the writes of each part's last state.
-func queueUpdates(b *pgx.Batch, order []partWrite) {
+// queueUpdates queues the writes of each part's last state, one
+// statement; with swap, only where the part still is as read.
+func queueUpdates(b *pgx.Batch, order []partWrite, swap bool) *pgx.QueuedQuery {
 	n := len(order)
 	msgIDs, nums, states, codes, times := make([]string, n), make([]int32, n), make([]int16, n), make([]int32, n), make([]time.Time, n)
 	for i, w := range order {
 		msgIDs[i], nums[i], states[i], codes[i], times[i] = string(w.key.MsgID), int32(w.key.PartNum), int16(w.State), int32(w.ErrorCode), dbTime(w.UpdatedAt)
 	}
-	b.Queue(partsUpdateSQL, msgIDs, nums, states, codes, times)
+	if !swap {
+		return b.Queue(partsUpdateSQL, msgIDs, nums, states, codes, times)
+	}
+	wasStates, wasCodes, wasTimes := make([]int16, n), make([]int32, n), make([]time.Time, n)
+	for i, w := range order {
+		wasStates[i], wasCodes[i], wasTimes[i] = int16(w.read.State), int32(w.read.ErrorCode), w.read.UpdatedAt
+	}
+	return b.Queue(partsSwapSQL, msgIDs, nums, states, codes, times, wasStates, wasCodes, wasTimes)
 }
 
 // queueReports queues the insert of reports, in their order.

@@ -5,9 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 	"time"
+
+	gocmp "github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/sms"
@@ -174,5 +178,130 @@ func TestOpenStatusUpdatesAreHOT(t *testing.T) {
 	update(sms.StateDelivered)
 	if updated, hot := counts(); updated != 3 || hot != 2 {
 		t.Errorf("open to delivered: %d updates, %d HOT; want 3, 2", updated, hot)
+	}
+}
+
+// A part that another transaction changes between the batch's read and
+// its write is not overwritten: the batch is rolled back and runs again
+// with locks, its functions seeing the part as the other left it, and its
+// report follows the other's.
+func TestUpdatePartsRunsAgainWhenAPartMoved(t *testing.T) {
+	t.Parallel()
+	s := newTestStore(t)
+	keys := seedMessages(t, s, 1)
+	key := keys[0]
+	report := func(body string) sms.Report {
+		return sms.Report{MsgID: key.MsgID, PartNum: key.PartNum, URL: "https://example.com/dlr", Body: []byte(body),
+			State: sms.ReportPending, NextAt: t1, CreatedAt: t1}
+	}
+	var seen []sms.PartState
+	changes := []sms.PartChange{{Key: key, Fn: func(_ sms.MessageRecord, p sms.PartRecord) (sms.PartUpdate, bool, error) {
+		seen = append(seen, p.State)
+		if len(seen) == 1 { // between the read and the write: another change gets there first
+			err := s.UpdatePart(t.Context(), key, func(sms.MessageRecord, sms.PartRecord) (sms.PartUpdate, bool, error) {
+				return sms.PartUpdate{State: sms.StateBuffered, ErrorCode: 7, UpdatedAt: t1, Reports: []sms.Report{report(`"first"`)}}, true, nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		return sms.PartUpdate{State: sms.StateDelivered, ErrorCode: p.ErrorCode + 1, UpdatedAt: t1.Add(time.Second),
+			Reports: []sms.Report{report(`"second"`)}}, true, nil
+	}}}
+	for i, err := range s.UpdateParts(t.Context(), changes) {
+		if err != nil {
+			t.Fatalf("change %d: %v", i, err)
+		}
+	}
+	if want := []sms.PartState{sms.StateSubmitted, sms.StateBuffered}; !slices.Equal(seen, want) {
+		t.Errorf("the function saw %v, want %v (the read, then the other's write)", seen, want)
+	}
+	m, err := s.Message(t.Context(), key.MsgID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := m.Parts[key.PartNum]; p.State != sms.StateDelivered || p.ErrorCode != 8 {
+		t.Errorf("part is %v with code %d, want delivered with 8 (the other's 7, plus one)", p.State, p.ErrorCode)
+	}
+	var bodies []string
+	rows, err := s.pool.Query(t.Context(), `SELECT convert_from(body, 'UTF8') FROM sms_reports WHERE msg_id = $1 AND part_num = $2 ORDER BY id`,
+		string(key.MsgID), int32(key.PartNum))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bodies, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{`"first"`, `"second"`}; !slices.Equal(bodies, want) {
+		t.Errorf("reports %v, want %v", bodies, want)
+	}
+}
+
+// A replica remembers the messages it accepted (recentMessages), and
+// another replica may change their parts meanwhile: the first replica's
+// next batch finds its memory out of date, runs again from the rows, and
+// neither replica's change is lost. Its memory then holds the parts as
+// written, so the batch after that reads nothing.
+func TestUpdatePartsReplicaRemembersStaleParts(t *testing.T) {
+	t.Parallel()
+	dsn, schema := newTestSchema(t)
+	a := openTestStore(t, dsn, Options{Schema: schema})
+	b := openTestStore(t, dsn, Options{Schema: schema})
+	keys := seedMessages(t, a, 1)
+	bump := func(state sms.PartState) func(sms.MessageRecord, sms.PartRecord) (sms.PartUpdate, bool, error) {
+		return func(_ sms.MessageRecord, p sms.PartRecord) (sms.PartUpdate, bool, error) {
+			return sms.PartUpdate{State: state, ErrorCode: p.ErrorCode + 1, UpdatedAt: t1}, true, nil
+		}
+	}
+	apply := func(s *SMSStore, state sms.PartState) {
+		t.Helper()
+		for i, err := range s.UpdateParts(t.Context(), []sms.PartChange{{Key: keys[0], Fn: bump(state)}}) {
+			if err != nil {
+				t.Fatalf("change %d: %v", i, err)
+			}
+		}
+	}
+	if _, ok := a.recent.get(keys[0].MsgID); !ok {
+		t.Fatal("the accepting replica does not remember its message")
+	}
+	apply(b, sms.StateSentToSMSC) // b reads the rows
+	apply(a, sms.StateBuffered)   // a's memory says submitted: the write misses, and a reads the rows
+	m, err := a.Message(t.Context(), keys[0].MsgID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := m.Parts[0]; p.State != sms.StateBuffered || p.ErrorCode != 2 {
+		t.Fatalf("part is %v with %d changes, want buffered with 2", p.State, p.ErrorCode)
+	}
+	if r, _ := a.recent.get(keys[0].MsgID); r.Parts[0].State != sms.StateBuffered || r.Parts[0].ErrorCode != 2 {
+		t.Errorf("the replica remembers %+v, want the part as written", r.Parts[0])
+	}
+	apply(a, sms.StateDelivered)
+	if m, err = b.Message(t.Context(), keys[0].MsgID); err != nil || m.Parts[0].State != sms.StateDelivered || m.Parts[0].ErrorCode != 3 {
+		t.Fatalf("part is %+v, %v; want delivered with 3 changes", m.Parts[0], err)
+	}
+}
+
+// What the store remembers of a message is what a read of it gives
+// UpdatePart's function: the same message, the same parts.
+func TestRecentMessagesAsRead(t *testing.T) {
+	t.Parallel()
+	s := newTestStore(t)
+	keys := seedMessages(t, s, 1)
+	var read sms.MessageRecord
+	if err := s.UpdatePart(t.Context(), keys[0], func(m sms.MessageRecord, _ sms.PartRecord) (sms.PartUpdate, bool, error) {
+		read = m
+		return sms.PartUpdate{}, false, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	m := smstest.Message("m-000", "shop", "0.01")
+	s.recent.put(m)
+	got, ok := s.recent.get(m.ID)
+	if !ok {
+		t.Fatal("not remembered")
+	}
+	if diff := gocmp.Diff(read, got); diff != "" {
+		t.Errorf("remembered (-read +remembered):\n%s", diff)
 	}
 }
