@@ -32,7 +32,12 @@ const forgetBatch = 1000
 // reporting). Each candidate's parts and pending reports are probed by
 // key (sms_parts' primary key, sms_reports_part_idx), so a call reads
 // about the rows it removes, whatever the tables' size; no index was
-// added for it, which would cost every acceptance.
+// added for it, which would cost every acceptance. It runs after
+// walkInOrder, so that each range is walked in submitted_at order and left
+// at the limit: a bitmap scan, which the planner prefers for a short
+// range, would read the whole range (and probe every message of it)
+// before sorting, so a backlog (retention turned on over a long history,
+// or a shorter keep time) would cost every call all of it.
 const forgetPickSQL = `SELECT p.msg_id FROM sms_parts p
 WHERE p.msg_id = ANY (ARRAY(
 	SELECT c.id FROM sms_accounts a
@@ -47,6 +52,10 @@ WHERE p.msg_id = ANY (ARRAY(
 	LIMIT $2))
 ORDER BY p.msg_id, p.num
 FOR UPDATE OF p`
+
+// walkInOrder makes the statements after it in the transaction read
+// index ranges in order (index scans), never as bitmaps.
+const walkInOrder = "SET LOCAL enable_bitmapscan = off"
 
 // forgetSQL removes the messages $1 whose parts forgetPickSQL locked,
 // checking again, on what committed before the locks were granted, that
@@ -74,8 +83,8 @@ DELETE FROM sms_messages m WHERE m.id IN (SELECT id FROM doomed)`
 // records (smpp_submitted) and any queue row left behind, forgetBatch
 // messages per transaction. Each transaction picks its messages and locks
 // their parts (forgetPickSQL), then checks them again and deletes
-// (forgetSQL); both read by key only (keyedOnly), so stale statistics of
-// the churning tables cannot turn a probe into a scan.
+// (forgetSQL); both read by key only (keyedOnly, walkInOrder), so stale
+// statistics of the churning tables cannot turn a probe into a scan.
 func (s *SMSStore) ForgetFinished(ctx context.Context, before time.Time, limit int) (int, error) {
 	before = dbTime(before)
 	total := 0
@@ -83,15 +92,15 @@ func (s *SMSStore) ForgetFinished(ctx context.Context, before time.Time, limit i
 		batch := min(limit-total, forgetBatch)
 		picked, removed := 0, 0
 		err := inTx(ctx, s.pool, s.log, "forgetting finished messages", func(tx pgx.Tx) error {
-			if _, err := tx.Exec(ctx, keyedOnly); err != nil {
+			b := &pgx.Batch{}
+			b.Queue(keyedOnly)
+			b.Queue(walkInOrder)
+			var ids []string
+			b.Queue(forgetPickSQL, before, batch).Query(func(rows pgx.Rows) (err error) {
+				ids, err = pgx.CollectRows(rows, pgx.RowTo[string])
 				return err
-			}
-			rows, err := tx.Query(ctx, forgetPickSQL, before, batch)
-			if err != nil {
-				return err
-			}
-			ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
-			if err != nil {
+			})
+			if err := tx.SendBatch(ctx, b).Close(); err != nil {
 				return err
 			}
 			ids = slices.Compact(ids) // a row per part, in key order

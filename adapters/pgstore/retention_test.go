@@ -116,8 +116,10 @@ func fillHistory(t *testing.T, s *SMSStore, base time.Time, n int) {
 
 // explainForget explains ForgetFinished's two statements as it runs them
 // (keyedOnly, in a transaction rolled back after), executed (ANALYZE,
-// BUFFERS), and returns the plans and the buffers each touched.
-func explainForget(t *testing.T, s *SMSStore, before time.Time, limit int) (plans string, buffers [2]int, picked int) {
+// BUFFERS), and returns the plans and the buffers each touched; generic
+// plans them as a connection's cached statement may be, for any
+// parameters.
+func explainForget(t *testing.T, s *SMSStore, before time.Time, limit int, generic bool) (plans string, buffers [2]int, picked int) {
 	t.Helper()
 	ctx := t.Context()
 	tx, err := s.pool.Begin(ctx)
@@ -125,8 +127,15 @@ func explainForget(t *testing.T, s *SMSStore, before time.Time, limit int) (plan
 		t.Fatal(err)
 	}
 	defer tx.Rollback(ctx)
-	if _, err := tx.Exec(ctx, keyedOnly); err != nil {
-		t.Fatal(err)
+	for _, set := range []string{keyedOnly, walkInOrder} {
+		if _, err := tx.Exec(ctx, set); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if generic {
+		if _, err := tx.Exec(ctx, "SET LOCAL plan_cache_mode = force_generic_plan"); err != nil {
+			t.Fatal(err)
+		}
 	}
 	rows, err := tx.Query(ctx, forgetPickSQL, dbTime(before), limit)
 	if err != nil {
@@ -178,7 +187,8 @@ func topBuffers(plan string) int {
 // reports) of 20 accounts that a removal reads about what it removes:
 // the messages' index range before the cutoff, then each candidate's
 // parts and reports by key, never a table scan; the buffers it touches
-// per removed message stay the same on a history ten times smaller.
+// per removed message stay about the same on a history ten times
+// smaller, and when 150,000 messages are due at once.
 func TestForgetFinishedPlan(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fills 200,000 messages to read plans; the full suite runs it")
@@ -189,26 +199,51 @@ func TestForgetFinishedPlan(t *testing.T) {
 		s := newTestStore(t)
 		fillHistory(t, s, t1, n)
 		before := t1.Add(1010 * time.Second) // messages 1 to 999 finished before it
-		plans, buffers, picked := explainForget(t, s, before, 1000)
-		if picked != 980 { // of 999: 9 open, 10 with a pending report
-			t.Errorf("%d messages: picked %d, want 980", n, picked)
+		var pages int
+		if err := s.pool.QueryRow(t.Context(), `SELECT sum(pg_relation_size(c)) / 8192 FROM unnest('{sms_messages,sms_parts,sms_reports}'::regclass[]) c`).Scan(&pages); err != nil {
+			t.Fatal(err)
 		}
-		for _, table := range []string{"sms_messages", "sms_parts", "sms_reports", "smpp_submitted", "sms_outbound"} {
-			if strings.Contains(plans, "Seq Scan on "+table) {
-				t.Errorf("%d messages: the plans scan %s:\n%s", n, table, plans)
+		for _, generic := range []bool{false, true} {
+			plans, buffers, picked := explainForget(t, s, before, 1000, generic)
+			if picked != 980 { // of 999: 9 open, 10 with a pending report
+				t.Errorf("%d messages: picked %d, want 980", n, picked)
 			}
-		}
-		if !strings.Contains(plans, "sms_messages_account_idx") {
-			t.Errorf("%d messages: the pick does not read sms_messages_account_idx:\n%s", n, plans)
-		}
-		perMessage[n] = float64(buffers[0]+buffers[1]) / float64(picked)
-		t.Logf("%d messages: %d buffers to pick, %d to delete %d messages", n, buffers[0], buffers[1], picked)
-		if testing.Verbose() && n == 200_000 {
-			t.Logf("plans:\n%s", plans)
+			for _, table := range []string{"sms_messages", "sms_parts", "sms_reports", "smpp_submitted", "sms_outbound"} {
+				if strings.Contains(plans, "Seq Scan on "+table) {
+					t.Errorf("%d messages (generic %v): the plans scan %s:\n%s", n, generic, table, plans)
+				}
+			}
+			if !strings.Contains(plans, "sms_messages_account_idx") {
+				t.Errorf("%d messages (generic %v): the pick does not read sms_messages_account_idx:\n%s", n, generic, plans)
+			}
+			t.Logf("%d messages in %d pages (generic %v): %d buffers to pick, %d to delete %d messages", n, pages, generic, buffers[0], buffers[1], picked)
+			if !generic {
+				perMessage[n] = float64(buffers[0]+buffers[1]) / float64(picked)
+			}
+			if testing.Verbose() && n == 200_000 {
+				t.Logf("plans (generic %v):\n%s", generic, plans)
+			}
 		}
 	}
 	if perMessage[200_000] > 1.5*perMessage[20_000] {
 		t.Errorf("buffers per removed message: %.1f on 200,000 messages, %.1f on 20,000: the cost follows the table", perMessage[200_000], perMessage[20_000])
+	}
+
+	// A backlog: 150,000 messages due at once. A call still reads about
+	// the thousand it removes: each account's range is walked in order and
+	// left at the limit.
+	s := newTestStore(t)
+	fillHistory(t, s, t1, 200_000)
+	for _, generic := range []bool{false, true} {
+		plans, buffers, picked := explainForget(t, s, t1.Add(150_010*time.Second), 1000, generic)
+		if picked != 1000 {
+			t.Errorf("backlog: picked %d, want 1000", picked)
+		}
+		per := float64(buffers[0]+buffers[1]) / float64(picked)
+		t.Logf("backlog of 150,000 (generic %v): %d buffers to pick, %d to delete %d messages", generic, buffers[0], buffers[1], picked)
+		if per > 1.5*perMessage[200_000] || strings.Contains(plans, "Seq Scan") || strings.Contains(plans, "Bitmap") {
+			t.Errorf("backlog (generic %v): %.1f buffers per message, %.1f without a backlog:\n%s", generic, per, perMessage[200_000], plans)
+		}
 	}
 }
 
