@@ -12,10 +12,11 @@
 // parts and queues delivery reports; the Transmitter hands the queued
 // parts to the network (an Upstream), taking them from the Gateway in
 // memory or claiming them from the store; the Dispatcher delivers the
-// queued reports to customers' URLs. The Gateway needs a Store, the Transmitter
-// a TransmitterStore and the Dispatcher an OutboxStore of two methods;
-// the adapters (memstore, pgstore) implement all three, and smstest is
-// their contract.
+// queued reports to customers' URLs; a Retention removes finished
+// messages once their keep time has passed. The Gateway needs a Store,
+// the Transmitter a TransmitterStore, the Dispatcher an OutboxStore of two
+// methods and the Retention a RetentionStore of one; the adapters
+// (memstore, pgstore) implement all four, and smstest is their contract.
 //
 // # Encoding and splitting
 //
@@ -278,6 +279,30 @@
 // it carries fewer reports of other hosts. A store that skipped full hosts
 // when claiming would save those writes; the OutboxStore keeps its two
 // methods instead, so that every store serves the dispatcher as it is.
+//
+// # Retention
+//
+// A finished message, every part in a final state (PartState.Final) and
+// none of its reports pending, is kept for a while and then removed with
+// its parts, its delivered and given-up reports and what else the store
+// keeps of it (RetentionStore.ForgetFinished): it is NotFound afterwards,
+// and a late event of the network about it is ignored as an event of any
+// unknown part is. A message in flight, or with a report still to
+// deliver, is never removed, however old; it goes at the first run after
+// its last report is delivered or given up.
+//
+// The keep time runs from the message's last part update (the UpdatedAt
+// of the part that finished it: the network's report time, or ExpireDue's
+// clock) to the Retention's clock, on every store: memstore trims its
+// memory on the same times. Measuring from the finish rather than from
+// the submission means a message stays its whole keep time after its
+// final report, whatever its validity; stores may pre-filter on
+// SubmittedAt, which is never after a part's update. Retention.ForgetDue
+// removes what is due, a Batch (1,000) per store call, until a call finds
+// fewer: servers run it every minute (examples/server, flag
+// -keep-finished-for), so a run removes a minute's worth. KeepFor defaults
+// to 30 days (DefaultKeepFinishedFor); the memory store keeps an hour,
+// which bounds its heap.
 //
 // # Senders and receivers
 //

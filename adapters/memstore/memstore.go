@@ -17,11 +17,17 @@
 // the query reads, and copy only the page's records.
 //
 // Memory is bounded under sustained traffic: delivery reports leave once
-// delivered or given up, and a finished message (every part final) leaves
-// once KeepFinished messages finished after it or KeepFinishedFor has
-// passed since it finished (Options); then it is NotFound, and a late
-// report of the network for it is ignored as any report of an unknown
-// part is. Messages still in flight are never dropped. Idempotency keys
+// delivered or given up, and a finished message (every part final, no
+// report pending) leaves once KeepFinished messages finished after it or
+// KeepFinishedFor has passed since it finished (Options); then it is
+// NotFound, and a late report of the network for it is ignored as any
+// report of an unknown part is. Messages still in flight are never
+// dropped, nor are those whose reports are still pending: the trimming
+// passes over them, and ForgetFinished (which sms.Retention calls) removes
+// them once their reports are done, as it removes every finished message
+// the trimming has not reached when a Retention's keep time is shorter.
+// Both measure the keep time from the message's last part update, as
+// pgstore does. Idempotency keys
 // stay until Purge deletes them once expired (servers purge every few
 // minutes), so they hold a day of keyed requests at most.
 package memstore
@@ -53,7 +59,9 @@ type Options struct {
 	// KeepFinishedFor is how long a finished message stays, measured on
 	// the times of the parts' updates (the network's report times, so
 	// the store needs no clock): a message leaves once a message finished
-	// that long after it. Default 1 hour.
+	// that long after it. Default 1 hour. Servers give an sms.Retention
+	// the same time, which removes what this trimming leaves when no
+	// message finishes after it.
 	KeepFinishedFor time.Duration
 }
 

@@ -135,3 +135,41 @@ func BenchmarkMillionMessages(b *testing.B) {
 		})
 	}
 }
+
+// The trimming passes over a finished message whose report is pending,
+// however many messages finish after it; ForgetFinished removes it once
+// the report is delivered.
+func TestKeepFinishedHoldsPendingReports(t *testing.T) {
+	s := newShop(t, memstore.Options{KeepFinished: 1})
+	for _, id := range []string{"reported", "m1", "m2"} {
+		accept(t, s, id)
+	}
+	smstest.FinishMessage(t, s, "reported", 2, sms.StateDelivered, t0, true)
+	finish(t, s, "m1", t0.Add(time.Second))
+	finish(t, s, "m2", t0.Add(2*time.Second))
+	if got, want := fmt.Sprint(stored(t, s, "reported", "m1", "m2")), "[reported m2]"; got != want {
+		t.Fatalf("stored %s, want %s", got, want)
+	}
+	before := t0.Add(time.Hour)
+	if n, err := s.ForgetFinished(t.Context(), before, 10); err != nil || n != 1 {
+		t.Fatalf("ForgetFinished = %d, %v; want m2, not reported with its reports pending", n, err)
+	}
+	claimed, err := s.ClaimReports(t.Context(), t0, time.Minute, 10)
+	if err != nil || len(claimed) != 2 {
+		t.Fatalf("claimed %v, %v", claimed, err)
+	}
+	for i := range claimed {
+		claimed[i].State = sms.ReportDelivered
+	}
+	for _, err := range s.FinishReports(t.Context(), claimed) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := s.ForgetFinished(t.Context(), before, 10); err != nil || n != 1 {
+		t.Fatalf("ForgetFinished = %d, %v; want reported", n, err)
+	}
+	if got := stored(t, s, "reported", "m1", "m2"); len(got) != 0 {
+		t.Errorf("stored %v", got)
+	}
+}

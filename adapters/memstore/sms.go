@@ -37,7 +37,7 @@ type window struct {
 }
 
 func newSMSStore(o Options) *SMSStore {
-	s := &SMSStore{throughput: map[string]window{}, finished: finishedMessages{keep: o.KeepFinished, keepFor: o.KeepFinishedFor}}
+	s := &SMSStore{throughput: map[string]window{}, finished: finishedMessages{keep: o.KeepFinished, keepFor: o.KeepFinishedFor, held: map[sms.MessageID]struct{}{}}}
 	s.accounts = newTable(&s.mu, "account", func(name string) string { return "account " + name }, cloneAccount, cloneAccount)
 	s.messages = newTable(&s.mu, "message", func(id sms.MessageID) string { return "message " + string(id) }, cloneMessage, cloneMessage)
 	s.outbox.reports = map[int64]*queuedReport{}

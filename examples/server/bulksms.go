@@ -27,6 +27,7 @@ type smsStore interface {
 	sms.Store
 	sms.TransmitterStore
 	sms.OutboxStore
+	sms.RetentionStore
 	simnet.HeldParts
 }
 
@@ -38,6 +39,7 @@ type bulkSMSOptions struct {
 	Network     simnet.Options
 	Transmitter sms.TransmitterOptions
 	Dispatcher  sms.DispatcherOptions
+	Retention   sms.RetentionOptions
 	Poster      egress.ReportPosterOptions
 	// AcceptOnly leaves sending and reporting to other replicas sharing
 	// the store: this one accepts, charges and queues, and runs none of
@@ -48,6 +50,12 @@ type bulkSMSOptions struct {
 	SMPP      *smpp.Config
 	SMPPStore smpp.Store
 }
+
+// retentionEvery is how often finished messages past their keep time are
+// removed: each run removes all there are, a batch per transaction, so a
+// minute's worth is little work and the tables stay near their steady
+// size.
+const retentionEvery = time.Minute
 
 // smppKeep is how long the record of a part an SMSC took is kept for its
 // receipts.
@@ -74,6 +82,7 @@ type bulkSMS struct {
 	smscStore   smpp.Store
 	transmitter *sms.Transmitter
 	dispatcher  *sms.Dispatcher
+	forget      func(context.Context) // the retention of finished messages, a job
 	logger      *slog.Logger
 	acceptOnly  bool
 }
@@ -108,6 +117,7 @@ func newBulkSMS(store smsStore, o bulkSMSOptions) *bulkSMS {
 		smscStore:   o.SMPPStore,
 		transmitter: transmitter,
 		dispatcher:  sms.NewDispatcher(store, egress.NewReportPoster(o.Poster), o.Dispatcher),
+		forget:      every(retentionEvery, "forgetting finished messages", o.Logger, sms.NewRetention(store, o.Retention).ForgetDue),
 		logger:      o.Logger,
 		acceptOnly:  o.AcceptOnly,
 	}
@@ -115,7 +125,8 @@ func newBulkSMS(store smsStore, o bulkSMSOptions) *bulkSMS {
 
 // family is POST /bulk/sendsms on the bulk SMS listeners; the transmitter
 // (from the outbound queue to the network), the network's event loop
-// (reporting to the gateway), the dispatcher and validity expiry as jobs;
+// (reporting to the gateway), the dispatcher, validity expiry and the
+// retention of finished messages as jobs;
 // the bootstrap section smsAccounts; a demo account. An accept-only
 // replica runs no job.
 func (b *bulkSMS) family() family {
@@ -127,6 +138,7 @@ func (b *bulkSMS) family() family {
 			b.transmitter.Run,
 			b.dispatcher.Run,
 			every(10*time.Second, "expiring parts", b.logger, b.gateway.ExpireDue),
+			b.forget,
 		},
 		sections: []section{{"smsAccounts", func(ctx context.Context, raw json.RawMessage, secret secretSource) (int, error) {
 			return applyEach("smsAccounts", raw, func(a bootstrapSMSAccount) error { return b.createAccount(ctx, a, secret) })

@@ -22,6 +22,11 @@
 // payer account's throughput, else at -campaign-rate (0 or unpaced: as
 // fast as they go).
 //
+// Finished bulk SMS messages (no part open, no report pending) are
+// removed with their parts and reports once -keep-finished-for has passed
+// since they finished: an hour on the memory store, 30 days on
+// PostgreSQL by default, by a job every sending server runs each minute.
+//
 // Every flag has an environment fallback named after it: -sms-http is
 // MSGKIT_SMS_HTTP, -pg is MSGKIT_PG, and so on; -h lists them.
 //
@@ -65,6 +70,7 @@ import (
 
 	"github.com/msgkit/msgkit/adapters/egress"
 	"github.com/msgkit/msgkit/adapters/memstore"
+	"github.com/msgkit/msgkit/sms"
 	"github.com/msgkit/msgkit/sms/smpp"
 )
 
@@ -114,6 +120,7 @@ type config struct {
 	wrap                    func(http.Handler) http.Handler // tests watch requests enter the handlers
 	dlr                     egress.Policy                   // where delivery reports may go
 	mem                     memstore.Options                // the memory store's retention
+	keepFinishedFor         time.Duration                   // how long a finished bulk SMS message is kept, on either store
 	filesDir                string                          // invoice files; "": PostgreSQL, or a temporary directory
 	testTimeLimit           time.Duration                   // how long a test message has to reach its handset
 	campaignWebhook         string                          // where campaigns of channels other than sms are posted; "": nowhere
@@ -152,7 +159,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&level, "log-level", env("log-level", "info"), "log level: debug, info, warn or error")
 	var send string
 	fs.StringVar(&send, "sms-send", env("sms-send", "true"), "true: this server sends the bulk SMS it queues and delivers their reports; false: it only accepts, charges and queues them, for other servers sharing its PostgreSQL store to send (needs -store postgres)")
-	var keep, keepFor, testLimit, campaignLease, campaignRate, smsLease string
+	var keep, keepFor, memKeepFor, testLimit, campaignLease, campaignRate, smsLease string
 	fs.StringVar(&smsLease, "sms-lease", env("sms-lease", "30s"), "how long this server's bulk SMS transmitter holds the parts it takes from the queue; a third of it bounds one hand-over to the network, and a server that dies leaves its parts to another sharing the store once it ends (a Go duration, at least 3s)")
 	fs.StringVar(&campaignLease, "campaign-lease", env("campaign-lease", time.Minute.String()), "how long a campaign runner holds a running campaign between its store steps; a server that dies mid-run leaves the run to another sharing the store once it ends (a Go duration)")
 	fs.StringVar(&campaignRate, "campaign-rate", env("campaign-rate", "200"), "messages a second each tenant's campaigns are sent at, at most, by one server, when neither the bootstrap's campaignRates nor the throughput of the tenant's payer account says; 0 or unpaced: as fast as they go")
@@ -162,7 +169,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&smppPath, "smpp", env("smpp", ""), "JSON file of an SMSC connection (SMPP 3.4) that bulk SMS goes to instead of the simulated network (see examples/server/smpp.example.json)")
 	fs.StringVar(&testLimit, "test-time-limit", env("test-time-limit", "30s"), "how long a test system message has to reach its simulated handset before it is judged (a Go duration)")
 	fs.StringVar(&keep, "mem-keep-finished", env("mem-keep-finished", strconv.Itoa(memstore.DefaultKeepFinished)), "finished messages the memory store keeps (the oldest leave first); 0 keeps none")
-	fs.StringVar(&keepFor, "mem-keep-finished-for", env("mem-keep-finished-for", memstore.DefaultKeepFinishedFor.String()), "how long the memory store keeps a finished message (a Go duration)")
+	fs.StringVar(&keepFor, "keep-finished-for", env("keep-finished-for", ""), "how long a finished bulk SMS message (every part delivered or failed, no report left to deliver) is kept after its last part's update, then removed with its parts and reports (a Go duration; default "+memstore.DefaultKeepFinishedFor.String()+" on the memory store, "+sms.DefaultKeepFinishedFor.String()+" on PostgreSQL)")
+	fs.StringVar(&memKeepFor, "mem-keep-finished-for", env("mem-keep-finished-for", ""), "an alias of -keep-finished-for, from when only the memory store removed finished messages")
 	fs.VisitAll(func(f *flag.Flag) { f.Usage += " (env " + envName(f.Name) + ")" })
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -189,9 +197,6 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 			return c, err
 		}
 	}
-	if c.mem.KeepFinishedFor, err = time.ParseDuration(keepFor); err != nil || c.mem.KeepFinishedFor <= 0 {
-		return c, fmt.Errorf("-mem-keep-finished-for must be a positive duration, not %q", keepFor)
-	}
 	if c.campaignLease, c.campaignRate, err = campaignPace(campaignLease, campaignRate); err != nil {
 		return c, err
 	}
@@ -206,6 +211,12 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		}
 	default:
 		return c, fmt.Errorf("-store must be memory or postgres, not %q", c.store)
+	}
+	if c.keepFinishedFor, err = keepFinished(c.store, keepFor, memKeepFor); err != nil {
+		return c, err
+	}
+	if c.store == "memory" {
+		c.mem.KeepFinishedFor = c.keepFinishedFor
 	}
 	switch send {
 	case "true", "false":
@@ -246,6 +257,29 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		return c, fmt.Errorf("-log-level: %w", err)
 	}
 	return c, nil
+}
+
+// keepFinished reads -keep-finished-for and its alias
+// -mem-keep-finished-for (which must agree when both are given); neither
+// is the store's default: an hour in memory, which bounds the heap under
+// load, and 30 days on PostgreSQL, as long as customers look messages up.
+func keepFinished(store, keepFor, alias string) (time.Duration, error) {
+	name := "-keep-finished-for"
+	switch {
+	case keepFor != "" && alias != "" && keepFor != alias:
+		return 0, fmt.Errorf("-keep-finished-for %q and its alias -mem-keep-finished-for %q disagree", keepFor, alias)
+	case keepFor == "" && alias != "":
+		keepFor, name = alias, "-mem-keep-finished-for"
+	case keepFor == "" && store == "postgres":
+		return sms.DefaultKeepFinishedFor, nil
+	case keepFor == "":
+		return memstore.DefaultKeepFinishedFor, nil
+	}
+	d, err := time.ParseDuration(keepFor)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%s must be a positive duration, not %q", name, keepFor)
+	}
+	return d, nil
 }
 
 // campaignPace reads -campaign-lease and -campaign-rate: a rate of 0 or

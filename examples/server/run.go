@@ -109,6 +109,7 @@ func newPlatform(st stores, cfg config, logger *slog.Logger) platform {
 		// The transmitter's own relation of its lease to a hand-over's
 		// timeout, kept when -sms-lease shortens the lease.
 		Transmitter: sms.TransmitterOptions{Lease: cfg.smsLease, Timeout: cfg.smsLease / 3},
+		Retention:   sms.RetentionOptions{KeepFor: cfg.keepFinishedFor},
 		AcceptOnly:  !cfg.smsSend,
 		SMPP:        cfg.smpp,
 		SMPPStore:   st.smpp,

@@ -597,7 +597,7 @@ func TestHelpNamesTheEnvironment(t *testing.T) {
 		t.Fatalf("-h: %v", err)
 	}
 	for _, name := range []string{"addr", "sms-http", "sms-https", "tls-cert", "tls-key", "store", "pg", "pg-schema",
-		"bootstrap", "dlr-allow", "dlr-forbid", "demo", "log-level", "mem-keep-finished", "mem-keep-finished-for", "campaign-lease", "campaign-rate", "sms-lease"} {
+		"bootstrap", "dlr-allow", "dlr-forbid", "demo", "log-level", "mem-keep-finished", "mem-keep-finished-for", "keep-finished-for", "campaign-lease", "campaign-rate", "sms-lease"} {
 		if !strings.Contains(help.String(), "(env "+envName(name)+")") {
 			t.Errorf("-h does not name %s for -%s:\n%s", envName(name), name, help.String())
 		}

@@ -1,0 +1,124 @@
+package pgstore
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/msgkit/msgkit/sms"
+)
+
+var _ sms.RetentionStore = (*SMSStore)(nil)
+
+// forgetBatch is how many messages one transaction of ForgetFinished
+// removes at most: a few thousand rows of four tables, so no lock is held
+// long, the WAL grows in small steps, and autovacuum reclaims the space
+// between runs.
+const forgetBatch = 1000
+
+// forgetPickSQL picks up to $2 finished messages whose parts were all last
+// updated before $1 and that have no pending report, and locks their
+// parts in key order (as UpdateParts locks parts, so neither deadlocks the
+// other): an update of one of them waits for the removal, and then finds
+// no part.
+//
+// The candidates come from each account's sms_messages_account_idx range
+// submitted_at < $1, oldest first: a message is submitted before any
+// update of its parts, so the range holds every message that can go, and
+// little else once retention keeps up (messages that finished after the
+// cutoff although submitted before it, and those still open or
+// reporting). Each candidate's parts and pending reports are probed by
+// key (sms_parts' primary key, sms_reports_part_idx), so a call reads
+// about the rows it removes, whatever the tables' size; no index was
+// added for it, which would cost every acceptance. It runs after
+// walkInOrder, so that each range is walked in submitted_at order and left
+// at the limit: a bitmap scan, which the planner prefers for a short
+// range, would read the whole range (and probe every message of it)
+// before sorting, so a backlog (retention turned on over a long history,
+// or a shorter keep time) would cost every call all of it.
+const forgetPickSQL = `SELECT p.msg_id FROM sms_parts p
+WHERE p.msg_id = ANY (ARRAY(
+	SELECT c.id FROM sms_accounts a
+	CROSS JOIN LATERAL (
+		SELECT m.id FROM sms_messages m
+		WHERE m.account = a.username AND m.submitted_at < $1
+			AND NOT EXISTS (SELECT FROM sms_parts q WHERE q.msg_id = m.id AND (q.open OR q.updated_at >= $1))
+			AND NOT EXISTS (SELECT FROM sms_reports r WHERE r.msg_id = m.id AND r.state = 1)
+		ORDER BY m.submitted_at
+		LIMIT $2
+	) c
+	LIMIT $2))
+ORDER BY p.msg_id, p.num
+FOR UPDATE OF p`
+
+// walkInOrder makes the statements after it in the transaction read
+// index ranges in order (index scans), never as bitmaps.
+const walkInOrder = "SET LOCAL enable_bitmapscan = off"
+
+// forgetSQL removes the messages $1 whose parts forgetPickSQL locked,
+// checking again, on what committed before the locks were granted, that
+// each is still finished before $2; with their parts, their reports (none
+// pending), their SMPP records and any queue row an update left behind.
+const forgetSQL = `WITH doomed AS (
+	SELECT m.id FROM sms_messages m
+	WHERE m.id = ANY ($1::text[])
+		AND NOT EXISTS (SELECT FROM sms_parts q WHERE q.msg_id = m.id AND (q.open OR q.updated_at >= $2))
+		AND NOT EXISTS (SELECT FROM sms_reports r WHERE r.msg_id = m.id AND r.state = 1)
+), parts AS (
+	DELETE FROM sms_parts p WHERE p.msg_id IN (SELECT id FROM doomed)
+), reports AS (
+	DELETE FROM sms_reports r WHERE r.msg_id IN (SELECT id FROM doomed) AND r.state <> 1
+), submitted AS (
+	DELETE FROM smpp_submitted s WHERE s.msg_id IN (SELECT id FROM doomed)
+), queued AS (
+	DELETE FROM sms_outbound o WHERE o.msg_id IN (SELECT id FROM doomed)
+)
+DELETE FROM sms_messages m WHERE m.id IN (SELECT id FROM doomed)`
+
+// ForgetFinished removes up to limit finished messages whose parts were
+// all last updated before before (to the microsecond, as times are kept),
+// with their parts, their delivered and given-up reports, their SMPP
+// records (smpp_submitted) and any queue row left behind, forgetBatch
+// messages per transaction. Each transaction picks its messages and locks
+// their parts (forgetPickSQL), then checks them again and deletes
+// (forgetSQL); both read by key only (keyedOnly, walkInOrder), so stale
+// statistics of the churning tables cannot turn a probe into a scan.
+func (s *SMSStore) ForgetFinished(ctx context.Context, before time.Time, limit int) (int, error) {
+	before = dbTime(before)
+	total := 0
+	for total < limit {
+		batch := min(limit-total, forgetBatch)
+		picked, removed := 0, 0
+		err := inTx(ctx, s.pool, s.log, "forgetting finished messages", func(tx pgx.Tx) error {
+			b := &pgx.Batch{}
+			b.Queue(keyedOnly)
+			b.Queue(walkInOrder)
+			var ids []string
+			b.Queue(forgetPickSQL, before, batch).Query(func(rows pgx.Rows) (err error) {
+				ids, err = pgx.CollectRows(rows, pgx.RowTo[string])
+				return err
+			})
+			if err := tx.SendBatch(ctx, b).Close(); err != nil {
+				return err
+			}
+			ids = slices.Compact(ids) // a row per part, in key order
+			picked, removed = len(ids), 0
+			if picked == 0 {
+				return nil
+			}
+			tag, err := tx.Exec(ctx, forgetSQL, ids, before)
+			removed = int(tag.RowsAffected())
+			return err
+		})
+		if err != nil {
+			return total, classify(err, "message", "finished messages")
+		}
+		total += removed
+		if picked < batch {
+			break
+		}
+	}
+	return total, nil
+}
