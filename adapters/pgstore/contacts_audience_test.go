@@ -301,15 +301,7 @@ func TestRecipientsPlan(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rows, err := db.pool.Query(ctx, "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) "+q, append([]any{pgx.QueryExecModeDescribeExec}, args...)...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			t.Fatal(err)
-		}
-		plan := strings.Join(lines, "\n")
+		plan := planOf(t, db.pool, "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)", q, append([]any{pgx.QueryExecModeDescribeExec}, args...)...)
 		t.Logf("%s:\n%s", c.name, plan)
 		if strings.Contains(plan, "Sort") || !strings.Contains(plan, "contacts_order") {
 			t.Errorf("%s: the page does not walk contacts_order:\n%s", c.name, plan)

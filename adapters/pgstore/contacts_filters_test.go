@@ -43,7 +43,6 @@ func seedSince(tb testing.TB, db *DB, svc msgkit.ServiceUUID, list string, n int
 func TestContactFiltersUseIndexes(t *testing.T) {
 	t.Parallel()
 	db := newTestDB(t)
-	ctx := t.Context()
 	svc, list := contactstest.TenantA, contactstest.ListUUID(1)
 	seedSince(t, db, svc, list, 20_000)
 	for _, tc := range []struct {
@@ -58,17 +57,9 @@ func TestContactFiltersUseIndexes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rows, err := db.pool.Query(ctx, "EXPLAIN "+st.page, append([]any{pgx.QueryExecModeDescribeExec}, st.args...)...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			t.Fatal(err)
-		}
-		plan := strings.Join(lines, "\n")
+		plan := planOf(t, db.pool, "EXPLAIN", st.page, append([]any{pgx.QueryExecModeDescribeExec}, st.args...)...)
 		cond := false
-		for _, l := range lines {
+		for l := range strings.SplitSeq(plan, "\n") {
 			cond = cond || strings.Contains(l, "Index Cond") && strings.Contains(l, tc.column)
 		}
 		if !strings.Contains(plan, tc.index) || !cond {

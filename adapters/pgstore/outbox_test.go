@@ -934,13 +934,20 @@ func TestOutboxExpiredParts(t *testing.T) {
 // explain returns the plan of sql with args, as text.
 func explain(t *testing.T, s *SMSStore, sql string, args ...any) string {
 	t.Helper()
-	rows, err := s.pool.Query(t.Context(), "EXPLAIN "+sql, args...)
+	return planOf(t, s.pool, "EXPLAIN", sql, args...)
+}
+
+// planOf runs explain (EXPLAIN, with its options if any) of sql with args
+// on q, and returns the plan as text.
+func planOf(tb testing.TB, q listQuerier, explain, sql string, args ...any) string {
+	tb.Helper()
+	rows, err := q.Query(tb.Context(), explain+" "+sql, args...)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	return strings.Join(lines, "\n")
 }

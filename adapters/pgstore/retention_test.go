@@ -151,15 +151,7 @@ func explainForget(t *testing.T, s *SMSStore, before time.Time, limit int, gener
 		sql  string
 		args []any
 	}{{forgetPickSQL, []any{dbTime(before), limit}}, {forgetSQL, []any{ids, dbTime(before)}}} {
-		rows, err := tx.Query(ctx, "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) "+q.sql, q.args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			t.Fatal(err)
-		}
-		plan := strings.Join(lines, "\n")
+		plan := planOf(t, tx, "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF)", q.sql, q.args...)
 		buffers[i] = topBuffers(plan)
 		out = append(out, plan)
 	}

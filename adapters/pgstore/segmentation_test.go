@@ -684,15 +684,7 @@ func TestSegmentationIndexes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rows, err := db.conn.Query(ctx, "EXPLAIN SELECT id FROM contacts WHERE "+where, args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			t.Fatal(err)
-		}
-		plan := strings.Join(lines, "\n")
+		plan := planOf(t, db.conn, "EXPLAIN", "SELECT id FROM contacts WHERE "+where, args...)
 		if !strings.Contains(plan, tc.index) {
 			t.Errorf("%s does not use %s:\n%s", tc.query, tc.index, plan)
 		}
