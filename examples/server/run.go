@@ -55,7 +55,13 @@ type stores struct {
 
 func openStores(ctx context.Context, cfg config, logger *slog.Logger) (stores, error) {
 	if cfg.store == "postgres" {
-		pg, err := pgstore.Open(ctx, cfg.pgDSN, pgstore.Options{Schema: cfg.pgSchema, Logger: logger})
+		opts := pgstore.Options{Schema: cfg.pgSchema, Logger: logger}
+		if !cfg.smsSend {
+			// The servers that send apply the network's reports: what this
+			// one accepts would only be remembered for them in vain.
+			opts.RecentMessages = -1
+		}
+		pg, err := pgstore.Open(ctx, cfg.pgDSN, opts)
 		if err != nil {
 			return stores{}, fmt.Errorf("opening PostgreSQL: %w", err)
 		}
