@@ -42,21 +42,20 @@ func newRecentMessages(max int) *recentMessages {
 	return &recentMessages{byID: make(map[sms.MessageID]*sms.MessageRecord, max), order: make([]sms.MessageID, 0, max)}
 }
 
-// get returns a copy of the message remembered under id, with its own
-// parts.
+// get returns a copy of the message remembered under id that shares
+// nothing with the memory, as a read of the rows would: what the changes'
+// functions do with it cannot change what is remembered.
 func (c *recentMessages) get(id sms.MessageID) (sms.MessageRecord, bool) {
 	if c == nil {
 		return sms.MessageRecord{}, false
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	m, ok := c.byID[id]
+	c.mu.Unlock()
 	if !ok {
 		return sms.MessageRecord{}, false
 	}
-	cp := *m
-	cp.Parts = slices.Clone(m.Parts)
-	return cp, true
+	return remembered(*m), true // *m is never changed, only replaced
 }
 
 // put remembers m as a read returns it (see remembered) unless every part

@@ -304,4 +304,8 @@ func TestRecentMessagesAsRead(t *testing.T) {
 	if diff := gocmp.Diff(read, got); diff != "" {
 		t.Errorf("remembered (-read +remembered):\n%s", diff)
 	}
+	got.Custom[0], got.Parts[0].State, got.Parts[0].Text = 'x', sms.StateDelivered, "changed" // as a change's function might
+	if again, _ := s.recent.get(m.ID); !gocmp.Equal(read, again) {
+		t.Errorf("a change of a copy reached the memory: %+v", again)
+	}
 }
