@@ -375,9 +375,13 @@ func TestDropMidWindow(t *testing.T) {
 			lost++
 		}
 	}
+	// The first 5 are answered and the 6th is lost with the connection;
+	// those after it are lost too, unless the client has bound again
+	// before their turn and they went on the new bind (about 3 runs in
+	// 100 under -race).
 	answered := len(e.sim.Submits())
-	if answered != 5 || lost != 5 {
-		t.Fatalf("%d answered, %d lost; want 5 and 5", answered, lost)
+	if answered < 5 || lost < 1 || answered+lost != 10 {
+		t.Fatalf("%d answered, %d lost; want 5 or more answered, the rest (the 6th at least) lost", answered, lost)
 	}
 	e.waitBound(t, 1)
 	// The new connection drops at its 6th submit too: 5 go through.
