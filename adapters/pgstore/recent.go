@@ -55,7 +55,7 @@ func (c *recentMessages) get(id sms.MessageID) (sms.MessageRecord, bool) {
 	if !ok {
 		return sms.MessageRecord{}, false
 	}
-	return remembered(*m), true // *m is never changed, only replaced
+	return deepCopy(*m), true // *m is never changed, only replaced
 }
 
 // put remembers m as a read returns it (see remembered) unless every part
@@ -99,15 +99,23 @@ func (c *recentMessages) forget(id sms.MessageID) {
 // microsecond, the parts ordered by number with their queue fields zero
 // (partDeliveryColumns), and nothing shared with the caller's m.
 func remembered(m sms.MessageRecord) sms.MessageRecord {
-	m.Custom = slices.Clone(m.Custom)
+	m = deepCopy(m)
 	m.SubmittedAt, m.ExpiresAt = dbTime(m.SubmittedAt), dbTime(m.ExpiresAt)
-	m.Parts = slices.Clone(m.Parts)
 	slices.SortFunc(m.Parts, func(a, b sms.PartRecord) int { return a.Num - b.Num })
 	for i := range m.Parts {
 		p := &m.Parts[i]
-		p.Data = slices.Clone(p.Data)
 		p.UpdatedAt = dbTime(p.UpdatedAt)
 		p.SendAt, p.SendAttempts, p.SendError = time.Time{}, 0, ""
+	}
+	return m
+}
+
+// deepCopy is m sharing no slice with it.
+func deepCopy(m sms.MessageRecord) sms.MessageRecord {
+	m.Custom = slices.Clone(m.Custom)
+	m.Parts = slices.Clone(m.Parts)
+	for i := range m.Parts {
+		m.Parts[i].Data = slices.Clone(m.Parts[i].Data)
 	}
 	return m
 }

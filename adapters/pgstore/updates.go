@@ -101,32 +101,34 @@ func updateParts(ctx context.Context, tx pgx.Tx, changes []sms.PartChange, errs 
 	slices.Sort(ids) // byte order, as COLLATE "C" and the keys
 	ids = slices.Compact(ids)
 
-	var known map[sms.MessageID]*sms.MessageRecord
-	if !lock && recent != nil {
-		known = make(map[sms.MessageID]*sms.MessageRecord, len(ids))
+	msgs := make(map[sms.MessageID]*sms.MessageRecord, len(ids))
+	if !lock {
 		ids = slices.DeleteFunc(ids, func(id sms.MessageID) bool {
 			m, ok := recent.get(id)
 			if ok {
-				known[id] = &m
+				msgs[id] = &m
 			}
 			return ok
 		})
 	}
-	locked, msgs := map[sms.PartKey]bool(nil), map[sms.MessageID]*sms.MessageRecord{}
+	var locked map[sms.PartKey]bool
 	if len(ids) > 0 {
 		b := &pgx.Batch{}
 		queueReads(b, keys, ids, lock)
 		br := tx.SendBatch(ctx, b)
-		var err error
-		locked, msgs, err = readLockedParts(br, len(keys), lock)
+		var (
+			read map[sms.MessageID]*sms.MessageRecord
+			err  error
+		)
+		locked, read, err = readLockedParts(br, len(keys), lock)
 		if closeErr := br.Close(); err == nil {
 			err = closeErr
 		}
 		if err != nil {
 			return nil, err
 		}
+		maps.Copy(msgs, read)
 	}
-	maps.Copy(msgs, known)
 
 	var (
 		writes  = map[sms.PartKey]int{} // index in order
