@@ -210,3 +210,43 @@ func TestStepLaws(t *testing.T) {
 		}
 	})
 }
+
+// An acceptance left unrecorded (statusChange does so when no report asks
+// for it) changes nothing after it: from submitted and from sent to SMSC
+// every status the network can send after accepting a part leads to the
+// same state with the same event, so a part that stayed submitted ends
+// exactly as one that moved. A refusal (StatusRejected) comes only at
+// hand-over, before any acceptance.
+func TestStepAcceptanceUnrecorded(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		before := rapid.SliceOf(rapid.SampledFrom([]Status{StatusTemporaryFailure, StatusRejected})).Draw(t, "before")
+		after := rapid.SliceOf(rapid.SampledFrom([]Status{
+			StatusAccepted, StatusDelivered, StatusTemporaryFailure, StatusPermanentFailure, StatusExpired,
+		})).Draw(t, "after")
+		statuses := append(append(before, StatusAccepted), after...)
+
+		recorded, unrecorded := StateSubmitted, StateSubmitted
+		for i, st := range statuses {
+			next, ev, changed := Step(recorded, st)
+			if changed {
+				recorded = next
+			}
+			un, unEv, unChanged := Step(unrecorded, st)
+			if unChanged && un == StateSentToSMSC {
+				unChanged, un, unEv = false, unrecorded, 0 // not recorded
+			}
+			if unChanged {
+				unrecorded = un
+			}
+			if ev == EventSentToSMSC {
+				ev, changed = 0, false // the event the unrecorded path never stores
+			}
+			if changed != unChanged || ev != unEv {
+				t.Fatalf("step %d (%v): recorded gives %v %v %v, unrecorded %v %v %v", i, st, next, ev, changed, un, unEv, unChanged)
+			}
+			if recorded != unrecorded && !(recorded == StateSentToSMSC && unrecorded == StateSubmitted) {
+				t.Fatalf("step %d (%v): states %v and %v", i, st, recorded, unrecorded)
+			}
+		}
+	})
+}

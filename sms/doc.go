@@ -45,6 +45,13 @@
 // ("sent_to_smsc"), the spelling stores and logs use; ParsePartState reads
 // them back.
 //
+// A part is stored as sent to SMSC only when its message's report asks for
+// that event (the mask includes SENT_TO_SMSC and there is a URL); else
+// the network's acceptance writes nothing and the part stays submitted
+// until the network's next status, which leads to the same state from
+// either. That spares a write per part on every message whose customer
+// only wants to hear the end, most of them.
+//
 // # Submission
 //
 // Gateway.Submit checks a submission in this order and answers the first

@@ -79,10 +79,19 @@ func unknownPartDropped(ctx context.Context, log *slog.Logger, ev StatusEvent, e
 // statusChange is the update of a part that ev makes: the state moves as
 // Step says, and a report is queued when the message's mask allows the
 // event. An event without a time happens at the clock's.
+//
+// An acceptance nobody asked to hear about (the mask leaves SENT_TO_SMSC
+// out, or there is no report URL) is not recorded: the part stays
+// submitted until the network's next word. Every part passes through
+// that state, so this spares a third of the writes of a part's life, and
+// nothing after it differs: from submitted and from sent to SMSC every
+// later status of the network leads to the same state (Step); only a
+// refusal at hand-over, which comes before any acceptance, tells them
+// apart. See the package doc's delivery states.
 func statusChange(ev StatusEvent, clock msgkit.Clock) func(m MessageRecord, p PartRecord) (PartUpdate, bool, error) {
 	return func(m MessageRecord, p PartRecord) (PartUpdate, bool, error) {
 		next, event, changed := Step(p.State, ev.Status)
-		if !changed {
+		if !changed || next == StateSentToSMSC && !m.reports(event) {
 			return PartUpdate{}, false, nil
 		}
 		at := ev.At
@@ -91,7 +100,7 @@ func statusChange(ev StatusEvent, clock msgkit.Clock) func(m MessageRecord, p Pa
 		}
 		code := ErrorCodeFor(ev)
 		u := PartUpdate{State: next, ErrorCode: code, UpdatedAt: at.UTC()}
-		if m.DLRMask.Allows(event) && m.DLRURL != "" {
+		if m.reports(event) {
 			body, err := json.Marshal(ReportBody{
 				MsgID: m.ID, Event: event.String(), ErrorCode: int(code), ErrorMessage: code.Text(),
 				PartNum: p.Num, NumParts: len(m.Parts), AccountName: m.Account,

@@ -89,8 +89,23 @@ func TestReportsFollowTheMask(t *testing.T) {
 			f := newFixture(t)
 			for mask := int64(0); mask <= 31; mask++ {
 				id := f.submit(t, mask, "hello")
-				for _, s := range fl.steps {
+				for i, s := range fl.steps {
 					f.event(t, id, 0, s.st, s.code)
+					if s.st != sms.StatusAccepted || i > 0 {
+						continue
+					}
+					// An acceptance is stored only when its report is asked for.
+					want := sms.StateSubmitted
+					if sms.DLRMask(mask).Allows(sms.EventSentToSMSC) {
+						want = sms.StateSentToSMSC
+					}
+					m, err := f.store.Message(t.Context(), id)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if got := m.Parts[0].State; got != want {
+						t.Errorf("mask %d: after the acceptance the part is %v, want %v", mask, got, want)
+					}
 				}
 				// Duplicates and late events after the final one change nothing.
 				f.event(t, id, 0, fl.steps[len(fl.steps)-1].st, 0)

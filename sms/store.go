@@ -30,6 +30,12 @@ type MessageRecord struct {
 	Parts       []PartRecord
 }
 
+// reports reports whether a report of event is queued for m: its mask
+// allows the event and there is a URL to send it to.
+func (m MessageRecord) reports(event Event) bool {
+	return m.DLRMask.Allows(event) && m.DLRURL != ""
+}
+
 // PartRecord is one physical SMS of a message and where it is.
 type PartRecord struct {
 	Num       int // 0-based, as reports number parts
