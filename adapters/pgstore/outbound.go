@@ -175,8 +175,11 @@ func claimLeased[T any](ctx context.Context, s *SMSStore, sql, thing, what strin
 // part is usually one insert and one delete), so between two autovacuum
 // runs its statistics say "a few rows" while its pages are full of dead
 // ones, and a plan made then, generic plans kept for the connection
-// included, would scan them all for every part.
-const keyedOnly = "SET LOCAL enable_seqscan = off"
+// included, would scan them all for every part. It is set_config's local
+// form rather than SET LOCAL, which does the same but, in a batch sent
+// without BEGIN (one implicit transaction), makes the server log a
+// warning each time.
+const keyedOnly = "SELECT set_config('enable_seqscan', 'off', true)"
 
 // The statements of FinishParts: each records results (one array per
 // field) whose claim holds: the part still queued with send_at at the

@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
 	"github.com/msgkit/msgkit/sms"
 	"github.com/msgkit/msgkit/sms/smstest"
 )
@@ -166,5 +169,40 @@ func TestOutboundRowsLeftBehind(t *testing.T) {
 	update(1, sms.StateUndelivered, m.ExpiresAt)
 	if got := rows(); len(got) != 0 {
 		t.Errorf("rows %v after the expiry, want none", got)
+	}
+}
+
+// keyedOnly holds for the statements after it in a batch sent without
+// BEGIN, as ClaimParts, HandedParts and FinishParts send theirs (one
+// implicit transaction until the batch's Sync), ends with it, and costs
+// no warning: SET LOCAL outside an explicit transaction block works there
+// too but makes PostgreSQL log a WARNING for every claim.
+func TestKeyedOnlyHoldsInABatch(t *testing.T) {
+	cfg, err := pgx.ParseConfig(testDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var notices []string
+	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) { notices = append(notices, n.Severity+": "+n.Message) }
+	c, err := pgx.ConnectConfig(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(t.Context())
+	var during, after string
+	b := &pgx.Batch{}
+	b.Queue(keyedOnly)
+	b.Queue("SHOW enable_seqscan").QueryRow(func(row pgx.Row) error { return row.Scan(&during) })
+	if err := c.SendBatch(t.Context(), b).Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.QueryRow(t.Context(), "SHOW enable_seqscan").Scan(&after); err != nil {
+		t.Fatal(err)
+	}
+	if during != "off" || after != "on" {
+		t.Errorf("enable_seqscan is %q in the batch and %q after it, want off and on", during, after)
+	}
+	if len(notices) > 0 {
+		t.Errorf("notices: %q", notices)
 	}
 }
