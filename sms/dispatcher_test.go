@@ -79,12 +79,12 @@ func TestDispatcherNoHeadOfLineBlocking(t *testing.T) {
 			}
 			fast <- time.Now()
 			return nil
-		}), sms.DispatcherOptions{}) // the defaults: 10 s timeout, 8 per host
+		}), sms.DispatcherOptions{}) // the defaults: 10 s timeout, 32 per host
 		runDispatcher(t, d)
 		synctest.Wait()
 		mu.Lock()
-		if inFlight != 8 {
-			t.Errorf("%d deliveries to the slow host at once, want 8", inFlight)
+		if inFlight != 32 {
+			t.Errorf("%d deliveries to the slow host at once, want 32", inFlight)
 		}
 		mu.Unlock()
 
@@ -392,6 +392,92 @@ func TestDispatcherRecordsByTheBatch(t *testing.T) {
 		}
 		if counts, _ := f.store.ReportCounts(t.Context()); counts[sms.ReportDelivered] != n || counts[sms.ReportPending] != 0 {
 			t.Errorf("counts %v", counts)
+		}
+	})
+}
+
+// claimCounter counts the reports a dispatcher gets by claiming.
+type claimCounter struct {
+	sms.OutboxStore
+	claimed atomic.Int64
+}
+
+func (c *claimCounter) ClaimReports(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]sms.Report, error) {
+	rs, err := c.OutboxStore.ClaimReports(ctx, now, lease, limit)
+	c.claimed.Add(int64(len(rs)))
+	return rs, err
+}
+
+// With GatewayOptions.Dispatcher, the reports of the network's events go
+// to the running dispatcher in memory, leased in the same UpdateParts: the
+// dispatcher delivers them without claiming one, in order per part (a
+// part's second report waits for its first to be delivered). Without a
+// running dispatcher they are queued for a claim.
+func TestHandleStatusesHandsReportsOver(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t)
+		f.clock.Set(time.Now())
+		var (
+			mu     sync.Mutex
+			posted []string
+		)
+		counter := &claimCounter{OutboxStore: f.store}
+		d := sms.NewDispatcher(counter, posterFunc(func(_ context.Context, _ string, body []byte) error {
+			var b sms.ReportBody
+			if err := json.Unmarshal(body, &b); err != nil {
+				return err
+			}
+			mu.Lock()
+			posted = append(posted, fmt.Sprintf("%s/%d %s", b.MsgID, b.PartNum, b.Event))
+			mu.Unlock()
+			return nil
+		}), sms.DispatcherOptions{Clock: f.clock.Now})
+		gw := sms.NewGateway(f.store, sms.GatewayOptions{Clock: f.clock.Now, Dispatcher: d})
+
+		// Not running yet: the report is queued for a claim.
+		first := f.queue(t, "https://shop.example/dlr")
+		if errs := gw.HandleStatuses(t.Context(), []sms.StatusEvent{{MsgID: first, Status: sms.StatusAccepted, At: f.clock.Now()}}); errs[0] != nil {
+			t.Fatal(errs[0])
+		}
+		runDispatcher(t, d)
+		synctest.Wait()
+		if got := counter.claimed.Load(); got != 1 {
+			t.Fatalf("%d reports claimed, want the one queued before Run", got)
+		}
+
+		// One after the other, each delivered before the next comes:
+		// both handed over.
+		id := f.queue(t, "https://shop.example/dlr")
+		for _, st := range []sms.Status{sms.StatusAccepted, sms.StatusDelivered} {
+			if errs := gw.HandleStatuses(t.Context(), []sms.StatusEvent{{MsgID: id, Status: st, At: f.clock.Now()}}); errs[0] != nil {
+				t.Fatal(errs[0])
+			}
+			synctest.Wait()
+		}
+		// Both at once: the second is the part's second report and waits
+		// for a claim after the first is delivered.
+		third := f.queue(t, "https://shop.example/dlr")
+		if errs := gw.HandleStatuses(t.Context(), []sms.StatusEvent{
+			{MsgID: third, Status: sms.StatusAccepted, At: f.clock.Now()},
+			{MsgID: third, Status: sms.StatusDelivered, At: f.clock.Now()},
+		}); errs[0] != nil || errs[1] != nil {
+			t.Fatal(errs)
+		}
+		synctest.Wait()
+		time.Sleep(time.Second) // the dispatcher's next claims (Idle)
+		synctest.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		want := []string{
+			fmt.Sprintf("%s/0 SENT_TO_SMSC", first),
+			fmt.Sprintf("%s/0 SENT_TO_SMSC", id), fmt.Sprintf("%s/0 DELIVERED", id),
+			fmt.Sprintf("%s/0 SENT_TO_SMSC", third), fmt.Sprintf("%s/0 DELIVERED", third),
+		}
+		if !slices.Equal(posted, want) {
+			t.Errorf("posted %q, want %q", posted, want)
+		}
+		if got := counter.claimed.Load(); got != 2 {
+			t.Errorf("%d reports claimed, want 2: the one queued before Run and the part's second of one call", got)
 		}
 	})
 }

@@ -199,8 +199,10 @@
 //     its store failed) between the network's answer and FinishParts, a
 //     Send timed out after the network took the part, or a round outlived
 //     its lease and another transmitter took its parts. That window is the
-//     only one; the network's first event about a part also takes it off
-//     the queue, which closes it early when the network answers in time.
+//     only one; the network's first recorded event about a part also takes
+//     it off the queue, which closes it early when the network answers in
+//     time (an acceptance no report asks for is not recorded; see Delivery
+//     state machine).
 //     Outcomes are recorded even when the transmitter is stopping.
 //   - The queue's fields of a part (SendAt, SendAttempts, SendError) say
 //     where it stands while it is queued and are cleared when it leaves:
@@ -220,6 +222,16 @@
 // on PostgreSQL), which simnet uses, so that reports keep pace with
 // submissions; an event that fails there fails the later events of its
 // part with it, so a network that gives them again keeps their order.
+// With GatewayOptions.Dispatcher (a dispatcher of the same process, over a
+// ReportLeasingStore, as both stores here are) HandleStatuses leases the
+// reports it queues to that dispatcher in the same call and hands them
+// over in memory: each report that is its part's oldest pending one, as
+// many as the dispatcher has room for, while its Run runs. They go out
+// without a claim, which on PostgreSQL locked and rewrote every report
+// row, and without waiting for the dispatcher's next claim; a report
+// behind another of its part waits for a claim, in order, as before. A
+// handed-over report is a pending report leased like a claimed one: if
+// the process dies, its lease runs out and any dispatcher claims it.
 // Gateway.ExpireDue ends
 // parts still open after their validity (UNDELIVERED, 996), those never
 // handed to the network included.
@@ -227,7 +239,7 @@
 // A Dispatcher delivers the outbox at least once. It leases due reports
 // (only the oldest pending one of each part, so a part's reports keep their
 // order) and hands each to its destination's line, one line per host (the
-// URL's host and port), where at most PerHost attempts run at once, each
+// URL's host and port), where at most PerHost (32) attempts run at once, each
 // through a ReportPoster with a per-call timeout. It records delivery, a
 // retry after an exponential backoff with jitter (msgkit.Backoff, as the
 // outbound queue; connection errors, timeouts, 408, 429, 5xx), or that it gave up (another 4xx, an address
@@ -248,7 +260,7 @@
 // claims again whenever there is room, without waiting for attempts to
 // end, and lines do not wait for each other. Memory is bounded: a line
 // holds at most MaxHeldPerHost reports in flight and waiting (default
-// 2 × Batch), all lines at most MaxHeld (default 10 × Batch), and a claim
+// 5 × Batch), all lines at most MaxHeld (default 10 × Batch), and a claim
 // asks for no more than is left. A claim takes the oldest due reports of
 // all hosts (the store knows no hosts), so it may bring reports of a full
 // line: those are given back at once — finished with their state and

@@ -105,6 +105,15 @@ type GatewayOptions struct {
 	// the process dies, their lease runs out and any transmitter takes
 	// them. When its buffer is full, parts are queued for a claim only.
 	Transmitter *Transmitter
+	// Dispatcher, when set, is a dispatcher of this process delivering
+	// reports from the same store, which must be a ReportLeasingStore:
+	// HandleStatuses leases the reports it queues to it, in the same
+	// UpdateParts, and hands them over in memory, so that they go out
+	// without a claim. They are pending reports of the outbox all the
+	// same: if the process dies, their lease runs out and any dispatcher
+	// claims them. While the dispatcher holds all it may (MaxHeld) or its
+	// Run is not running, reports are queued for a claim only.
+	Dispatcher *Dispatcher
 	// Keys keeps the idempotency keys of submissions that carry one; a
 	// gateway without it refuses them (Internal), rather than accepting
 	// them without the promise.
@@ -114,8 +123,9 @@ type GatewayOptions struct {
 // Gateway accepts bulk SMS submissions, charges them and queues their
 // parts for the network; a Transmitter hands them over.
 type Gateway struct {
-	store Store
-	opts  GatewayOptions
+	store   Store
+	opts    GatewayOptions
+	leasing ReportLeasingStore // store, when it leases reports to opts.Dispatcher
 
 	secrets *secret.Checker
 	credKey [32]byte // keys the remembered password digests
@@ -152,6 +162,9 @@ func NewGateway(store Store, opts GatewayOptions) *Gateway {
 		opts.NewID = func() MessageID { return NewMessageID(opts.Clock.Now()) }
 	}
 	g := &Gateway{store: store, opts: opts, creds: map[string]credential{}, accounts: map[string]credential{}, secrets: secret.NewChecker(opts.BcryptCost)}
+	if ls, ok := store.(ReportLeasingStore); ok && opts.Dispatcher != nil {
+		g.leasing = ls
+	}
 	rand.Read(g.credKey[:])
 	return g
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"time"
 
 	"github.com/msgkit/msgkit"
 )
@@ -42,19 +43,38 @@ type partUpdater interface {
 // HandleStatuses applies events as HandleStatus applies each, in their
 // order, saved together (Store.UpdateParts): a network's reports come by
 // the thousand, and one transaction each would not keep pace on
-// PostgreSQL. It returns one error per event, nil for those applied or
-// dropped; an event that failed may be given again, and so may the
-// events after it of the same part, which fail with it.
+// PostgreSQL. With GatewayOptions.Dispatcher the reports they queue are
+// leased to it in the same call and handed over in memory. It returns one
+// error per event, nil for those applied or dropped; an event that failed
+// may be given again, and so may the events after it of the same part,
+// which fail with it.
 func (g *Gateway) HandleStatuses(ctx context.Context, evs []StatusEvent) []error {
 	changes := make([]PartChange, len(evs))
 	for i, ev := range evs {
 		changes[i] = PartChange{Key: PartKey{ev.MsgID, ev.PartNum}, Fn: statusChange(ev, g.opts.Clock)}
 	}
-	errs := g.store.UpdateParts(ctx, changes)
+	var errs []error
+	if n, until := g.reserveReports(); n > 0 {
+		var leased []Report
+		errs, leased = g.leasing.UpdatePartsLeasing(ctx, changes, until, n)
+		g.opts.Dispatcher.handOver(leased, n, until)
+	} else {
+		errs = g.store.UpdateParts(ctx, changes)
+	}
 	for i, err := range errs {
 		errs[i] = unknownPartDropped(ctx, g.opts.Logger, evs[i], err)
 	}
 	return errs
+}
+
+// reserveReports is how many of the reports of a HandleStatuses call the
+// gateway's dispatcher takes in memory, and the end of their lease; zero
+// without a dispatcher and a store that leases.
+func (g *Gateway) reserveReports() (int, time.Time) {
+	if g.leasing == nil {
+		return 0, time.Time{}
+	}
+	return g.opts.Dispatcher.reserve()
 }
 
 // applyStatus is HandleStatus over any store with UpdatePart: the one

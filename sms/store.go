@@ -190,6 +190,24 @@ type OutboxStore interface {
 	FinishReports(ctx context.Context, rs []Report) []error
 }
 
+// ReportLeasingStore is a Store that leases the reports its part updates
+// queue to the caller in the same call, so that a dispatcher of the same
+// process sends them without claiming them (GatewayOptions.Dispatcher):
+// a claim costs a store like PostgreSQL a lock and a row version per
+// report, as much as queueing it. Both stores of this module implement it.
+type ReportLeasingStore interface {
+	// UpdatePartsLeasing is UpdateParts that also leases, until until, up
+	// to limit of the reports the changes queue: in queueing order, each
+	// one that is its part's oldest pending report (no report of the part
+	// queued before it, in an earlier call or earlier in this one, is
+	// pending), so that reports of a part still go out in order. It
+	// returns UpdateParts' errors and the reports leased, with their ids,
+	// in queueing order. A leased report is pending like any other: no
+	// claim takes it until its lease has run out, and FinishReports ends
+	// the lease. A limit of zero or less leases nothing.
+	UpdatePartsLeasing(ctx context.Context, changes []PartChange, until time.Time, limit int) ([]error, []Report)
+}
+
 // QueuedPart is a part claimed from the outbound queue: what the network
 // needs, and the claim.
 type QueuedPart struct {

@@ -33,8 +33,8 @@ type queuedReport struct {
 	index      int // in heads; -1 when not a part's first
 }
 
-// add queues r, which has its id.
-func (o *outbox) add(r sms.Report) {
+// add queues r, which has its id, and returns it as queued.
+func (o *outbox) add(r sms.Report) *queuedReport {
 	q := &queuedReport{Report: r, index: -1}
 	o.reports[r.ID] = q
 	k := sms.PartKey{MsgID: r.MsgID, PartNum: r.PartNum}
@@ -42,6 +42,7 @@ func (o *outbox) add(r sms.Report) {
 	if len(o.parts[k]) == 1 {
 		heap.Push(&o.heads, q)
 	}
+	return q
 }
 
 // remove takes q out of the outbox; the next report of its part, if any,
@@ -99,34 +100,52 @@ func (h *reportHeap) Pop() any {
 func (s *SMSStore) UpdatePart(ctx context.Context, key sms.PartKey, fn func(m sms.MessageRecord, p sms.PartRecord) (sms.PartUpdate, bool, error)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.updatePartLocked(key, fn)
+	return s.updatePartLocked(key, fn, nil)
 }
 
 // UpdateParts applies the changes in order under one lock, as UpdatePart
 // applies each; a change after a failed one of the same part fails with
 // sms.ErrEarlierChangeFailed.
 func (s *SMSStore) UpdateParts(ctx context.Context, changes []sms.PartChange) []error {
+	errs, _ := s.UpdatePartsLeasing(ctx, changes, time.Time{}, 0)
+	return errs
+}
+
+// UpdatePartsLeasing is UpdateParts that leases, until until, up to limit
+// of the reports queued that are their part's first pending one (see
+// sms.ReportLeasingStore).
+func (s *SMSStore) UpdatePartsLeasing(ctx context.Context, changes []sms.PartChange, until time.Time, limit int) ([]error, []sms.Report) {
 	errs := make([]error, len(changes))
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	l := &reportLease{until: until, limit: limit}
 	var failed map[sms.PartKey]error
 	for i, c := range changes {
 		if first, ok := failed[c.Key]; ok {
 			errs[i] = fmt.Errorf("%w: %w", sms.ErrEarlierChangeFailed, first)
 			continue
 		}
-		if errs[i] = s.updatePartLocked(c.Key, c.Fn); errs[i] != nil {
+		if errs[i] = s.updatePartLocked(c.Key, c.Fn, l); errs[i] != nil {
 			if failed == nil {
 				failed = map[sms.PartKey]error{}
 			}
 			failed[c.Key] = errs[i]
 		}
 	}
-	return errs
+	return errs, l.leased
 }
 
-// updatePartLocked is UpdatePart with the lock held.
-func (s *SMSStore) updatePartLocked(key sms.PartKey, fn func(m sms.MessageRecord, p sms.PartRecord) (sms.PartUpdate, bool, error)) error {
+// reportLease is what UpdatePartsLeasing leases: until when, how many
+// more, and the reports leased so far.
+type reportLease struct {
+	until  time.Time
+	limit  int
+	leased []sms.Report
+}
+
+// updatePartLocked is UpdatePart with the lock held; l, when not nil,
+// leases the reports queued as UpdatePartsLeasing does.
+func (s *SMSStore) updatePartLocked(key sms.PartKey, fn func(m sms.MessageRecord, p sms.PartRecord) (sms.PartUpdate, bool, error), l *reportLease) error {
 	m, p, ok := s.partLocked(key)
 	if !ok {
 		return sms.PartNotFound(key)
@@ -154,19 +173,25 @@ func (s *SMSStore) updatePartLocked(key sms.PartKey, fn func(m sms.MessageRecord
 		defer s.finishedLocked(m.ID, p.UpdatedAt) // after the reports are queued
 	}
 	for _, r := range u.Reports {
-		s.queueReportLocked(r)
+		q := s.queueReportLocked(r)
+		if l != nil && len(l.leased) < l.limit && q.index >= 0 { // its part's first pending report
+			q.leaseUntil = l.until
+			leased := q.Report
+			leased.Body = slices.Clone(q.Body)
+			l.leased = append(l.leased, leased)
+		}
 	}
 	return nil
 }
 
-// queueReportLocked queues r under the next id, its times as stored.
-// Called with mu held.
-func (s *SMSStore) queueReportLocked(r sms.Report) {
+// queueReportLocked queues r under the next id, its times as stored, and
+// returns it as queued. Called with mu held.
+func (s *SMSStore) queueReportLocked(r sms.Report) *queuedReport {
 	s.outbox.lastID++
 	r.ID = s.outbox.lastID
 	r.Body = slices.Clone(r.Body)
 	r.NextAt, r.CreatedAt = storeTime(r.NextAt), storeTime(r.CreatedAt)
-	s.outbox.add(r)
+	return s.outbox.add(r)
 }
 
 // ExpiredParts lists open parts of expired messages, oldest first.

@@ -48,14 +48,27 @@ import (
 // serialization failure or a deadlock runs it again, functions included;
 // any other database error is every change's error and nothing is saved.
 func (s *SMSStore) UpdateParts(ctx context.Context, changes []sms.PartChange) []error {
+	errs, _ := s.UpdatePartsLeasing(ctx, changes, time.Time{}, 0)
+	return errs
+}
+
+// UpdatePartsLeasing is UpdateParts that leases, until until, up to limit
+// of the reports it queues (see sms.ReportLeasingStore): the insert of the
+// reports sets their lease where the report is the first of its part in
+// the batch and its part has no pending report stored, and counts them
+// (reportsInsertSQL), in the same statement as before. A claim would have
+// locked and rewritten each row.
+func (s *SMSStore) UpdatePartsLeasing(ctx context.Context, changes []sms.PartChange, until time.Time, limit int) ([]error, []sms.Report) {
 	errs := make([]error, len(changes))
 	var (
-		lock bool
-		msgs map[sms.MessageID]*sms.MessageRecord
+		lock   bool
+		msgs   map[sms.MessageID]*sms.MessageRecord
+		leased []sms.Report
 	)
+	lease := reportLease{until: dbTime(until), limit: limit}
 	run := func(tx pgx.Tx) (err error) {
 		clear(errs)
-		msgs, err = updateParts(ctx, tx, changes, errs, lock, s.recent)
+		msgs, leased, err = updateParts(ctx, tx, changes, errs, lock, s.recent, lease)
 		return err
 	}
 	err := inTx(ctx, s.pool, s.log, "part updates", run)
@@ -72,8 +85,16 @@ func (s *SMSStore) UpdateParts(ctx context.Context, changes []sms.PartChange) []
 		for i := range errs {
 			errs[i] = classify(err, "part", "parts")
 		}
+		return errs, nil
 	}
-	return errs
+	return errs, leased
+}
+
+// reportLease is the lease UpdatePartsLeasing gives the reports it
+// queues: until when, and at most how many.
+type reportLease struct {
+	until time.Time
+	limit int
 }
 
 // errPartsMoved is updateParts' error when a part it writes changed after
@@ -86,7 +107,7 @@ var errPartsMoved = errors.New("pgstore: parts changed between their read and th
 // changed before reading them; without, it takes the messages recent
 // remembers as they are and reads the others, writes a part only where
 // it still is as read, and returns errPartsMoved when one is not.
-func updateParts(ctx context.Context, tx pgx.Tx, changes []sms.PartChange, errs []error, lock bool, recent *recentMessages) (map[sms.MessageID]*sms.MessageRecord, error) {
+func updateParts(ctx context.Context, tx pgx.Tx, changes []sms.PartChange, errs []error, lock bool, recent *recentMessages, lease reportLease) (map[sms.MessageID]*sms.MessageRecord, []sms.Report, error) {
 	var keys []sms.PartKey
 	var ids []sms.MessageID
 	for i, c := range changes {
@@ -125,7 +146,7 @@ func updateParts(ctx context.Context, tx pgx.Tx, changes []sms.PartChange, errs 
 			err = closeErr
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		maps.Copy(msgs, read)
 	}
@@ -183,7 +204,7 @@ func updateParts(ctx context.Context, tx pgx.Tx, changes []sms.PartChange, errs 
 		reports = append(reports, u.Reports...)
 	}
 	if len(order) == 0 {
-		return msgs, nil
+		return msgs, nil, nil
 	}
 	// In key order: the update locks the rows as it goes (see UpdateParts).
 	slices.SortFunc(order, func(a, b partWrite) int { return comparePartKeys(a.key, b.key) })
@@ -201,17 +222,18 @@ func updateParts(ctx context.Context, tx pgx.Tx, changes []sms.PartChange, errs 
 			b.Queue(partDequeueSQL, string(k.MsgID), int32(k.PartNum))
 		}
 	}
+	var leased []sms.Report
 	if len(reports) > 0 {
-		queueReports(b, reports)
+		queueReports(b, reports, lease, &leased)
 	}
 	err := tx.SendBatch(ctx, b).Close()
 	if err == nil && written != int64(len(order)) {
 		err = errPartsMoved // rolled back by the caller's transaction
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return msgs, nil
+	return msgs, leased, nil
 }
 
 // The statements of UpdateParts.
@@ -242,13 +264,30 @@ const (
 		WHERE p.msg_id = v.msg_id AND p.num = v.num
 			AND p.state = v.was_state AND p.error_code = v.was_error_code AND p.updated_at = v.was_updated_at`
 	// reportsInsertSQL inserts the reports in the arrays' order, which
-	// their ids follow (they are claimed in id order).
-	reportsInsertSQL = `INSERT INTO sms_reports (msg_id, part_num, url, body, state, attempts, next_at, created_at, last_error)
-		SELECT msg_id, part_num, url, body, state, attempts, next_at, created_at, last_error
-		FROM unnest($1::text[], $2::integer[], $3::text[], $4::bytea[], $5::smallint[], $6::integer[],
-			$7::timestamptz[], $8::timestamptz[], $9::text[])
-			WITH ORDINALITY AS r(msg_id, part_num, url, body, state, attempts, next_at, created_at, last_error, ord)
-		ORDER BY ord`
+	// their ids follow (they are claimed in id order), and returns each
+	// one's id and whether it is leased. A report is leased until $11
+	// when the batch marks it a candidate ($10: the first of its part in
+	// the batch), its part has no pending report stored (by
+	// sms_reports_part_idx; the part's row, updated earlier in the
+	// transaction, is locked, so no other transaction queues one for it
+	// meanwhile), and fewer than $12 reports before it are leased.
+	reportsInsertSQL = `WITH r AS (
+			SELECT r.*, r.candidate AND NOT EXISTS (
+				SELECT 1 FROM sms_reports o WHERE o.msg_id = r.msg_id AND o.part_num = r.part_num AND o.state = 1
+			) AS eligible
+			FROM unnest($1::text[], $2::integer[], $3::text[], $4::bytea[], $5::smallint[], $6::integer[],
+				$7::timestamptz[], $8::timestamptz[], $9::text[], $10::boolean[])
+				WITH ORDINALITY AS r(msg_id, part_num, url, body, state, attempts, next_at, created_at, last_error,
+					candidate, ord)
+		), counted AS (
+			SELECT r.*, count(*) FILTER (WHERE eligible) OVER (ORDER BY ord) AS nth FROM r
+		)
+		INSERT INTO sms_reports (msg_id, part_num, url, body, state, attempts, next_at, created_at, last_error, lease_until)
+		SELECT msg_id, part_num, url, body, state, attempts, next_at, created_at, last_error,
+			CASE WHEN eligible AND nth <= $12 THEN $11::timestamptz END
+		FROM counted
+		ORDER BY ord
+		RETURNING id, lease_until IS NOT NULL`
 )
 
 // queueReads queues the reads of the messages ids with all their parts,
@@ -352,8 +391,10 @@ func queueUpdates(b *pgx.Batch, order []partWrite, swap bool) *pgx.QueuedQuery {
 	return b.Queue(partsSwapSQL, msgIDs, nums, states, codes, times, wasStates, wasCodes, wasTimes)
 }
 
-// queueReports queues the insert of reports, in their order.
-func queueReports(b *pgx.Batch, reports []sms.Report) {
+// queueReports queues the insert of reports, in their order, leasing
+// those it may (see reportsInsertSQL); when the batch is read, leased
+// holds them as stored, with their ids, in order.
+func queueReports(b *pgx.Batch, reports []sms.Report, lease reportLease, leased *[]sms.Report) {
 	n := len(reports)
 	var (
 		msgIDs, urls, lastErrors = make([]string, n), make([]string, n), make([]string, n)
@@ -361,12 +402,42 @@ func queueReports(b *pgx.Batch, reports []sms.Report) {
 		bodies                   = make([][]byte, n)
 		states                   = make([]int16, n)
 		nextAt, createdAt        = make([]time.Time, n), make([]time.Time, n)
+		candidates               = make([]bool, n)
+		first                    = make(map[sms.PartKey]bool, n)
 	)
 	for i, r := range reports {
 		msgIDs[i], nums[i], urls[i], bodies[i], states[i] = string(r.MsgID), int32(r.PartNum), r.URL, r.Body, int16(r.State)
 		attempts[i], nextAt[i], createdAt[i], lastErrors[i] = int32(r.Attempts), dbTime(r.NextAt), dbTime(r.CreatedAt), r.LastError
+		if k := (sms.PartKey{MsgID: r.MsgID, PartNum: r.PartNum}); lease.limit > 0 && !first[k] {
+			first[k], candidates[i] = true, true
+		}
 	}
-	b.Queue(reportsInsertSQL, msgIDs, nums, urls, bodies, states, attempts, nextAt, createdAt, lastErrors)
+	b.Queue(reportsInsertSQL, msgIDs, nums, urls, bodies, states, attempts, nextAt, createdAt, lastErrors, candidates,
+		lease.until, int64(max(lease.limit, 0))).Query(func(rows pgx.Rows) error {
+		type inserted struct {
+			id     int64
+			leased bool
+		}
+		ins, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (i inserted, err error) {
+			return i, row.Scan(&i.id, &i.leased)
+		})
+		if err != nil {
+			return err
+		}
+		if len(ins) != n {
+			return fmt.Errorf("pgstore: %d reports inserted of %d", len(ins), n)
+		}
+		// RETURNING has no order; the ids follow the reports' order.
+		slices.SortFunc(ins, func(a, b inserted) int { return cmp.Compare(a.id, b.id) })
+		for i, in := range ins {
+			if in.leased {
+				r := reports[i]
+				r.ID, r.NextAt, r.CreatedAt = in.id, dbTime(r.NextAt), dbTime(r.CreatedAt)
+				*leased = append(*leased, r)
+			}
+		}
+		return nil
+	})
 }
 
 func partNotFoundError(k sms.PartKey) error {

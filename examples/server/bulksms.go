@@ -106,8 +106,10 @@ func newBulkSMS(store smsStore, o bulkSMSOptions) *bulkSMS {
 		upstream = network
 	}
 	transmitter := sms.NewTransmitter(store, upstream, o.Transmitter)
+	dispatcher := sms.NewDispatcher(store, egress.NewReportPoster(o.Poster), o.Dispatcher)
 	if !o.AcceptOnly {
 		o.Gateway.Transmitter = transmitter // the gateway hands its parts over in memory
+		o.Gateway.Dispatcher = dispatcher   // and the reports of the network's events
 	}
 	return &bulkSMS{
 		store:       store,
@@ -116,7 +118,7 @@ func newBulkSMS(store smsStore, o bulkSMSOptions) *bulkSMS {
 		smsc:        smsc,
 		smscStore:   o.SMPPStore,
 		transmitter: transmitter,
-		dispatcher:  sms.NewDispatcher(store, egress.NewReportPoster(o.Poster), o.Dispatcher),
+		dispatcher:  dispatcher,
 		forget:      every(retentionEvery, "forgetting finished messages", o.Logger, sms.NewRetention(store, o.Retention).ForgetDue),
 		logger:      o.Logger,
 		acceptOnly:  o.AcceptOnly,

@@ -21,6 +21,7 @@ func outboxTests() []storeTest {
 		{"ExpiredParts", testExpiredParts},
 		{"ClaimKeepsOrderPerPart", testClaimOrder},
 		{"ClaimLeases", testClaimLeases},
+		{"UpdatePartsLeasing", testUpdatePartsLeasing},
 		{"FinishReports", testFinishReports},
 		{"ConcurrentClaims", testConcurrentClaims},
 	}
@@ -293,6 +294,85 @@ func testClaimLeases(t *testing.T, s Store) {
 	}
 	if got, _ := s.ClaimReports(t.Context(), at.Add(time.Minute), time.Minute, 10); len(got) != 1 {
 		t.Fatal("a report whose lease ended (its claimer died) was not claimed again")
+	}
+}
+
+// UpdatePartsLeasing leases, in queueing order and up to its limit, the
+// reports that are their part's oldest pending one: not a part's second
+// report of the call, nor one behind a report stored before. Leased
+// reports come back with their ids, no claim takes them until the lease
+// ends, and FinishReports ends the lease as it does a claim's.
+func testUpdatePartsLeasing(t *testing.T, s Store) {
+	accepted(t, s, "m-1", "m-2", "m-3")
+	at := t0.Add(time.Minute)
+	until := at.Add(time.Minute)
+	queue(t, s, "m-3", 0, sms.StateSentToSMSC, report("m-3", 0, "stored before", at))
+	change := func(id string, part int, to sms.PartState, bodies ...string) sms.PartChange {
+		return sms.PartChange{Key: sms.PartKey{MsgID: sms.MessageID(id), PartNum: part}, Fn: func(sms.MessageRecord, sms.PartRecord) (sms.PartUpdate, bool, error) {
+			u := sms.PartUpdate{State: to, UpdatedAt: at}
+			for _, b := range bodies {
+				u.Reports = append(u.Reports, report(id, part, b, at))
+			}
+			return u, true, nil
+		}}
+	}
+	errs, leased := s.UpdatePartsLeasing(t.Context(), []sms.PartChange{
+		change("m-1", 0, sms.StateSentToSMSC, "m-1/0 a", "m-1/0 b"), // b: the part's second
+		change("m-3", 0, sms.StateDelivered, "m-3/0"),             // behind the report stored before
+		change("m-1", 1, sms.StateDelivered, "m-1/1"),
+		change("m-2", 0, sms.StateDelivered, "m-2/0"),
+		change("m-2", 1, sms.StateDelivered, "m-2/1"), // past the limit
+	}, until, 3)
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("change %d: %v", i, err)
+		}
+	}
+	var bodies []string
+	for i, r := range leased {
+		bodies = append(bodies, string(r.Body))
+		want := report(string(r.MsgID), r.PartNum, string(r.Body), at.Truncate(time.Microsecond).UTC())
+		want.ID = r.ID
+		if diff := gocmp.Diff(want, r, equate); diff != "" || r.ID <= 0 || i > 0 && r.ID <= leased[i-1].ID {
+			t.Errorf("leased report %d (-want +got):\n%s (id %d)", i, diff, r.ID)
+		}
+	}
+	if want := []string{"m-1/0 a", "m-1/1", "m-2/0"}; !slices.Equal(bodies, want) {
+		t.Fatalf("leased %q, want %q", bodies, want)
+	}
+
+	claimed := func(now time.Time) []string {
+		got, err := s.ClaimReports(t.Context(), now, time.Hour, 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range got {
+			out = append(out, string(r.Body))
+		}
+		slices.Sort(out)
+		return out
+	}
+	// While the leases run, a claim gets the others: the first report of
+	// m-3/0 and m-2/1, whose parts have nothing older pending.
+	if got, want := claimed(at), []string{"m-2/1", "stored before"}; !slices.Equal(got, want) {
+		t.Fatalf("claimed %q while the leases run, want %q", got, want)
+	}
+	// Finishing a leased report lets its part's next one go.
+	done := leased[0]
+	done.State, done.Attempts = sms.ReportDelivered, 1
+	if err := s.FinishReports(t.Context(), []sms.Report{done, leased[1]})[0]; err != nil {
+		t.Fatal(err)
+	}
+	if got, want := claimed(at), []string{"m-1/0 b", "m-1/1"}; !slices.Equal(got, want) {
+		t.Fatalf("claimed %q after finishing m-1/0 a and giving m-1/1 back, want %q", got, want)
+	}
+	// A lease that runs out is taken over, as a claim's.
+	if got, want := claimed(until), []string{"m-2/0"}; !slices.Equal(got, want) {
+		t.Fatalf("claimed %q at the leases' end, want %q", got, want)
+	}
+	if _, leased := s.UpdatePartsLeasing(t.Context(), []sms.PartChange{change("m-3", 1, sms.StateDelivered, "m-3/1")}, until, 0); len(leased) != 0 {
+		t.Errorf("a limit of zero leased %d reports", len(leased))
 	}
 }
 

@@ -30,6 +30,7 @@ type Store interface {
 	sms.OutboxStore
 	sms.TransmitterStore
 	sms.RetentionStore
+	sms.ReportLeasingStore
 	// AddBalance adds delta (negative to take away) to the balance and
 	// returns the new one; a result below zero is refused with 113.
 	AddBalance(ctx context.Context, username string, delta decimal.Decimal) (decimal.Decimal, error)
