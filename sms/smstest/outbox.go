@@ -318,7 +318,7 @@ func testUpdatePartsLeasing(t *testing.T, s Store) {
 	}
 	errs, leased := s.UpdatePartsLeasing(t.Context(), []sms.PartChange{
 		change("m-1", 0, sms.StateSentToSMSC, "m-1/0 a", "m-1/0 b"), // b: the part's second
-		change("m-3", 0, sms.StateDelivered, "m-3/0"),             // behind the report stored before
+		change("m-3", 0, sms.StateDelivered, "m-3/0"),               // behind the report stored before
 		change("m-1", 1, sms.StateDelivered, "m-1/1"),
 		change("m-2", 0, sms.StateDelivered, "m-2/0"),
 		change("m-2", 1, sms.StateDelivered, "m-2/1"), // past the limit
