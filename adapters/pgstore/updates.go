@@ -267,18 +267,23 @@ const (
 	// their ids follow (they are claimed in id order), and returns each
 	// one's id and whether it is leased. A report is leased until $11
 	// when the batch marks it a candidate ($10: the first of its part in
-	// the batch), its part has no pending report stored (by
-	// sms_reports_part_idx; the part's row, updated earlier in the
-	// transaction, is locked, so no other transaction queues one for it
-	// meanwhile), and fewer than $12 reports before it are leased.
-	reportsInsertSQL = `WITH r AS (
-			SELECT r.*, r.candidate AND NOT EXISTS (
-				SELECT 1 FROM sms_reports o WHERE o.msg_id = r.msg_id AND o.part_num = r.part_num AND o.state = 1
-			) AS eligible
+	// the batch), its part has no pending report stored (the part's row,
+	// updated earlier in the transaction, is locked, so no other
+	// transaction queues one for it meanwhile), and fewer than $12
+	// reports before it are leased. The pending report is looked for by
+	// key (sms_reports_part_idx), candidates only, in a LATERAL subquery
+	// with LIMIT: as NOT EXISTS, a plan made while few reports were
+	// pending hashed every pending report for each batch.
+	reportsInsertSQL = `WITH r AS MATERIALIZED (
+			SELECT r.*, r.candidate AND p.pending IS NULL AS eligible
 			FROM unnest($1::text[], $2::integer[], $3::text[], $4::bytea[], $5::smallint[], $6::integer[],
 				$7::timestamptz[], $8::timestamptz[], $9::text[], $10::boolean[])
 				WITH ORDINALITY AS r(msg_id, part_num, url, body, state, attempts, next_at, created_at, last_error,
 					candidate, ord)
+			LEFT JOIN LATERAL (
+				SELECT true AS pending FROM sms_reports o
+				WHERE r.candidate AND o.msg_id = r.msg_id AND o.part_num = r.part_num AND o.state = 1 LIMIT 1
+			) p ON true
 		), counted AS (
 			SELECT r.*, count(*) FILTER (WHERE eligible) OVER (ORDER BY ord) AS nth FROM r
 		)

@@ -309,3 +309,118 @@ func TestRecentMessagesAsRead(t *testing.T) {
 		t.Errorf("a change of a copy reached the memory: %+v", again)
 	}
 }
+
+// BenchmarkReportsToDispatcher measures what it costs the store to queue
+// reports and get them to a dispatcher, then record their delivery: each
+// op is 128 parts of 64 two-part messages accepted by the network, then
+// delivered, each event with its report. "claimed" queues them
+// (UpdateParts) and claims them (ClaimReports), as a dispatcher of another
+// process does; "leased" leases them in the same call
+// (UpdatePartsLeasing), as the gateway does for the dispatcher of its own
+// process. Both finish them (FinishReports). As under load, 2,000 other
+// reports are in flight meanwhile (pending, leased, due before these: the
+// dispatcher's MaxHeld), which a claim passes over. Reports per second is
+// the figure; the messages are inserted with the timer stopped.
+func BenchmarkReportsToDispatcher(b *testing.B) {
+	for _, leased := range []bool{false, true} {
+		name := "claimed"
+		if leased {
+			name = "leased"
+		}
+		b.Run(name, func(b *testing.B) {
+			s := newTestStore(b)
+			ctx := b.Context()
+			if _, err := s.pool.Exec(ctx, `
+				INSERT INTO sms_reports (msg_id, part_num, url, body, state, attempts, next_at, created_at, last_error, lease_until)
+				SELECT 'in-flight-' || g, 0, 'https://example.com/dlr', '{}', 1, 0, $1, $1, '', $1::timestamptz + interval '1 hour'
+				FROM generate_series(1, 2000) g`, t1); err != nil {
+				b.Fatal(err)
+			}
+			const msgs = 64
+			seed := func(batch int) []sms.PartKey {
+				_, err := s.pool.Exec(ctx, `
+					WITH m AS (
+						INSERT INTO sms_messages (id, account, type, sender, sender_numeric, receiver, dcs, flash, dlr_mask, dlr_url,
+							part_price, charged, currency, submitted_at, expires_at)
+						SELECT 'r-' || $1::int || '-' || g, 'shop', 'text', 'Shop', false, '+38640123456', 0, false, 31,
+							'https://example.com/dlr', 0.01, 0.02, 'EUR', $2, $2::timestamptz + interval '1 day'
+						FROM generate_series(1, $3::int) g
+						RETURNING id
+					)
+					INSERT INTO sms_parts (msg_id, num, text, units, udh_ref, udh_total, udh_seq, dst_port, src_port, state, error_code, updated_at)
+					SELECT m.id, n, 'hello', 5, 1, 2, n + 1, 0, 0, 1, 0, $2 FROM m, generate_series(0, 1) n`, batch, t1, msgs)
+				if err != nil {
+					b.Fatal(err)
+				}
+				var keys []sms.PartKey
+				for g := 1; g <= msgs; g++ {
+					for n := range 2 {
+						keys = append(keys, sms.PartKey{MsgID: sms.MessageID(fmt.Sprintf("r-%d-%d", batch, g)), PartNum: n})
+					}
+				}
+				return keys
+			}
+			now := t1.Add(time.Second)
+			move := func(keys []sms.PartKey, to sms.PartState) []sms.PartChange {
+				changes := make([]sms.PartChange, len(keys))
+				for i, k := range keys {
+					changes[i] = sms.PartChange{Key: k, Fn: func(sms.MessageRecord, sms.PartRecord) (sms.PartUpdate, bool, error) {
+						return sms.PartUpdate{State: to, UpdatedAt: now, Reports: []sms.Report{{MsgID: k.MsgID, PartNum: k.PartNum,
+							URL: "https://example.com/dlr", Body: []byte(`{"event":"` + to.String() + `"}`), State: sms.ReportPending,
+							NextAt: now, CreatedAt: now}}}, true, nil
+					}}
+				}
+				return changes
+			}
+			step := func(changes []sms.PartChange) {
+				var (
+					errs []error
+					got  []sms.Report
+				)
+				if leased {
+					errs, got = s.UpdatePartsLeasing(ctx, changes, now.Add(time.Minute), len(changes))
+				} else {
+					errs = s.UpdateParts(ctx, changes)
+					var err error
+					if got, err = s.ClaimReports(ctx, now, time.Minute, len(changes)); err != nil {
+						b.Fatal(err)
+					}
+				}
+				for i, err := range errs {
+					if err != nil {
+						b.Fatalf("change %d: %v", i, err)
+					}
+				}
+				if len(got) != len(changes) {
+					b.Fatalf("%d reports to deliver, want %d", len(got), len(changes))
+				}
+				for i := range got {
+					got[i].State, got[i].Attempts = sms.ReportDelivered, 1
+				}
+				for i, err := range s.FinishReports(ctx, got) {
+					if err != nil {
+						b.Fatalf("report %d: %v", i, err)
+					}
+				}
+			}
+			b.ReportAllocs()
+			var (
+				spent   time.Duration
+				reports int
+				batch   int
+			)
+			for b.Loop() {
+				b.StopTimer()
+				keys := seed(batch)
+				batch++
+				b.StartTimer()
+				t := time.Now()
+				step(move(keys, sms.StateSentToSMSC))
+				step(move(keys, sms.StateDelivered))
+				spent += time.Since(t)
+				reports += 2 * len(keys)
+			}
+			b.ReportMetric(float64(reports)/spent.Seconds(), "reports/s")
+		})
+	}
+}
