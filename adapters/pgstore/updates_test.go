@@ -32,35 +32,17 @@ func BenchmarkStatusEvents(b *testing.B) {
 	}
 	gw := sms.NewGateway(s, sms.GatewayOptions{})
 	const msgs = 64
-	seed := func(batch int) {
-		_, err := s.pool.Exec(ctx, `
-			WITH m AS (
-				INSERT INTO sms_messages (id, account, type, sender, sender_numeric, receiver, dcs, flash, dlr_mask, dlr_url,
-					part_price, charged, currency, submitted_at, expires_at)
-				SELECT 'b-' || $1::int || '-' || g, 'shop', 'text', 'Shop', false, '+38640123456', 0, false, 31,
-					'https://example.com/dlr', 0.01, 0.02, 'EUR', $2, $2::timestamptz + interval '1 day'
-				FROM generate_series(1, $3::int) g
-				RETURNING id
-			)
-			INSERT INTO sms_parts (msg_id, num, text, units, udh_ref, udh_total, udh_seq, dst_port, src_port, state, error_code, updated_at)
-			SELECT m.id, n, 'hello', 5, 1, 2, n + 1, 0, 0, 1, 0, $2 FROM m, generate_series(0, 1) n`, batch, t1, msgs)
-		if err != nil {
-			b.Fatal(err)
-		}
-	}
 	evs := make([]sms.StatusEvent, 0, 4*msgs)
 	batch := 0
 	b.ReportAllocs()
 	var spent time.Duration
 	for b.Loop() {
 		b.StopTimer()
-		seed(batch)
+		keys := seedTwoPartMessages(b, s, "b", batch, msgs)
 		evs = evs[:0]
 		for _, status := range []sms.Status{sms.StatusAccepted, sms.StatusDelivered} {
-			for g := 1; g <= msgs; g++ {
-				for n := range 2 {
-					evs = append(evs, sms.StatusEvent{MsgID: sms.MessageID(fmt.Sprintf("b-%d-%d", batch, g)), PartNum: n, Status: status, At: t1.Add(time.Second)})
-				}
+			for _, k := range keys {
+				evs = append(evs, sms.StatusEvent{MsgID: k.MsgID, PartNum: k.PartNum, Status: status, At: t1.Add(time.Second)})
 			}
 		}
 		batch++
@@ -74,6 +56,34 @@ func BenchmarkStatusEvents(b *testing.B) {
 		spent += time.Since(t)
 	}
 	b.ReportMetric(float64(len(evs)*b.N)/spent.Seconds(), "events/s")
+}
+
+// seedTwoPartMessages inserts msgs two-part messages of account shop
+// asking for every report, ids prefix-batch-1 to prefix-batch-msgs, their
+// parts submitted, and returns the parts' keys in id order.
+func seedTwoPartMessages(tb testing.TB, s *SMSStore, prefix string, batch, msgs int) []sms.PartKey {
+	tb.Helper()
+	_, err := s.pool.Exec(tb.Context(), `
+		WITH m AS (
+			INSERT INTO sms_messages (id, account, type, sender, sender_numeric, receiver, dcs, flash, dlr_mask, dlr_url,
+				part_price, charged, currency, submitted_at, expires_at)
+			SELECT $1 || '-' || $2::int || '-' || g, 'shop', 'text', 'Shop', false, '+38640123456', 0, false, 31,
+				'https://example.com/dlr', 0.01, 0.02, 'EUR', $3, $3::timestamptz + interval '1 day'
+			FROM generate_series(1, $4::int) g
+			RETURNING id
+		)
+		INSERT INTO sms_parts (msg_id, num, text, units, udh_ref, udh_total, udh_seq, dst_port, src_port, state, error_code, updated_at)
+		SELECT m.id, n, 'hello', 5, 1, 2, n + 1, 0, 0, 1, 0, $3 FROM m, generate_series(0, 1) n`, prefix, batch, t1, msgs)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	keys := make([]sms.PartKey, 0, 2*msgs)
+	for g := 1; g <= msgs; g++ {
+		for n := range 2 {
+			keys = append(keys, sms.PartKey{MsgID: sms.MessageID(fmt.Sprintf("%s-%d-%d", prefix, batch, g)), PartNum: n})
+		}
+	}
+	return keys
 }
 
 // TestUpdatePartsConcurrent: batches changing the same parts in different
@@ -337,29 +347,6 @@ func BenchmarkReportsToDispatcher(b *testing.B) {
 				b.Fatal(err)
 			}
 			const msgs = 64
-			seed := func(batch int) []sms.PartKey {
-				_, err := s.pool.Exec(ctx, `
-					WITH m AS (
-						INSERT INTO sms_messages (id, account, type, sender, sender_numeric, receiver, dcs, flash, dlr_mask, dlr_url,
-							part_price, charged, currency, submitted_at, expires_at)
-						SELECT 'r-' || $1::int || '-' || g, 'shop', 'text', 'Shop', false, '+38640123456', 0, false, 31,
-							'https://example.com/dlr', 0.01, 0.02, 'EUR', $2, $2::timestamptz + interval '1 day'
-						FROM generate_series(1, $3::int) g
-						RETURNING id
-					)
-					INSERT INTO sms_parts (msg_id, num, text, units, udh_ref, udh_total, udh_seq, dst_port, src_port, state, error_code, updated_at)
-					SELECT m.id, n, 'hello', 5, 1, 2, n + 1, 0, 0, 1, 0, $2 FROM m, generate_series(0, 1) n`, batch, t1, msgs)
-				if err != nil {
-					b.Fatal(err)
-				}
-				var keys []sms.PartKey
-				for g := 1; g <= msgs; g++ {
-					for n := range 2 {
-						keys = append(keys, sms.PartKey{MsgID: sms.MessageID(fmt.Sprintf("r-%d-%d", batch, g)), PartNum: n})
-					}
-				}
-				return keys
-			}
 			now := t1.Add(time.Second)
 			move := func(keys []sms.PartKey, to sms.PartState) []sms.PartChange {
 				changes := make([]sms.PartChange, len(keys))
@@ -411,7 +398,7 @@ func BenchmarkReportsToDispatcher(b *testing.B) {
 			)
 			for b.Loop() {
 				b.StopTimer()
-				keys := seed(batch)
+				keys := seedTwoPartMessages(b, s, "r", batch, msgs)
 				batch++
 				b.StartTimer()
 				t := time.Now()
