@@ -540,7 +540,7 @@ func TestSMSBalanceCheckBacksTheStore(t *testing.T) {
 }
 
 // BenchmarkAccept measures Accept on one account: one caller at a time
-// (the latency of a lone submission) and many at once (the throughput of
+// (the latency of a lone submission), 8 and 64 at once (the throughput of
 // one busy account, which group commit is for).
 func BenchmarkAccept(b *testing.B) {
 	s := newTestStore(b)
@@ -561,6 +561,16 @@ func BenchmarkAccept(b *testing.B) {
 		for b.Loop() {
 			accept(b, m)
 		}
+	})
+	b.Run("8 callers", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetParallelism(4) // 8 callers on 2 CPUs: small batches, where a batch's fixed cost shows
+		b.RunParallel(func(pb *testing.PB) {
+			m := smstest.Message("", "shop", "0.0450")
+			for pb.Next() {
+				accept(b, m)
+			}
+		})
 	})
 	b.Run("parallel", func(b *testing.B) {
 		b.ReportAllocs()
