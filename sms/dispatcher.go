@@ -164,13 +164,8 @@ func cmpOr[T int | time.Duration](v, def T) T {
 // for their leases.
 func (d *Dispatcher) Run(ctx context.Context) {
 	d.mu.Lock()
-	d.running = ctx
+	d.running = ctx // until stop
 	d.mu.Unlock()
-	defer func() {
-		d.mu.Lock()
-		d.running = nil
-		d.mu.Unlock()
-	}()
 	for ctx.Err() == nil {
 		_, more, err := d.claim(ctx)
 		if err != nil && ctx.Err() == nil {
@@ -261,8 +256,9 @@ func (d *Dispatcher) handOver(reports []Report, reserved int, until time.Time) {
 		return
 	}
 	ctx := d.running
-	if ctx == nil {
-		// Run ended meanwhile: the leases run out and a claim takes the
+	if ctx == nil || ctx.Err() != nil {
+		// Run ended or is ending (its stop may have given back what
+		// waited already): the leases run out and a claim takes the
 		// reports, here or on another replica.
 		return
 	}
@@ -527,6 +523,9 @@ func (d *Dispatcher) sweep(ctx context.Context) {
 // back the reports still waiting, due as they were, so another replica
 // can take them at once.
 func (d *Dispatcher) stop(ctx context.Context) {
+	d.mu.Lock()
+	d.running = nil // no hand-over starts a worker while they are waited for
+	d.mu.Unlock()
 	d.workers.Wait()
 	d.mu.Lock()
 	var left []Report
