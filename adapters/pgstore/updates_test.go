@@ -411,3 +411,49 @@ func BenchmarkReportsToDispatcher(b *testing.B) {
 		})
 	}
 }
+
+// Replicas leasing reports of the same part at once never lease two: the
+// first report of a part is leased and, while it is pending, no later one
+// is, whichever replica queues it. Each change is a buffering (a report
+// each time); the part's row, updated in the transaction before the
+// reports are inserted, makes the second transaction see the first's
+// report.
+func TestUpdatePartsLeasingReplicas(t *testing.T) {
+	t.Parallel()
+	dsn, schema := newTestSchema(t)
+	stores := []*SMSStore{openTestStore(t, dsn, Options{Schema: schema}), openTestStore(t, dsn, Options{Schema: schema})}
+	keys := seedMessages(t, stores[0], 1)
+	buffer := func(_ sms.MessageRecord, p sms.PartRecord) (sms.PartUpdate, bool, error) {
+		return sms.PartUpdate{State: sms.StateBuffered, ErrorCode: p.ErrorCode + 1, UpdatedAt: t1,
+			Reports: []sms.Report{pending(keys[0], t1, "buffered")}}, true, nil
+	}
+	var (
+		wg     sync.WaitGroup
+		mu     sync.Mutex
+		leased int
+	)
+	const rounds = 20
+	for i := range 4 {
+		s := stores[i%2]
+		wg.Go(func() {
+			for range rounds {
+				errs, got := s.UpdatePartsLeasing(t.Context(), []sms.PartChange{{Key: keys[0], Fn: buffer}}, t1.Add(time.Hour), 10)
+				if errs[0] != nil {
+					t.Error(errs[0])
+					return
+				}
+				mu.Lock()
+				leased += len(got)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	var queued int
+	if err := stores[0].pool.QueryRow(t.Context(), "SELECT count(*) FROM sms_reports WHERE state = 1").Scan(&queued); err != nil {
+		t.Fatal(err)
+	}
+	if leased != 1 || queued != 4*rounds {
+		t.Errorf("%d reports leased of %d queued, want 1 of %d", leased, queued, 4*rounds)
+	}
+}
