@@ -76,16 +76,14 @@ func (s *SMSStore) UpdatePartsLeasing(ctx context.Context, changes []sms.PartCha
 		lock = true
 		err = inTx(ctx, s.pool, s.log, "part updates", run)
 	}
-	if err == nil {
-		for _, m := range msgs { // as committed
-			s.recent.put(*m)
-		}
-	}
 	if err != nil {
 		for i := range errs {
 			errs[i] = classify(err, "part", "parts")
 		}
 		return errs, nil
+	}
+	for _, m := range msgs { // as committed
+		s.recent.put(*m)
 	}
 	return errs, leased
 }
@@ -408,12 +406,15 @@ func queueReports(b *pgx.Batch, reports []sms.Report, lease reportLease, leased 
 		states                   = make([]int16, n)
 		nextAt, createdAt        = make([]time.Time, n), make([]time.Time, n)
 		candidates               = make([]bool, n)
-		first                    = make(map[sms.PartKey]bool, n)
+		first                    map[sms.PartKey]bool // the parts with a candidate, when leasing
 	)
+	if lease.limit > 0 {
+		first = make(map[sms.PartKey]bool, n)
+	}
 	for i, r := range reports {
 		msgIDs[i], nums[i], urls[i], bodies[i], states[i] = string(r.MsgID), int32(r.PartNum), r.URL, r.Body, int16(r.State)
 		attempts[i], nextAt[i], createdAt[i], lastErrors[i] = int32(r.Attempts), dbTime(r.NextAt), dbTime(r.CreatedAt), r.LastError
-		if k := (sms.PartKey{MsgID: r.MsgID, PartNum: r.PartNum}); lease.limit > 0 && !first[k] {
+		if k := (sms.PartKey{MsgID: r.MsgID, PartNum: r.PartNum}); first != nil && !first[k] {
 			first[k], candidates[i] = true, true
 		}
 	}
