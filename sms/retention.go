@@ -18,7 +18,10 @@ type RetentionStore interface {
 	// none of its reports is pending; a message in flight, or with a
 	// report still to deliver, is never removed, however old. A removed
 	// message is NotFound afterwards, as is a late update of its parts.
-	// A limit of zero or less removes nothing.
+	// Reports that belong to no message (a test session's callback) are
+	// removed alike once finished and queued before before, up to limit
+	// a call, uncounted; a store may drop them sooner (memstore keeps no
+	// finished report). A limit of zero or less removes nothing.
 	ForgetFinished(ctx context.Context, before time.Time, limit int) (int, error)
 }
 

@@ -488,7 +488,9 @@
 // and COPYs its results, so replicas sharing the database share the
 // limit. A completed session's callback is a row of sms_reports, queued
 // in the transaction that completes it, so the delivery report
-// dispatcher posts it.
+// dispatcher posts it; its message id is "testsession-" and the session's
+// id, a range of sms_reports_part_idx by which SMSStore.ForgetFinished
+// removes it once delivered or given up and older than the keep time.
 //
 // # Campaigns
 //

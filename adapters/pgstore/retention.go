@@ -77,6 +77,18 @@ const forgetSQL = `WITH doomed AS (
 )
 DELETE FROM sms_messages m WHERE m.id IN (SELECT id FROM doomed)`
 
+// forgetCallbacksSQL removes up to $2 finished reports of test sessions
+// (testSessionReports) queued before $1. Their ids are a range of
+// sms_reports_part_idx (msg_id is collated "C", so the range is the
+// prefix's), walked by key (keyedOnly): the range holds only the test system's
+// callbacks, which are few, and no index was added for it.
+const forgetCallbacksSQL = `DELETE FROM sms_reports WHERE id IN (
+	SELECT r.id FROM sms_reports r
+	WHERE r.msg_id >= '` + testSessionReports + `' AND r.msg_id < '` + testSessionReportsEnd + `'
+		AND r.state <> 1 AND r.created_at < $1
+	ORDER BY r.msg_id
+	LIMIT $2)`
+
 // ForgetFinished removes up to limit finished messages whose parts were
 // all last updated before before (to the microsecond, as times are kept),
 // with their parts, their delivered and given-up reports, their SMPP
@@ -85,8 +97,22 @@ DELETE FROM sms_messages m WHERE m.id IN (SELECT id FROM doomed)`
 // their parts (forgetPickSQL), then checks them again and deletes
 // (forgetSQL); both read by key only (keyedOnly, walkInOrder), so stale
 // statistics of the churning tables cannot turn a probe into a scan.
+//
+// It also removes up to limit of the test system's completed-session
+// callbacks that were delivered or given up and queued before before
+// (forgetCallbacksSQL): they belong to no message, so no message's
+// removal takes them, and the memory store keeps no finished report at
+// all. They are not counted in the result, which counts messages.
 func (s *SMSStore) ForgetFinished(ctx context.Context, before time.Time, limit int) (int, error) {
 	before = dbTime(before)
+	if limit > 0 {
+		b := &pgx.Batch{}
+		b.Queue(keyedOnly) // one implicit transaction with the removal
+		b.Queue(forgetCallbacksSQL, before, limit)
+		if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
+			return 0, classify(err, "report", "finished test session callbacks")
+		}
+	}
 	total := 0
 	for total < limit {
 		batch := min(limit-total, forgetBatch)

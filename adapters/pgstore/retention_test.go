@@ -410,3 +410,70 @@ func BenchmarkForgetFinished(b *testing.B) {
 		b.Fatalf("ForgetFinished = %d, %v; want %d", n, err, b.N)
 	}
 }
+
+// ForgetFinished removes the test system's callbacks that were delivered
+// or given up and queued before the cutoff, up to the limit; pending and
+// later ones stay, as do the reports of messages, and the removal reads
+// sms_reports by key.
+func TestForgetFinishedCallbacks(t *testing.T) {
+	t.Parallel()
+	s := newTestStore(t)
+	ctx := t.Context()
+	before := t1.Add(time.Hour)
+	b := &pgx.Batch{}
+	queue := func(msgID string, state sms.ReportState, created time.Time) {
+		queueReport(b, sms.Report{MsgID: sms.MessageID(msgID), URL: "https://example.com/cb", Body: []byte("{}"),
+			State: state, NextAt: created, CreatedAt: created})
+	}
+	queue(testSessionReports+"1", sms.ReportDelivered, t1)                 // goes
+	queue(testSessionReports+"2", sms.ReportGivenUp, t1)                   // goes
+	queue(testSessionReports+"3", sms.ReportDelivered, t1)                 // goes, on the second call (limit 2)
+	queue(testSessionReports+"4", sms.ReportPending, t1)                   // still to post
+	queue(testSessionReports+"5", sms.ReportDelivered, before)             // not before the cutoff
+	queue("testsession", sms.ReportDelivered, t1)                          // not a session's id
+	queue("0190f0d2-7b3c-7000-8000-000000000001", sms.ReportDelivered, t1) // a message's: its message's removal takes it
+	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
+		t.Fatal(err)
+	}
+	left := func() []string {
+		rows, err := s.pool.Query(ctx, "SELECT msg_id FROM sms_reports ORDER BY msg_id")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ids
+	}
+	if _, err := s.ForgetFinished(ctx, before, 2); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(left()); got != 5 {
+		t.Fatalf("after the first call (limit 2) %d reports are left, want 5: %v", got, left())
+	}
+	if _, err := s.ForgetFinished(ctx, before, 2); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"0190f0d2-7b3c-7000-8000-000000000001", "testsession", testSessionReports + "4", testSessionReports + "5"}
+	if got := left(); !slices.Equal(got, want) {
+		t.Errorf("left %v, want %v", got, want)
+	}
+
+	// By key, even on statistics that call the table empty.
+	if _, err := s.pool.Exec(ctx, "ANALYZE sms_reports"); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, keyedOnly); err != nil {
+		t.Fatal(err)
+	}
+	plan := planOf(t, tx, "EXPLAIN", forgetCallbacksSQL, before, 1000)
+	if strings.Contains(plan, "Seq Scan on sms_reports") || !strings.Contains(plan, "sms_reports_part_idx") {
+		t.Errorf("the removal does not read sms_reports_part_idx:\n%s", plan)
+	}
+}

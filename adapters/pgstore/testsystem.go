@@ -25,6 +25,16 @@ import (
 
 var _ testsystem.Store = (*TestSystemStore)(nil)
 
+// A completed session's callback is queued as a report of the message id
+// testSessionReports + the session's id, which no message has (message
+// ids are UUIDs). testSessionReportsEnd is the first id after every such
+// one in byte order ('.' follows '-'), for the range SMSStore's retention
+// removes them by.
+const (
+	testSessionReports    = "testsession-"
+	testSessionReportsEnd = "testsession."
+)
+
 // TestSystemStore keeps the SMS route test system's reference lists,
 // sessions, results and daily quota (0018_testsystem.sql). A completed
 // session's callback is queued in the SMS store's delivery report outbox
@@ -968,7 +978,7 @@ func (s *TestSystemStore) CompleteSession(ctx context.Context, id int64, at time
 		b = &pgx.Batch{}
 		b.Queue(`UPDATE testsystem_sessions SET status = $2, completed_at = $3 WHERE id = $1`, id, string(sess.Status), sess.CompletedAt)
 		if cb.URL != "" {
-			queueReport(b, sms.Report{MsgID: sms.MessageID("testsession-" + strconv.FormatInt(id, 10)), URL: cb.URL, Body: cb.Body,
+			queueReport(b, sms.Report{MsgID: sms.MessageID(testSessionReports + strconv.FormatInt(id, 10)), URL: cb.URL, Body: cb.Body,
 				State: sms.ReportPending, NextAt: at, CreatedAt: at})
 		}
 		if err := tx.SendBatch(ctx, b).Close(); err != nil {
