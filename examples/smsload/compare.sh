@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs the platform and its peers side by side on this machine: each round
 # loads, one after the other, the platform's /bulk/sendsms (on PostgreSQL
-# by default), the bare handler (examples/bare), Kannel's sendsms without
+# by default), the bare handler (examples/bare), on PostgreSQL the bare
+# handler writing each submission to the same cluster before its 202
+# ("bare-pg": the floor of a durable answer there), Kannel's sendsms without
 # a store ("kannel": its 202 is not durable) and with its spool store
 # ("kannel-store": its 202 comes after the message's file is written; see
 # kannel.sh), at each concurrency, and prints every run, then the median
@@ -24,6 +26,7 @@ N=${N:-20000}
 PORT=22090 NAME=compare
 . examples/smsload/targets.sh
 targets=("msgkit-$STORE bulk http://127.0.0.1:22090/bulk/sendsms" "bare bulk http://127.0.0.1:22091/bulk/sendsms")
+if [ "$bare_pg" != 0 ]; then targets+=("bare-pg bulk http://127.0.0.1:22100/bulk/sendsms"); fi
 if [ "$kannel" != 0 ]; then
   targets+=("kannel kannel http://127.0.0.1:13013/cgi-bin/sendsms" "kannel-store kannel http://127.0.0.1:13113/cgi-bin/sendsms")
 fi

@@ -61,6 +61,7 @@ postgrespids() {
   if [ "$PG" = own ]; then echo "$PGCLUSTER_PID"; pgrep -P "$PGCLUSTER_PID" || true; else pgrep -u postgres -x postgres || true; fi
 }
 barepid() { echo "$bare"; }
+barepgpid() { echo "$bare_pg"; }
 kannelpids() { pgrep -P "$kannel" || true; }          # bearerbox, smsbox, fakesmsc
 kannelstorepids() { pgrep -P "$kannel_store" || true; }
 
@@ -75,3 +76,6 @@ if [ "$kannel" != 0 ]; then
   measure kannel-store kannel http://127.0.0.1:13113/cgi-bin/sendsms kannelstorepids
 fi
 measure bare bulk http://127.0.0.1:22093/bulk/sendsms barepid
+if [ "$bare_pg" != 0 ]; then
+  measure bare-pg bulk http://127.0.0.1:22102/bulk/sendsms barepgpid postgrespids
+fi

@@ -5,10 +5,13 @@
 # NAME (for messages and the PostgreSQL schema), then sources this file
 # from the repository's root. It builds server, smsload and bare to $bin,
 # starts the platform on STORE (postgres or memory; SMS_SEND=false makes
-# it accept and queue only), the bare handler and Kannel twice (kannel.sh):
-# without a store on 13013 and with its spool store on 13113, waits until
-# they listen, and stops them all on exit. It leaves their pids in $server,
-# $bare, $kannel and $kannel_store (0: Kannel not run).
+# it accept and queue only), the bare handler, on PostgreSQL the bare
+# handler writing each submission before its 202 (bare -pg, on PORT+10:
+# the floor of a durable answer on that cluster) and Kannel twice
+# (kannel.sh): without a store on 13013 and with its spool store on 13113,
+# waits until they listen, and stops them all on exit. It leaves their
+# pids in $server, $bare, $bare_pg (0: not run), $kannel and $kannel_store
+# (0: Kannel not run).
 #
 # PG says which PostgreSQL the platform uses when STORE=postgres:
 #   own  (the default when MSGKIT_PG is unset) a private cluster started by
@@ -28,7 +31,7 @@ schema=${NAME}_$$
 cleanup() {
   kill "${pids[@]}" 2>/dev/null || true
   wait 2>/dev/null || true
-  if [ "$STORE" = postgres ] && [ "$PG" = env ]; then psql -q "$MSGKIT_PG" -c "DROP SCHEMA IF EXISTS $schema CASCADE" 2>/dev/null || true; fi
+  if [ "$STORE" = postgres ] && [ "$PG" = env ]; then psql -q "$MSGKIT_PG" -c "DROP SCHEMA IF EXISTS $schema CASCADE" -c "DROP SCHEMA IF EXISTS ${schema}_bare CASCADE" 2>/dev/null || true; fi
   pgcluster_stop
   rm -rf "$bin"
 }
@@ -64,6 +67,12 @@ pids+=("$server")
 "$bin/bare" -addr "127.0.0.1:$((PORT + 1))" >/dev/null 2>&1 &
 bare=$!
 pids+=("$bare")
+bare_pg=0
+if [ "$STORE" = postgres ]; then
+  "$bin/bare" -addr "127.0.0.1:$((PORT + 10))" -pg "$MSGKIT_PG" -pg-schema "${schema}_bare" >"$bin/bare-pg.log" 2>&1 &
+  bare_pg=$!
+  pids+=("$bare_pg")
+fi
 kannel=0 kannel_store=0
 if [ "$KANNEL" != off ] && [ -x /usr/sbin/bearerbox ]; then
   bash examples/smsload/kannel.sh 2>/dev/null &
@@ -77,3 +86,4 @@ if [ "$KANNEL" != off ] && [ -x /usr/sbin/bearerbox ]; then
 fi
 up "$PORT"
 up "$((PORT + 1))"
+if [ "$bare_pg" != 0 ]; then up "$((PORT + 10))"; fi
