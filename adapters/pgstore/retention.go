@@ -80,8 +80,8 @@ DELETE FROM sms_messages m WHERE m.id IN (SELECT id FROM doomed)`
 // forgetCallbacksSQL removes up to $2 finished reports of test sessions
 // (testSessionReports) queued before $1. Their ids are a range of
 // sms_reports_part_idx (msg_id is collated "C", so the range is the
-// prefix's), walked by key (keyedOnly): the range holds only the test system's
-// callbacks, which are few, and no index was added for it.
+// prefix's), walked by key (keyedOnly): the range holds only the test
+// system's callbacks, which are few, and no index was added for it.
 const forgetCallbacksSQL = `DELETE FROM sms_reports WHERE id IN (
 	SELECT r.id FROM sms_reports r
 	WHERE r.msg_id >= '` + testSessionReports + `' AND r.msg_id < '` + testSessionReportsEnd + `'
