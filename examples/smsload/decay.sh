@@ -5,7 +5,10 @@
 # clients, one after the other, and each chunk's rate and CPU per
 # submission (server and PostgreSQL, every backend, autovacuum and
 # checkpointer included) are printed, then the last chunk's against the
-# first's. After the last chunk it times how long the parts take to
+# first's, and, with six chunks or more, the median of the last three
+# against the median of the first three (on a shared or virtual machine a
+# single chunk's rate can swing by a quarter either way). After the last
+# chunk it times how long the parts take to
 # settle: until none is open (every part delivered, the simulated network
 # answering a second after hand-over), the delivery reports' backlog.
 #
@@ -36,7 +39,7 @@ ticks() {
 open() { psql -qAt "$MSGKIT_PG" -c "SELECT count(*) FROM $schema.sms_parts WHERE open"; }
 
 echo "C=$C clients, $CHUNKS chunks of $N submissions${pg_label:+; $pg_label}"
-first_rate="" first_cpu=""
+first_rate="" first_cpu="" rates=() cpus=()
 for i in $(seq 1 "$CHUNKS"); do
   before=$(ticks)
   out=$("$bin/smsload" -api bulk -url "http://127.0.0.1:$PORT/bulk/sendsms" -user load -password loadpw -n "$N" -c "$C" -duration 1h -progress 0)
@@ -45,6 +48,7 @@ for i in $(seq 1 "$CHUNKS"); do
   cpu=$(awk -v d=$((after - before)) -v n="$N" -v hz="$hz" 'BEGIN {printf "%.0f", d * 1e6 / hz / n}')
   echo "chunk $i (messages $(((i - 1) * N + 1))-$((i * N))): $rate/s, CPU per submission $cpu µs (server + PostgreSQL)"
   if [ -z "$first_rate" ]; then first_rate=$rate first_cpu=$cpu; fi
+  rates+=("$rate") cpus+=("$cpu")
 done
 ended=$(date +%s.%N)
 while n=$(open) && [ "$n" != 0 ]; do sleep 0.1; done
@@ -53,3 +57,11 @@ awk -v r1="$first_rate" -v r2="$rate" -v c1="$first_cpu" -v c2="$cpu" -v s="$(aw
   printf "last / first chunk: rate %.2f, CPU per submission %.2f\n", r2 / r1, c2 / c1
   printf "every part final %.1f s after the load ended (the simulated network reports delivery 1.1 s after hand-over)\n", s
 }'
+# med3 A B C: the median of three numbers.
+med3() { printf '%s\n' "$@" | sort -n | sed -n 2p; }
+if [ "$CHUNKS" -ge 6 ]; then
+  n=${#rates[@]}
+  awk -v r1="$(med3 "${rates[@]:0:3}")" -v r2="$(med3 "${rates[@]:n-3:3}")" -v c1="$(med3 "${cpus[@]:0:3}")" -v c2="$(med3 "${cpus[@]:n-3:3}")" 'BEGIN {
+    printf "median of the last three / of the first three chunks: rate %.2f, CPU per submission %.2f\n", r2 / r1, c2 / c1
+  }'
+fi
