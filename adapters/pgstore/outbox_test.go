@@ -941,15 +941,21 @@ func explain(t *testing.T, s *SMSStore, sql string, args ...any) string {
 // on q, and returns the plan as text.
 func planOf(tb testing.TB, q listQuerier, explain, sql string, args ...any) string {
 	tb.Helper()
-	rows, err := q.Query(tb.Context(), explain+" "+sql, args...)
+	return strings.Join(queryStrings(tb, q, explain+" "+sql, args...), "\n")
+}
+
+// queryStrings runs sql and returns its rows' one text column.
+func queryStrings(tb testing.TB, q listQuerier, sql string, args ...any) []string {
+	tb.Helper()
+	rows, err := q.Query(tb.Context(), sql, args...)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return strings.Join(lines, "\n")
+	return out
 }
 
 // execScript runs the statements of script (separated by semicolons),

@@ -137,15 +137,7 @@ func explainForget(t *testing.T, s *SMSStore, before time.Time, limit int, gener
 			t.Fatal(err)
 		}
 	}
-	rows, err := tx.Query(ctx, forgetPickSQL, dbTime(before), limit)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids = slices.Compact(ids)
+	ids := slices.Compact(queryStrings(t, tx, forgetPickSQL, dbTime(before), limit))
 	var out []string
 	for i, q := range []struct {
 		sql  string
@@ -435,17 +427,7 @@ func TestForgetFinishedCallbacks(t *testing.T) {
 	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
 		t.Fatal(err)
 	}
-	left := func() []string {
-		rows, err := s.pool.Query(ctx, "SELECT msg_id FROM sms_reports ORDER BY msg_id")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ids
-	}
+	left := func() []string { return queryStrings(t, s.pool, "SELECT msg_id FROM sms_reports ORDER BY msg_id") }
 	if _, err := s.ForgetFinished(ctx, before, 2); err != nil {
 		t.Fatal(err)
 	}
