@@ -108,6 +108,27 @@ func TestReaderAt(t *testing.T) {
 	})
 }
 
+// A read across the end of the head, into a tail that begins inside the
+// head, comes from the windows: without a budget, and without opening.
+func TestReaderAtWhereTheWindowsMeet(t *testing.T) {
+	size := officefile.HeadWindow + officefile.TailWindow - 1000
+	content := make([]byte, size)
+	_, _ = rand.NewChaCha8([32]byte{1}).Read(content)
+	w := officefile.NewWindow()
+	w.Write(content)
+	r := w.ReaderAt(int64(size), func() (io.ReadCloser, error) {
+		t.Fatal("opened a stream its windows hold")
+		return nil, nil
+	}, 0)
+	defer r.Close()
+	for _, off := range []int{0, 2000, officefile.HeadWindow - 1000, officefile.HeadWindow - 1} {
+		p := make([]byte, 3000)
+		if n, err := r.ReadAt(p, int64(off)); n != len(p) || err != nil || !bytes.Equal(p, content[off:off+len(p)]) {
+			t.Fatalf("ReadAt(3000 bytes at %d) = %d, %v, equal %v", off, n, err, bytes.Equal(p, content[off:off+len(p)]))
+		}
+	}
+}
+
 // Without a budget, what lies between the windows is not read, and the
 // Reader says why.
 func TestReaderAtBudget(t *testing.T) {

@@ -88,6 +88,10 @@ func (b *Reader) ReadAt(p []byte, off int64) (int, error) {
 		copy(want, b.head[off:])
 	case off >= tailOff:
 		copy(want, b.tail[off-tailOff:])
+	case off < int64(len(b.head)) && tailOff <= int64(len(b.head)):
+		// The windows meet: the head's part, then the tail's.
+		n := copy(want, b.head[off:])
+		copy(want[n:], b.tail[int64(len(b.head))-tailOff:])
 	default:
 		if err := b.readBack(want, off); err != nil {
 			return 0, err
