@@ -37,6 +37,12 @@ const (
 	PrivTestSystem                    Privilege = "testsystem"
 	PrivTestSystemManage              Privilege = "testsystem.manage"
 	PrivUIComponents                  Privilege = "ui-components"
+
+	// The operator's administration: operator-wide, never a tenant's. A
+	// caller holding one acts on every tenant's records of its kind, so
+	// none is given with a tenant's grants by default.
+	PrivAdminTenants Privilege = "admin.tenants" // tenants: create, list, suspend, resume
+	PrivAdminClients Privilege = "admin.clients" // API clients, users and API keys
 )
 
 // Privileges lists every known privilege.
@@ -45,11 +51,34 @@ func Privileges() []Privilege {
 		PrivNews, PrivFinanceInvoicesView, PrivFinanceInvoicesOwnView, PrivFinanceInvoicesManage,
 		PrivFinanceCustInvoicesManage, PrivFinanceSupplierInvoicesManage, PrivFinanceNettingInvoicesManage,
 		PrivFinanceBalanceView, PrivFinanceBalanceOwnView, PrivFinanceReferenceManage, PrivTestSystem, PrivTestSystemManage, PrivUIComponents,
+		PrivAdminTenants, PrivAdminClients,
 	}
+}
+
+// AdminPrivileges lists the operator's administration privileges, which
+// reach every tenant.
+func AdminPrivileges() []Privilege { return []Privilege{PrivAdminTenants, PrivAdminClients} }
+
+// TenantPrivileges lists the privileges that act within the tenants a
+// caller acts for: Privileges without AdminPrivileges.
+func TenantPrivileges() []Privilege {
+	return slices.DeleteFunc(Privileges(), func(p Privilege) bool { return slices.Contains(AdminPrivileges(), p) })
 }
 
 // Valid reports whether p is a known privilege.
 func (p Privilege) Valid() bool { return slices.Contains(Privileges(), p) }
+
+// Tenant is a customer of the operator: the service UUID its clients act
+// for in every family, its name, and whether it is suspended. A suspended
+// tenant's calls are refused in every family (see Service.Verify); its
+// records stay.
+type Tenant struct {
+	ID        msgkit.ServiceUUID
+	Name      string
+	Suspended bool
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
 
 // Client is an API client of the OAuth 2.0 client credentials flow: a
 // server-side application registered by the operator.
@@ -89,6 +118,10 @@ type Principal struct {
 	Services   []msgkit.ServiceUUID
 	Privileges []Privilege
 	ExpiresAt  time.Time
+	// Suspended are tenants the principal was given that are suspended
+	// now: Services holds them no more, and a family that names a tenant
+	// answers them tenant_suspended rather than as tenants of another.
+	Suspended []msgkit.ServiceUUID
 }
 
 // ActsFor reports whether the principal may act for the tenant.
@@ -110,6 +143,10 @@ type Token struct {
 	Hash      [32]byte
 	Principal Principal
 	IssuedAt  time.Time
+	// Suspended are the principal's tenants suspended now, as the store
+	// reads them with the token (never a snapshot), so a suspension takes
+	// effect on the next request on every replica.
+	Suspended []msgkit.ServiceUUID
 }
 
 // APIKey is a key of the X-API-Key header (routing provisioning). Only its
@@ -121,14 +158,39 @@ type APIKey struct {
 	CreatedAt time.Time
 }
 
-// Store keeps clients, users, tokens and API keys. Lookups of absent records
-// answer msgkit.NotFound; creating a record whose key exists answers
-// msgkit.Conflict.
+// Store keeps tenants, clients, users, tokens and API keys. Lookups of
+// absent records answer msgkit.NotFound; creating a record whose key
+// exists answers msgkit.Conflict. Listings take a query of the ListSpec
+// of their kind (TenantListSpec, ClientListSpec, UserListSpec,
+// APIKeyListSpec) and order by the record's key unless it sorts.
 type Store interface {
+	CreateTenant(ctx context.Context, t Tenant) error
+	Tenant(ctx context.Context, id msgkit.ServiceUUID) (Tenant, error)
+	Tenants(ctx context.Context, q msgkit.ListQuery) (msgkit.Page[Tenant], error)
+	// ReplaceTenant saves t's name, suspension and UpdatedAt over the
+	// stored tenant's.
+	ReplaceTenant(ctx context.Context, t Tenant) error
+
+	// CreateClient stores c and registers each tenant of c.Services that
+	// is not registered yet (named by its id), in one step.
 	CreateClient(ctx context.Context, c Client) error
 	Client(ctx context.Context, id string) (Client, error)
+	Clients(ctx context.Context, q msgkit.ListQuery) (msgkit.Page[Client], error)
+	// ReplaceClient saves c over the stored client (all but CreatedAt),
+	// registers its tenants as CreateClient does and deletes every token
+	// issued to it, in one step: a changed client's grants and secret
+	// hold from the next request, on every replica.
+	ReplaceClient(ctx context.Context, c Client) error
+	// DeleteClient deletes the client with every token issued to it.
+	DeleteClient(ctx context.Context, id string) error
+
+	// CreateUser, ReplaceUser and DeleteUser are the client's methods for
+	// users of the password grant.
 	CreateUser(ctx context.Context, u User) error
 	User(ctx context.Context, username string) (User, error)
+	Users(ctx context.Context, q msgkit.ListQuery) (msgkit.Page[User], error)
+	ReplaceUser(ctx context.Context, u User) error
+	DeleteUser(ctx context.Context, username string) error
 
 	SaveToken(ctx context.Context, t Token) error
 	Token(ctx context.Context, hash [32]byte) (Token, error)
@@ -139,4 +201,7 @@ type Store interface {
 
 	CreateAPIKey(ctx context.Context, k APIKey) error
 	APIKey(ctx context.Context, hash [32]byte) (APIKey, error)
+	APIKeys(ctx context.Context, q msgkit.ListQuery) (msgkit.Page[APIKey], error)
+	// DeleteAPIKey deletes the key with id (not its hash).
+	DeleteAPIKey(ctx context.Context, id string) error
 }

@@ -24,4 +24,18 @@
 //     secret from a foreign address is unauthorized_client, which only the
 //     secret's holder can learn.
 //   - Client-credentials tokens live one hour by default (Options.TokenTTL).
+//   - Tenants are records (Tenant): registered by the operator
+//     (CreateTenant) or when a client or user is first given one, named by
+//     its id then. A suspended tenant stays, with its records; Verify drops
+//     it from a principal's services and names it in Principal.Suspended,
+//     and refuses a principal left with none (tenant_suspended), so a
+//     suspension holds from the caller's next request on every replica
+//     (stores read it with the token, not from a snapshot).
+//   - The operator's administration (admin.tenants, admin.clients) is
+//     operator-wide: AdminPrivileges are never among TenantPrivileges, the
+//     grants a tenant's client gets.
+//   - A token is a snapshot of its subject's grants, so every change of a
+//     client or user (UpdateClient, RotateClientSecret, UpdateUser) and its
+//     removal delete its tokens in the same store call: a revoked client's
+//     tokens stop at once, on every replica.
 package auth

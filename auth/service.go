@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/netip"
+	"slices"
 	"strings"
 	"time"
 
@@ -108,6 +109,9 @@ func (s *Service) CreateClient(ctx context.Context, spec ClientSpec) (Client, st
 	if c.ID == "" {
 		c.ID = uuid.Must(uuid.NewRandomFromReader(s.opts.Rand)).String()
 	}
+	if err := checkName(CodeInvalidRequest, "name", c.Name, false); err != nil {
+		return Client{}, "", err
+	}
 	if err := validateGrants(c.Networks, c.Services, c.Privileges); err != nil {
 		return Client{}, "", err
 	}
@@ -174,6 +178,9 @@ func (s *Service) CreateAPIKey(ctx context.Context, name, key string) (APIKey, s
 		if key, err = s.randomString(); err != nil {
 			return APIKey{}, "", err
 		}
+	}
+	if err := checkName(CodeInvalidRequest, "name", name, false); err != nil {
+		return APIKey{}, "", err
 	}
 	if len(key) < 16 {
 		return APIKey{}, "", msgkit.Invalidf(CodeInvalidRequest, "key", "an API key has at least 16 characters")
@@ -266,7 +273,23 @@ func (s *Service) Verify(ctx context.Context, token string) (Principal, error) {
 		}
 		return Principal{}, msgkit.New(msgkit.Unauthorized, CodeInvalidToken, "the access token expired")
 	}
-	return t.Principal, nil
+	return active(t)
+}
+
+// active is t's principal without its suspended tenants; a principal
+// whose every tenant is suspended is refused (tenant_suspended), one
+// without tenants (the operator's) never is.
+func active(t Token) (Principal, error) {
+	p := t.Principal
+	if len(t.Suspended) == 0 {
+		return p, nil
+	}
+	p.Services = slices.DeleteFunc(slices.Clone(p.Services), func(s msgkit.ServiceUUID) bool { return slices.Contains(t.Suspended, s) })
+	p.Suspended = t.Suspended
+	if len(p.Services) == 0 {
+		return Principal{}, msgkit.New(msgkit.Forbidden, CodeTenantSuspended, "the tenant is suspended")
+	}
+	return p, nil
 }
 
 // VerifyAPIKey returns the API key matching key, or Unauthorized.

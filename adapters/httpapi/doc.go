@@ -93,6 +93,7 @@
 //	TestSystem  {"code","message"}
 //	OAuth       {"error","error_description"} (RFC 6749 5.2)
 //	UIProxy     {"Code": "<string>", "Message"}
+//	Admin       {"code","message","fields":[{"name","message"}]}
 //
 // The code is the *msgkit.Error's Code, or when it has none the kind's:
 // invalid, not_found, conflict, unauthorized, forbidden, rate_limited,

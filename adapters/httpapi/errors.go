@@ -28,6 +28,7 @@ const (
 	TestSystem               // SMS route test system: {"code","message"}
 	OAuth                    // the token endpoint: RFC 6749 {"error","error_description"}
 	UIProxy                  // the UI integration proxy and its mock operations: {"Code": "<string>", "Message"}
+	Admin                    // the operator's administration: {"code","message","fields":[{"name","message"}]}
 )
 
 var familyNames = [...]string{
@@ -38,6 +39,7 @@ var familyNames = [...]string{
 	TestSystem: "testsystem",
 	OAuth:      "oauth",
 	UIProxy:    "uiproxy",
+	Admin:      "admin",
 }
 
 // String names the family in lower case.
@@ -229,6 +231,19 @@ type codeMessageBody struct {
 	Message string `json:"message"`
 }
 
+// adminBody is the administration's error: the code, the message, and
+// each field's problem apart (fields is [] without).
+type adminBody struct {
+	Code    string       `json:"code"`
+	Message string       `json:"message"`
+	Fields  []adminField `json:"fields"`
+}
+
+type adminField struct {
+	Name    string `json:"name"`
+	Message string `json:"message"`
+}
+
 type oauthBody struct {
 	Error       string `json:"error"`
 	Description string `json:"error_description,omitempty"`
@@ -261,6 +276,12 @@ func errorBody(fam Family, status int, e *msgkit.Error) any {
 		return b
 	case OAuth:
 		return oauthBody{Error: oauthCode(e), Description: flatMessage(e)}
+	case Admin:
+		fields := make([]adminField, len(e.Fields))
+		for i, f := range e.Fields {
+			fields[i] = adminField{Name: f.Name, Message: f.Message}
+		}
+		return adminBody{Code: codeOf(e), Message: e.Message, Fields: fields}
 	}
 	return codeMessageBody{Code: codeOf(e), Message: flatMessage(e)}
 }

@@ -60,7 +60,7 @@ func TestErrorBodyRules(t *testing.T) {
 		}
 	})
 	t.Run("503 always says when to retry", func(t *testing.T) {
-		for _, fam := range []httpapi.Family{httpapi.CDS, httpapi.Finance, httpapi.Routing, httpapi.TestSystem, httpapi.OAuth, httpapi.UIProxy} {
+		for _, fam := range []httpapi.Family{httpapi.CDS, httpapi.Finance, httpapi.Routing, httpapi.TestSystem, httpapi.OAuth, httpapi.UIProxy, httpapi.Admin} {
 			w := render(fam, msgkit.Wrap(errors.New("dial tcp: connection refused"), msgkit.Unavailable, msgkit.CodeUnavailable, "the database is unavailable"))
 			if w.Code != 503 || w.Header().Get("Retry-After") != "1" {
 				t.Errorf("%s: %d, Retry-After %q; want 503 with 1", fam, w.Code, w.Header().Get("Retry-After"))

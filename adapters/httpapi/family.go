@@ -20,6 +20,13 @@ type Route struct {
 	// an Idempotency-Key so that its retries act once (see Idempotent,
 	// with Options.Idempotency). Every POST of the families is one.
 	Idempotent bool
+	// AnswersSecret: the answer holds a secret shown once (a new client's
+	// or API key's, a rotated one), which nothing may keep, and a kept
+	// idempotent answer would. Such a route is not Idempotent, and a
+	// request with an Idempotency-Key is refused 400
+	// (CodeIdempotencyKeyRefused); a retry acts again (a second rotation,
+	// or a create that conflicts with the first).
+	AnswersSecret bool
 	// Serve serves the operation and returns its failure, which
 	// FamilyHandler answers in the family's error body (through
 	// FamilySpec.Errors when the family maps its errors). A route has
@@ -166,6 +173,12 @@ func (m *familyMux) register(o Options, spec FamilySpec) {
 		if len(rt.Privileges) > 0 {
 			mws = append(mws, RequireAny(m.fam, rt.Privileges...))
 		}
+		if rt.AnswersSecret {
+			if rt.Idempotent {
+				panic("httpapi: " + rt.Method + " " + rt.Path + " answers a secret, which an idempotent answer would keep")
+			}
+			mws = append(mws, refuseKey(m.fam))
+		}
 		if rt.Idempotent {
 			if spec.Auth == AuthNone {
 				panic("httpapi: " + rt.Method + " " + rt.Path + " is idempotent, which needs callers who authenticate: keys are theirs")
@@ -274,4 +287,22 @@ func notImplemented(fam Family, method, path string) http.Handler {
 			"%s %s is not served by this server: it was built without the store this resource needs", method, path),
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { WriteError(w, r, fam, err) })
+}
+
+// CodeIdempotencyKeyRefused is the code of an Idempotency-Key sent to an
+// operation that answers a secret (Route.AnswersSecret).
+const CodeIdempotencyKeyRefused = "idempotency_key_refused"
+
+// refuseKey refuses requests that carry an Idempotency-Key.
+func refuseKey(fam Family) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if _, ok := r.Header[idempotencyHeader]; ok {
+				WriteError(w, r, fam, msgkit.Invalidf(CodeIdempotencyKeyRefused, idempotencyHeader,
+					"this operation answers a secret, which is never kept, so it takes no Idempotency-Key"))
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -336,7 +337,8 @@ func errNoPrincipal(check string) error {
 
 // Tenant checks that the principal acts for the path's {serviceUuid}: a
 // malformed value is 400 naming serviceUuid, a tenant the principal does not
-// act for is 403, both in the family's body and without calling next.
+// act for is 403, both in the family's body and without calling next; so
+// is a tenant of the principal's that is suspended (tenant_suspended).
 // On success the canonical ServiceUUID is available from ServiceFrom.
 func Tenant(fam Family) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
@@ -349,6 +351,10 @@ func Tenant(fam Family) func(http.Handler) http.Handler {
 			svc, err := msgkit.ParseServiceUUID(r.PathValue("serviceUuid"))
 			if err != nil {
 				WriteError(w, r, fam, err)
+				return
+			}
+			if slices.Contains(a.principal.Suspended, svc) {
+				WriteError(w, r, fam, msgkit.New(msgkit.Forbidden, auth.CodeTenantSuspended, "the tenant is suspended"))
 				return
 			}
 			if !a.principal.ActsFor(svc) {

@@ -1,11 +1,14 @@
 package memstore
 
 import (
+	"cmp"
 	"context"
+	"maps"
 	"slices"
 	"sync"
 	"time"
 
+	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/auth"
 )
 
@@ -17,6 +20,7 @@ var _ auth.Store = (*AuthStore)(nil)
 // Token).
 type AuthStore struct {
 	mu      sync.RWMutex
+	tenants *table[msgkit.ServiceUUID, auth.Tenant]
 	clients *table[string, auth.Client]
 	users   *table[string, auth.User]
 	tokens  *table[[32]byte, auth.Token]
@@ -25,6 +29,11 @@ type AuthStore struct {
 
 func newAuthStore() *AuthStore {
 	s := &AuthStore{}
+	s.tenants = newTable(&s.mu, "tenant", func(id msgkit.ServiceUUID) string { return "tenant " + string(id) },
+		func(t auth.Tenant) auth.Tenant {
+			t.CreatedAt, t.UpdatedAt = storedTime(t.CreatedAt), storedTime(t.UpdatedAt)
+			return t
+		}, nil)
 	s.clients = newTable(&s.mu, "client", func(id string) string { return "client " + id },
 		func(c auth.Client) auth.Client {
 			c.CreatedAt = storedTime(c.CreatedAt)
@@ -67,9 +76,66 @@ func cloneUser(u auth.User) auth.User {
 	return u
 }
 
-// CreateClient stores c; an existing id is a Conflict.
+// CreateTenant stores t; an existing id is a Conflict.
+func (s *AuthStore) CreateTenant(ctx context.Context, t auth.Tenant) error {
+	return s.tenants.insert(t.ID, t)
+}
+
+// Tenant returns the tenant with id, or NotFound.
+func (s *AuthStore) Tenant(ctx context.Context, id msgkit.ServiceUUID) (auth.Tenant, error) {
+	return s.tenants.get(id)
+}
+
+// Tenants lists the tenants by q, by id unless q sorts them.
+func (s *AuthStore) Tenants(ctx context.Context, q msgkit.ListQuery) (msgkit.Page[auth.Tenant], error) {
+	return list(&s.mu, s.tenants, q, auth.TenantAttr)
+}
+
+// ReplaceTenant saves t's name, suspension and UpdatedAt.
+func (s *AuthStore) ReplaceTenant(ctx context.Context, t auth.Tenant) error {
+	return s.tenants.update(t.ID, func(old *auth.Tenant) error {
+		t.CreatedAt = old.CreatedAt
+		*old = s.tenants.copyIn(t)
+		return nil
+	})
+}
+
+// register registers each of services not registered yet, named by its
+// id; the caller holds mu.
+func (s *AuthStore) register(services []msgkit.ServiceUUID, at time.Time) {
+	for _, id := range services {
+		if _, ok := s.tenants.rows[id]; !ok {
+			s.tenants.rows[id] = s.tenants.copyIn(auth.Tenant{ID: id, Name: string(id), CreatedAt: at, UpdatedAt: at})
+		}
+	}
+}
+
+// list is msgkit.Apply over t's records in key order, under mu.
+func list[K cmp.Ordered, V any](mu *sync.RWMutex, t *table[K, V], q msgkit.ListQuery, get msgkit.Getter[V]) (msgkit.Page[V], error) {
+	mu.RLock()
+	keys := slices.Sorted(maps.Keys(t.rows))
+	rows := make([]V, len(keys))
+	for i, k := range keys {
+		rows[i] = t.rows[k]
+	}
+	mu.RUnlock()
+	page, err := msgkit.Apply(rows, q, get)
+	for i, v := range page.Items {
+		page.Items[i] = t.copyOut(v)
+	}
+	return page, err
+}
+
+// CreateClient stores c and registers its tenants; an existing id is a
+// Conflict.
 func (s *AuthStore) CreateClient(ctx context.Context, c auth.Client) error {
-	return s.clients.insert(c.ID, c)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.clients.insertLocked(c.ID, c); err != nil {
+		return err
+	}
+	s.register(c.Services, c.CreatedAt)
+	return nil
 }
 
 // Client returns the client with id, or NotFound.
@@ -77,9 +143,59 @@ func (s *AuthStore) Client(ctx context.Context, id string) (auth.Client, error) 
 	return s.clients.get(id)
 }
 
-// CreateUser stores u; an existing username is a Conflict.
+// Clients lists the clients by q, by id unless q sorts them.
+func (s *AuthStore) Clients(ctx context.Context, q msgkit.ListQuery) (msgkit.Page[auth.Client], error) {
+	return list(&s.mu, s.clients, q, auth.ClientAttr)
+}
+
+// ReplaceClient saves c over the stored client, registers its tenants and
+// deletes its tokens.
+func (s *AuthStore) ReplaceClient(ctx context.Context, c auth.Client) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	err := s.clients.updateLocked(c.ID, func(old *auth.Client) error {
+		c.CreatedAt = old.CreatedAt
+		*old = s.clients.copyIn(c)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	s.register(c.Services, c.CreatedAt)
+	s.deleteTokensLocked(auth.SubjectClient, c.ID)
+	return nil
+}
+
+// DeleteClient deletes the client and its tokens.
+func (s *AuthStore) DeleteClient(ctx context.Context, id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.clients.rows[id]; !ok {
+		return s.clients.notFound(id)
+	}
+	delete(s.clients.rows, id)
+	s.deleteTokensLocked(auth.SubjectClient, id)
+	return nil
+}
+
+// deleteTokensLocked deletes the tokens issued to a subject; the caller
+// holds mu.
+func (s *AuthStore) deleteTokensLocked(kind auth.SubjectKind, subject string) {
+	maps.DeleteFunc(s.tokens.rows, func(_ [32]byte, t auth.Token) bool {
+		return t.Principal.Kind == kind && t.Principal.Subject == subject
+	})
+}
+
+// CreateUser stores u and registers its tenants; an existing username is
+// a Conflict.
 func (s *AuthStore) CreateUser(ctx context.Context, u auth.User) error {
-	return s.users.insert(u.Username, u)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.users.insertLocked(u.Username, u); err != nil {
+		return err
+	}
+	s.register(u.Services, u.CreatedAt)
+	return nil
 }
 
 // User returns the user, or NotFound.
@@ -87,16 +203,63 @@ func (s *AuthStore) User(ctx context.Context, username string) (auth.User, error
 	return s.users.get(username)
 }
 
+// Users lists the users by q, by username unless q sorts them.
+func (s *AuthStore) Users(ctx context.Context, q msgkit.ListQuery) (msgkit.Page[auth.User], error) {
+	return list(&s.mu, s.users, q, auth.UserAttr)
+}
+
+// ReplaceUser saves u over the stored user, registers its tenants and
+// deletes its tokens.
+func (s *AuthStore) ReplaceUser(ctx context.Context, u auth.User) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	err := s.users.updateLocked(u.Username, func(old *auth.User) error {
+		u.CreatedAt = old.CreatedAt
+		*old = s.users.copyIn(u)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	s.register(u.Services, u.CreatedAt)
+	s.deleteTokensLocked(auth.SubjectUser, u.Username)
+	return nil
+}
+
+// DeleteUser deletes the user and its tokens.
+func (s *AuthStore) DeleteUser(ctx context.Context, username string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.users.rows[username]; !ok {
+		return s.users.notFound(username)
+	}
+	delete(s.users.rows, username)
+	s.deleteTokensLocked(auth.SubjectUser, username)
+	return nil
+}
+
 // SaveToken stores t; an existing hash is a Conflict.
 func (s *AuthStore) SaveToken(ctx context.Context, t auth.Token) error {
 	return s.tokens.insert(t.Hash, t)
 }
 
-// Token returns the token with hash, or NotFound. Its slices are shared
-// with the store and must not be modified: verification runs on every
-// request and copies would cost allocations.
+// Token returns the token with hash, or NotFound, with its tenants
+// suspended now. Its slices are shared with the store and must not be
+// modified: verification runs on every request and copies would cost
+// allocations.
 func (s *AuthStore) Token(ctx context.Context, hash [32]byte) (auth.Token, error) {
-	return s.tokens.get(hash)
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	t, ok := s.tokens.rows[hash]
+	if !ok {
+		return auth.Token{}, s.tokens.notFound(hash)
+	}
+	for _, id := range t.Principal.Services {
+		if s.tenants.rows[id].Suspended {
+			t.Suspended = append(t.Suspended, id)
+		}
+	}
+	return t, nil
 }
 
 // DeleteToken removes the token with hash, or answers NotFound.
@@ -133,4 +296,25 @@ func (s *AuthStore) CreateAPIKey(ctx context.Context, k auth.APIKey) error {
 // APIKey returns the key with hash, or NotFound.
 func (s *AuthStore) APIKey(ctx context.Context, hash [32]byte) (auth.APIKey, error) {
 	return s.keys.get(hash)
+}
+
+// APIKeys lists the API keys by q, by id unless q sorts them.
+func (s *AuthStore) APIKeys(ctx context.Context, q msgkit.ListQuery) (msgkit.Page[auth.APIKey], error) {
+	s.mu.RLock()
+	keys := slices.SortedFunc(maps.Values(s.keys.rows), func(a, b auth.APIKey) int { return cmp.Compare(a.ID, b.ID) })
+	s.mu.RUnlock()
+	return msgkit.Apply(keys, q, auth.APIKeyAttr)
+}
+
+// DeleteAPIKey deletes the key with id, or answers NotFound.
+func (s *AuthStore) DeleteAPIKey(ctx context.Context, id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for h, k := range s.keys.rows {
+		if k.ID == id {
+			delete(s.keys.rows, h)
+			return nil
+		}
+	}
+	return msgkit.New(msgkit.NotFound, "api_key_not_found", "API key "+id+" not found")
 }

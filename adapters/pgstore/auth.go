@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/msgkit/msgkit"
@@ -37,8 +38,10 @@ func (s *AuthStore) CreateClient(ctx context.Context, c auth.Client) error {
 	if err != nil {
 		return err
 	}
-	const q = `INSERT INTO auth_clients (id, name, secret_hash, networks, services, privileges, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)`
+	q := `WITH c AS (
+		INSERT INTO auth_clients (id, name, secret_hash, networks, services, privileges, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)
+	)` + registerTenantsSQL("$5", "$7") + `SELECT`
 	_, err = s.pool.Exec(ctx, q, c.ID, c.Name, c.SecretHash, networks, c.Services, c.Privileges, dbTime(c.CreatedAt))
 	return classify(err, "client", "client "+c.ID)
 }
@@ -75,8 +78,10 @@ func (s *AuthStore) CreateUser(ctx context.Context, u auth.User) error {
 	); err != nil {
 		return err
 	}
-	const q = `INSERT INTO auth_users (username, password_hash, services, privileges, created_at)
-		VALUES ($1, $2, $3, $4, $5)`
+	q := `WITH u AS (
+		INSERT INTO auth_users (username, password_hash, services, privileges, created_at)
+		VALUES ($1, $2, $3, $4, $5)
+	)` + registerTenantsSQL("$3", "$5") + `SELECT`
 	_, err := s.pool.Exec(ctx, q, u.Username, u.PasswordHash, u.Services, u.Privileges, dbTime(u.CreatedAt))
 	return classify(err, "user", "user "+u.Username)
 }
@@ -120,15 +125,18 @@ func (s *AuthStore) SaveToken(ctx context.Context, t auth.Token) error {
 // Token returns the token with hash, or NotFound. It does not look at the
 // expiry; the caller decides what an expired token means.
 func (s *AuthStore) Token(ctx context.Context, hash [32]byte) (auth.Token, error) {
-	const q = `SELECT kind, subject, services, privileges, expires_at, issued_at
-		FROM auth_tokens WHERE hash = $1`
+	// The suspended tenants are probed by key, one per tenant of the
+	// token: a token acts for one or a few.
+	const q = `SELECT kind, subject, services, privileges, expires_at, issued_at,
+			ARRAY(SELECT n.id FROM auth_tenants n WHERE n.id = ANY (t.services) AND n.suspended ORDER BY n.id COLLATE "C")
+		FROM auth_tokens t WHERE hash = $1`
 	t := auth.Token{Hash: hash}
 	p := &t.Principal
 	var (
-		kind                 int16
-		services, privileges []string
+		kind                            int16
+		services, privileges, suspended []string
 	)
-	err := s.pool.QueryRow(ctx, q, hash[:]).Scan(&kind, &p.Subject, &services, &privileges, &p.ExpiresAt, &t.IssuedAt)
+	err := s.pool.QueryRow(ctx, q, hash[:]).Scan(&kind, &p.Subject, &services, &privileges, &p.ExpiresAt, &t.IssuedAt, &suspended)
 	if err != nil {
 		return auth.Token{}, classify(err, "token", "token")
 	}
@@ -137,6 +145,9 @@ func (s *AuthStore) Token(ctx context.Context, hash [32]byte) (auth.Token, error
 	}
 	p.Kind = auth.SubjectKind(kind)
 	p.Services, p.Privileges = stringsAs[msgkit.ServiceUUID](services), stringsAs[auth.Privilege](privileges)
+	if len(suspended) > 0 {
+		t.Suspended = stringsAs[msgkit.ServiceUUID](suspended)
+	}
 	p.ExpiresAt = p.ExpiresAt.UTC()
 	t.IssuedAt = t.IssuedAt.UTC()
 	return t, nil
@@ -237,4 +248,257 @@ func stringsAs[T ~string](ss []string) []T {
 		out[i] = T(s)
 	}
 	return out
+}
+
+// registerTenantsSQL is the part of a WITH statement that registers the
+// tenants of the text[] parameter services not registered yet, named by
+// their id, at the timestamptz parameter at; the statement ends with
+// SELECT after it. A statement whose other part fails (a client that
+// exists) registers none.
+func registerTenantsSQL(services, at string) string {
+	return `, registered AS (
+		INSERT INTO auth_tenants (id, name, suspended, created_at, updated_at)
+		SELECT s, s, false, ` + at + `, ` + at + ` FROM unnest(` + services + `::text[]) s
+		ON CONFLICT (id) DO NOTHING
+	)
+	`
+}
+
+// tenantsTable is the listing of tenants (auth.TenantListSpec).
+var tenantsTable = listTable{
+	From: "auth_tenants t", Select: "t.id, t.name, t.suspended, t.created_at, t.updated_at", Scope: "TRUE",
+	Attrs: map[string]listAttr{
+		"id": {"t.id", msgkit.AttrString}, "name": {"t.name", msgkit.AttrString}, "suspended": {"t.suspended", msgkit.AttrBool},
+		"createdAt": {"t.created_at", msgkit.AttrDateTime}, "updatedAt": {"t.updated_at", msgkit.AttrDateTime},
+	},
+	Order: `t.id COLLATE "C"`,
+}
+
+func scanTenant(row pgx.CollectableRow) (t auth.Tenant, err error) {
+	err = row.Scan(&t.ID, &t.Name, &t.Suspended, &t.CreatedAt, &t.UpdatedAt)
+	t.CreatedAt, t.UpdatedAt = t.CreatedAt.UTC(), t.UpdatedAt.UTC()
+	return t, err
+}
+
+// CreateTenant stores t; an existing id is a Conflict.
+func (s *AuthStore) CreateTenant(ctx context.Context, t auth.Tenant) error {
+	if err := cmp.Or(invalidText("tenant", "id", t.ID), invalidText("tenant", "name", t.Name)); err != nil {
+		return err
+	}
+	const q = `INSERT INTO auth_tenants (id, name, suspended, created_at, updated_at) VALUES ($1, $2, $3, $4, $5)`
+	_, err := s.pool.Exec(ctx, q, t.ID, t.Name, t.Suspended, dbTime(t.CreatedAt), dbTime(t.UpdatedAt))
+	return classify(err, "tenant", "tenant "+string(t.ID))
+}
+
+// Tenant returns the tenant with id, or NotFound.
+func (s *AuthStore) Tenant(ctx context.Context, id msgkit.ServiceUUID) (auth.Tenant, error) {
+	if !storable(string(id)) {
+		return auth.Tenant{}, classify(pgx.ErrNoRows, "tenant", "tenant "+string(id))
+	}
+	rows, _ := s.pool.Query(ctx, `SELECT `+tenantsTable.Select+` FROM auth_tenants t WHERE t.id = $1`, id)
+	t, err := pgx.CollectExactlyOneRow(rows, scanTenant)
+	return t, classify(err, "tenant", "tenant "+string(id))
+}
+
+// Tenants lists the tenants by q, by id unless q sorts them.
+func (s *AuthStore) Tenants(ctx context.Context, q msgkit.ListQuery) (msgkit.Page[auth.Tenant], error) {
+	return listPage(ctx, s.pool, &tenantsTable, q, scanTenant)
+}
+
+// ReplaceTenant saves t's name, suspension and UpdatedAt.
+func (s *AuthStore) ReplaceTenant(ctx context.Context, t auth.Tenant) error {
+	if err := cmp.Or(invalidText("tenant", "id", t.ID), invalidText("tenant", "name", t.Name)); err != nil {
+		return err
+	}
+	tag, err := s.pool.Exec(ctx, `UPDATE auth_tenants SET name = $2, suspended = $3, updated_at = $4 WHERE id = $1`,
+		t.ID, t.Name, t.Suspended, dbTime(t.UpdatedAt))
+	return affected(tag, err, "tenant", "tenant "+string(t.ID))
+}
+
+// affected classifies the outcome of a statement that changes one row by
+// key: no row is NotFound.
+func affected(tag pgconn.CommandTag, err error, thing, what string) error {
+	if err == nil && tag.RowsAffected() == 0 {
+		err = pgx.ErrNoRows
+	}
+	return classify(err, thing, what)
+}
+
+// clientsTable is the listing of clients (auth.ClientListSpec).
+var clientsTable = listTable{
+	From: "auth_clients c", Select: "c.id, c.name, c.secret_hash, c.networks, c.services, c.privileges, c.created_at", Scope: "TRUE",
+	Attrs: map[string]listAttr{
+		"id": {"c.id", msgkit.AttrString}, "name": {"c.name", msgkit.AttrString}, "createdAt": {"c.created_at", msgkit.AttrDateTime},
+	},
+	Order: `c.id COLLATE "C"`,
+}
+
+func scanClient(row pgx.CollectableRow) (auth.Client, error) {
+	var (
+		c                              auth.Client
+		networks, services, privileges []string
+	)
+	if err := row.Scan(&c.ID, &c.Name, &c.SecretHash, &networks, &services, &privileges, &c.CreatedAt); err != nil {
+		return auth.Client{}, err
+	}
+	c.Services, c.Privileges = stringsAs[msgkit.ServiceUUID](services), stringsAs[auth.Privilege](privileges)
+	var err error
+	if c.Networks, err = parsePrefixes(networks); err != nil {
+		return auth.Client{}, storageError(err, "client ", c.ID)
+	}
+	c.CreatedAt = c.CreatedAt.UTC()
+	return c, nil
+}
+
+// Clients lists the clients by q, by id unless q sorts them.
+func (s *AuthStore) Clients(ctx context.Context, q msgkit.ListQuery) (msgkit.Page[auth.Client], error) {
+	return listPage(ctx, s.pool, &clientsTable, q, scanClient)
+}
+
+// ReplaceClient saves c over the stored client, registers its tenants and
+// deletes its tokens, in one statement.
+func (s *AuthStore) ReplaceClient(ctx context.Context, c auth.Client) error {
+	if err := cmp.Or(
+		invalidText("client", "id", c.ID),
+		invalidText("client", "name", c.Name),
+		invalidText("client", "secretHash", c.SecretHash),
+		invalidText("client", "services", c.Services...),
+		invalidText("client", "privileges", c.Privileges...),
+	); err != nil {
+		return err
+	}
+	networks, err := prefixStrings(c.Networks)
+	if err != nil {
+		return err
+	}
+	q := `WITH c AS (
+		UPDATE auth_clients SET name = $2, secret_hash = $3, networks = $4, services = $5, privileges = $6
+		WHERE id = $1 RETURNING created_at
+	), tokens AS (
+		DELETE FROM auth_tokens WHERE subject = $1 AND kind = 1 AND EXISTS (SELECT FROM c)
+	)` + registerTenantsSQL("(SELECT $5::text[] FROM c)", "(SELECT created_at FROM c)") + `SELECT count(*) FROM c`
+	var n int
+	err = s.pool.QueryRow(ctx, q, c.ID, c.Name, c.SecretHash, networks, c.Services, c.Privileges).Scan(&n)
+	if err == nil && n == 0 {
+		err = pgx.ErrNoRows
+	}
+	return classify(err, "client", "client "+c.ID)
+}
+
+// DeleteClient deletes the client and its tokens.
+func (s *AuthStore) DeleteClient(ctx context.Context, id string) error {
+	if !storable(id) {
+		return classify(pgx.ErrNoRows, "client", "client "+id)
+	}
+	const q = `WITH c AS (DELETE FROM auth_clients WHERE id = $1 RETURNING id),
+		tokens AS (DELETE FROM auth_tokens WHERE subject = $1 AND kind = 1 AND EXISTS (SELECT FROM c))
+		SELECT count(*) FROM c`
+	var n int
+	err := s.pool.QueryRow(ctx, q, id).Scan(&n)
+	if err == nil && n == 0 {
+		err = pgx.ErrNoRows
+	}
+	return classify(err, "client", "client "+id)
+}
+
+// usersTable is the listing of users (auth.UserListSpec).
+var usersTable = listTable{
+	From: "auth_users u", Select: "u.username, u.password_hash, u.services, u.privileges, u.created_at", Scope: "TRUE",
+	Attrs: map[string]listAttr{
+		"username": {"u.username", msgkit.AttrString}, "createdAt": {"u.created_at", msgkit.AttrDateTime},
+	},
+	Order: `u.username COLLATE "C"`,
+}
+
+func scanUser(row pgx.CollectableRow) (auth.User, error) {
+	var (
+		u                    auth.User
+		services, privileges []string
+	)
+	if err := row.Scan(&u.Username, &u.PasswordHash, &services, &privileges, &u.CreatedAt); err != nil {
+		return auth.User{}, err
+	}
+	u.Services, u.Privileges = stringsAs[msgkit.ServiceUUID](services), stringsAs[auth.Privilege](privileges)
+	u.CreatedAt = u.CreatedAt.UTC()
+	return u, nil
+}
+
+// Users lists the users by q, by username unless q sorts them.
+func (s *AuthStore) Users(ctx context.Context, q msgkit.ListQuery) (msgkit.Page[auth.User], error) {
+	return listPage(ctx, s.pool, &usersTable, q, scanUser)
+}
+
+// ReplaceUser saves u over the stored user, registers its tenants and
+// deletes its tokens, in one statement.
+func (s *AuthStore) ReplaceUser(ctx context.Context, u auth.User) error {
+	if err := cmp.Or(
+		invalidText("user", "username", u.Username),
+		invalidText("user", "passwordHash", u.PasswordHash),
+		invalidText("user", "services", u.Services...),
+		invalidText("user", "privileges", u.Privileges...),
+	); err != nil {
+		return err
+	}
+	q := `WITH u AS (
+		UPDATE auth_users SET password_hash = $2, services = $3, privileges = $4
+		WHERE username = $1 RETURNING created_at
+	), tokens AS (
+		DELETE FROM auth_tokens WHERE subject = $1 AND kind = 2 AND EXISTS (SELECT FROM u)
+	)` + registerTenantsSQL("(SELECT $3::text[] FROM u)", "(SELECT created_at FROM u)") + `SELECT count(*) FROM u`
+	var n int
+	err := s.pool.QueryRow(ctx, q, u.Username, u.PasswordHash, u.Services, u.Privileges).Scan(&n)
+	if err == nil && n == 0 {
+		err = pgx.ErrNoRows
+	}
+	return classify(err, "user", "user "+u.Username)
+}
+
+// DeleteUser deletes the user and its tokens.
+func (s *AuthStore) DeleteUser(ctx context.Context, username string) error {
+	if !storable(username) {
+		return classify(pgx.ErrNoRows, "user", "user "+username)
+	}
+	const q = `WITH u AS (DELETE FROM auth_users WHERE username = $1 RETURNING username),
+		tokens AS (DELETE FROM auth_tokens WHERE subject = $1 AND kind = 2 AND EXISTS (SELECT FROM u))
+		SELECT count(*) FROM u`
+	var n int
+	err := s.pool.QueryRow(ctx, q, username).Scan(&n)
+	if err == nil && n == 0 {
+		err = pgx.ErrNoRows
+	}
+	return classify(err, "user", "user "+username)
+}
+
+// apiKeysTable is the listing of API keys (auth.APIKeyListSpec).
+var apiKeysTable = listTable{
+	From: "auth_api_keys k", Select: "k.hash, k.id, k.name, k.created_at", Scope: "TRUE",
+	Attrs: map[string]listAttr{
+		"id": {"k.id", msgkit.AttrString}, "name": {"k.name", msgkit.AttrString}, "createdAt": {"k.created_at", msgkit.AttrDateTime},
+	},
+	Order: `k.id COLLATE "C"`,
+}
+
+// APIKeys lists the API keys by q, by id unless q sorts them.
+func (s *AuthStore) APIKeys(ctx context.Context, q msgkit.ListQuery) (msgkit.Page[auth.APIKey], error) {
+	return listPage(ctx, s.pool, &apiKeysTable, q, func(row pgx.CollectableRow) (auth.APIKey, error) {
+		var (
+			k    auth.APIKey
+			hash []byte
+		)
+		if err := row.Scan(&hash, &k.ID, &k.Name, &k.CreatedAt); err != nil {
+			return auth.APIKey{}, err
+		}
+		copy(k.Hash[:], hash)
+		k.CreatedAt = k.CreatedAt.UTC()
+		return k, nil
+	})
+}
+
+// DeleteAPIKey deletes the key with id, or answers NotFound.
+func (s *AuthStore) DeleteAPIKey(ctx context.Context, id string) error {
+	if !storable(id) {
+		return classify(pgx.ErrNoRows, "api_key", "API key "+id)
+	}
+	tag, err := s.pool.Exec(ctx, `DELETE FROM auth_api_keys WHERE id = $1`, id)
+	return affected(tag, err, "api_key", "API key "+id)
 }

@@ -37,6 +37,7 @@ func Run(t *testing.T, newStore func(t *testing.T) auth.Store) {
 		{"APIKeys", testAPIKeys},
 		{"ConcurrentTokens", testConcurrentTokens},
 	}
+	tests = append(tests, adminTests()...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

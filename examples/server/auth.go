@@ -113,18 +113,27 @@ func createAPIKey(ctx context.Context, svc *auth.Service, k bootstrapAPIKey, sec
 	return err
 }
 
-// authDemo creates a tenant with an API client holding every privilege, a
-// test system user and a routing API key, all usable from this machine.
+// authDemo registers a tenant with an API client holding every tenant
+// privilege, an operator client holding the administration's, a test
+// system user and a routing API key, all usable from this machine.
 func authDemo(ctx context.Context, svc *auth.Service, d *demoCredentials) error {
 	d.Service, d.Username = msgkit.ServiceUUID(uuid.NewString()), "demo-"+uuid.NewString()[:8]
+	if _, err := svc.CreateTenant(ctx, auth.TenantSpec{ID: d.Service, Name: "Demo shop"}); err != nil {
+		return fmt.Errorf("demo tenant: %w", err)
+	}
 	c, secret, err := svc.CreateClient(ctx, auth.ClientSpec{
 		Name: "demo client", Networks: demoNetworks(),
-		Services: []msgkit.ServiceUUID{d.Service}, Privileges: auth.Privileges(),
+		Services: []msgkit.ServiceUUID{d.Service}, Privileges: auth.TenantPrivileges(),
 	})
 	if err != nil {
 		return fmt.Errorf("demo client: %w", err)
 	}
 	d.ClientID, d.ClientSecret = c.ID, secret
+	op, secret, err := svc.CreateClient(ctx, auth.ClientSpec{Name: "demo operator", Networks: demoNetworks(), Privileges: auth.AdminPrivileges()})
+	if err != nil {
+		return fmt.Errorf("demo operator client: %w", err)
+	}
+	d.OperatorID, d.OperatorSecret = op.ID, secret
 	d.Password = uuid.NewString()
 	if _, err := svc.CreateUser(ctx, auth.UserSpec{
 		Username: d.Username, Password: d.Password,

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"net/netip"
 
 	"github.com/msgkit/msgkit"
@@ -9,21 +8,7 @@ import (
 )
 
 // prefixes parses addresses ("192.0.2.10") and ranges ("192.0.2.0/24").
-func prefixes(in []string) ([]netip.Prefix, error) {
-	out := make([]netip.Prefix, 0, len(in))
-	for _, s := range in {
-		if p, err := netip.ParsePrefix(s); err == nil {
-			out = append(out, p.Masked())
-			continue
-		}
-		a, err := netip.ParseAddr(s)
-		if err != nil {
-			return nil, fmt.Errorf("network %q is neither an address nor a range", s)
-		}
-		out = append(out, netip.PrefixFrom(a, a.BitLen()))
-	}
-	return out, nil
-}
+func prefixes(in []string) ([]netip.Prefix, error) { return auth.ParseNetworks("networks", in) }
 
 func serviceUUIDs(in []string) []msgkit.ServiceUUID {
 	out := make([]msgkit.ServiceUUID, len(in))

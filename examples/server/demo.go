@@ -17,18 +17,20 @@ import (
 // newcomer can call the platform at once. They are printed once and never
 // stored in clear.
 type demoCredentials struct {
-	Service      msgkit.ServiceUUID
-	ClientID     string
-	ClientSecret string
-	Username     string
-	Password     string
-	APIKey       string
-	SMSUser      string
-	SMSPassword  string
-	LoadUser     string
-	LoadPassword string
-	Campaign     string // the draft campaign's UUID
-	APIBase      string // the REST listener's address, http://host:port
+	Service        msgkit.ServiceUUID
+	ClientID       string
+	ClientSecret   string
+	OperatorID     string // the operator's client: the administration's privileges, no tenant
+	OperatorSecret string
+	Username       string
+	Password       string
+	APIKey         string
+	SMSUser        string
+	SMSPassword    string
+	LoadUser       string
+	LoadPassword   string
+	Campaign       string // the draft campaign's UUID
+	APIBase        string // the REST listener's address, http://host:port
 }
 
 // print writes the credentials and the first calls a newcomer makes; kept
@@ -41,6 +43,7 @@ msgkit demo credentials: made at this start for trying the platform, never for p
 %[16]s
   tenant (serviceUuid):  %[2]s
   API client:            client_id=%[3]s client_secret=%[4]s (from 127.0.0.1 or ::1)
+  operator client:       client_id=%[18]s client_secret=%[19]s (administration; from 127.0.0.1 or ::1)
   test system user:      username=%[5]s password=%[6]s
   routing X-API-Key:     %[7]s
   bulk SMS account:      username=%[9]s password=%[10]s (100 EUR; %[17]s)
@@ -60,6 +63,12 @@ Try:
   curl -s %[8]s/bulk/sendsms -d '{"type":"text","auth":{"username":"%[9]s","password":"%[10]s"},"sender":"Demo","receiver":"38640123456","dcs":"GSM","text":"Hello from msgkit","dlrMask":19,"dlrUrl":"%[8]s%[11]s"}'
   (its delivery report comes back to this server, which logs it: the demo lets reports go to
    loopback, -dlr-allow auto; without -demo, loopback and private addresses are refused)
+
+Operator administration (the operator client; tenants, API clients, users and API keys at run time):
+  OP=$(curl -s %[1]s/oauth2/access-token -d grant_type=client_credentials -d client_id=%[18]s -d client_secret=%[19]s | sed 's/.*"access_token":"\([^"]*\)".*/\1/')
+  curl -s %[1]s/admin/v1/tenants -H "Authorization: Bearer $OP"
+  curl -s %[1]s/admin/v1/clients -H "Authorization: Bearer $OP" -d '{"name":"CRM","networks":["127.0.0.1"],"services":["%[2]s"],"privileges":["news"]}'
+  (the new client's secret is in the answer, once; PATCH /admin/v1/tenants/%[2]s with {"suspended":true} refuses the tenant's callers)
 
 Inbound MT routing provisioning (the routing X-API-Key; a route ties a SIGTRAN connection to an SMPP connection or an ESME):
   curl -s %[1]s/smsmtinbound/v1/smsmtin-routes -H "X-API-Key: %[7]s" -d '{"sigtran_connect_id":"12","smpp_connect_id":"3","esme_connect_id":"0"}'
@@ -81,7 +90,7 @@ Load test (another terminal):
   go run ./examples/smsload -url %[8]s/bulk/sendsms -user %[13]s -password %[14]s -n 20000 -c 32
 
 `, base, d.Service, d.ClientID, d.ClientSecret, d.Username, d.Password, d.APIKey, smsBase, d.SMSUser, d.SMSPassword, demoReportPath, kept, d.LoadUser, d.LoadPassword, d.Campaign,
-		listenNote(bound), priced(demoPrices()))
+		listenNote(bound), priced(demoPrices()), d.OperatorID, d.OperatorSecret)
 }
 
 // listenNote says where the platform listens, and warns when other

@@ -31,6 +31,7 @@ func walkProbes(t *testing.T) map[string]probe {
 	const s = "/news/v1/services/{serviceUuid}"
 	const f = "/finance/sit/v1/"
 	const ts = "/gate/testsystem/v1/test"
+	const adm = "/admin/v1/"
 	const op = "operator provisioning: the routing family's API keys are the operator's, and its records no tenant's"
 	uploadType, uploadBody := walkUpload(t)
 	p := map[string]probe{
@@ -107,6 +108,21 @@ func walkProbes(t *testing.T) map[string]probe {
 		"PUT " + f + "invoice-configs/{typeId}/templates/{templateLang}": {body: `{"name":"B","domainCodeName":"BULK","dataSourceCodeName":"POSTPAID","docClassCodeName":"CUSTOMER_INVOICE","collectionCode":"reminder"}`},
 		"PUT " + f + "invoices/{invoiceid}/domestic-rate":                {body: `{"domesticCurrency":978,"domesticCurrencyRate":1.5}`},
 		"PUT " + f + "invoices/{invoiceid}/traffic-reports":              {body: `{"trafficReports":[]}`},
+		// the operator's administration: listings filtered to the walk's
+		// own records, so that clients the walk adds leave A's reads as
+		// they were
+		"POST " + adm + "tenants":                   {body: `{"name":"B's tenant"}`},
+		"GET " + adm + "tenants":                    {query: "id={tenantId}"},
+		"PATCH " + adm + "tenants/{tenantId}":       {body: `{"name":"renamed by B"}`},
+		"POST " + adm + "clients":                   {body: `{"name":"B's client","networks":["192.0.2.0/24"]}`},
+		"GET " + adm + "clients":                    {query: "id={clientId}"},
+		"PATCH " + adm + "clients/{clientId}":       {body: `{"privileges":["news"]}`},
+		"POST " + adm + "clients/{clientId}/secret": {},
+		"POST " + adm + "users":                     {body: `{"username":"walk-b-user","password":"pw"}`},
+		"GET " + adm + "users":                      {query: "username={username}"},
+		"PATCH " + adm + "users/{username}":         {body: `{"password":"changed by B"}`},
+		"POST " + adm + "api-keys":                  {body: `{"name":"B's key"}`},
+		"GET " + adm + "api-keys":                   {query: "id={keyId}"},
 	}
 	return p
 }
@@ -295,6 +311,14 @@ func (w *walkWorld) crossTenant(t *testing.T, r walkRoute, p probe) {
 		return
 	}
 	creds := w.credentialsOf(r, true)
+	if r.spec.Family == httpapi.Admin {
+		// The operator's: a tenant's client holds no admin privilege.
+		got, ok := w.call(r, p, w.a, walkTenantB, creds)
+		if ok && (got.status != http.StatusForbidden || !strings.Contains(got.body, httpapi.CodeInsufficientPrivilege)) {
+			t.Errorf("B's client on the operator's administration: %s, want 403 %s", got, httpapi.CodeInsufficientPrivilege)
+		}
+		return
+	}
 	theirs, ok1 := w.call(r, p, w.a, walkTenantB, creds)
 	unknown, ok2 := w.call(r, p, w.unknown, walkTenantB, creds)
 	if !ok1 || !ok2 {

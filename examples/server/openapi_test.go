@@ -34,6 +34,7 @@ func TestOpenAPIDocuments(t *testing.T) {
 		"finance":    {"http://" + l.API},
 		"cds":        {"http://" + l.API},
 		"routing":    {"http://" + l.API},
+		"admin":      {"http://" + l.API},
 		"testsystem": {"http://" + l.API},
 		"uiproxy":    {"http://" + l.API},
 		"health":     {"http://" + l.API, "http://" + l.SMSHTTP, "https://" + l.SMSHTTPS},

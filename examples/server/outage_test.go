@@ -209,6 +209,8 @@ func wantFamilyBody(t *testing.T, r walkRoute, got answer) {
 		keys = []string{"Code", "Message"}
 	case httpapi.TestSystem:
 		keys = []string{"code", "message"}
+	case httpapi.Admin:
+		keys = []string{"code", "message", "fields"}
 	case httpapi.OAuth:
 		keys = []string{"error"}
 	}

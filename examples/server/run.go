@@ -136,7 +136,7 @@ func newPlatform(st stores, cfg config, logger *slog.Logger) platform {
 
 // restFamilies are the families of the REST listener.
 func restFamilies(svc *auth.Service, opts httpapi.Options, st stores, testTimeLimit time.Duration, logger *slog.Logger) []family {
-	return []family{authFamily(svc, opts), cdsFamily(opts, st.contacts, st.campaign), financeFamily(opts, st.finance, st.blobs, logger), routingFamily(opts, st.routing), testSystemFamily(opts, st.tests, st.empty, testTimeLimit, logger)}
+	return []family{authFamily(svc, opts), adminFamily(svc, opts), cdsFamily(opts, st.contacts, st.campaign), financeFamily(opts, st.finance, st.blobs, logger), routingFamily(opts, st.routing), testSystemFamily(opts, st.tests, st.empty, testTimeLimit, logger)}
 }
 
 // run builds the platform from cfg and serves until ctx ends, then shuts

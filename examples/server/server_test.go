@@ -646,8 +646,8 @@ func TestDemoOnceOnPostgreSQL(t *testing.T) {
 	if err := conn.QueryRow(t.Context(), "SELECT (SELECT count(*) FROM "+cfg.pgSchema+".auth_clients), (SELECT count(*) FROM "+cfg.pgSchema+".sms_accounts)").Scan(&clients, &accounts); err != nil {
 		t.Fatal(err)
 	}
-	if clients != 1 || accounts != 2 {
-		t.Errorf("after two starts: %d clients, %d bulk SMS accounts; want the demo's client and its two accounts", clients, accounts)
+	if clients != 2 || accounts != 2 {
+		t.Errorf("after two starts: %d clients, %d bulk SMS accounts; want the demo's client, its operator's and its two accounts", clients, accounts)
 	}
 }
 

@@ -330,6 +330,14 @@ func (w *walkWorld) seed(ctx context.Context) {
 	_ = json.Unmarshal(res.Body.Bytes(), &rec)
 	a["smsmtin-routes/{id}"] = fmt.Sprint(rec.ID)
 
+	// Administration: a tenant, a client, a user and an API key of the
+	// operator's (A's client holds the admin privileges; B's do not).
+	adm := "/admin/v1/"
+	a["tenantId"] = str(w.asA("POST", adm+"tenants", `{"name":"tenant `+walkMarker+`"}`, 201), "id")
+	a["clientId"] = str(w.asA("POST", adm+"clients", `{"id":"walk-admin-c","name":"client `+walkMarker+`","networks":["192.0.2.0/24"],"services":["`+a["tenantId"]+`"]}`, 201), "id")
+	a["username"] = str(w.asA("POST", adm+"users", `{"username":"walk-admin-u","password":"pw `+walkMarker+`","services":["`+a["tenantId"]+`"]}`, 201), "username")
+	a["keyId"] = str(w.asA("POST", adm+"api-keys", `{"name":"key `+walkMarker+`"}`, 201), "id")
+
 	// UI components (bootstrapped).
 	a["gridComponentId"], a["kpiComponentId"], a["componentId"] = "a-grid", "a-kpi", "a-grid"
 	w.a = a

@@ -71,6 +71,7 @@ const (
 	Newsless      = "newsless-client"        // tenant A, finance-balance-view only
 	UIClient      = "ui-client"              // tenant A, ui-components
 	FinanceViewer = "finance-viewer"         // no tenant, finance-invoices.view
+	Operator      = "operator"               // no tenant, every admin privilege
 	UserName      = "tester"                 // a user with privilege testsystem
 	UserPassword  = "correct horse battery staple"
 	PlainUser     = "no-privilege-user" // a user without privileges
@@ -120,6 +121,7 @@ func NewFixture(t testing.TB) *Fixture {
 	mustClient(Newsless, []msgkit.ServiceUUID{TenantA}, auth.PrivFinanceBalanceView)
 	mustClient(UIClient, []msgkit.ServiceUUID{TenantA}, auth.PrivUIComponents)
 	mustClient(FinanceViewer, nil, auth.PrivFinanceInvoicesView)
+	mustClient(Operator, nil, auth.AdminPrivileges()...)
 	mustUser := func(name string, privs ...auth.Privilege) {
 		t.Helper()
 		if _, err := svc.CreateUser(ctx, auth.UserSpec{Username: name, Password: UserPassword, Privileges: privs}); err != nil {
@@ -226,6 +228,7 @@ func WantError(t testing.TB, w *httptest.ResponseRecorder, fam httpapi.Family, s
 		httpapi.UIProxy:    {"Code", "Message"},
 		httpapi.TestSystem: {"code", "message"},
 		httpapi.OAuth:      {"error", "error_description"},
+		httpapi.Admin:      {"code", "message", "fields"},
 	}[fam]
 	if len(m) != len(keys) {
 		t.Fatalf("%s body has keys %v, want %v: %s", fam, mapKeys(m), keys, w.Body)
@@ -237,7 +240,7 @@ func WantError(t testing.TB, w *httptest.ResponseRecorder, fam httpapi.Family, s
 	}
 	var got any
 	switch fam {
-	case httpapi.CDS, httpapi.TestSystem:
+	case httpapi.CDS, httpapi.TestSystem, httpapi.Admin:
 		got = m["code"]
 	case httpapi.Routing, httpapi.UIProxy:
 		got = m["Code"]

@@ -80,7 +80,8 @@ func routeRequest(rt httpapi.Route, svc msgkit.ServiceUUID) *http.Request {
 // while each of the route's privileges alone lets the caller through; a
 // tenant family has {serviceUuid} in every path and refuses another tenant
 // 403; every POST, which creates, is Idempotent and refuses a malformed
-// Idempotency-Key 400 in the family's body; and a route without a handler
+// Idempotency-Key 400 in the family's body, unless it answers a secret
+// and refuses every key; and a route without a handler
 // answers 501 in the family's body, naming its operation.
 func CheckRoutes(t *testing.T, spec httpapi.FamilySpec, bases ...string) {
 	t.Helper()
@@ -113,8 +114,13 @@ func CheckRoutes(t *testing.T, spec httpapi.FamilySpec, bases ...string) {
 				t.Errorf("%s without %v: status %d, want 403", op, rt.Privileges, w.Code)
 			}
 		}
-		if rt.Method == http.MethodPost && !rt.Idempotent {
+		if rt.Method == http.MethodPost && !rt.Idempotent && !rt.AnswersSecret {
 			t.Errorf("%s creates, so it takes an Idempotency-Key: mark it Idempotent", op)
+		}
+		if rt.AnswersSecret {
+			r := routeRequest(rt, TenantA)
+			r.Header.Set("Idempotency-Key", "k-1")
+			WantError(t, serve(auth.Privileges(), r), spec.Family, http.StatusBadRequest, httpapi.CodeIdempotencyKeyRefused)
 		}
 		if rt.Idempotent && !rt.Missing {
 			r := routeRequest(rt, TenantA)

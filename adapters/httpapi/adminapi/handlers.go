@@ -1,0 +1,422 @@
+package adminapi
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/adapters/httpapi"
+	"github.com/msgkit/msgkit/auth"
+)
+
+type api struct {
+	b Backend
+}
+
+// The wire shapes of the administration. Lists are [] when empty, never
+// null; secrets appear only in the answer that made them.
+type (
+	tenantJSON struct {
+		ID        msgkit.ServiceUUID `json:"id"`
+		Name      string             `json:"name"`
+		Suspended bool               `json:"suspended"`
+		CreatedAt time.Time          `json:"createdAt"`
+		UpdatedAt time.Time          `json:"updatedAt"`
+	}
+	clientJSON struct {
+		ID         string    `json:"id"`
+		Name       string    `json:"name"`
+		Networks   []string  `json:"networks"`
+		Services   []string  `json:"services"`
+		Privileges []string  `json:"privileges"`
+		CreatedAt  time.Time `json:"createdAt"`
+		Secret     string    `json:"secret,omitempty"`
+	}
+	userJSON struct {
+		Username   string    `json:"username"`
+		Services   []string  `json:"services"`
+		Privileges []string  `json:"privileges"`
+		CreatedAt  time.Time `json:"createdAt"`
+	}
+	apiKeyJSON struct {
+		ID        string    `json:"id"`
+		Name      string    `json:"name"`
+		CreatedAt time.Time `json:"createdAt"`
+		Key       string    `json:"key,omitempty"`
+	}
+)
+
+func tenantOf(t auth.Tenant) tenantJSON {
+	return tenantJSON{ID: t.ID, Name: t.Name, Suspended: t.Suspended, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt}
+}
+
+func clientOf(c auth.Client) clientJSON {
+	nets := make([]string, len(c.Networks))
+	for i, n := range c.Networks {
+		nets[i] = n.String()
+	}
+	return clientJSON{ID: c.ID, Name: c.Name, Networks: nets, Services: texts(c.Services), Privileges: texts(c.Privileges), CreatedAt: c.CreatedAt}
+}
+
+func userOf(u auth.User) userJSON {
+	return userJSON{Username: u.Username, Services: texts(u.Services), Privileges: texts(u.Privileges), CreatedAt: u.CreatedAt}
+}
+
+func apiKeyOf(k auth.APIKey) apiKeyJSON {
+	return apiKeyJSON{ID: k.ID, Name: k.Name, CreatedAt: k.CreatedAt}
+}
+
+// texts is ss as plain strings, [] when empty.
+func texts[T ~string](ss []T) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = string(s)
+	}
+	return out
+}
+
+func asServices(ss []string) []msgkit.ServiceUUID {
+	out := make([]msgkit.ServiceUUID, len(ss))
+	for i, s := range ss {
+		out[i] = msgkit.ServiceUUID(s)
+	}
+	return out
+}
+
+func asPrivileges(ss []string) []auth.Privilege {
+	out := make([]auth.Privilege, len(ss))
+	for i, s := range ss {
+		out[i] = auth.Privilege(s)
+	}
+	return out
+}
+
+// listing is the answer of every listing: the page's records and where
+// the page is.
+type listing[T any] struct {
+	Data []T `json:"data"`
+	Meta struct {
+		Pagination pagination `json:"pagination"`
+	} `json:"meta"`
+}
+
+type pagination struct {
+	Total       int `json:"total"`
+	Count       int `json:"count"`
+	PerPage     int `json:"perPage"`
+	CurrentPage int `json:"currentPage"`
+	TotalPages  int `json:"totalPages"`
+}
+
+// writeList answers a page of a listing with the records in their wire
+// shape.
+func writeList[T, W any](w http.ResponseWriter, page msgkit.Page[T], q msgkit.ListQuery, wire func(T) W) error {
+	out := listing[W]{Data: msgkit.MapItems(page, wire)}
+	in := page.Info(q)
+	out.Meta.Pagination = pagination{Total: in.Total, Count: in.Count, PerPage: in.PerPage, CurrentPage: in.Number, TotalPages: in.Pages}
+	return httpapi.WriteJSON(w, http.StatusOK, out)
+}
+
+// list parses the listing parameters by spec and answers the page list
+// gives, each record in its wire shape.
+func list[T, W any](w http.ResponseWriter, r *http.Request, spec msgkit.ListSpec,
+	list func(msgkit.ListQuery) (msgkit.Page[T], error), wire func(T) W) error {
+	q, err := msgkit.ParseListQuery(r.URL.Query(), spec)
+	if err != nil {
+		return err
+	}
+	page, err := list(q)
+	if err != nil {
+		return err
+	}
+	return writeList(w, page, q, wire)
+}
+
+// noParams refuses query parameters on operations that take none.
+func noParams(r *http.Request) error {
+	for key := range r.URL.Query() {
+		return msgkit.Invalidf(msgkit.CodeInvalidQuery, key, "unknown query parameter %q; this operation takes none", key)
+	}
+	return nil
+}
+
+// decode reads a body strictly: a member the operation does not take is
+// named, so a typo never passes unnoticed.
+func decode(w http.ResponseWriter, r *http.Request, v any) error {
+	if err := noParams(r); err != nil {
+		return err
+	}
+	return httpapi.DecodeJSON(w, r, v, httpapi.DecodeOptions{DisallowUnknownFields: true})
+}
+
+// tenantAt is the path's tenant id; a malformed one is a tenant no one
+// has.
+func tenantAt(r *http.Request) (msgkit.ServiceUUID, error) {
+	raw := r.PathValue("tenantId")
+	id, err := msgkit.ParseServiceUUID(raw)
+	if err != nil {
+		return "", auth.TenantNotFound(msgkit.ServiceUUID(raw))
+	}
+	return id, noParams(r)
+}
+
+func (a *api) createTenant(w http.ResponseWriter, r *http.Request) error {
+	var in struct {
+		ID   string `json:"id"`
+		Name string `json:"name"`
+	}
+	if err := decode(w, r, &in); err != nil {
+		return err
+	}
+	t, err := a.b.Auth.CreateTenant(r.Context(), auth.TenantSpec{ID: msgkit.ServiceUUID(in.ID), Name: in.Name})
+	if err != nil {
+		return err
+	}
+	return httpapi.WriteJSON(w, http.StatusCreated, tenantOf(t))
+}
+
+func (a *api) listTenants(w http.ResponseWriter, r *http.Request) error {
+	return list(w, r, auth.TenantListSpec, func(q msgkit.ListQuery) (msgkit.Page[auth.Tenant], error) {
+		return a.b.Auth.Tenants(r.Context(), q)
+	}, tenantOf)
+}
+
+func (a *api) getTenant(w http.ResponseWriter, r *http.Request) error {
+	id, err := tenantAt(r)
+	if err != nil {
+		return err
+	}
+	t, err := a.b.Auth.Tenant(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	return httpapi.WriteJSON(w, http.StatusOK, tenantOf(t))
+}
+
+func (a *api) updateTenant(w http.ResponseWriter, r *http.Request) error {
+	var in struct {
+		Name      *string `json:"name"`
+		Suspended *bool   `json:"suspended"`
+	}
+	if err := decode(w, r, &in); err != nil {
+		return err
+	}
+	id, err := tenantAt(r)
+	if err != nil {
+		return err
+	}
+	t, err := a.b.Auth.UpdateTenant(r.Context(), id, auth.TenantChange{Name: in.Name, Suspended: in.Suspended})
+	if err != nil {
+		return err
+	}
+	return httpapi.WriteJSON(w, http.StatusOK, tenantOf(t))
+}
+
+func (a *api) createClient(w http.ResponseWriter, r *http.Request) error {
+	var in struct {
+		ID         string   `json:"id"`
+		Name       string   `json:"name"`
+		Secret     string   `json:"secret"`
+		Networks   []string `json:"networks"`
+		Services   []string `json:"services"`
+		Privileges []string `json:"privileges"`
+	}
+	if err := decode(w, r, &in); err != nil {
+		return err
+	}
+	nets, err := auth.ParseNetworks("networks", in.Networks)
+	if err != nil {
+		return err
+	}
+	c, secret, err := a.b.Auth.CreateClient(r.Context(), auth.ClientSpec{ID: in.ID, Name: in.Name, Secret: in.Secret, Networks: nets,
+		Services: asServices(in.Services), Privileges: asPrivileges(in.Privileges)})
+	if err != nil {
+		return err
+	}
+	out := clientOf(c)
+	if in.Secret == "" {
+		out.Secret = secret // generated: shown once
+	}
+	return httpapi.WriteJSON(w, http.StatusCreated, out)
+}
+
+func (a *api) listClients(w http.ResponseWriter, r *http.Request) error {
+	return list(w, r, auth.ClientListSpec, func(q msgkit.ListQuery) (msgkit.Page[auth.Client], error) {
+		return a.b.Auth.Clients(r.Context(), q)
+	}, clientOf)
+}
+
+func (a *api) getClient(w http.ResponseWriter, r *http.Request) error {
+	if err := noParams(r); err != nil {
+		return err
+	}
+	c, err := a.b.Auth.Client(r.Context(), r.PathValue("clientId"))
+	if err != nil {
+		return err
+	}
+	return httpapi.WriteJSON(w, http.StatusOK, clientOf(c))
+}
+
+func (a *api) updateClient(w http.ResponseWriter, r *http.Request) error {
+	var in struct {
+		Name       *string   `json:"name"`
+		Networks   *[]string `json:"networks"`
+		Services   *[]string `json:"services"`
+		Privileges *[]string `json:"privileges"`
+	}
+	if err := decode(w, r, &in); err != nil {
+		return err
+	}
+	ch := auth.ClientChange{Name: in.Name}
+	if in.Networks != nil {
+		nets, err := auth.ParseNetworks("networks", *in.Networks)
+		if err != nil {
+			return err
+		}
+		ch.Networks = &nets
+	}
+	if in.Services != nil {
+		s := asServices(*in.Services)
+		ch.Services = &s
+	}
+	if in.Privileges != nil {
+		p := asPrivileges(*in.Privileges)
+		ch.Privileges = &p
+	}
+	c, err := a.b.Auth.UpdateClient(r.Context(), r.PathValue("clientId"), ch)
+	if err != nil {
+		return err
+	}
+	return httpapi.WriteJSON(w, http.StatusOK, clientOf(c))
+}
+
+func (a *api) rotateSecret(w http.ResponseWriter, r *http.Request) error {
+	if err := noParams(r); err != nil {
+		return err
+	}
+	c, secret, err := a.b.Auth.RotateClientSecret(r.Context(), r.PathValue("clientId"))
+	if err != nil {
+		return err
+	}
+	out := clientOf(c)
+	out.Secret = secret
+	return httpapi.WriteJSON(w, http.StatusOK, out)
+}
+
+func (a *api) revokeClient(w http.ResponseWriter, r *http.Request) error {
+	if err := noParams(r); err != nil {
+		return err
+	}
+	if err := a.b.Auth.RevokeClient(r.Context(), r.PathValue("clientId")); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (a *api) createUser(w http.ResponseWriter, r *http.Request) error {
+	var in struct {
+		Username   string   `json:"username"`
+		Password   string   `json:"password"`
+		Services   []string `json:"services"`
+		Privileges []string `json:"privileges"`
+	}
+	if err := decode(w, r, &in); err != nil {
+		return err
+	}
+	u, err := a.b.Auth.CreateUser(r.Context(), auth.UserSpec{Username: in.Username, Password: in.Password,
+		Services: asServices(in.Services), Privileges: asPrivileges(in.Privileges)})
+	if err != nil {
+		return err
+	}
+	return httpapi.WriteJSON(w, http.StatusCreated, userOf(u))
+}
+
+func (a *api) listUsers(w http.ResponseWriter, r *http.Request) error {
+	return list(w, r, auth.UserListSpec, func(q msgkit.ListQuery) (msgkit.Page[auth.User], error) {
+		return a.b.Auth.Users(r.Context(), q)
+	}, userOf)
+}
+
+func (a *api) getUser(w http.ResponseWriter, r *http.Request) error {
+	if err := noParams(r); err != nil {
+		return err
+	}
+	u, err := a.b.Auth.User(r.Context(), r.PathValue("username"))
+	if err != nil {
+		return err
+	}
+	return httpapi.WriteJSON(w, http.StatusOK, userOf(u))
+}
+
+func (a *api) updateUser(w http.ResponseWriter, r *http.Request) error {
+	var in struct {
+		Password   *string   `json:"password"`
+		Services   *[]string `json:"services"`
+		Privileges *[]string `json:"privileges"`
+	}
+	if err := decode(w, r, &in); err != nil {
+		return err
+	}
+	ch := auth.UserChange{Password: in.Password}
+	if in.Services != nil {
+		s := asServices(*in.Services)
+		ch.Services = &s
+	}
+	if in.Privileges != nil {
+		p := asPrivileges(*in.Privileges)
+		ch.Privileges = &p
+	}
+	u, err := a.b.Auth.UpdateUser(r.Context(), r.PathValue("username"), ch)
+	if err != nil {
+		return err
+	}
+	return httpapi.WriteJSON(w, http.StatusOK, userOf(u))
+}
+
+func (a *api) deleteUser(w http.ResponseWriter, r *http.Request) error {
+	if err := noParams(r); err != nil {
+		return err
+	}
+	if err := a.b.Auth.DeleteUser(r.Context(), r.PathValue("username")); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (a *api) createAPIKey(w http.ResponseWriter, r *http.Request) error {
+	var in struct {
+		Name string `json:"name"`
+		Key  string `json:"key"`
+	}
+	if err := decode(w, r, &in); err != nil {
+		return err
+	}
+	k, key, err := a.b.Auth.CreateAPIKey(r.Context(), in.Name, in.Key)
+	if err != nil {
+		return err
+	}
+	out := apiKeyOf(k)
+	if in.Key == "" {
+		out.Key = key // generated: shown once
+	}
+	return httpapi.WriteJSON(w, http.StatusCreated, out)
+}
+
+func (a *api) listAPIKeys(w http.ResponseWriter, r *http.Request) error {
+	return list(w, r, auth.APIKeyListSpec, func(q msgkit.ListQuery) (msgkit.Page[auth.APIKey], error) {
+		return a.b.Auth.APIKeys(r.Context(), q)
+	}, apiKeyOf)
+}
+
+func (a *api) revokeAPIKey(w http.ResponseWriter, r *http.Request) error {
+	if err := noParams(r); err != nil {
+		return err
+	}
+	if err := a.b.Auth.RevokeAPIKey(r.Context(), r.PathValue("keyId")); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}

@@ -1,0 +1,212 @@
+package adminapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strings"
+	"testing"
+
+	"github.com/msgkit/msgkit/adapters/httpapi"
+	"github.com/msgkit/msgkit/adapters/httpapi/httpapitest"
+	"github.com/msgkit/msgkit/auth"
+	"github.com/msgkit/msgkit/msgkittest"
+)
+
+type env struct {
+	f  *httpapitest.Fixture
+	h  http.Handler
+	op string // the operator's token
+}
+
+func newEnv(t *testing.T) *env {
+	f := httpapitest.NewFixture(t)
+	c := httpapitest.NewContract(t, OpenAPI())
+	return &env{f: f, h: c.Handler(t, Handler(f.Opts, Backend{Auth: f.Auth})), op: f.Token(t, httpapitest.Operator)}
+}
+
+func (e *env) do(t *testing.T, method, path, body string) *httptest.ResponseRecorder {
+	t.Helper()
+	r := httptest.NewRequest(method, BasePath+path, strings.NewReader(body))
+	r.Header.Set("Content-Type", "application/json")
+	return httpapitest.Serve(e.h, httpapitest.Bearer(r, e.op))
+}
+
+// bad is do with a request the document does not allow.
+func (e *env) bad(t *testing.T, method, path, body string) *httptest.ResponseRecorder {
+	t.Helper()
+	r := httptest.NewRequest(method, BasePath+path, strings.NewReader(body))
+	r.Header.Set("Content-Type", "application/json")
+	return httpapitest.Serve(e.h, httpapitest.SkipRequestCheck(httpapitest.Bearer(r, e.op)))
+}
+
+func want(t *testing.T, w *httptest.ResponseRecorder, status int) map[string]any {
+	t.Helper()
+	if w.Code != status {
+		t.Fatalf("%d %s, want %d", w.Code, w.Body, status)
+	}
+	var m map[string]any
+	if w.Body.Len() > 0 {
+		if err := json.Unmarshal(w.Body.Bytes(), &m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return m
+}
+
+const shop = "6f1c2a4e-0b7d-4c1e-9a53-2d8e4f6a7b90"
+
+func TestTenants(t *testing.T) {
+	e := newEnv(t)
+	w := e.do(t, "POST", "tenants", `{"id":"6F1C2A4E-0B7D-4C1E-9A53-2D8E4F6A7B90","name":"Shop d.o.o."}`)
+	want(t, w, 201)
+	msgkittest.Golden(t, "testdata/tenant_create.json", httpapitest.Answer(w))
+	httpapitest.WantError(t, e.do(t, "POST", "tenants", `{"id":"`+shop+`","name":"again"}`), httpapi.Admin, 409, "tenant_exists")
+	m := httpapitest.WantError(t, e.bad(t, "POST", "tenants", `{"name":""}`), httpapi.Admin, 400, auth.CodeTenantInvalid)
+	if fs := m["fields"].([]any); len(fs) != 1 || fs[0].(map[string]any)["name"] != "name" {
+		t.Errorf("fields = %v", m["fields"])
+	}
+	m = httpapitest.WantError(t, e.bad(t, "PATCH", "tenants/"+shop, `{"suspend":true}`), httpapi.Admin, 400, httpapi.CodeInvalidJSON)
+	if !strings.Contains(m["message"].(string), "suspend") {
+		t.Errorf("an unknown member is not named: %v", m)
+	}
+	w = e.do(t, "PATCH", "tenants/"+shop, `{"suspended":true}`)
+	if m := want(t, w, 200); m["suspended"] != true || m["name"] != "Shop d.o.o." {
+		t.Errorf("suspended: %v", m)
+	}
+	msgkittest.Golden(t, "testdata/tenant_suspend.json", httpapitest.Answer(w))
+	httpapitest.WantError(t, e.do(t, "GET", "tenants/not-a-uuid", ""), httpapi.Admin, 404, auth.CodeTenantNotFound)
+	httpapitest.WantError(t, e.do(t, "PATCH", "tenants/"+string(httpapitest.TenantB), `{"suspended":false}`), httpapi.Admin, 404, auth.CodeTenantNotFound)
+
+	// The fixture's clients registered tenant A; the listing filters,
+	// sorts and pages.
+	w = e.do(t, "GET", "tenants?suspended=true", "")
+	if m := want(t, w, 200); len(m["data"].([]any)) != 1 {
+		t.Errorf("suspended tenants: %v", m)
+	}
+	msgkittest.Golden(t, "testdata/tenant_list.json", httpapitest.Answer(w))
+	m = want(t, e.do(t, "GET", "tenants?sort=name&page_size=1&page_number=2", ""), 200)
+	if d := m["data"].([]any); len(d) != 1 || d[0].(map[string]any)["id"] != shop {
+		t.Errorf("second by name: %v", m)
+	}
+	m = httpapitest.WantError(t, e.bad(t, "GET", "tenants?sort=secret", ""), httpapi.Admin, 400, "invalid_query")
+	if fs := m["fields"].([]any); len(fs) != 1 || fs[0].(map[string]any)["name"] != "sort" {
+		t.Errorf("fields = %v", m["fields"])
+	}
+	httpapitest.WantError(t, e.bad(t, "GET", "tenants?page_size=101", ""), httpapi.Admin, 400, "invalid_query")
+	httpapitest.WantError(t, e.bad(t, "GET", "tenants/"+shop+"?x=1", ""), httpapi.Admin, 400, "invalid_query")
+}
+
+// A client's secret is answered once; changes, rotation and revocation
+// end its tokens at once.
+func TestClients(t *testing.T) {
+	e := newEnv(t)
+	ctx := t.Context()
+	from := netip.MustParseAddr("192.0.2.7")
+	w := e.do(t, "POST", "clients", `{"id":"crm","name":"CRM","networks":["192.0.2.7","10.1.2.0/24"],"services":["`+shop+`"],"privileges":["news"]}`)
+	m := want(t, w, 201)
+	secret, _ := m["secret"].(string)
+	if len(secret) < 40 {
+		t.Fatalf("no generated secret: %v", m)
+	}
+	golden := strings.Replace(string(httpapitest.Answer(w)), secret, "<secret>", 1)
+	msgkittest.Golden(t, "testdata/client_create.json", []byte(golden))
+	if m := want(t, e.do(t, "GET", "clients/crm", ""), 200); m["secret"] != nil {
+		t.Errorf("a read shows the secret: %v", m)
+	}
+	if m := want(t, e.do(t, "GET", "tenants/"+shop, ""), 200); m["name"] != shop {
+		t.Errorf("the client's tenant is registered, named by its id: %v", m)
+	}
+	tok, err := e.f.Auth.ClientCredentials(ctx, "crm", secret, from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w = e.do(t, "PATCH", "clients/crm", `{"privileges":["news","ui-components"],"name":null}`)
+	if m := want(t, w, 200); m["name"] != "CRM" || len(m["privileges"].([]any)) != 2 {
+		t.Errorf("changed: %v", m)
+	}
+	if _, err := e.f.Auth.Verify(ctx, tok.AccessToken); err == nil {
+		t.Error("a token outlives its client's change")
+	}
+	httpapitest.WantError(t, e.bad(t, "PATCH", "clients/crm", `{"privileges":["root"]}`), httpapi.Admin, 400, auth.CodeInvalidRequest)
+	httpapitest.WantError(t, e.bad(t, "PATCH", "clients/crm", `{"networks":["300.1.2.3"]}`), httpapi.Admin, 400, auth.CodeInvalidRequest)
+	httpapitest.WantError(t, e.do(t, "POST", "clients", `{"id":"crm","networks":["192.0.2.7"]}`), httpapi.Admin, 409, "client_exists")
+	httpapitest.WantError(t, e.bad(t, "POST", "clients", `{"id":"x","networks":[]}`), httpapi.Admin, 400, auth.CodeInvalidRequest)
+
+	r := httptest.NewRequest("POST", BasePath+"clients/crm/secret", nil)
+	r.Header.Set("Idempotency-Key", "rotate-1")
+	httpapitest.WantError(t, httpapitest.Serve(e.h, httpapitest.Bearer(r, e.op)), httpapi.Admin, 400, httpapi.CodeIdempotencyKeyRefused)
+	m = want(t, e.do(t, "POST", "clients/crm/secret", ""), 200)
+	fresh, _ := m["secret"].(string)
+	if fresh == "" || fresh == secret {
+		t.Fatalf("rotated: %v", m)
+	}
+	if _, err := e.f.Auth.ClientCredentials(ctx, "crm", secret, from); err == nil {
+		t.Error("the old secret still works")
+	}
+	tok, err = e.f.Auth.ClientCredentials(ctx, "crm", fresh, from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m = want(t, e.do(t, "GET", "clients?q=cr&sort=-createdAt", ""), 200)
+	if d := m["data"].([]any); len(d) != 1 || d[0].(map[string]any)["id"] != "crm" {
+		t.Errorf("clients like cr: %v", m)
+	}
+	w = e.do(t, "DELETE", "clients/crm", "")
+	want(t, w, 204)
+	if _, err := e.f.Auth.Verify(ctx, tok.AccessToken); err == nil {
+		t.Error("a revoked client's token works")
+	}
+	httpapitest.WantError(t, e.do(t, "DELETE", "clients/crm", ""), httpapi.Admin, 404, auth.CodeClientNotFound)
+	httpapitest.WantError(t, e.do(t, "POST", "clients/crm/secret", ""), httpapi.Admin, 404, auth.CodeClientNotFound)
+}
+
+func TestUsersAndKeys(t *testing.T) {
+	e := newEnv(t)
+	w := e.do(t, "POST", "users", `{"username":"route-tester","password":"first pass","services":["`+shop+`"],"privileges":["testsystem"]}`)
+	if m := want(t, w, 201); m["password"] != nil || m["username"] != "route-tester" {
+		t.Errorf("created: %v", m)
+	}
+	msgkittest.Golden(t, "testdata/user_create.json", httpapitest.Answer(w))
+	httpapitest.WantError(t, e.do(t, "POST", "users", `{"username":"route-tester","password":"x"}`), httpapi.Admin, 409, "user_exists")
+	httpapitest.WantError(t, e.bad(t, "POST", "users", `{"username":"","password":"x"}`), httpapi.Admin, 400, auth.CodeInvalidRequest)
+	tok, err := e.f.Auth.Password(t.Context(), "route-tester", "first pass")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want(t, e.do(t, "PATCH", "users/route-tester", `{"password":"second pass"}`), 200)
+	if _, err := e.f.Auth.Verify(t.Context(), tok.AccessToken); err == nil {
+		t.Error("a token outlives the password's change")
+	}
+	m := want(t, e.do(t, "GET", "users?username=route-tester", ""), 200)
+	if d := m["data"].([]any); len(d) != 1 {
+		t.Errorf("users: %v", m)
+	}
+	want(t, e.do(t, "DELETE", "users/route-tester", ""), 204)
+	httpapitest.WantError(t, e.do(t, "GET", "users/route-tester", ""), httpapi.Admin, 404, auth.CodeUserNotFound)
+
+	m = want(t, e.do(t, "POST", "api-keys", `{"name":"provisioning"}`), 201)
+	key, _ := m["key"].(string)
+	id, _ := m["id"].(string)
+	if len(key) < 40 || id == "" {
+		t.Fatalf("created key: %v", m)
+	}
+	if _, err := e.f.Auth.VerifyAPIKey(t.Context(), key); err != nil {
+		t.Fatal(err)
+	}
+	m = want(t, e.do(t, "POST", "api-keys", `{"name":"given","key":"a-key-the-operator-chose"}`), 201)
+	if m["key"] != nil {
+		t.Errorf("a given key is answered: %v", m)
+	}
+	httpapitest.WantError(t, e.bad(t, "POST", "api-keys", `{"name":"short","key":"short"}`), httpapi.Admin, 400, auth.CodeInvalidRequest)
+	w = e.do(t, "GET", "api-keys?sort=name", "")
+	if m := want(t, w, 200); len(m["data"].([]any)) != 3 || strings.Contains(w.Body.String(), key) {
+		t.Errorf("keys: %s", w.Body)
+	}
+	want(t, e.do(t, "DELETE", "api-keys/"+id, ""), 204)
+	if _, err := e.f.Auth.VerifyAPIKey(t.Context(), key); err == nil {
+		t.Error("a revoked key works")
+	}
+	httpapitest.WantError(t, e.do(t, "DELETE", "api-keys/"+id, ""), httpapi.Admin, 404, auth.CodeAPIKeyNotFound)
+}

@@ -1,0 +1,62 @@
+package adminapi
+
+import (
+	"net/http"
+
+	"github.com/msgkit/msgkit/adapters/httpapi"
+	"github.com/msgkit/msgkit/auth"
+)
+
+// BasePath is the prefix of every path of the family, where a platform's
+// ServeMux mounts Handler.
+const BasePath = "/admin/v1/"
+
+// Backend is what the family serves.
+type Backend struct {
+	// Auth keeps tenants, clients, users and API keys; nil answers their
+	// routes 501.
+	Auth *auth.Service
+}
+
+// Handler serves the operator's administration under /admin/v1/ from b:
+// a bearer token holding the route's admin privilege, errors in the
+// administration's body. It panics when opts.Auth is nil.
+func Handler(opts httpapi.Options, b Backend) httpapi.Operations {
+	return httpapi.FamilyHandler(opts, spec(&api{b: b}))
+}
+
+func spec(a *api) httpapi.FamilySpec {
+	return httpapi.FamilySpec{Family: httpapi.Admin, Auth: httpapi.AuthBearer, Routes: routes(a)}
+}
+
+// routes are the operations of the administration, one line each.
+func routes(a *api) []httpapi.Route {
+	const b = BasePath
+	tenants := []auth.Privilege{auth.PrivAdminTenants}
+	clients := []auth.Privilege{auth.PrivAdminClients}
+	missing := a.b.Auth == nil
+	return []httpapi.Route{
+		// tenants
+		{Method: http.MethodPost, Path: b + "tenants", Privileges: tenants, Idempotent: true, Serve: a.createTenant, Missing: missing},
+		{Method: http.MethodGet, Path: b + "tenants", Privileges: tenants, Serve: a.listTenants, Missing: missing},
+		{Method: http.MethodGet, Path: b + "tenants/{tenantId}", Privileges: tenants, Serve: a.getTenant, Missing: missing},
+		{Method: http.MethodPatch, Path: b + "tenants/{tenantId}", Privileges: tenants, Serve: a.updateTenant, Missing: missing},
+		// API clients
+		{Method: http.MethodPost, Path: b + "clients", Privileges: clients, AnswersSecret: true, Serve: a.createClient, Missing: missing},
+		{Method: http.MethodGet, Path: b + "clients", Privileges: clients, Serve: a.listClients, Missing: missing},
+		{Method: http.MethodGet, Path: b + "clients/{clientId}", Privileges: clients, Serve: a.getClient, Missing: missing},
+		{Method: http.MethodPatch, Path: b + "clients/{clientId}", Privileges: clients, Serve: a.updateClient, Missing: missing},
+		{Method: http.MethodPost, Path: b + "clients/{clientId}/secret", Privileges: clients, AnswersSecret: true, Serve: a.rotateSecret, Missing: missing},
+		{Method: http.MethodDelete, Path: b + "clients/{clientId}", Privileges: clients, Serve: a.revokeClient, Missing: missing},
+		// users of the password grant
+		{Method: http.MethodPost, Path: b + "users", Privileges: clients, Idempotent: true, Serve: a.createUser, Missing: missing},
+		{Method: http.MethodGet, Path: b + "users", Privileges: clients, Serve: a.listUsers, Missing: missing},
+		{Method: http.MethodGet, Path: b + "users/{username}", Privileges: clients, Serve: a.getUser, Missing: missing},
+		{Method: http.MethodPatch, Path: b + "users/{username}", Privileges: clients, Serve: a.updateUser, Missing: missing},
+		{Method: http.MethodDelete, Path: b + "users/{username}", Privileges: clients, Serve: a.deleteUser, Missing: missing},
+		// API keys (X-API-Key)
+		{Method: http.MethodPost, Path: b + "api-keys", Privileges: clients, AnswersSecret: true, Serve: a.createAPIKey, Missing: missing},
+		{Method: http.MethodGet, Path: b + "api-keys", Privileges: clients, Serve: a.listAPIKeys, Missing: missing},
+		{Method: http.MethodDelete, Path: b + "api-keys/{keyId}", Privileges: clients, Serve: a.revokeAPIKey, Missing: missing},
+	}
+}

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/msgkit/msgkit"
+	"github.com/msgkit/msgkit/adapters/httpapi"
+	"github.com/msgkit/msgkit/adapters/httpapi/adminapi"
+	"github.com/msgkit/msgkit/adapters/httpapi/httpapitest"
+	"github.com/msgkit/msgkit/auth"
+)
+
+// operatorToken is a token of an operator's client: every admin
+// privilege, no tenant.
+func (w *walkWorld) operatorToken() string {
+	w.t.Helper()
+	if _, ok := w.tokens["walk-operator"]; !ok {
+		_, _, err := w.authSvc.CreateClient(context.Background(), auth.ClientSpec{ID: "walk-operator", Secret: walkSecret,
+			Networks: mustPrefixes(w.t, "192.0.2.0/24"), Privileges: auth.AdminPrivileges()})
+		if err != nil && msgkit.KindOf(err) != msgkit.Conflict {
+			w.t.Fatal(err)
+		}
+	}
+	return w.token("walk-operator", false)
+}
+
+// A suspended tenant's clients and users are refused on every route of
+// every family that authenticates them, in the family's error body, from
+// their next request; its records stay, and resuming lets them in to the
+// same answers.
+func TestSuspendedTenant(t *testing.T) {
+	t.Parallel()
+	for name, cfg := range walkStores(t) {
+		t.Run(name, func(t *testing.T) {
+			w := newWalkWorld(t, cfg(t))
+			probes := walkProbes(t)
+			routes := w.routes()
+			before := w.snapshot(routes, probes)
+			op := "Authorization: Bearer " + w.operatorToken()
+			suspend := func(yes bool) {
+				t.Helper()
+				body := `{"suspended":false}`
+				if yes {
+					body = `{"suspended":true}`
+				}
+				if res := w.do(w.api, "PATCH", "/admin/v1/tenants/"+string(walkTenantA), "application/json", body, op); res.Code != 200 {
+					t.Fatalf("suspend %v: %d %s", yes, res.Code, res.Body)
+				}
+			}
+			suspend(true)
+			n := 0
+			for _, r := range routes {
+				p, _ := probeOf(probes, r)
+				if r.spec.Auth != httpapi.AuthBearer || r.spec.Family == httpapi.OAuth {
+					continue
+				}
+				_, res := w.callRecorded(r, p, w.a, walkTenantA, w.credentialsOf(r, false))
+				if res == nil {
+					continue
+				}
+				n++
+				httpapitest.WantError(t, res, r.spec.Family, http.StatusForbidden, auth.CodeTenantSuspended)
+			}
+			if n < 80 {
+				t.Fatalf("%d routes tried: too few to be every family's", n)
+			}
+			suspend(false)
+			w.compare(t, before, w.snapshot(routes, probes), "after the suspension")
+		})
+	}
+}
+
+// Every operation of the administration on both stores, each request and
+// answer held to the family's OpenAPI document: an operator's first day
+// (a tenant, a client whose token works at once, a user, an API key) and
+// the changes that end credentials.
+func TestAdministration(t *testing.T) {
+	t.Parallel()
+	for name, cfg := range walkStores(t) {
+		t.Run(name, func(t *testing.T) {
+			w := newWalkWorld(t, cfg(t))
+			h := httpapitest.NewContract(t, adminapi.OpenAPI()).Handler(t, w.api)
+			op := "Authorization: Bearer " + w.operatorToken()
+			call := func(method, path, body string, status int) map[string]any {
+				t.Helper()
+				res := w.do(h, method, "/admin/v1/"+path, "application/json", body, op)
+				if res.Code != status {
+					t.Fatalf("%s %s: %d %s, want %d", method, path, res.Code, res.Body, status)
+				}
+				var m map[string]any
+				_ = json.Unmarshal(res.Body.Bytes(), &m)
+				return m
+			}
+			tenant := str(call("POST", "tenants", `{"name":"Bakery"}`, 201), "id")
+			if m := call("GET", "tenants?q=bak", "", 200); len(m["data"].([]any)) != 1 {
+				t.Errorf("tenants like bak: %v", m)
+			}
+			c := call("POST", "clients", `{"id":"bakery-crm","name":"Bakery CRM","networks":["192.0.2.0/24"],"services":["`+tenant+`"],"privileges":["news"]}`, 201)
+			secret := str(c, "secret")
+			token := func(secret string) (int, string) {
+				form := url.Values{"grant_type": {"client_credentials"}, "client_id": {"bakery-crm"}, "client_secret": {secret}}
+				res := w.do(w.api, "POST", httpapi.TokenPath, "application/x-www-form-urlencoded", form.Encode(), "")
+				var out struct {
+					AccessToken string `json:"access_token"`
+				}
+				_ = json.Unmarshal(res.Body.Bytes(), &out)
+				return res.Code, out.AccessToken
+			}
+			lists := func(tok string) int {
+				return w.do(w.api, "GET", "/news/v1/services/"+tenant+"/cds/lists", "", "", "Authorization: Bearer "+tok).Code
+			}
+			code, tok := token(secret)
+			if code != 200 || lists(tok) != 200 {
+				t.Fatalf("the new client's token: %d, lists %d", code, lists(tok))
+			}
+			call("GET", "clients/bakery-crm", "", 200)
+			call("GET", "clients?sort=-createdAt&page_size=2", "", 200)
+			call("PATCH", "clients/bakery-crm", `{"privileges":["ui-components"]}`, 200)
+			if got := lists(tok); got != http.StatusUnauthorized {
+				t.Errorf("a changed client's old token: %d, want 401", got)
+			}
+			_, tok = token(secret)
+			if got := lists(tok); got != http.StatusForbidden {
+				t.Errorf("a client without news: %d, want 403", got)
+			}
+			call("PATCH", "clients/bakery-crm", `{"privileges":["news"]}`, 200)
+			fresh := str(call("POST", "clients/bakery-crm/secret", "", 200), "secret")
+			if code, _ := token(secret); code != http.StatusUnauthorized {
+				t.Errorf("the rotated-out secret: %d, want 401", code)
+			}
+			code, tok = token(fresh)
+			if code != 200 || lists(tok) != 200 {
+				t.Fatalf("the rotated secret: %d", code)
+			}
+			call("PATCH", "tenants/"+tenant, `{"suspended":true}`, 200)
+			if got := lists(tok); got != http.StatusForbidden {
+				t.Errorf("a suspended tenant's client: %d, want 403", got)
+			}
+			call("PATCH", "tenants/"+tenant, `{"suspended":false,"name":"Bakery d.o.o."}`, 200)
+			call("GET", "tenants/"+tenant, "", 200)
+			call("DELETE", "clients/bakery-crm", "", 204)
+			if got := lists(tok); got != http.StatusUnauthorized {
+				t.Errorf("a revoked client's token: %d, want 401", got)
+			}
+
+			call("POST", "users", `{"username":"bakery-tester","password":"first pass","services":["`+tenant+`"],"privileges":["testsystem"]}`, 201)
+			call("GET", "users/bakery-tester", "", 200)
+			call("GET", "users?username=bakery-tester", "", 200)
+			call("PATCH", "users/bakery-tester", `{"password":"second pass"}`, 200)
+			form := url.Values{"grant_type": {"password"}, "username": {"bakery-tester"}, "password": {"second pass"}}
+			if res := w.do(w.api, "POST", httpapi.TokenPath, "application/x-www-form-urlencoded", form.Encode(), ""); res.Code != 200 {
+				t.Errorf("the changed password: %d %s", res.Code, res.Body)
+			}
+			call("DELETE", "users/bakery-tester", "", 204)
+
+			k := call("POST", "api-keys", `{"name":"bakery routing"}`, 201)
+			routingList := func() int {
+				return w.do(w.api, "GET", "/smsmtinbound/v1/smsmtin-routes", "", "", "X-API-Key: "+str(k, "key")).Code
+			}
+			if got := routingList(); got != 200 {
+				t.Errorf("the new API key: %d", got)
+			}
+			if m := call("GET", "api-keys?name=bakery+routing", "", 200); len(m["data"].([]any)) != 1 || strings.Contains(str(m, "data"), str(k, "key")) {
+				t.Errorf("keys: %v", m)
+			}
+			call("DELETE", "api-keys/"+str(k, "id"), "", 204)
+			if got := routingList(); got != http.StatusUnauthorized {
+				t.Errorf("a revoked API key: %d, want 401", got)
+			}
+		})
+	}
+}
