@@ -144,6 +144,58 @@ func notFoundAs(err, nf error) error {
 	return err
 }
 
+// The views of records in the audit trail: what an operator reads of a
+// change, never a secret or its hash.
+type (
+	tenantView struct {
+		ID        msgkit.ServiceUUID `json:"id"`
+		Name      string             `json:"name"`
+		Suspended bool               `json:"suspended"`
+	}
+	clientView struct {
+		ID         string   `json:"id"`
+		Name       string   `json:"name"`
+		Networks   []string `json:"networks"`
+		Services   []string `json:"services"`
+		Privileges []string `json:"privileges"`
+	}
+	userView struct {
+		Username   string   `json:"username"`
+		Services   []string `json:"services"`
+		Privileges []string `json:"privileges"`
+		// PasswordChanged marks the change that set a new password.
+		PasswordChanged bool `json:"passwordChanged,omitempty"`
+	}
+	apiKeyView struct {
+		ID   string `json:"id"`
+		Name string `json:"name,omitempty"`
+	}
+)
+
+func viewOfTenant(t Tenant) tenantView {
+	return tenantView{ID: t.ID, Name: t.Name, Suspended: t.Suspended}
+}
+
+func viewOfClient(c Client) clientView {
+	nets := make([]string, len(c.Networks))
+	for i, n := range c.Networks {
+		nets[i] = n.String()
+	}
+	return clientView{ID: c.ID, Name: c.Name, Networks: nets, Services: strs(c.Services), Privileges: strs(c.Privileges)}
+}
+
+func viewOfUser(u User) userView {
+	return userView{Username: u.Username, Services: strs(u.Services), Privileges: strs(u.Privileges)}
+}
+
+func strs[T ~string](in []T) []string {
+	out := make([]string, len(in))
+	for i, s := range in {
+		out[i] = string(s)
+	}
+	return out
+}
+
 // TenantSpec describes a tenant to register.
 type TenantSpec struct {
 	ID   msgkit.ServiceUUID // default: a random UUID
@@ -168,6 +220,7 @@ func (s *Service) CreateTenant(ctx context.Context, spec TenantSpec) (Tenant, er
 	if err := s.store.CreateTenant(ctx, t); err != nil {
 		return Tenant{}, err
 	}
+	_ = s.opts.Audit.Record(ctx, "create", "tenant", string(t.ID), nil, viewOfTenant(t))
 	return s.store.Tenant(ctx, t.ID)
 }
 
@@ -196,6 +249,7 @@ func (s *Service) UpdateTenant(ctx context.Context, id msgkit.ServiceUUID, ch Te
 	if err != nil {
 		return Tenant{}, err
 	}
+	before := t
 	if ch.Name != nil {
 		if err := checkName(CodeTenantInvalid, "name", *ch.Name, true); err != nil {
 			return Tenant{}, err
@@ -209,6 +263,14 @@ func (s *Service) UpdateTenant(ctx context.Context, id msgkit.ServiceUUID, ch Te
 	if err := s.store.ReplaceTenant(ctx, t); err != nil {
 		return Tenant{}, notFoundAs(err, TenantNotFound(id))
 	}
+	action := "update"
+	switch {
+	case t.Suspended && !before.Suspended:
+		action = "suspend"
+	case !t.Suspended && before.Suspended:
+		action = "resume"
+	}
+	_ = s.opts.Audit.Record(ctx, action, "tenant", string(id), viewOfTenant(before), viewOfTenant(t))
 	return t, nil
 }
 
@@ -240,6 +302,7 @@ func (s *Service) UpdateClient(ctx context.Context, id string, ch ClientChange) 
 	if err != nil {
 		return Client{}, err
 	}
+	before := viewOfClient(c)
 	if ch.Name != nil {
 		if err := checkName(CodeInvalidRequest, "name", *ch.Name, false); err != nil {
 			return Client{}, err
@@ -264,6 +327,7 @@ func (s *Service) UpdateClient(ctx context.Context, id string, ch ClientChange) 
 	if err := s.store.ReplaceClient(ctx, c); err != nil {
 		return Client{}, notFoundAs(err, ClientNotFound(id))
 	}
+	_ = s.opts.Audit.Record(ctx, "update", "client", id, before, viewOfClient(c))
 	return c, nil
 }
 
@@ -284,12 +348,21 @@ func (s *Service) RotateClientSecret(ctx context.Context, id string) (Client, st
 	if err := s.store.ReplaceClient(ctx, c); err != nil {
 		return Client{}, "", notFoundAs(err, ClientNotFound(id))
 	}
+	_ = s.opts.Audit.Record(ctx, "rotate_secret", "client", id, nil, viewOfClient(c))
 	return c, secret, nil
 }
 
 // RevokeClient deletes a client; its tokens stop working at once.
 func (s *Service) RevokeClient(ctx context.Context, id string) error {
-	return notFoundAs(s.store.DeleteClient(ctx, id), ClientNotFound(id))
+	c, err := s.Client(ctx, id)
+	if err != nil {
+		return err
+	}
+	if err := s.store.DeleteClient(ctx, id); err != nil {
+		return notFoundAs(err, ClientNotFound(id))
+	}
+	_ = s.opts.Audit.Record(ctx, "delete", "client", id, viewOfClient(c), nil)
+	return nil
 }
 
 // User returns a user of the password grant.
@@ -317,6 +390,7 @@ func (s *Service) UpdateUser(ctx context.Context, username string, ch UserChange
 	if err != nil {
 		return User{}, err
 	}
+	before := viewOfUser(u)
 	if ch.Services != nil {
 		u.Services = slices.Clone(*ch.Services)
 	}
@@ -337,12 +411,23 @@ func (s *Service) UpdateUser(ctx context.Context, username string, ch UserChange
 	if err := s.store.ReplaceUser(ctx, u); err != nil {
 		return User{}, notFoundAs(err, UserNotFound(username))
 	}
+	after := viewOfUser(u)
+	after.PasswordChanged = ch.Password != nil
+	_ = s.opts.Audit.Record(ctx, "update", "user", username, before, after)
 	return u, nil
 }
 
 // DeleteUser deletes a user; its tokens stop working at once.
 func (s *Service) DeleteUser(ctx context.Context, username string) error {
-	return notFoundAs(s.store.DeleteUser(ctx, username), UserNotFound(username))
+	u, err := s.User(ctx, username)
+	if err != nil {
+		return err
+	}
+	if err := s.store.DeleteUser(ctx, username); err != nil {
+		return notFoundAs(err, UserNotFound(username))
+	}
+	_ = s.opts.Audit.Record(ctx, "delete", "user", username, viewOfUser(u), nil)
+	return nil
 }
 
 // APIKeys lists the API keys (never the keys: they are not kept) by q
@@ -353,7 +438,11 @@ func (s *Service) APIKeys(ctx context.Context, q msgkit.ListQuery) (msgkit.Page[
 
 // RevokeAPIKey deletes the API key with id; it stops working at once.
 func (s *Service) RevokeAPIKey(ctx context.Context, id string) error {
-	return notFoundAs(s.store.DeleteAPIKey(ctx, id), APIKeyNotFound(id))
+	if err := s.store.DeleteAPIKey(ctx, id); err != nil {
+		return notFoundAs(err, APIKeyNotFound(id))
+	}
+	_ = s.opts.Audit.Record(ctx, "delete", "api_key", id, apiKeyView{ID: id}, nil)
+	return nil
 }
 
 // checkName refuses a name a record cannot have: longer than maxName

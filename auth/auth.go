@@ -43,6 +43,7 @@ const (
 	// none is given with a tenant's grants by default.
 	PrivAdminTenants Privilege = "admin.tenants" // tenants: create, list, suspend, resume
 	PrivAdminClients Privilege = "admin.clients" // API clients, users and API keys
+	PrivAdminAudit   Privilege = "admin.audit"   // the audit trail of administrative changes
 )
 
 // Privileges lists every known privilege.
@@ -51,13 +52,15 @@ func Privileges() []Privilege {
 		PrivNews, PrivFinanceInvoicesView, PrivFinanceInvoicesOwnView, PrivFinanceInvoicesManage,
 		PrivFinanceCustInvoicesManage, PrivFinanceSupplierInvoicesManage, PrivFinanceNettingInvoicesManage,
 		PrivFinanceBalanceView, PrivFinanceBalanceOwnView, PrivFinanceReferenceManage, PrivTestSystem, PrivTestSystemManage, PrivUIComponents,
-		PrivAdminTenants, PrivAdminClients,
+		PrivAdminTenants, PrivAdminClients, PrivAdminAudit,
 	}
 }
 
 // AdminPrivileges lists the operator's administration privileges, which
 // reach every tenant.
-func AdminPrivileges() []Privilege { return []Privilege{PrivAdminTenants, PrivAdminClients} }
+func AdminPrivileges() []Privilege {
+	return []Privilege{PrivAdminTenants, PrivAdminClients, PrivAdminAudit}
+}
 
 // TenantPrivileges lists the privileges that act within the tenants a
 // caller acts for: Privileges without AdminPrivileges.

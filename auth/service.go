@@ -54,7 +54,22 @@ type Options struct {
 	// Rand is the source of tokens, secrets and ids; default crypto/rand.
 	Rand   io.Reader
 	Logger *slog.Logger
+	// Audit records every change of tenants, clients, users and API keys;
+	// nil records none. *audit.Log satisfies it.
+	Audit Auditor
 }
+
+// Auditor records an administrative change: the action on the resource
+// with id, the record before and after (views without secrets; nil for
+// none). The actor travels in ctx. A failure is the auditor's to log: the
+// change stands, and the service answers it.
+type Auditor interface {
+	Record(ctx context.Context, action, resource, id string, before, after any) error
+}
+
+type noAudit struct{}
+
+func (noAudit) Record(context.Context, string, string, string, any, any) error { return nil }
 
 // Service issues and verifies credentials.
 type Service struct {
@@ -73,6 +88,9 @@ func New(store Store, opts Options) *Service {
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Audit == nil {
+		opts.Audit = noAudit{}
 	}
 	return &Service{store: store, opts: opts, secrets: secret.NewChecker(opts.BcryptCost)}
 }
@@ -133,6 +151,7 @@ func (s *Service) CreateClient(ctx context.Context, spec ClientSpec) (Client, st
 	if err := s.store.CreateClient(ctx, c); err != nil {
 		return Client{}, "", err
 	}
+	_ = s.opts.Audit.Record(ctx, "create", "client", c.ID, nil, viewOfClient(c))
 	return c, secret, nil
 }
 
@@ -167,6 +186,7 @@ func (s *Service) CreateUser(ctx context.Context, spec UserSpec) (User, error) {
 	if err := s.store.CreateUser(ctx, u); err != nil {
 		return User{}, err
 	}
+	_ = s.opts.Audit.Record(ctx, "create", "user", u.Username, nil, viewOfUser(u))
 	return u, nil
 }
 
@@ -192,6 +212,7 @@ func (s *Service) CreateAPIKey(ctx context.Context, name, key string) (APIKey, s
 	if err := s.store.CreateAPIKey(ctx, k); err != nil {
 		return APIKey{}, "", err
 	}
+	_ = s.opts.Audit.Record(ctx, "create", "api_key", k.ID, nil, apiKeyView{ID: k.ID, Name: k.Name})
 	return k, key, nil
 }
 

@@ -1,6 +1,8 @@
 package memstore_test
 
 import (
+	"github.com/msgkit/msgkit/audit"
+	"github.com/msgkit/msgkit/audit/audittest"
 	"testing"
 
 	"github.com/msgkit/msgkit/adapters/memstore"
@@ -15,4 +17,8 @@ func TestAuthContract(t *testing.T) {
 
 func TestSMSContract(t *testing.T) {
 	smstest.Run(t, func(t *testing.T) smstest.Store { return memstore.New().SMS() })
+}
+
+func TestAuditContract(t *testing.T) {
+	audittest.Run(t, func(t *testing.T) audit.Store { return memstore.New().Audit() })
 }

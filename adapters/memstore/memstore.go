@@ -46,6 +46,7 @@ type DB struct {
 	uiproxy  *UIProxyStore
 	smpp     *SMPPStore
 	idem     *IdempotencyStore
+	audit    *AuditStore
 }
 
 // Options configure a DB; zero values choose the defaults.
@@ -91,6 +92,7 @@ func NewWith(o Options) *DB {
 	db.uiproxy = newUIProxyStore()
 	db.smpp = newSMPPStore(MaxSMPPSubmitted)
 	db.idem = newIdempotencyStore()
+	db.audit = &AuditStore{}
 	return db
 }
 
@@ -125,3 +127,6 @@ func (db *DB) SMPP() *SMPPStore { return db.smpp }
 // Idempotency is the store of idempotency keys and the answers they give
 // again.
 func (db *DB) Idempotency() *IdempotencyStore { return db.idem }
+
+// Audit is the store of the administration's audit trail.
+func (db *DB) Audit() *AuditStore { return db.audit }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"github.com/msgkit/msgkit/audit"
+	"github.com/msgkit/msgkit/audit/audittest"
 	"net/netip"
 	"testing"
 	"time"
@@ -171,4 +173,9 @@ func BenchmarkTokenLookup(b *testing.B) {
 func newTestAuth(tb testing.TB) *AuthStore {
 	tb.Helper()
 	return newTestDB(tb).Auth()
+}
+
+func TestAuditContract(t *testing.T) {
+	t.Parallel()
+	audittest.Run(t, func(t *testing.T) audit.Store { return newTestDB(t).Audit() })
 }

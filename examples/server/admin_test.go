@@ -172,6 +172,20 @@ func TestAdministration(t *testing.T) {
 			if got := routingList(); got != http.StatusUnauthorized {
 				t.Errorf("a revoked API key: %d, want 401", got)
 			}
+
+			// The trail of the client's life, on this store.
+			m := call("GET", "audit?resource=client&resourceId=bakery-crm", "", 200)
+			var got []string
+			for _, e := range m["data"].([]any) {
+				e := e.(map[string]any)
+				got = append(got, str(e, "action"))
+				if str(e, "actor") != "walk-operator" || str(e, "from") != "192.0.2.10" || str(e, "actorKind") != "client" {
+					t.Errorf("who: %v", e)
+				}
+			}
+			if want := "create update update rotate_secret delete"; strings.Join(got, " ") != want {
+				t.Errorf("the client's trail: %v, want %s", got, want)
+			}
 		})
 	}
 }

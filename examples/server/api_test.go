@@ -25,7 +25,7 @@ func restAPI(t *testing.T) http.Handler {
 		t.Fatal(err)
 	}
 	st := stores{finance: memstore.New().Finance(), tests: memstore.New().TestSystem(), blobs: fin}
-	families := append(restFamilies(f.Auth, f.Opts, st, time.Second, nil), uiProxyFamily(f.Opts, nil, egress.Policy{}))
+	families := append(restFamilies(f.Auth, nil, f.Opts, st, time.Second, nil), uiProxyFamily(f.Opts, nil, egress.Policy{}))
 	return platform{opts: f.Opts, families: families}.apiHandler()
 }
 

@@ -123,6 +123,7 @@ func walkProbes(t *testing.T) map[string]probe {
 		"PATCH " + adm + "users/{username}":         {body: `{"password":"changed by B"}`},
 		"POST " + adm + "api-keys":                  {body: `{"name":"B's key"}`},
 		"GET " + adm + "api-keys":                   {query: "id={keyId}"},
+		"GET " + adm + "audit":                      {query: "resourceId={clientId}&action=create"},
 	}
 	return p
 }

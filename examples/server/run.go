@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/msgkit/msgkit/adapters/httpapi/adminapi"
+	"github.com/msgkit/msgkit/audit"
 	"io"
 	"log/slog"
 	"net"
@@ -47,6 +49,7 @@ type stores struct {
 	ui       uiproxy.Store
 	smpp     smpp.Store
 	idem     idempotency.Store // the Idempotency-Keys of every family
+	audit    audit.Store       // the administration's trail
 	blobs    finance.BlobStore // invoice files
 	pinger   httpapi.Pinger    // nil: always ready
 	close    func()
@@ -65,7 +68,7 @@ func openStores(ctx context.Context, cfg config, logger *slog.Logger) (stores, e
 		if err != nil {
 			return stores{}, fmt.Errorf("opening PostgreSQL: %w", err)
 		}
-		st := stores{auth: pg.Auth(), sms: pg.SMS(), finance: pg.Finance(), contacts: pg.Contacts(), routing: pg.Routing(), tests: pg.TestSystem(), campaign: pg.Campaigns(), ui: pg.UIProxy(), smpp: pg.SMPP(), idem: pg.Idempotency(), blobs: pg.Blobs(), pinger: pg, close: pg.Close, empty: pg.Fresh()}
+		st := stores{auth: pg.Auth(), sms: pg.SMS(), finance: pg.Finance(), contacts: pg.Contacts(), routing: pg.Routing(), tests: pg.TestSystem(), campaign: pg.Campaigns(), ui: pg.UIProxy(), smpp: pg.SMPP(), idem: pg.Idempotency(), audit: pg.Audit(), blobs: pg.Blobs(), pinger: pg, close: pg.Close, empty: pg.Fresh()}
 		if cfg.filesDir != "" {
 			if st.blobs, err = blobfs.New(cfg.filesDir); err != nil {
 				pg.Close()
@@ -75,7 +78,7 @@ func openStores(ctx context.Context, cfg config, logger *slog.Logger) (stores, e
 		return st, nil
 	}
 	mem := memstore.NewWith(cfg.mem)
-	st := stores{auth: mem.Auth(), sms: mem.SMS(), finance: mem.Finance(), contacts: mem.Contacts(), routing: mem.Routing(), tests: mem.TestSystem(), campaign: mem.Campaigns(), ui: mem.UIProxy(), smpp: mem.SMPP(), idem: mem.Idempotency(), close: func() {}, empty: true}
+	st := stores{auth: mem.Auth(), sms: mem.SMS(), finance: mem.Finance(), contacts: mem.Contacts(), routing: mem.Routing(), tests: mem.TestSystem(), campaign: mem.Campaigns(), ui: mem.UIProxy(), smpp: mem.SMPP(), idem: mem.Idempotency(), audit: mem.Audit(), close: func() {}, empty: true}
 	dir := cfg.filesDir
 	if dir == "" {
 		// Files live as long as the process, as the memory store's data do.
@@ -104,7 +107,8 @@ func demoKept(cfg config) string {
 
 // newPlatform assembles the families of the server over st, one at a time.
 func newPlatform(st stores, cfg config, logger *slog.Logger) platform {
-	svc := auth.New(st.auth, auth.Options{Logger: logger, BcryptCost: cfg.bcryptCost})
+	trail := audit.New(st.audit, audit.Options{Logger: logger})
+	svc := auth.New(st.auth, auth.Options{Logger: logger, BcryptCost: cfg.bcryptCost, Audit: trail})
 	keys := idempotency.NewService(st.idem, idempotency.Options{Logger: logger})
 	opts := httpapi.Options{Auth: svc, Pinger: st.pinger, Logger: logger, Idempotency: keys}
 	bulk := newBulkSMS(st.sms, bulkSMSOptions{
@@ -120,7 +124,7 @@ func newPlatform(st stores, cfg config, logger *slog.Logger) platform {
 		SMPP:        cfg.smpp,
 		SMPPStore:   st.smpp,
 	})
-	families := append(restFamilies(svc, opts, st, cfg.testTimeLimit, logger), uiProxyFamily(opts, st.ui, cfg.dlr), bulk.family(), idempotencyKeys(keys, logger))
+	families := append(restFamilies(svc, trail, opts, st, cfg.testTimeLimit, logger), uiProxyFamily(opts, st.ui, cfg.dlr), bulk.family(), idempotencyKeys(keys, logger))
 	if st.campaign != nil {
 		var webhook campaign.Sender
 		if cfg.campaignWebhook != "" {
@@ -135,8 +139,8 @@ func newPlatform(st stores, cfg config, logger *slog.Logger) platform {
 }
 
 // restFamilies are the families of the REST listener.
-func restFamilies(svc *auth.Service, opts httpapi.Options, st stores, testTimeLimit time.Duration, logger *slog.Logger) []family {
-	return []family{authFamily(svc, opts), adminFamily(svc, opts), cdsFamily(opts, st.contacts, st.campaign), financeFamily(opts, st.finance, st.blobs, logger), routingFamily(opts, st.routing), testSystemFamily(opts, st.tests, st.empty, testTimeLimit, logger)}
+func restFamilies(svc *auth.Service, trail *audit.Log, opts httpapi.Options, st stores, testTimeLimit time.Duration, logger *slog.Logger) []family {
+	return []family{authFamily(svc, opts), adminFamily(adminapi.Backend{Auth: svc, Audit: trail}, opts), cdsFamily(opts, st.contacts, st.campaign), financeFamily(opts, st.finance, st.blobs, logger), routingFamily(opts, st.routing), testSystemFamily(opts, st.tests, st.empty, testTimeLimit, logger)}
 }
 
 // run builds the platform from cfg and serves until ctx ends, then shuts

@@ -2,11 +2,14 @@
 // /admin/v1/: tenants (register, list, rename, suspend and resume), API
 // clients of the client credentials grant (create, list, change, rotate
 // the secret, revoke), users of the password grant and X-API-Key keys,
-// over auth.Service, which holds every rule.
+// over auth.Service, which holds every rule; and the audit trail those
+// changes leave (audit.Log), with the caller (its client or user and
+// address) as each change's actor.
 //
 // Choices, where no interface document speaks:
 //   - Callers hold admin privileges (admin.tenants for tenants,
-//     admin.clients for clients, users and keys). They are operator-wide:
+//     admin.clients for clients, users and keys, admin.audit for the
+//     trail). They are operator-wide:
 //     an admin call reaches every tenant's records of its kind, so no
 //     tenant's client holds one unless the operator gives it.
 //   - Errors have the body {"code","message","fields":[{"name","message"}]}:

@@ -1,16 +1,35 @@
 package adminapi
 
 import (
+	"context"
+	"encoding/json"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/adapters/httpapi"
+	"github.com/msgkit/msgkit/audit"
 	"github.com/msgkit/msgkit/auth"
 )
 
 type api struct {
-	b Backend
+	b       Backend
+	trusted []netip.Prefix // proxies whose X-Forwarded-For tells the caller's address
+}
+
+// ctx is the request's context carrying the caller as the actor of the
+// changes it makes (the audit trail's who and from where).
+func (a *api) ctx(r *http.Request) context.Context {
+	act := audit.Actor{Kind: audit.ActorSystem, From: httpapi.ClientIP(r, a.trusted)}
+	if p, ok := httpapi.PrincipalFrom(r.Context()); ok {
+		act.Subject = p.Subject
+		act.Kind = audit.ActorClient
+		if p.Kind == auth.SubjectUser {
+			act.Kind = audit.ActorUser
+		}
+	}
+	return audit.WithActor(r.Context(), act)
 }
 
 // The wire shapes of the administration. Lists are [] when empty, never
@@ -168,7 +187,7 @@ func (a *api) createTenant(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(w, r, &in); err != nil {
 		return err
 	}
-	t, err := a.b.Auth.CreateTenant(r.Context(), auth.TenantSpec{ID: msgkit.ServiceUUID(in.ID), Name: in.Name})
+	t, err := a.b.Auth.CreateTenant(a.ctx(r), auth.TenantSpec{ID: msgkit.ServiceUUID(in.ID), Name: in.Name})
 	if err != nil {
 		return err
 	}
@@ -205,7 +224,7 @@ func (a *api) updateTenant(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	t, err := a.b.Auth.UpdateTenant(r.Context(), id, auth.TenantChange{Name: in.Name, Suspended: in.Suspended})
+	t, err := a.b.Auth.UpdateTenant(a.ctx(r), id, auth.TenantChange{Name: in.Name, Suspended: in.Suspended})
 	if err != nil {
 		return err
 	}
@@ -228,7 +247,7 @@ func (a *api) createClient(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	c, secret, err := a.b.Auth.CreateClient(r.Context(), auth.ClientSpec{ID: in.ID, Name: in.Name, Secret: in.Secret, Networks: nets,
+	c, secret, err := a.b.Auth.CreateClient(a.ctx(r), auth.ClientSpec{ID: in.ID, Name: in.Name, Secret: in.Secret, Networks: nets,
 		Services: asServices(in.Services), Privileges: asPrivileges(in.Privileges)})
 	if err != nil {
 		return err
@@ -283,7 +302,7 @@ func (a *api) updateClient(w http.ResponseWriter, r *http.Request) error {
 		p := asPrivileges(*in.Privileges)
 		ch.Privileges = &p
 	}
-	c, err := a.b.Auth.UpdateClient(r.Context(), r.PathValue("clientId"), ch)
+	c, err := a.b.Auth.UpdateClient(a.ctx(r), r.PathValue("clientId"), ch)
 	if err != nil {
 		return err
 	}
@@ -294,7 +313,7 @@ func (a *api) rotateSecret(w http.ResponseWriter, r *http.Request) error {
 	if err := noParams(r); err != nil {
 		return err
 	}
-	c, secret, err := a.b.Auth.RotateClientSecret(r.Context(), r.PathValue("clientId"))
+	c, secret, err := a.b.Auth.RotateClientSecret(a.ctx(r), r.PathValue("clientId"))
 	if err != nil {
 		return err
 	}
@@ -307,7 +326,7 @@ func (a *api) revokeClient(w http.ResponseWriter, r *http.Request) error {
 	if err := noParams(r); err != nil {
 		return err
 	}
-	if err := a.b.Auth.RevokeClient(r.Context(), r.PathValue("clientId")); err != nil {
+	if err := a.b.Auth.RevokeClient(a.ctx(r), r.PathValue("clientId")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -324,7 +343,7 @@ func (a *api) createUser(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(w, r, &in); err != nil {
 		return err
 	}
-	u, err := a.b.Auth.CreateUser(r.Context(), auth.UserSpec{Username: in.Username, Password: in.Password,
+	u, err := a.b.Auth.CreateUser(a.ctx(r), auth.UserSpec{Username: in.Username, Password: in.Password,
 		Services: asServices(in.Services), Privileges: asPrivileges(in.Privileges)})
 	if err != nil {
 		return err
@@ -367,7 +386,7 @@ func (a *api) updateUser(w http.ResponseWriter, r *http.Request) error {
 		p := asPrivileges(*in.Privileges)
 		ch.Privileges = &p
 	}
-	u, err := a.b.Auth.UpdateUser(r.Context(), r.PathValue("username"), ch)
+	u, err := a.b.Auth.UpdateUser(a.ctx(r), r.PathValue("username"), ch)
 	if err != nil {
 		return err
 	}
@@ -378,7 +397,7 @@ func (a *api) deleteUser(w http.ResponseWriter, r *http.Request) error {
 	if err := noParams(r); err != nil {
 		return err
 	}
-	if err := a.b.Auth.DeleteUser(r.Context(), r.PathValue("username")); err != nil {
+	if err := a.b.Auth.DeleteUser(a.ctx(r), r.PathValue("username")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -393,7 +412,7 @@ func (a *api) createAPIKey(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(w, r, &in); err != nil {
 		return err
 	}
-	k, key, err := a.b.Auth.CreateAPIKey(r.Context(), in.Name, in.Key)
+	k, key, err := a.b.Auth.CreateAPIKey(a.ctx(r), in.Name, in.Key)
 	if err != nil {
 		return err
 	}
@@ -414,9 +433,44 @@ func (a *api) revokeAPIKey(w http.ResponseWriter, r *http.Request) error {
 	if err := noParams(r); err != nil {
 		return err
 	}
-	if err := a.b.Auth.RevokeAPIKey(r.Context(), r.PathValue("keyId")); err != nil {
+	if err := a.b.Auth.RevokeAPIKey(a.ctx(r), r.PathValue("keyId")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
+}
+
+// entryJSON is an entry of the audit trail.
+type entryJSON struct {
+	ID         int64           `json:"id"`
+	At         time.Time       `json:"at"`
+	ActorKind  string          `json:"actorKind"`
+	Actor      string          `json:"actor"`
+	From       string          `json:"from"`
+	Action     string          `json:"action"`
+	Resource   string          `json:"resource"`
+	ResourceID string          `json:"resourceId"`
+	Before     json.RawMessage `json:"before"`
+	After      json.RawMessage `json:"after"`
+}
+
+func entryOf(e audit.Entry) entryJSON {
+	out := entryJSON{ID: e.ID, At: e.At, ActorKind: e.Actor.Kind, Actor: e.Actor.Subject, Action: e.Action,
+		Resource: e.Resource, ResourceID: e.ResourceID, Before: e.Before, After: e.After}
+	if e.Actor.From.IsValid() {
+		out.From = e.Actor.From.String()
+	}
+	if out.Before == nil {
+		out.Before = json.RawMessage("null")
+	}
+	if out.After == nil {
+		out.After = json.RawMessage("null")
+	}
+	return out
+}
+
+func (a *api) listAudit(w http.ResponseWriter, r *http.Request) error {
+	return list(w, r, audit.ListSpec, func(q msgkit.ListQuery) (msgkit.Page[audit.Entry], error) {
+		return a.b.Audit.Entries(r.Context(), q)
+	}, entryOf)
 }

@@ -10,8 +10,11 @@ import (
 
 	"github.com/msgkit/msgkit/adapters/httpapi"
 	"github.com/msgkit/msgkit/adapters/httpapi/httpapitest"
+	"github.com/msgkit/msgkit/adapters/memstore"
+	"github.com/msgkit/msgkit/audit"
 	"github.com/msgkit/msgkit/auth"
 	"github.com/msgkit/msgkit/msgkittest"
+	"golang.org/x/crypto/bcrypt"
 )
 
 type env struct {
@@ -23,7 +26,9 @@ type env struct {
 func newEnv(t *testing.T) *env {
 	f := httpapitest.NewFixture(t)
 	c := httpapitest.NewContract(t, OpenAPI())
-	return &env{f: f, h: c.Handler(t, Handler(f.Opts, Backend{Auth: f.Auth})), op: f.Token(t, httpapitest.Operator)}
+	trail := audit.New(memstore.New().Audit(), audit.Options{Clock: f.Clock.Now})
+	svc := auth.New(f.Store, auth.Options{BcryptCost: bcrypt.MinCost, Clock: f.Clock.Now, Audit: trail})
+	return &env{f: f, h: c.Handler(t, Handler(f.Opts, Backend{Auth: svc, Audit: trail})), op: f.Token(t, httpapitest.Operator)}
 }
 
 func (e *env) do(t *testing.T, method, path, body string) *httptest.ResponseRecorder {
@@ -209,4 +214,56 @@ func TestUsersAndKeys(t *testing.T) {
 		t.Error("a revoked key works")
 	}
 	httpapitest.WantError(t, e.do(t, "DELETE", "api-keys/"+id, ""), httpapi.Admin, 404, auth.CodeAPIKeyNotFound)
+}
+
+// Every change is in the trail with who made it and from where, and no
+// secret or hash of one is.
+func TestAuditTrail(t *testing.T) {
+	e := newEnv(t)
+	secret := want(t, e.do(t, "POST", "clients", `{"id":"crm","networks":["192.0.2.7"],"services":["`+shop+`"],"privileges":["news"]}`), 201)["secret"].(string)
+	fresh := want(t, e.do(t, "POST", "clients/crm/secret", ""), 200)["secret"].(string)
+	want(t, e.do(t, "PATCH", "tenants/"+shop, `{"suspended":true}`), 200)
+	want(t, e.do(t, "POST", "users", `{"username":"u","password":"a password"}`), 201)
+	want(t, e.do(t, "PATCH", "users/u", `{"password":"another"}`), 200)
+	key := want(t, e.do(t, "POST", "api-keys", `{"name":"k"}`), 201)["key"].(string)
+	want(t, e.do(t, "DELETE", "clients/crm", ""), 204)
+
+	w := e.do(t, "GET", "audit", "")
+	body := w.Body.String()
+	for _, s := range []string{secret, fresh, key, "a password", "another", "$2a$"} {
+		if strings.Contains(body, s) {
+			t.Errorf("the trail holds a secret or its hash (%.8s…): %s", s, body)
+		}
+	}
+	var page struct {
+		Data []struct {
+			ActorKind, Actor, From, Action, Resource, ResourceID string
+			Before, After                                        json.RawMessage
+		}
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), &page); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range page.Data {
+		got = append(got, e.Action+" "+e.Resource+" "+e.ResourceID)
+		if e.ActorKind != "client" || e.Actor != httpapitest.Operator || e.From != "192.0.2.1" {
+			t.Errorf("who: %s %s from %s", e.ActorKind, e.Actor, e.From)
+		}
+	}
+	wantActions := []string{"create client crm", "rotate_secret client crm", "suspend tenant " + shop, "create user u", "update user u", "create api_key " + page.Data[5].ResourceID, "delete client crm"}
+	if strings.Join(got, "\n") != strings.Join(wantActions, "\n") {
+		t.Errorf("trail:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(wantActions, "\n"))
+	}
+	if !strings.Contains(string(page.Data[2].Before), `"suspended":false`) || !strings.Contains(string(page.Data[2].After), `"suspended":true`) {
+		t.Errorf("the suspension's before and after: %s %s", page.Data[2].Before, page.Data[2].After)
+	}
+	if string(page.Data[6].After) != "null" || !strings.Contains(string(page.Data[6].Before), `"privileges":["news"]`) {
+		t.Errorf("the revocation's before and after: %s %s", page.Data[6].Before, page.Data[6].After)
+	}
+	m := want(t, e.do(t, "GET", "audit?resource=user&sort=-id", ""), 200)
+	if d := m["data"].([]any); len(d) != 2 || d[0].(map[string]any)["action"] != "update" {
+		t.Errorf("the user's trail, newest first: %v", m)
+	}
+	msgkittest.Golden(t, "testdata/audit_user.json", httpapitest.Answer(e.do(t, "GET", "audit?resource=user", "")))
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/msgkit/msgkit/adapters/httpapi"
+	"github.com/msgkit/msgkit/audit"
 	"github.com/msgkit/msgkit/auth"
 )
 
@@ -16,13 +17,16 @@ type Backend struct {
 	// Auth keeps tenants, clients, users and API keys; nil answers their
 	// routes 501.
 	Auth *auth.Service
+	// Audit is the trail Auth records its changes in (auth.Options.Audit),
+	// read by GET /admin/v1/audit; nil answers it 501.
+	Audit *audit.Log
 }
 
 // Handler serves the operator's administration under /admin/v1/ from b:
 // a bearer token holding the route's admin privilege, errors in the
 // administration's body. It panics when opts.Auth is nil.
 func Handler(opts httpapi.Options, b Backend) httpapi.Operations {
-	return httpapi.FamilyHandler(opts, spec(&api{b: b}))
+	return httpapi.FamilyHandler(opts, spec(&api{b: b, trusted: opts.TrustedProxies}))
 }
 
 func spec(a *api) httpapi.FamilySpec {
@@ -58,5 +62,7 @@ func routes(a *api) []httpapi.Route {
 		{Method: http.MethodPost, Path: b + "api-keys", Privileges: clients, AnswersSecret: true, Serve: a.createAPIKey, Missing: missing},
 		{Method: http.MethodGet, Path: b + "api-keys", Privileges: clients, Serve: a.listAPIKeys, Missing: missing},
 		{Method: http.MethodDelete, Path: b + "api-keys/{keyId}", Privileges: clients, Serve: a.revokeAPIKey, Missing: missing},
+		// the audit trail
+		{Method: http.MethodGet, Path: b + "audit", Privileges: []auth.Privilege{auth.PrivAdminAudit}, Serve: a.listAudit, Missing: a.b.Audit == nil},
 	}
 }

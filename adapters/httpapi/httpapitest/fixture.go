@@ -92,6 +92,9 @@ func NewClock() *msgkittest.Clock {
 type Fixture struct {
 	Clock *msgkittest.Clock
 	Auth  *auth.Service
+	// Store is Auth's store, for a service of another's options over the
+	// same records.
+	Store *memstore.AuthStore
 	Logs  *bytes.Buffer // the JSON logs of Opts.Logger
 	// Keys holds the idempotency keys of Keeper, which is
 	// Opts.Idempotency.
@@ -106,7 +109,8 @@ type Fixture struct {
 func NewFixture(t testing.TB) *Fixture {
 	t.Helper()
 	clk := NewClock()
-	svc := auth.New(memstore.New().Auth(), auth.Options{BcryptCost: bcrypt.MinCost, Clock: clk.Now})
+	store := memstore.New().Auth()
+	svc := auth.New(store, auth.Options{BcryptCost: bcrypt.MinCost, Clock: clk.Now})
 	ctx := context.Background()
 	nets := []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")}
 	mustClient := func(id string, services []msgkit.ServiceUUID, privs ...auth.Privilege) {
@@ -137,7 +141,7 @@ func NewFixture(t testing.TB) *Fixture {
 	keys := memstore.New().Idempotency()
 	keeper := &Keeper{Service: idempotency.NewService(keys, idempotency.Options{Clock: clk.Now})}
 	return &Fixture{
-		Clock: clk, Auth: svc, Logs: logs, Keys: keys, Keeper: keeper,
+		Clock: clk, Auth: svc, Store: store, Logs: logs, Keys: keys, Keeper: keeper,
 		Opts: httpapi.Options{
 			Auth:           svc,
 			Logger:         slog.New(slog.NewJSONHandler(&lockedWriter{w: logs}, nil)),
