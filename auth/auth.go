@@ -146,9 +146,9 @@ type Token struct {
 	Hash      [32]byte
 	Principal Principal
 	IssuedAt  time.Time
-	// Suspended are the principal's tenants suspended now, as the store
-	// reads them with the token (never a snapshot), so a suspension takes
-	// effect on the next request on every replica.
+	// Suspended are the principal's tenants suspended now, in id order, as
+	// the store reads them with the token (never a snapshot), so a
+	// suspension takes effect on the next request on every replica.
 	Suspended []msgkit.ServiceUUID
 }
 

@@ -259,6 +259,7 @@ func (s *AuthStore) Token(ctx context.Context, hash [32]byte) (auth.Token, error
 			t.Suspended = append(t.Suspended, id)
 		}
 	}
+	slices.Sort(t.Suspended)
 	return t, nil
 }
 

@@ -20,5 +20,10 @@ FROM (
 ) g
 GROUP BY s;
 
+-- Every bearer request reads which of its token's tenants are suspended:
+-- an index of the suspended ones alone (few, usually none) answers that
+-- with a probe per tenant of the token, whatever the number of tenants.
+CREATE INDEX auth_tenants_suspended_idx ON auth_tenants (id) WHERE suspended;
+
 -- A changed or revoked client's or user's tokens are deleted by subject.
 CREATE INDEX auth_tokens_subject_idx ON auth_tokens (subject, kind);
