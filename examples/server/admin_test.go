@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -185,6 +186,49 @@ func TestAdministration(t *testing.T) {
 			}
 			if want := "create update update rotate_secret delete"; strings.Join(got, " ") != want {
 				t.Errorf("the client's trail: %v, want %s", got, want)
+			}
+		})
+	}
+}
+
+// The bootstrap file goes through the same services as the API, and
+// applying it again creates nothing and changes no credential: the audit
+// trail, which records every change of those, has no entry more.
+func TestBootstrapTwice(t *testing.T) {
+	t.Parallel()
+	for name, cfg := range walkStores(t) {
+		t.Run(name, func(t *testing.T) {
+			c := cfg(t)
+			c.demo = false
+			env := map[string]string{"CRM_CLIENT_SECRET": "crm-secret", "ROUTING_API_KEY": "routing-key-0001", "SHOP_SMS_PASSWORD": "shop-pw",
+				"FINANCE_CLIENT_SECRET": "finance-secret", "OPS_CLIENT_SECRET": "ops-secret"}
+			ctx := t.Context()
+			st, err := openStores(ctx, c, slog.New(slog.DiscardHandler))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(st.close)
+			p := newPlatform(st, c, slog.New(slog.DiscardHandler))
+			first, err := p.bootstrap(ctx, "bootstrap.example.json", func(k string) string { return env[k] })
+			if err != nil {
+				t.Fatal(err)
+			}
+			trail, err := st.audit.Entries(ctx, msgkit.ListQuery{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if trail.Total < 5 {
+				t.Fatalf("the first application left %d entries in the trail, want the tenant, clients, user and key", trail.Total)
+			}
+			if _, err := p.bootstrap(ctx, "bootstrap.example.json", func(k string) string { return env[k] }); err != nil {
+				t.Fatal(err)
+			}
+			again, err := st.audit.Entries(ctx, msgkit.ListQuery{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if again.Total != trail.Total || first == 0 {
+				t.Errorf("a second application: %d entries in the trail after %d (first created %d)", again.Total, trail.Total, first)
 			}
 		})
 	}

@@ -18,8 +18,9 @@ import (
 
 // authFamily is OAuth 2.0 and the credentials of every REST family: the
 // token endpoint and token-info under /oauth2/, the hourly purge of
-// expired tokens, the bootstrap sections clients, users and apiKeys, and
-// a demo client, test system user and routing API key.
+// expired tokens, the bootstrap sections tenants, clients, users and
+// apiKeys, and the demo's tenant, clients, test system user and routing
+// API key.
 func authFamily(svc *auth.Service, opts httpapi.Options) family {
 	logger := opts.Logger
 	if logger == nil {
@@ -31,6 +32,12 @@ func authFamily(svc *auth.Service, opts httpapi.Options) family {
 		docs: []apiDoc{{"oauth", httpapi.OAuthOpenAPI(), restServers}},
 		jobs: []func(context.Context){every(time.Minute, "purging expired tokens", logger, svc.PurgeExpired)},
 		sections: []section{
+			{"tenants", func(ctx context.Context, raw json.RawMessage, secret secretSource) (int, error) {
+				return applyEach("tenants", raw, func(t bootstrapTenant) error {
+					_, err := svc.CreateTenant(ctx, auth.TenantSpec{ID: msgkit.ServiceUUID(t.ID), Name: t.Name})
+					return err
+				})
+			}},
 			{"clients", func(ctx context.Context, raw json.RawMessage, secret secretSource) (int, error) {
 				return applyEach("clients", raw, func(c bootstrapClient) error { return createClient(ctx, svc, c, secret) })
 			}},
@@ -47,7 +54,13 @@ func authFamily(svc *auth.Service, opts httpapi.Options) family {
 
 // The bootstrap sections of auth. Each secret may be given in clear, as a
 // bcrypt hash, or as the name of an environment variable holding it.
+// Tenants come first, so that the clients and users given them find them
+// with their names.
 type (
+	bootstrapTenant struct {
+		ID   string `json:"id"`
+		Name string `json:"name"`
+	}
 	bootstrapClient struct {
 		ID         string   `json:"id"`
 		Name       string   `json:"name"`

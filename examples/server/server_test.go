@@ -655,7 +655,7 @@ func TestDemoOnceOnPostgreSQL(t *testing.T) {
 // points to, and its credentials work.
 func TestBootstrapExample(t *testing.T) {
 	env := map[string]string{"CRM_CLIENT_SECRET": "crm-secret", "ROUTING_API_KEY": "routing-key-0001", "SHOP_SMS_PASSWORD": "shop-pw",
-		"FINANCE_CLIENT_SECRET": "finance-secret"}
+		"FINANCE_CLIENT_SECRET": "finance-secret", "OPS_CLIENT_SECRET": "ops-secret"}
 	l, out := startPlatform(t, config{store: "memory", bootstrap: "bootstrap.example.json", getenv: func(k string) string { return env[k] }})
 	if out.Len() != 0 {
 		t.Errorf("a bootstrapped platform printed:\n%s", out)
@@ -669,7 +669,19 @@ func TestBootstrapExample(t *testing.T) {
 			t.Errorf("the example's %s: %d %s", try.name, resp.StatusCode, body)
 		}
 	}
-	resp, body := call(t, http.MethodPost, "http://"+l.SMSHTTP+"/bulk/sendsms", "", strings.NewReader(
+	// The operator's client reads the example's tenant by its name.
+	resp, body := call(t, http.MethodPost, "http://"+l.API+"/oauth2/access-token", "", strings.NewReader("grant_type=client_credentials&client_id=ops-console&client_secret=ops-secret"), "application/x-www-form-urlencoded")
+	var ops struct {
+		AccessToken string `json:"access_token"`
+	}
+	if resp.StatusCode != http.StatusOK || json.Unmarshal(body, &ops) != nil {
+		t.Fatalf("the example's operator client: %d %s", resp.StatusCode, body)
+	}
+	resp, body = call(t, http.MethodGet, "http://"+l.API+"/admin/v1/tenants/6f1c2a4e-0b7d-4c1e-9a53-2d8e4f6a7b90", ops.AccessToken, nil, "")
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"name":"Shop d.o.o."`) {
+		t.Errorf("the example's tenant: %d %s", resp.StatusCode, body)
+	}
+	resp, body = call(t, http.MethodPost, "http://"+l.SMSHTTP+"/bulk/sendsms", "", strings.NewReader(
 		`{"type":"text","auth":{"username":"shop","password":"shop-pw"},"sender":"Shop","receiver":"38640123456","text":"hi"}`), "application/json")
 	if resp.StatusCode != http.StatusAccepted {
 		t.Errorf("the example's bulk SMS account: %d %s", resp.StatusCode, body)
