@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Kind classifies an error so that adapters can choose a status and a body
@@ -362,4 +364,14 @@ func (v veiled) As(target any) bool {
 		return true
 	}
 	return false
+}
+
+// QuoteValue quotes a caller's value for an error message: at most 40
+// characters, then "…", so an error never echoes a long value back.
+func QuoteValue(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if utf8.RuneCountInString(s) > 40 {
+		return strconv.Quote(string([]rune(s)[:40])) + "…"
+	}
+	return strconv.Quote(s)
 }

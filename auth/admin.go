@@ -115,25 +115,17 @@ func TenantNotFound(id msgkit.ServiceUUID) error {
 
 // ClientNotFound is the error of an unknown client.
 func ClientNotFound(id string) error {
-	return msgkit.Errorf(msgkit.NotFound, CodeClientNotFound, "client %s not found", quoted(id))
+	return msgkit.Errorf(msgkit.NotFound, CodeClientNotFound, "client %s not found", msgkit.QuoteValue(id))
 }
 
 // UserNotFound is the error of an unknown user.
 func UserNotFound(username string) error {
-	return msgkit.Errorf(msgkit.NotFound, CodeUserNotFound, "user %s not found", quoted(username))
+	return msgkit.Errorf(msgkit.NotFound, CodeUserNotFound, "user %s not found", msgkit.QuoteValue(username))
 }
 
 // APIKeyNotFound is the error of an unknown API key id.
 func APIKeyNotFound(id string) error {
-	return msgkit.Errorf(msgkit.NotFound, CodeAPIKeyNotFound, "API key %s not found", quoted(id))
-}
-
-// quoted is a caller's id as an error shows it: at most 40 characters.
-func quoted(s string) string {
-	if utf8.RuneCountInString(s) > 40 {
-		s = string([]rune(s)[:40]) + "…"
-	}
-	return `"` + s + `"`
+	return msgkit.Errorf(msgkit.NotFound, CodeAPIKeyNotFound, "API key %s not found", msgkit.QuoteValue(id))
 }
 
 // notFoundAs turns a store's NotFound into the domain's error.
@@ -471,7 +463,7 @@ func ParseNetworks(field string, in []string) ([]netip.Prefix, error) {
 		}
 		a, err := netip.ParseAddr(s)
 		if err != nil {
-			return nil, msgkit.Invalidf(CodeInvalidRequest, field, "network %s is neither an address nor a range", quoted(s))
+			return nil, msgkit.Invalidf(CodeInvalidRequest, field, "network %s is neither an address nor a range", msgkit.QuoteValue(s))
 		}
 		out = append(out, netip.PrefixFrom(a, a.BitLen()))
 	}

@@ -44,6 +44,9 @@ const (
 	PrivAdminTenants Privilege = "admin.tenants" // tenants: create, list, suspend, resume
 	PrivAdminClients Privilege = "admin.clients" // API clients, users and API keys
 	PrivAdminAudit   Privilege = "admin.audit"   // the audit trail of administrative changes
+	// PrivAdminComponents puts, lists and deletes UI components, whoever's
+	// tenant they serve.
+	PrivAdminComponents Privilege = "admin.ui-components"
 )
 
 // Privileges lists every known privilege.
@@ -52,14 +55,14 @@ func Privileges() []Privilege {
 		PrivNews, PrivFinanceInvoicesView, PrivFinanceInvoicesOwnView, PrivFinanceInvoicesManage,
 		PrivFinanceCustInvoicesManage, PrivFinanceSupplierInvoicesManage, PrivFinanceNettingInvoicesManage,
 		PrivFinanceBalanceView, PrivFinanceBalanceOwnView, PrivFinanceReferenceManage, PrivTestSystem, PrivTestSystemManage, PrivUIComponents,
-		PrivAdminTenants, PrivAdminClients, PrivAdminAudit,
+		PrivAdminTenants, PrivAdminClients, PrivAdminAudit, PrivAdminComponents,
 	}
 }
 
 // AdminPrivileges lists the operator's administration privileges, which
 // reach every tenant.
 func AdminPrivileges() []Privilege {
-	return []Privilege{PrivAdminTenants, PrivAdminClients, PrivAdminAudit}
+	return []Privilege{PrivAdminTenants, PrivAdminClients, PrivAdminAudit, PrivAdminComponents}
 }
 
 // TenantPrivileges lists the privileges that act within the tenants a

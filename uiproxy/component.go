@@ -2,6 +2,7 @@ package uiproxy
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"strings"
@@ -207,4 +208,10 @@ func placeholders(tmpl string) []string {
 // and '-'.
 func validHeader(name string) bool {
 	return name != "" && len(name) <= 100 && strings.Trim(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-") == ""
+}
+
+// equal reports whether c and o are the same configuration.
+func (c Component) equal(o Component) bool {
+	return c.ID == o.ID && c.Type == o.Type && c.Service == o.Service && c.URL == o.URL && maps.Equal(c.Fixed, o.Fixed) &&
+		c.TokenHeader == o.TokenHeader && c.Token == o.Token && c.Timeout == o.Timeout && slices.Equal(c.Columns, o.Columns) && c.CacheTTL == o.CacheTTL
 }

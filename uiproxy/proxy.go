@@ -31,6 +31,31 @@ type Options struct {
 	// MaxCached bounds the cached answers of all components together;
 	// default 10,000.
 	MaxCached int
+	// Audit records every Put and Delete; nil records none.
+	// *audit.Log satisfies it.
+	Audit Auditor
+}
+
+// Auditor records an administrative change: the action on the resource
+// with id, the record before and after (nil for none). The actor travels
+// in ctx; a failure is the auditor's to log.
+type Auditor interface {
+	Record(ctx context.Context, action, resource, id string, before, after any) error
+}
+
+// componentView is a component as the audit trail shows it: never its
+// address template, token or fixed values, which may carry the
+// customer's secrets.
+type componentView struct {
+	ID          string             `json:"id"`
+	Type        Type               `json:"type"`
+	Service     msgkit.ServiceUUID `json:"service"`
+	TokenHeader string             `json:"tokenHeader,omitempty"`
+	Columns     int                `json:"columns"`
+}
+
+func viewOf(c Component) componentView {
+	return componentView{ID: c.ID, Type: c.Type, Service: c.Service, TokenHeader: c.TokenHeader, Columns: len(c.Columns)}
 }
 
 // Proxy answers UI components' data requests from their customers' APIs:
@@ -43,35 +68,78 @@ type Proxy struct {
 	fetch Fetcher
 	clock msgkit.Clock
 	cache *cache
+	audit Auditor
 }
 
 // NewProxy returns a proxy over the components of st, calling customers
 // through f.
 func NewProxy(st Store, f Fetcher, opts Options) *Proxy {
-	return &Proxy{store: st, fetch: f, clock: opts.Clock, cache: newCache(cmp.Or(opts.MaxCached, 10_000))}
+	p := &Proxy{store: st, fetch: f, clock: opts.Clock, cache: newCache(cmp.Or(opts.MaxCached, 10_000)), audit: opts.Audit}
+	if p.audit == nil {
+		p.audit = noAudit{}
+	}
+	return p
 }
 
 // Put checks c (Check) and stores it, replacing a component of its id;
 // the answers cached for that id are forgotten, so a changed
 // configuration shows at once on this proxy (on others sharing the store
-// within the component's CacheTTL).
+// within the component's CacheTTL). A component put as it is stored
+// is neither stored again nor recorded; its cached answers still go.
 func (p *Proxy) Put(ctx context.Context, c Component) error {
 	if err := c.Check(); err != nil {
 		return err
+	}
+	before, err := p.store.Component(ctx, c.ID)
+	if err != nil && msgkit.KindOf(err) != msgkit.NotFound {
+		return err
+	}
+	if err == nil && before.equal(c) {
+		// Nothing to store or record (the bootstrap file puts its
+		// components at every start); the cache goes all the same, so a
+		// put flushes it.
+		p.cache.forget(c.ID)
+		return nil
 	}
 	if err := p.store.Put(ctx, c); err != nil {
 		return err
 	}
 	p.cache.forget(c.ID)
+	if err == nil {
+		_ = p.audit.Record(ctx, "update", "ui_component", c.ID, viewOf(before), viewOf(c))
+	} else {
+		_ = p.audit.Record(ctx, "create", "ui_component", c.ID, nil, viewOf(c))
+	}
 	return nil
+}
+
+type noAudit struct{}
+
+func (noAudit) Record(context.Context, string, string, string, any, any) error { return nil }
+
+// List lists the components by q (ComponentListSpec), whoever's they are:
+// the operator's listing. Callers that show them leave out URL, Fixed and
+// Token.
+func (p *Proxy) List(ctx context.Context, q msgkit.ListQuery) (msgkit.Page[Component], error) {
+	return p.store.List(ctx, q)
+}
+
+// Get returns a component whoever's it is: the operator's read.
+func (p *Proxy) Get(ctx context.Context, id string) (Component, error) {
+	return p.store.Component(ctx, id)
 }
 
 // Delete removes a component and its cached answers.
 func (p *Proxy) Delete(ctx context.Context, id string) error {
+	before, err := p.store.Component(ctx, id)
+	if err != nil {
+		return err
+	}
 	if err := p.store.Delete(ctx, id); err != nil {
 		return err
 	}
 	p.cache.forget(id)
+	_ = p.audit.Record(ctx, "delete", "ui_component", id, viewOf(before), nil)
 	return nil
 }
 

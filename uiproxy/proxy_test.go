@@ -3,6 +3,7 @@ package uiproxy_test
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/url"
 	"slices"
 	"strings"
@@ -37,7 +38,12 @@ func (s *mapStore) Component(_ context.Context, id string) (uiproxy.Component, e
 	return c, nil
 }
 
-func (s *mapStore) Components(context.Context) ([]uiproxy.Component, error) { return nil, nil }
+func (s *mapStore) List(_ context.Context, q msgkit.ListQuery) (msgkit.Page[uiproxy.Component], error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	all := slices.SortedFunc(maps.Values(s.m), func(a, b uiproxy.Component) int { return strings.Compare(a.ID, b.ID) })
+	return msgkit.Apply(all, q, uiproxy.ComponentAttr)
+}
 
 func (s *mapStore) Delete(_ context.Context, id string) error {
 	s.mu.Lock()

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/uiproxy"
 )
 
@@ -46,15 +47,19 @@ func (s *UIProxyStore) Component(_ context.Context, id string) (uiproxy.Componen
 	return cloneComponent(c), nil
 }
 
-// Components lists the components by id.
-func (s *UIProxyStore) Components(context.Context) ([]uiproxy.Component, error) {
+// List lists the components by q, by id unless q sorts them.
+func (s *UIProxyStore) List(_ context.Context, q msgkit.ListQuery) (msgkit.Page[uiproxy.Component], error) {
 	s.mu.RLock()
-	defer s.mu.RUnlock()
-	out := make([]uiproxy.Component, 0, len(s.components))
+	all := make([]uiproxy.Component, 0, len(s.components))
 	for _, id := range slices.Sorted(maps.Keys(s.components)) {
-		out = append(out, cloneComponent(s.components[id]))
+		all = append(all, s.components[id])
 	}
-	return out, nil
+	s.mu.RUnlock()
+	page, err := msgkit.Apply(all, q, uiproxy.ComponentAttr)
+	for i, c := range page.Items {
+		page.Items[i] = cloneComponent(c)
+	}
+	return page, err
 }
 
 // Delete removes a component.

@@ -77,30 +77,29 @@ func componentOf(id string, doc []byte) (uiproxy.Component, error) {
 	return uiproxy.Component{ID: id, Type: d.Type, Service: d.Service, CacheTTL: d.CacheTTL, URL: d.URL, Fixed: d.Fixed, TokenHeader: d.TokenHeader, Token: d.Token, Timeout: d.Timeout, Columns: d.Columns}, nil
 }
 
-// Components lists the components by id.
-func (s *UIProxyStore) Components(ctx context.Context) ([]uiproxy.Component, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id, config FROM uiproxy_components ORDER BY id`)
-	if err != nil {
-		return nil, classify(err, "component", "components")
-	}
-	defer rows.Close()
-	out := []uiproxy.Component{}
-	for rows.Next() {
-		var id string
-		var doc []byte
-		if err := rows.Scan(&id, &doc); err != nil {
-			return nil, storageError(err)
+// componentsTable is the listing of components (uiproxy.ComponentListSpec):
+// an operator's few, read from their documents.
+var componentsTable = listTable{
+	From: "uiproxy_components c", Select: "c.id, c.config", Scope: "TRUE",
+	Attrs: map[string]listAttr{
+		"id": {"c.id", msgkit.AttrString}, "type": {"(c.config->>'type')", msgkit.AttrString},
+		"service": {"COALESCE(c.config->>'service', '')", msgkit.AttrString},
+	},
+	Order: "c.id",
+}
+
+// List lists the components by q, by id unless q sorts them.
+func (s *UIProxyStore) List(ctx context.Context, q msgkit.ListQuery) (msgkit.Page[uiproxy.Component], error) {
+	return listPage(ctx, s.pool, &componentsTable, q, func(row pgx.CollectableRow) (uiproxy.Component, error) {
+		var (
+			id  string
+			doc []byte
+		)
+		if err := row.Scan(&id, &doc); err != nil {
+			return uiproxy.Component{}, err
 		}
-		c, err := componentOf(id, doc)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, storageError(err)
-	}
-	return out, nil
+		return componentOf(id, doc)
+	})
 }
 
 // Delete removes a component.

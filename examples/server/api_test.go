@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/msgkit/msgkit/adapters/httpapi/adminapi"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -9,7 +10,6 @@ import (
 	"time"
 
 	"github.com/msgkit/msgkit/adapters/blobfs"
-	"github.com/msgkit/msgkit/adapters/egress"
 	"github.com/msgkit/msgkit/adapters/httpapi"
 	"github.com/msgkit/msgkit/adapters/httpapi/httpapitest"
 	"github.com/msgkit/msgkit/adapters/memstore"
@@ -25,7 +25,7 @@ func restAPI(t *testing.T) http.Handler {
 		t.Fatal(err)
 	}
 	st := stores{finance: memstore.New().Finance(), tests: memstore.New().TestSystem(), blobs: fin}
-	families := append(restFamilies(f.Auth, nil, f.Opts, st, time.Second, nil), uiProxyFamily(f.Opts, nil, egress.Policy{}))
+	families := append(restFamilies(f.Auth, adminapi.Backend{Auth: f.Auth}, f.Opts, st, time.Second, nil), uiProxyFamily(f.Opts, nil))
 	return platform{opts: f.Opts, families: families}.apiHandler()
 }
 

@@ -111,19 +111,21 @@ func walkProbes(t *testing.T) map[string]probe {
 		// the operator's administration: listings filtered to the walk's
 		// own records, so that clients the walk adds leave A's reads as
 		// they were
-		"POST " + adm + "tenants":                   {body: `{"name":"B's tenant"}`},
-		"GET " + adm + "tenants":                    {query: "id={tenantId}"},
-		"PATCH " + adm + "tenants/{tenantId}":       {body: `{"name":"renamed by B"}`},
-		"POST " + adm + "clients":                   {body: `{"name":"B's client","networks":["192.0.2.0/24"]}`},
-		"GET " + adm + "clients":                    {query: "id={clientId}"},
-		"PATCH " + adm + "clients/{clientId}":       {body: `{"privileges":["news"]}`},
-		"POST " + adm + "clients/{clientId}/secret": {},
-		"POST " + adm + "users":                     {body: `{"username":"walk-b-user","password":"pw"}`},
-		"GET " + adm + "users":                      {query: "username={username}"},
-		"PATCH " + adm + "users/{username}":         {body: `{"password":"changed by B"}`},
-		"POST " + adm + "api-keys":                  {body: `{"name":"B's key"}`},
-		"GET " + adm + "api-keys":                   {query: "id={keyId}"},
-		"GET " + adm + "audit":                      {query: "resourceId={clientId}&action=create"},
+		"POST " + adm + "tenants":                    {body: `{"name":"B's tenant"}`},
+		"GET " + adm + "tenants":                     {query: "id={tenantId}"},
+		"PATCH " + adm + "tenants/{tenantId}":        {body: `{"name":"renamed by B"}`},
+		"POST " + adm + "clients":                    {body: `{"name":"B's client","networks":["192.0.2.0/24"]}`},
+		"GET " + adm + "clients":                     {query: "id={clientId}"},
+		"PATCH " + adm + "clients/{clientId}":        {body: `{"privileges":["news"]}`},
+		"POST " + adm + "clients/{clientId}/secret":  {},
+		"POST " + adm + "users":                      {body: `{"username":"walk-b-user","password":"pw"}`},
+		"GET " + adm + "users":                       {query: "username={username}"},
+		"PATCH " + adm + "users/{username}":          {body: `{"password":"changed by B"}`},
+		"POST " + adm + "api-keys":                   {body: `{"name":"B's key"}`},
+		"GET " + adm + "api-keys":                    {query: "id={keyId}"},
+		"GET " + adm + "audit":                       {query: "resourceId={clientId}&action=create"},
+		"PUT " + adm + "ui-components/{componentId}": {body: `{"type":"grid","service":"` + string(walkTenantA) + `","url":"https://customer.example/{referenceId}","columns":[{"name":"id","kind":"number"}]}`},
+		"GET " + adm + "ui-components":               {query: "id={componentId}"},
 	}
 	return p
 }

@@ -124,7 +124,12 @@ func newPlatform(st stores, cfg config, logger *slog.Logger) platform {
 		SMPP:        cfg.smpp,
 		SMPPStore:   st.smpp,
 	})
-	families := append(restFamilies(svc, trail, opts, st, cfg.testTimeLimit, logger), uiProxyFamily(opts, st.ui, cfg.dlr), bulk.family(), idempotencyKeys(keys, logger))
+	var proxy *uiproxy.Proxy
+	if st.ui != nil {
+		proxy = uiproxy.NewProxy(st.ui, egress.NewFetcher(egress.FetcherOptions{Policy: cfg.dlr}), uiproxy.Options{Audit: trail})
+	}
+	admin := adminapi.Backend{Auth: svc, Audit: trail, Components: proxy}
+	families := append(restFamilies(svc, admin, opts, st, cfg.testTimeLimit, logger), uiProxyFamily(opts, proxy), bulk.family(), idempotencyKeys(keys, logger))
 	if st.campaign != nil {
 		var webhook campaign.Sender
 		if cfg.campaignWebhook != "" {
@@ -139,8 +144,8 @@ func newPlatform(st stores, cfg config, logger *slog.Logger) platform {
 }
 
 // restFamilies are the families of the REST listener.
-func restFamilies(svc *auth.Service, trail *audit.Log, opts httpapi.Options, st stores, testTimeLimit time.Duration, logger *slog.Logger) []family {
-	return []family{authFamily(svc, opts), adminFamily(adminapi.Backend{Auth: svc, Audit: trail}, opts), cdsFamily(opts, st.contacts, st.campaign), financeFamily(opts, st.finance, st.blobs, logger), routingFamily(opts, st.routing), testSystemFamily(opts, st.tests, st.empty, testTimeLimit, logger)}
+func restFamilies(svc *auth.Service, admin adminapi.Backend, opts httpapi.Options, st stores, testTimeLimit time.Duration, logger *slog.Logger) []family {
+	return []family{authFamily(svc, opts), adminFamily(admin, opts), cdsFamily(opts, st.contacts, st.campaign), financeFamily(opts, st.finance, st.blobs, logger), routingFamily(opts, st.routing), testSystemFamily(opts, st.tests, st.empty, testTimeLimit, logger)}
 }
 
 // run builds the platform from cfg and serves until ctx ends, then shuts

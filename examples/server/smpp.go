@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/msgkit/msgkit/sms/smpp"
 	"github.com/msgkit/msgkit/sms/smpp/pdu"
@@ -94,4 +95,17 @@ func loadSMPP(path string, getenv func(string) string) (*smpp.Config, error) {
 		return bad("window is 1 to 1000, binds and receivers at least 0")
 	}
 	return c, nil
+}
+
+// duration reads an optional Go duration of a configuration file; ""
+// is 0, the default.
+func duration(name, raw string) (time.Duration, error) {
+	if raw == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(raw)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%s: %q is not a duration such as 5s", name, raw)
+	}
+	return d, nil
 }

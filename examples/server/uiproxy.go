@@ -7,10 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
-	"time"
 
-	"github.com/msgkit/msgkit"
-	"github.com/msgkit/msgkit/adapters/egress"
 	"github.com/msgkit/msgkit/adapters/httpapi"
 	"github.com/msgkit/msgkit/adapters/httpapi/uiproxyapi"
 	"github.com/msgkit/msgkit/uiproxy"
@@ -39,7 +36,7 @@ const (
 // called on its behalf. The bootstrap section uiComponents configures
 // components (bootstrapComponent); the demo makes a grid and a KPI of the
 // demo tenant over this server's mock operations.
-func uiProxyFamily(opts httpapi.Options, st uiproxy.Store, policy egress.Policy) family {
+func uiProxyFamily(opts httpapi.Options, proxy *uiproxy.Proxy) family {
 	mock := uiproxyapi.MockHandler(opts)
 	page, err := fs.Sub(uiDemoFiles, "uidemo")
 	if err != nil {
@@ -56,11 +53,10 @@ func uiProxyFamily(opts httpapi.Options, st uiproxy.Store, policy egress.Policy)
 		Routes: []httpapi.Route{{Method: http.MethodGet, Path: uiDemoPath, Handler: demoPage}}})
 	f := family{name: "UI proxy", api: map[string]http.Handler{uiproxyapi.MockBasePath: mock, "GET " + uiDemoPath: demo}}
 	f.docs = []apiDoc{{"uiproxy", uiproxyapi.OpenAPI(), restServers}}
-	if st == nil {
+	if proxy == nil {
 		f.api[uiproxyapi.BasePath] = uiproxyapi.Handler(opts, uiproxyapi.Backend{})
 		return f
 	}
-	proxy := uiproxy.NewProxy(st, egress.NewFetcher(egress.FetcherOptions{Policy: policy}), uiproxy.Options{})
 	f.api[uiproxyapi.BasePath] = uiproxyapi.Handler(opts, uiproxyapi.Backend{
 		Proxy: proxy, Rate: httpapi.RateLimit{Rate: rate.Limit(50), Burst: 100}, Clock: opts.Clock,
 	})
@@ -96,25 +92,12 @@ func uiProxyFamily(opts httpapi.Options, st uiproxy.Store, policy egress.Policy)
 }
 
 // bootstrapComponent is a UI component of the bootstrap file: the
-// component's configuration, its token given in clear or as an
-// environment variable's name, durations as Go durations ("5s").
+// component's configuration as the administration API takes it, its token
+// given in clear or as an environment variable's name.
 type bootstrapComponent struct {
-	ID          string             `json:"id"`
-	Type        uiproxy.Type       `json:"type"`
-	Service     msgkit.ServiceUUID `json:"service"`
-	URL         string             `json:"url"`
-	Fixed       map[string]string  `json:"fixed"`
-	TokenHeader string             `json:"tokenHeader"`
-	Token       string             `json:"token"`
-	TokenEnv    string             `json:"tokenEnv"`
-	Timeout     string             `json:"timeout"`
-	CacheTTL    string             `json:"cacheTTL"`
-	Columns     []struct {
-		Name       string             `json:"name"`
-		Kind       uiproxy.ColumnKind `json:"kind"`
-		Filterable bool               `json:"filterable"`
-		Sortable   bool               `json:"sortable"`
-	} `json:"columns"`
+	ID string `json:"id"`
+	uiproxy.ComponentInput
+	TokenEnv string `json:"tokenEnv"`
 }
 
 func (b bootstrapComponent) component(secret secretSource) (uiproxy.Component, error) {
@@ -122,28 +105,7 @@ func (b bootstrapComponent) component(secret secretSource) (uiproxy.Component, e
 	if err != nil {
 		return uiproxy.Component{}, err
 	}
-	c := uiproxy.Component{ID: b.ID, Type: b.Type, Service: b.Service, URL: b.URL, Fixed: b.Fixed, TokenHeader: b.TokenHeader, Token: token}
-	if c.Timeout, err = duration("timeout", b.Timeout); err != nil {
-		return uiproxy.Component{}, err
-	}
-	if c.CacheTTL, err = duration("cacheTTL", b.CacheTTL); err != nil {
-		return uiproxy.Component{}, err
-	}
-	for _, col := range b.Columns {
-		c.Columns = append(c.Columns, uiproxy.Column{Name: col.Name, Kind: col.Kind, Filterable: col.Filterable, Sortable: col.Sortable})
-	}
-	return c, nil
-}
-
-// duration reads an optional Go duration of a configuration file; ""
-// is 0, the default.
-func duration(name, raw string) (time.Duration, error) {
-	if raw == "" {
-		return 0, nil
-	}
-	d, err := time.ParseDuration(raw)
-	if err != nil || d < 0 {
-		return 0, fmt.Errorf("%s: %q is not a duration such as 5s", name, raw)
-	}
-	return d, nil
+	in := b.ComponentInput
+	in.Token = token
+	return in.Component(b.ID)
 }

@@ -17,7 +17,7 @@ import (
 func Run(t *testing.T, newStore func(t *testing.T) uiproxy.Store) {
 	s := newStore(t)
 	ctx := t.Context()
-	if cs, err := s.Components(ctx); err != nil || len(cs) != 0 {
+	if cs, err := s.List(ctx, msgkit.ListQuery{}); err != nil || len(cs.Items) != 0 || cs.Total != 0 {
 		t.Fatalf("an empty store lists %v, %v", cs, err)
 	}
 	g := uiproxy.Component{
@@ -42,12 +42,35 @@ func Run(t *testing.T, newStore func(t *testing.T) uiproxy.Store) {
 	if again, _ := s.Component(ctx, "invoices"); again.Fixed["tenant"] != "acme" || again.Columns[0].Name != "id" {
 		t.Error("a component read back shares memory with the store")
 	}
-	cs, err := s.Components(ctx)
-	if err != nil || len(cs) != 2 || cs[0].ID != "balance" || cs[1].ID != "invoices" {
-		t.Fatalf("Components = %+v, %v (want by id)", cs, err)
+	page, err := s.List(ctx, msgkit.ListQuery{})
+	cs := page.Items
+	if err != nil || len(cs) != 2 || cs[0].ID != "balance" || cs[1].ID != "invoices" || page.Total != 2 {
+		t.Fatalf("List = %+v, %v (want by id)", page, err)
 	}
 	if diff := cmp.Diff(k, cs[0]); diff != "" {
 		t.Errorf("the KPI listed differs (-want +got):\n%s", diff)
+	}
+	for _, tt := range []struct {
+		name string
+		q    msgkit.ListQuery
+		want []string
+	}{
+		{"the tenant's", msgkit.ListQuery{Filters: []msgkit.Filter{{Attr: "service", Op: msgkit.OpEq, Values: []msgkit.Value{msgkit.StringValue(string(g.Service))}}}}, []string{"invoices"}},
+		{"without a tenant", msgkit.ListQuery{Filters: []msgkit.Filter{{Attr: "service", Op: msgkit.OpEq, Values: []msgkit.Value{msgkit.StringValue("")}}}}, []string{"balance"}},
+		{"KPIs", msgkit.ListQuery{Filters: []msgkit.Filter{{Attr: "type", Op: msgkit.OpEq, Values: []msgkit.Value{msgkit.StringValue("KPI")}}}}, []string{"balance"}},
+		{"by type descending, one a page", msgkit.ListQuery{Sort: []msgkit.SortKey{{Attr: "type", Desc: true}}, PageNumber: 1, PageSize: 1}, []string{"invoices"}},
+	} {
+		page, err := s.List(ctx, tt.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, c := range page.Items {
+			got = append(got, c.ID)
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
+		}
 	}
 	g.URL, g.Columns = "https://other.example/{referenceId}", g.Columns[:1]
 	if err := s.Put(ctx, g); err != nil {

@@ -3,14 +3,17 @@ package adminapi
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"net/netip"
+	"slices"
 	"time"
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/adapters/httpapi"
 	"github.com/msgkit/msgkit/audit"
 	"github.com/msgkit/msgkit/auth"
+	"github.com/msgkit/msgkit/uiproxy"
 )
 
 type api struct {
@@ -473,4 +476,79 @@ func (a *api) listAudit(w http.ResponseWriter, r *http.Request) error {
 	return list(w, r, audit.ListSpec, func(q msgkit.ListQuery) (msgkit.Page[audit.Entry], error) {
 		return a.b.Audit.Entries(r.Context(), q)
 	}, entryOf)
+}
+
+// componentJSON is a UI component as the administration shows it: never
+// its address template, token or fixed values, which hold the customer's
+// secrets; the names of its fixed values only.
+type componentJSON struct {
+	ID          string                `json:"id"`
+	Type        uiproxy.Type          `json:"type"`
+	Service     msgkit.ServiceUUID    `json:"service"`
+	TokenHeader string                `json:"tokenHeader"`
+	Fixed       []string              `json:"fixed"`
+	Timeout     string                `json:"timeout"`
+	CacheTTL    string                `json:"cacheTTL"`
+	Columns     []uiproxy.ColumnInput `json:"columns"`
+}
+
+func componentOf(c uiproxy.Component) componentJSON {
+	out := componentJSON{ID: c.ID, Type: c.Type, Service: c.Service, TokenHeader: c.TokenHeader,
+		Fixed: slices.Sorted(maps.Keys(c.Fixed)), Columns: make([]uiproxy.ColumnInput, len(c.Columns))}
+	if out.Fixed == nil {
+		out.Fixed = []string{}
+	}
+	if c.Timeout > 0 {
+		out.Timeout = c.Timeout.String()
+	}
+	if c.CacheTTL > 0 {
+		out.CacheTTL = c.CacheTTL.String()
+	}
+	for i, col := range c.Columns {
+		out.Columns[i] = uiproxy.ColumnInput{Name: col.Name, Kind: col.Kind, Filterable: col.Filterable, Sortable: col.Sortable}
+	}
+	return out
+}
+
+func (a *api) putComponent(w http.ResponseWriter, r *http.Request) error {
+	var in uiproxy.ComponentInput
+	if err := decode(w, r, &in); err != nil {
+		return err
+	}
+	c, err := in.Component(r.PathValue("componentId"))
+	if err != nil {
+		return err
+	}
+	if err := a.b.Components.Put(a.ctx(r), c); err != nil {
+		return err
+	}
+	return httpapi.WriteJSON(w, http.StatusOK, componentOf(c))
+}
+
+func (a *api) listComponents(w http.ResponseWriter, r *http.Request) error {
+	return list(w, r, uiproxy.ComponentListSpec, func(q msgkit.ListQuery) (msgkit.Page[uiproxy.Component], error) {
+		return a.b.Components.List(r.Context(), q)
+	}, componentOf)
+}
+
+func (a *api) getComponent(w http.ResponseWriter, r *http.Request) error {
+	if err := noParams(r); err != nil {
+		return err
+	}
+	c, err := a.b.Components.Get(r.Context(), r.PathValue("componentId"))
+	if err != nil {
+		return err
+	}
+	return httpapi.WriteJSON(w, http.StatusOK, componentOf(c))
+}
+
+func (a *api) deleteComponent(w http.ResponseWriter, r *http.Request) error {
+	if err := noParams(r); err != nil {
+		return err
+	}
+	if err := a.b.Components.Delete(a.ctx(r), r.PathValue("componentId")); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
 }

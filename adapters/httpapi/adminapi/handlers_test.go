@@ -14,6 +14,7 @@ import (
 	"github.com/msgkit/msgkit/audit"
 	"github.com/msgkit/msgkit/auth"
 	"github.com/msgkit/msgkit/msgkittest"
+	"github.com/msgkit/msgkit/uiproxy"
 	"golang.org/x/crypto/bcrypt"
 )
 
@@ -28,7 +29,8 @@ func newEnv(t *testing.T) *env {
 	c := httpapitest.NewContract(t, OpenAPI())
 	trail := audit.New(memstore.New().Audit(), audit.Options{Clock: f.Clock.Now})
 	svc := auth.New(f.Store, auth.Options{BcryptCost: bcrypt.MinCost, Clock: f.Clock.Now, Audit: trail})
-	return &env{f: f, h: c.Handler(t, Handler(f.Opts, Backend{Auth: svc, Audit: trail})), op: f.Token(t, httpapitest.Operator)}
+	proxy := uiproxy.NewProxy(memstore.New().UIProxy(), nil, uiproxy.Options{Audit: trail})
+	return &env{f: f, h: c.Handler(t, Handler(f.Opts, Backend{Auth: svc, Audit: trail, Components: proxy})), op: f.Token(t, httpapitest.Operator)}
 }
 
 func (e *env) do(t *testing.T, method, path, body string) *httptest.ResponseRecorder {
@@ -266,4 +268,42 @@ func TestAuditTrail(t *testing.T) {
 		t.Errorf("the user's trail, newest first: %v", m)
 	}
 	msgkittest.Golden(t, "testdata/audit_user.json", httpapitest.Answer(e.do(t, "GET", "audit?resource=user", "")))
+}
+
+// A component's address, token and fixed values are written, never read
+// back, nor put in the trail.
+func TestComponents(t *testing.T) {
+	e := newEnv(t)
+	const grid = `{"type":"grid","service":"` + shop + `","url":"https://api.customer.example/{referenceId}/invoices?t={tenant}",
+		"fixed":{"tenant":"acme-secret-tenant"},"tokenHeader":"X-Token","token":"customer-secret-token","timeout":"3s","cacheTTL":"30s",
+		"columns":[{"name":"id","kind":"number","filterable":true,"sortable":true},{"name":"total","kind":"number"}]}`
+	w := e.do(t, "PUT", "ui-components/invoices", grid)
+	want(t, w, 200)
+	msgkittest.Golden(t, "testdata/component_put.json", httpapitest.Answer(w))
+	want(t, e.do(t, "PUT", "ui-components/balance", `{"type":"KPI","service":"`+shop+`","url":"https://api.customer.example/kpi/{referenceId}","token":"t2"}`), 200)
+	for _, path := range []string{"ui-components/invoices", "ui-components", "ui-components?service=" + shop, "audit"} {
+		body := e.do(t, "GET", path, "").Body.String()
+		for _, secret := range []string{"api.customer.example", "customer-secret-token", "acme-secret-tenant"} {
+			if strings.Contains(body, secret) {
+				t.Errorf("GET %s reads back %s: %s", path, secret, body)
+			}
+		}
+	}
+	m := want(t, e.do(t, "GET", "ui-components?type=KPI", ""), 200)
+	if d := m["data"].([]any); len(d) != 1 || d[0].(map[string]any)["id"] != "balance" {
+		t.Errorf("KPIs: %v", m)
+	}
+	m = httpapitest.WantError(t, e.bad(t, "PUT", "ui-components/x", `{"type":"grid","url":"https://a.example/","timeout":"soon","columns":[{"name":"id","kind":"number"}]}`), httpapi.Admin, 400, uiproxy.CodeInvalidComponent)
+	if fs := m["fields"].([]any); len(fs) != 1 || fs[0].(map[string]any)["name"] != "timeout" {
+		t.Errorf("a bad timeout: %v", m)
+	}
+	httpapitest.WantError(t, e.bad(t, "PUT", "ui-components/x", `{"type":"grid","url":"ftp://a.example/"}`), httpapi.Admin, 400, uiproxy.CodeInvalidComponent)
+	httpapitest.WantError(t, e.bad(t, "PUT", "ui-components/x", `{"type":"grid","url":"https://a.example/","colour":"red"}`), httpapi.Admin, 400, httpapi.CodeInvalidJSON)
+	want(t, e.do(t, "DELETE", "ui-components/balance", ""), 204)
+	httpapitest.WantError(t, e.do(t, "GET", "ui-components/balance", ""), httpapi.Admin, 404, "component_not_found")
+	httpapitest.WantError(t, e.do(t, "DELETE", "ui-components/balance", ""), httpapi.Admin, 404, "component_not_found")
+	m = want(t, e.do(t, "GET", "audit?resource=ui_component", ""), 200)
+	if d := m["data"].([]any); len(d) != 3 {
+		t.Errorf("the components' trail: %v", m)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/msgkit/msgkit/adapters/httpapi"
 	"github.com/msgkit/msgkit/audit"
 	"github.com/msgkit/msgkit/auth"
+	"github.com/msgkit/msgkit/uiproxy"
 )
 
 // BasePath is the prefix of every path of the family, where a platform's
@@ -20,6 +21,9 @@ type Backend struct {
 	// Audit is the trail Auth records its changes in (auth.Options.Audit),
 	// read by GET /admin/v1/audit; nil answers it 501.
 	Audit *audit.Log
+	// Components are the UI proxy's components; nil answers their routes
+	// 501.
+	Components *uiproxy.Proxy
 }
 
 // Handler serves the operator's administration under /admin/v1/ from b:
@@ -39,6 +43,7 @@ func routes(a *api) []httpapi.Route {
 	tenants := []auth.Privilege{auth.PrivAdminTenants}
 	clients := []auth.Privilege{auth.PrivAdminClients}
 	missing := a.b.Auth == nil
+	comps, noComps := []auth.Privilege{auth.PrivAdminComponents}, a.b.Components == nil
 	return []httpapi.Route{
 		// tenants
 		{Method: http.MethodPost, Path: b + "tenants", Privileges: tenants, Idempotent: true, Serve: a.createTenant, Missing: missing},
@@ -62,6 +67,11 @@ func routes(a *api) []httpapi.Route {
 		{Method: http.MethodPost, Path: b + "api-keys", Privileges: clients, AnswersSecret: true, Serve: a.createAPIKey, Missing: missing},
 		{Method: http.MethodGet, Path: b + "api-keys", Privileges: clients, Serve: a.listAPIKeys, Missing: missing},
 		{Method: http.MethodDelete, Path: b + "api-keys/{keyId}", Privileges: clients, Serve: a.revokeAPIKey, Missing: missing},
+		// UI components (their address and token are never read back)
+		{Method: http.MethodPut, Path: b + "ui-components/{componentId}", Privileges: comps, Serve: a.putComponent, Missing: noComps},
+		{Method: http.MethodGet, Path: b + "ui-components", Privileges: comps, Serve: a.listComponents, Missing: noComps},
+		{Method: http.MethodGet, Path: b + "ui-components/{componentId}", Privileges: comps, Serve: a.getComponent, Missing: noComps},
+		{Method: http.MethodDelete, Path: b + "ui-components/{componentId}", Privileges: comps, Serve: a.deleteComponent, Missing: noComps},
 		// the audit trail
 		{Method: http.MethodGet, Path: b + "audit", Privileges: []auth.Privilege{auth.PrivAdminAudit}, Serve: a.listAudit, Missing: a.b.Audit == nil},
 	}
