@@ -445,8 +445,8 @@ func checkName(code, field, name string, required bool) error {
 		return msgkit.Invalidf(code, field, "%s is required", field)
 	case utf8.RuneCountInString(name) > maxName:
 		return msgkit.Invalidf(code, field, "%s has at most %d characters", field, maxName)
-	case strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }):
-		return msgkit.Invalidf(code, field, "%s may not hold control characters", field)
+	case !utf8.ValidString(name) || strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+		return msgkit.Invalidf(code, field, "%s must be UTF-8 without control characters", field)
 	}
 	return nil
 }

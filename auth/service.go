@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/msgkit/msgkit"
@@ -126,6 +127,8 @@ func (s *Service) CreateClient(ctx context.Context, spec ClientSpec) (Client, st
 	}
 	if c.ID == "" {
 		c.ID = uuid.Must(uuid.NewRandomFromReader(s.opts.Rand)).String()
+	} else if err := checkName(CodeInvalidRequest, "id", c.ID, true); err != nil {
+		return Client{}, "", err
 	}
 	if err := checkName(CodeInvalidRequest, "name", c.Name, false); err != nil {
 		return Client{}, "", err
@@ -166,7 +169,7 @@ type UserSpec struct {
 
 // CreateUser registers a user of the password grant.
 func (s *Service) CreateUser(ctx context.Context, spec UserSpec) (User, error) {
-	if spec.Username == "" || len(spec.Username) > 200 || strings.ContainsAny(spec.Username, "\x00\r\n") {
+	if spec.Username == "" || len(spec.Username) > 200 || !utf8.ValidString(spec.Username) || strings.ContainsAny(spec.Username, "\x00\r\n") {
 		return User{}, msgkit.Invalidf(CodeInvalidRequest, "username", "username must be 1 to 200 characters without line breaks")
 	}
 	if spec.Password == "" && spec.PasswordHash == "" {

@@ -293,6 +293,7 @@ type Sessions interface {
 type Store interface {
 	Catalog
 	Sessions
+	Limits
 }
 
 // seconds formats a delay in seconds with millisecond precision.

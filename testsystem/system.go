@@ -55,6 +55,11 @@ type Options struct {
 	Node string
 	// Rand draws marks, senders and message ids; default math/rand/v2.
 	Rand func() uint64
+	// Limits keeps users' own daily limits, which win over DailyLimit;
+	// nil: DailyLimit for every user.
+	Limits Limits
+	// Audit records the changes of users' limits; nil records none.
+	Audit Auditor
 }
 
 // Defaults of Options.
@@ -84,6 +89,9 @@ func New(catalog Catalog, sessions Sessions, probe Probe, upstreams Upstreams, o
 	opts.DailyLimit = cmp.Or(opts.DailyLimit, DefaultDailyLimit)
 	opts.TimeLimit = cmp.Or(opts.TimeLimit, DefaultTimeLimit)
 	opts.Node = cmp.Or(opts.Node, "msgkit")
+	if opts.Audit == nil {
+		opts.Audit = noAudit{}
+	}
 	if opts.Rand == nil {
 		opts.Rand = rand.Uint64
 	}
@@ -97,9 +105,13 @@ func New(catalog Catalog, sessions Sessions, probe Probe, upstreams Upstreams, o
 // Texts is the template library.
 func (s *System) Texts() *testtext.Library { return s.opts.Texts }
 
-// Quota is user's use of the daily limit now.
+// Quota is user's use of its daily limit now.
 func (s *System) Quota(ctx context.Context, user string) (Quota, error) {
-	return s.sessions.Quota(ctx, user, s.opts.Clock.Now(), s.opts.DailyLimit)
+	limit, err := s.limitOf(ctx, user)
+	if err != nil {
+		return Quota{}, err
+	}
+	return s.sessions.Quota(ctx, user, s.opts.Clock.Now(), limit)
 }
 
 // ResetIn is the time from now to q's reset, at least 0.
@@ -164,9 +176,13 @@ func (s *System) Send(ctx context.Context, user string, req Request) (Session, Q
 	if err != nil {
 		return Session{}, Quota{}, err
 	}
+	limit, err := s.limitOf(ctx, user)
+	if err != nil {
+		return Session{}, Quota{}, err
+	}
 	sess, quota, err := s.sessions.CreateSession(ctx, Session{
 		User: user, Test: req.Test, Callback: req.Callback, Status: SessionRunning, Messages: len(rs), CreatedAt: now,
-	}, rs, s.opts.DailyLimit)
+	}, rs, limit)
 	if err != nil {
 		return Session{}, quota, err
 	}

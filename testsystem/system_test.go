@@ -465,3 +465,41 @@ func TestSenders(t *testing.T) {
 func BenchmarkSession(b *testing.B) {
 	testsystemtest.BenchmarkSession(b, memstore.New().TestSystem())
 }
+
+// A user's own daily limit wins over the system's from its next request,
+// is refused out of range, and taking it away brings the default back.
+func TestUserDailyLimit(t *testing.T) {
+	r := newRig(t, testsystem.Options{DailyLimit: 5}, nil, nil)
+	r.sys = testsystem.New(r.db.TestSystem(), r.db.TestSystem(), r.handsets, func(id int64) (sms.Upstream, bool) {
+		n, ok := r.nets[id]
+		return n, ok
+	}, testsystem.Options{DailyLimit: 5, Clock: r.clock.Now, Limits: r.db.TestSystem()})
+	ctx := t.Context()
+	if _, err := r.sys.SetDailyLimit(ctx, "qa", 1); err != nil {
+		t.Fatal(err)
+	}
+	if q, err := r.sys.Quota(ctx, "qa"); err != nil || q.Limit != 1 {
+		t.Fatalf("qa's quota: %+v, %v", q, err)
+	}
+	if _, _, err := r.sys.Send(ctx, "qa", request([]int64{1}, testtext.GSM, "23410")); err != nil {
+		t.Fatal(err)
+	}
+	_, q, err := r.sys.Send(ctx, "qa", request([]int64{1}, testtext.GSM, "23410"))
+	if msgkit.KindOf(err) != msgkit.RateLimited || q.Limit != 1 {
+		t.Fatalf("qa's second request: %+v, %v", q, err)
+	}
+	for _, bad := range []int{-1, testsystem.MaxDailyLimit + 1} {
+		if _, err := r.sys.SetDailyLimit(ctx, "qa", bad); msgkit.CodeOf(err) != testsystem.CodeInvalidLimit {
+			t.Errorf("a limit of %d: %v", bad, err)
+		}
+	}
+	if err := r.sys.DeleteDailyLimit(ctx, "qa"); err != nil {
+		t.Fatal(err)
+	}
+	if _, q, err := r.sys.Send(ctx, "qa", request([]int64{1}, testtext.GSM, "23410")); err != nil || q.Limit != 5 || q.Used != 2 {
+		t.Errorf("after the limit went: %+v, %v", q, err)
+	}
+	if err := r.sys.DeleteDailyLimit(ctx, "qa"); msgkit.KindOf(err) != msgkit.NotFound {
+		t.Errorf("deleting twice: %v", err)
+	}
+}

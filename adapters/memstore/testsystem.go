@@ -31,6 +31,7 @@ type TestSystemStore struct {
 	results     map[sms.MessageID]*testsystem.Result
 	pending     map[sms.MessageID]bool
 	quota       map[quotaKey]int
+	limits      map[string]int // users' own daily limits
 	lastSess    int64
 	lastParam   int64
 	lastNamedID map[testsystem.Kind]int64
@@ -53,7 +54,7 @@ func newTestSystemStore(smsStore *SMSStore) *TestSystemStore {
 		gates: map[int64]testsystem.Gate{}, routes: map[int64]testsystem.Route{}, smscs: map[string]testsystem.SMSC{},
 		sessions: map[int64]testsystem.Session{}, bySession: map[int64][]sms.MessageID{},
 		results: map[sms.MessageID]*testsystem.Result{}, pending: map[sms.MessageID]bool{},
-		quota: map[quotaKey]int{}, lastNamedID: map[testsystem.Kind]int64{},
+		quota: map[quotaKey]int{}, limits: map[string]int{}, lastNamedID: map[testsystem.Kind]int64{},
 	}
 }
 

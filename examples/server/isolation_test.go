@@ -126,6 +126,8 @@ func walkProbes(t *testing.T) map[string]probe {
 		"GET " + adm + "audit":                       {query: "resourceId={clientId}&action=create"},
 		"PUT " + adm + "ui-components/{componentId}": {body: `{"type":"grid","service":"` + string(walkTenantA) + `","url":"https://customer.example/{referenceId}","columns":[{"name":"id","kind":"number"}]}`},
 		"GET " + adm + "ui-components":               {query: "id={componentId}"},
+		"PUT " + adm + "daily-limits/{username}":     {body: `{"dailyLimit":7}`},
+		"GET " + adm + "daily-limits":                {query: "username={username}"},
 	}
 	return p
 }

@@ -145,7 +145,9 @@ func newPlatform(st stores, cfg config, logger *slog.Logger) platform {
 
 // restFamilies are the families of the REST listener.
 func restFamilies(svc *auth.Service, admin adminapi.Backend, opts httpapi.Options, st stores, testTimeLimit time.Duration, logger *slog.Logger) []family {
-	return []family{authFamily(svc, opts), adminFamily(admin, opts), cdsFamily(opts, st.contacts, st.campaign), financeFamily(opts, st.finance, st.blobs, logger), routingFamily(opts, st.routing), testSystemFamily(opts, st.tests, st.empty, testTimeLimit, logger)}
+	tests, sys := testSystemFamily(opts, st.tests, st.empty, testTimeLimit, admin.Audit, logger)
+	admin.Tests = sys
+	return []family{authFamily(svc, opts), adminFamily(admin, opts), cdsFamily(opts, st.contacts, st.campaign), financeFamily(opts, st.finance, st.blobs, logger), routingFamily(opts, st.routing), tests}
 }
 
 // run builds the platform from cfg and serves until ctx ends, then shuts

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/msgkit/msgkit/audit"
 	"log/slog"
 	"net/http"
 	"time"
@@ -40,10 +41,11 @@ var demoHandsets = map[string]sms.MSISDN{
 // delivery reports. The bootstrap section testSystem is a dataset in the
 // format of testsystem.LoadDataset, stored over what is there (records
 // with the same ids replaced). Its demo gives the demo user an operator
-// of its own.
-func testSystemFamily(opts httpapi.Options, st testsystem.Store, fresh bool, timeLimit time.Duration, logger *slog.Logger) family {
+// of its own. Users' own daily limits are kept in st and set through the
+// administration, which gets the System.
+func testSystemFamily(opts httpapi.Options, st testsystem.Store, fresh bool, timeLimit time.Duration, trail *audit.Log, logger *slog.Logger) (family, *testsystem.System) {
 	if st == nil {
-		return family{name: "test system", api: map[string]http.Handler{testsystemapi.BasePath: testsystemapi.Handler(opts, testsystemapi.Backend{})}}
+		return family{name: "test system", api: map[string]http.Handler{testsystemapi.BasePath: testsystemapi.Handler(opts, testsystemapi.Backend{})}}, nil
 	}
 	fixture := testsystem.Fixture()
 	hs := simnet.NewHandsets(nil)
@@ -60,10 +62,14 @@ func testSystemFamily(opts httpapi.Options, st testsystem.Store, fresh bool, tim
 	for gate, rt := range routes {
 		nets[gate] = simnet.New(simnet.Options{Handsets: hs, Route: rt, Default: outcome, Seed: uint64(gate), Logger: logger})
 	}
+	tsOpts := testsystem.Options{Logger: logger, TimeLimit: timeLimit, Limits: st}
+	if trail != nil {
+		tsOpts.Audit = trail
+	}
 	sys := testsystem.New(st, st, hs, func(id int64) (sms.Upstream, bool) {
 		n, ok := nets[id]
 		return n, ok
-	}, testsystem.Options{Logger: logger, TimeLimit: timeLimit})
+	}, tsOpts)
 	f := family{
 		name: "test system",
 		api: map[string]http.Handler{testsystemapi.BasePath: testsystemapi.Handler(opts, testsystemapi.Backend{
@@ -96,5 +102,5 @@ func testSystemFamily(opts httpapi.Options, st testsystem.Store, fresh bool, tim
 			logger.Error("loading the test system's reference data", "err", err)
 		}
 	}
-	return f
+	return f, sys
 }

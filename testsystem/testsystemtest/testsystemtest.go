@@ -45,6 +45,7 @@ func Run(t *testing.T, newStore func(t *testing.T) Fixture) {
 		{"nil and empty slices of results", testNilEmpty},
 		{"complete session", testComplete},
 		{"refusals of load and create", testRefusals},
+		{"users' own daily limits", testLimits},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t)) })
 	}

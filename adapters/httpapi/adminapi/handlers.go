@@ -13,6 +13,7 @@ import (
 	"github.com/msgkit/msgkit/adapters/httpapi"
 	"github.com/msgkit/msgkit/audit"
 	"github.com/msgkit/msgkit/auth"
+	"github.com/msgkit/msgkit/testsystem"
 	"github.com/msgkit/msgkit/uiproxy"
 )
 
@@ -547,6 +548,50 @@ func (a *api) deleteComponent(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if err := a.b.Components.Delete(a.ctx(r), r.PathValue("componentId")); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// limitJSON is a test system user's own daily limit.
+type limitJSON struct {
+	Username   string `json:"username"`
+	DailyLimit int    `json:"dailyLimit"`
+}
+
+func limitOf(l testsystem.UserLimit) limitJSON {
+	return limitJSON{Username: l.User, DailyLimit: l.Limit}
+}
+
+func (a *api) putLimit(w http.ResponseWriter, r *http.Request) error {
+	var in struct {
+		DailyLimit *int `json:"dailyLimit"`
+	}
+	if err := decode(w, r, &in); err != nil {
+		return err
+	}
+	if in.DailyLimit == nil {
+		return msgkit.Invalidf(testsystem.CodeInvalidLimit, "dailyLimit", "dailyLimit is required")
+	}
+	l, err := a.b.Tests.SetDailyLimit(a.ctx(r), r.PathValue("username"), *in.DailyLimit)
+	if err != nil {
+		return err
+	}
+	return httpapi.WriteJSON(w, http.StatusOK, limitOf(l))
+}
+
+func (a *api) listLimits(w http.ResponseWriter, r *http.Request) error {
+	return list(w, r, testsystem.LimitListSpec, func(q msgkit.ListQuery) (msgkit.Page[testsystem.UserLimit], error) {
+		return a.b.Tests.DailyLimits(r.Context(), q)
+	}, limitOf)
+}
+
+func (a *api) deleteLimit(w http.ResponseWriter, r *http.Request) error {
+	if err := noParams(r); err != nil {
+		return err
+	}
+	if err := a.b.Tests.DeleteDailyLimit(a.ctx(r), r.PathValue("username")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

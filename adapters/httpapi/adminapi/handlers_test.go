@@ -14,6 +14,7 @@ import (
 	"github.com/msgkit/msgkit/audit"
 	"github.com/msgkit/msgkit/auth"
 	"github.com/msgkit/msgkit/msgkittest"
+	"github.com/msgkit/msgkit/testsystem"
 	"github.com/msgkit/msgkit/uiproxy"
 	"golang.org/x/crypto/bcrypt"
 )
@@ -29,8 +30,10 @@ func newEnv(t *testing.T) *env {
 	c := httpapitest.NewContract(t, OpenAPI())
 	trail := audit.New(memstore.New().Audit(), audit.Options{Clock: f.Clock.Now})
 	svc := auth.New(f.Store, auth.Options{BcryptCost: bcrypt.MinCost, Clock: f.Clock.Now, Audit: trail})
-	proxy := uiproxy.NewProxy(memstore.New().UIProxy(), nil, uiproxy.Options{Audit: trail})
-	return &env{f: f, h: c.Handler(t, Handler(f.Opts, Backend{Auth: svc, Audit: trail, Components: proxy})), op: f.Token(t, httpapitest.Operator)}
+	db := memstore.New()
+	proxy := uiproxy.NewProxy(db.UIProxy(), nil, uiproxy.Options{Audit: trail})
+	tests := testsystem.New(db.TestSystem(), db.TestSystem(), nil, nil, testsystem.Options{Clock: f.Clock.Now, Limits: db.TestSystem(), Audit: trail})
+	return &env{f: f, h: c.Handler(t, Handler(f.Opts, Backend{Auth: svc, Audit: trail, Components: proxy, Tests: tests})), op: f.Token(t, httpapitest.Operator)}
 }
 
 func (e *env) do(t *testing.T, method, path, body string) *httptest.ResponseRecorder {
@@ -305,5 +308,31 @@ func TestComponents(t *testing.T) {
 	m = want(t, e.do(t, "GET", "audit?resource=ui_component", ""), 200)
 	if d := m["data"].([]any); len(d) != 3 {
 		t.Errorf("the components' trail: %v", m)
+	}
+}
+
+func TestDailyLimits(t *testing.T) {
+	e := newEnv(t)
+	w := e.do(t, "PUT", "daily-limits/route-tester", `{"dailyLimit":500}`)
+	want(t, w, 200)
+	msgkittest.Golden(t, "testdata/daily_limit_put.json", httpapitest.Answer(w))
+	want(t, e.do(t, "PUT", "daily-limits/night-shift", `{"dailyLimit":0}`), 200)
+	want(t, e.do(t, "PUT", "daily-limits/route-tester", `{"dailyLimit":400}`), 200)
+	m := want(t, e.do(t, "GET", "daily-limits?gte(dailyLimit)=1", ""), 200)
+	if d := m["data"].([]any); len(d) != 1 || d[0].(map[string]any)["dailyLimit"] != float64(400) {
+		t.Errorf("limits of at least 1: %v", m)
+	}
+	httpapitest.WantError(t, e.bad(t, "PUT", "daily-limits/x", `{"dailyLimit":-1}`), httpapi.Admin, 400, testsystem.CodeInvalidLimit)
+	httpapitest.WantError(t, e.bad(t, "PUT", "daily-limits/x", `{}`), httpapi.Admin, 400, testsystem.CodeInvalidLimit)
+	httpapitest.WantError(t, e.bad(t, "PUT", "daily-limits/x", `{"dailyLimit":"many"}`), httpapi.Admin, 400, httpapi.CodeInvalidJSON)
+	want(t, e.do(t, "DELETE", "daily-limits/route-tester", ""), 204)
+	httpapitest.WantError(t, e.do(t, "DELETE", "daily-limits/route-tester", ""), httpapi.Admin, 404, "daily_limit_not_found")
+	m = want(t, e.do(t, "GET", "audit?resource=daily_limit", ""), 200)
+	var got []string
+	for _, x := range m["data"].([]any) {
+		got = append(got, x.(map[string]any)["action"].(string))
+	}
+	if strings.Join(got, " ") != "create create update delete" {
+		t.Errorf("the limits' trail: %v", got)
 	}
 }

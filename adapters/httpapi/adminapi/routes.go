@@ -6,6 +6,7 @@ import (
 	"github.com/msgkit/msgkit/adapters/httpapi"
 	"github.com/msgkit/msgkit/audit"
 	"github.com/msgkit/msgkit/auth"
+	"github.com/msgkit/msgkit/testsystem"
 	"github.com/msgkit/msgkit/uiproxy"
 )
 
@@ -24,6 +25,9 @@ type Backend struct {
 	// Components are the UI proxy's components; nil answers their routes
 	// 501.
 	Components *uiproxy.Proxy
+	// Tests is the SMS route test system, whose users' daily limits the
+	// administration sets; nil answers their routes 501.
+	Tests *testsystem.System
 }
 
 // Handler serves the operator's administration under /admin/v1/ from b:
@@ -72,6 +76,10 @@ func routes(a *api) []httpapi.Route {
 		{Method: http.MethodGet, Path: b + "ui-components", Privileges: comps, Serve: a.listComponents, Missing: noComps},
 		{Method: http.MethodGet, Path: b + "ui-components/{componentId}", Privileges: comps, Serve: a.getComponent, Missing: noComps},
 		{Method: http.MethodDelete, Path: b + "ui-components/{componentId}", Privileges: comps, Serve: a.deleteComponent, Missing: noComps},
+		// test system users' own daily limits
+		{Method: http.MethodPut, Path: b + "daily-limits/{username}", Privileges: clients, Serve: a.putLimit, Missing: a.b.Tests == nil},
+		{Method: http.MethodGet, Path: b + "daily-limits", Privileges: clients, Serve: a.listLimits, Missing: a.b.Tests == nil},
+		{Method: http.MethodDelete, Path: b + "daily-limits/{username}", Privileges: clients, Serve: a.deleteLimit, Missing: a.b.Tests == nil},
 		// the audit trail
 		{Method: http.MethodGet, Path: b + "audit", Privileges: []auth.Privilege{auth.PrivAdminAudit}, Serve: a.listAudit, Missing: a.b.Audit == nil},
 	}
