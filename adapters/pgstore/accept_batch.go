@@ -312,7 +312,7 @@ const (
 	// lockAccountsSQL locks the batch's accounts in username order,
 	// which every batch follows, so two batches never wait for each
 	// other in a cycle. It is the same lock AddBalance's UPDATE takes.
-	lockAccountsSQL = `SELECT username, balance::text, currency FROM sms_accounts
+	lockAccountsSQL = `SELECT username, balance::text, credit_limit::text, currency FROM sms_accounts
 		WHERE username = ANY($1) ORDER BY username FOR UPDATE`
 	// existingSQL runs after lockAccountsSQL, with a snapshot taken
 	// after the locks: every message of the batch's accounts committed
@@ -387,19 +387,23 @@ func (s *SMSStore) acceptBatch(ctx context.Context, msgs []sms.MessageRecord, ch
 			usernames = append(usernames, m.Account)
 		}
 	}
-	accounts := make(map[string]*ledger, len(usernames))
+	accounts := make(map[string]*batchAccount, len(usernames))
 	existing := make(map[sms.MessageID]bool)
 	reads := &pgx.Batch{}
 	reads.Queue("BEGIN")
 	reads.Queue("SET LOCAL plan_cache_mode = force_custom_plan")
 	reads.Queue(lockAccountsSQL, usernames).Query(func(rows pgx.Rows) error {
-		var username, balance, currency string
-		_, err := pgx.ForEachRow(rows, []any{&username, &balance, &currency}, func() error {
+		var username, balance, limit, currency string
+		_, err := pgx.ForEachRow(rows, []any{&username, &balance, &limit, &currency}, func() error {
 			b, err := parseNumeric(balance)
 			if err != nil {
 				return storageError(err, "account ", username)
 			}
-			accounts[username] = &ledger{balance: b, currency: currency}
+			l, err := parseNumeric(limit)
+			if err != nil {
+				return storageError(err, "account ", username)
+			}
+			accounts[username] = &batchAccount{balance: b, floor: l.Neg(), currency: currency}
 			return nil
 		})
 		return err
@@ -438,9 +442,10 @@ func (s *SMSStore) acceptBatch(ctx context.Context, msgs []sms.MessageRecord, ch
 	return outcomes, nil
 }
 
-// ledger is an account's balance as a batch runs through it.
-type ledger struct {
+// batchAccount is an account's balance as a batch runs through it.
+type batchAccount struct {
 	balance  decimal.Decimal
+	floor    decimal.Decimal // -credit_limit
 	currency string
 	charged  bool // the batch accepted a message of the account
 }
@@ -454,7 +459,7 @@ type ledger struct {
 // outcome (nil when accepted) and the accepted messages, in order.
 // Decimal arithmetic is exact, so the balances equal what the database's
 // numeric would compute, scale included.
-func settle(msgs []sms.MessageRecord, accounts map[string]*ledger, existing map[sms.MessageID]bool) ([]error, []sms.MessageRecord) {
+func settle(msgs []sms.MessageRecord, accounts map[string]*batchAccount, existing map[sms.MessageID]bool) ([]error, []sms.MessageRecord) {
 	outcomes := make([]error, len(msgs))
 	accepted := make([]sms.MessageRecord, 0, len(msgs))
 	taken := make(map[sms.MessageID]bool, len(msgs))
@@ -465,7 +470,7 @@ func settle(msgs []sms.MessageRecord, accounts map[string]*ledger, existing map[
 			outcomes[i] = classify(pgx.ErrNoRows, "account", "account "+m.Account)
 		case existing[m.ID] || taken[m.ID]:
 			outcomes[i] = sms.MessageExists(m.ID)
-		case a.balance.LessThan(m.Charged):
+		case a.balance.Sub(m.Charged).LessThan(a.floor):
 			outcomes[i] = sms.CodeNoCredit.Errorf("balance %s %s is below the charge %s", a.balance, a.currency, m.Charged)
 		default:
 			a.balance, a.charged = a.balance.Sub(m.Charged), true
@@ -479,7 +484,7 @@ func settle(msgs []sms.MessageRecord, accounts map[string]*ledger, existing map[
 // queueWrites queues the writes of a batch: the final balance of every
 // account charged, then the accepted messages, then their parts, one
 // statement each, the rows travelling as one array per column.
-func queueWrites(b *pgx.Batch, accounts map[string]*ledger, accepted []sms.MessageRecord) {
+func queueWrites(b *pgx.Batch, accounts map[string]*batchAccount, accepted []sms.MessageRecord) {
 	var usernames, balances []string
 	for username, a := range accounts {
 		if a.charged {
@@ -584,14 +589,14 @@ func (pc *partColumns) addAll(msgs []sms.MessageRecord) int {
 // chargeBatchSQL charges each account given ($1) its total ($2) when its
 // balance covers it, and inserts the messages, parts and queue rows of
 // the accounts charged, in one statement: one round trip, atomic, and the
-// accounts' rows locked only until its own commit. The balance test is
-// acceptSQL's: a waiting UPDATE re-evaluates it on the balance the
+// accounts' rows locked only until its own commit. The balance test (the
+// floor, -credit_limit) is acceptSQL's: a waiting UPDATE re-evaluates it on the balance the
 // previous charge left. The messages, parts and queue rows are those of
 // insertMessagesSQL and insertPartsSQL, each with its account first.
 const chargeBatchSQL = `WITH charged AS (
 	UPDATE sms_accounts AS a SET balance = a.balance - v.total
 	FROM unnest($1::text[], $2::text[]::numeric[]) AS v(username, total)
-	WHERE a.username = v.username AND a.balance >= v.total
+	WHERE a.username = v.username AND a.balance - v.total >= -a.credit_limit
 	RETURNING a.username
 ), msgs AS (
 	INSERT INTO sms_messages (id, account, type, sender, sender_numeric, receiver, dcs, flash,
