@@ -31,9 +31,13 @@ SELECT username, $4, $2::numeric, $3, balance, $5, $6, $7 FROM acct
 RETURNING id, balance_after::text`
 
 // ApplyLedger writes an explicit entry and changes the balance by its
-// amount, in one statement. An unknown account is NotFound; another
-// currency than the account's is Invalid; a balance that would go below
-// -credit_limit is 113 (RC_NO_CREDIT). Nothing is changed then.
+// amount, atomically. An unknown account is NotFound; another currency
+// than the account's is Invalid; a balance that would go below
+// -credit_limit is 113 (RC_NO_CREDIT). Nothing is changed then. The
+// change goes through the account's accept queue (acceptBatcher): alone
+// it is one statement (applyLedgerSQL); while the account submits, it is
+// written in the transaction of the account's next batch, sharing its
+// commit, so a top-up does not stall the account's acceptances.
 func (s *SMSStore) ApplyLedger(ctx context.Context, e sms.LedgerEntry) (sms.LedgerEntry, error) {
 	if err := sms.CheckLedgerChange(e); err != nil {
 		return sms.LedgerEntry{}, err
@@ -46,32 +50,39 @@ func (s *SMSStore) ApplyLedger(ctx context.Context, e sms.LedgerEntry) (sms.Ledg
 			return sms.LedgerEntry{}, msgkit.Invalidf(sms.CodeLedgerInvalid, f.name, "%s must be valid UTF-8 without NUL characters", f.name)
 		}
 	}
+	e.MessageID = ""
+	return s.accepts.applyLedger(ctx, e)
+}
+
+// applyLedgerOne writes a lone ledger change with applyLedgerSQL. It
+// returns the change's outcome, a refusal included, or an error after
+// which nothing was written and no outcome holds.
+func (s *SMSStore) applyLedgerOne(ctx context.Context, e sms.LedgerEntry) (ledgerOutcome, error) {
 	var after string
-	e.At, e.MessageID = dbTime(e.At), ""
+	e.At = dbTime(e.At)
 	err := s.pool.QueryRow(ctx, applyLedgerSQL, e.Account, numericText(e.Amount), e.Currency, string(e.Kind),
 		e.At, e.Actor, e.Note).Scan(&e.ID, &after)
 	if errors.Is(err, pgx.ErrNoRows) {
 		a, err := s.Account(ctx, e.Account)
 		if err != nil {
-			return sms.LedgerEntry{}, err
+			return ledgerOutcome{err: err}, nil
 		}
 		if err := sms.CheckLedgerFloor(a, e); err != nil {
-			return sms.LedgerEntry{}, err
+			return ledgerOutcome{err: err}, nil
 		}
 		// A concurrent change made room since: the refusal stands, as
 		// nothing was written.
-		return sms.LedgerEntry{}, sms.CodeNoCredit.Errorf("balance %s %s with %s was below the floor", a.Balance, a.Currency, e.Amount)
+		return ledgerOutcome{err: sms.CodeNoCredit.Errorf("balance %s %s with %s was below the floor", a.Balance, a.Currency, e.Amount)}, nil
 	}
 	if err != nil {
-		return sms.LedgerEntry{}, classify(err, "account", "account "+e.Account)
+		return ledgerOutcome{}, err
 	}
 	b, err := parseNumeric(after)
 	if err != nil {
-		return sms.LedgerEntry{}, storageError(err, "account ", e.Account)
+		return ledgerOutcome{err: storageError(err, "account ", e.Account)}, nil
 	}
-	e.At = e.At.UTC()
 	e.BalanceAfter = decimal.NewNullDecimal(b)
-	return e, nil
+	return ledgerOutcome{entry: e}, nil
 }
 
 // ledgerColumns are the columns of a listed entry, as scanLedgerEntry

@@ -103,3 +103,38 @@ func TestLedgerPlan(t *testing.T) {
 		t.Errorf("exported %d entries, want 20,200", n)
 	}
 }
+
+// Ledger changes batched with acceptances (acceptWithEntries) are settled
+// first, each as ApplyLedger alone would be, and written in the batch's
+// transaction: the messages the top-up pays for are accepted, the law
+// holds, and the refused changes wrote nothing.
+func TestLedgerChangesInABatch(t *testing.T) {
+	t.Parallel()
+	s := newTestStore(t)
+	ctx := t.Context()
+	if err := s.CreateAccount(ctx, smstest.Account("shop", "0.05")); err != nil {
+		t.Fatal(err)
+	}
+	change := func(amount, currency, account string) sms.LedgerEntry {
+		return sms.LedgerEntry{Account: account, Kind: sms.LedgerAdjustment, Amount: dec(amount), Currency: currency, Actor: "test", At: time.Now()}
+	}
+	entries := []sms.LedgerEntry{change("1.00", "EUR", "shop"), change("-5", "EUR", "shop"), change("1", "USD", "shop"), change("1", "EUR", "nobody")}
+	msgs := []sms.MessageRecord{smstest.Message("m-1", "shop", "0.10"), smstest.Message("m-2", "shop", "0.10")}
+	outcomes, changes := s.accepts.acceptWithEntries(ctx, msgs, entries)
+	for i, err := range outcomes {
+		if err != nil {
+			t.Errorf("message %d: %v", i, err)
+		}
+	}
+	if c := changes[0]; c.err != nil || c.entry.ID == 0 || !c.entry.BalanceAfter.Decimal.Equal(dec("1.05")) {
+		t.Errorf("the top-up: %+v", c)
+	}
+	if sms.CodeOf(changes[1].err) != sms.CodeNoCredit || msgkit.CodeOf(changes[2].err) != sms.CodeLedgerInvalid || msgkit.KindOf(changes[3].err) != msgkit.NotFound {
+		t.Errorf("refusals: %v; %v; %v", changes[1].err, changes[2].err, changes[3].err)
+	}
+	a, err := s.Account(ctx, "shop")
+	if err != nil || !a.Balance.Equal(dec("0.65")) {
+		t.Fatalf("balance %s, %v; want 0.65", a.Balance, err)
+	}
+	smstest.RequireLaw(t, s, "shop")
+}
