@@ -22,10 +22,14 @@ type Account struct {
 	Networks     []netip.Prefix // client addresses allowed to submit (104 otherwise)
 	Enabled      bool
 	Balance      decimal.Decimal
-	Currency     string        // ISO 4217, e.g. EUR
-	Validity     time.Duration // 0 means DefaultValidity
-	Throughput   int           // submissions per second; 0 means unlimited
-	MaxParts     int           // parts one message may have; 0 means MaxParts (255)
+	// CreditLimit (postpaid credit, not below zero) lets the balance go
+	// down to -CreditLimit; 0 is prepaid: the balance stays at or above
+	// zero.
+	CreditLimit decimal.Decimal
+	Currency    string        // ISO 4217, e.g. EUR
+	Validity    time.Duration // 0 means DefaultValidity
+	Throughput  int           // submissions per second; 0 means unlimited
+	MaxParts    int           // parts one message may have; 0 means MaxParts (255)
 	// BlacklistedSenderWords holds, by destination region (ISO 3166-1
 	// alpha-2, as libphonenumber names it), words a sender must not
 	// contain; matched case-insensitively.

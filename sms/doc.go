@@ -13,7 +13,9 @@
 // parts to the network (an Upstream), taking them from the Gateway in
 // memory or claiming them from the store; the Dispatcher delivers the
 // queued reports to customers' URLs; a Retention removes finished
-// messages once their keep time has passed. The Gateway needs a Store,
+// messages once their keep time has passed; Credit keeps the accounts'
+// credit ledger (top-ups, adjustments, listings, exports,
+// reconciliation). The Gateway needs a Store,
 // the Transmitter a TransmitterStore, the Dispatcher an OutboxStore of two
 // methods and the Retention a RetentionStore of one; the adapters
 // (memstore, pgstore) implement all four, and smstest is their contract.
@@ -322,6 +324,57 @@
 // -keep-finished-for), so a run removes a minute's worth. KeepFor defaults
 // to 30 days (DefaultKeepFinishedFor); the memory store keeps an hour,
 // which bounds its heap.
+//
+// # Credit ledger
+//
+// Every change of an account's balance is an entry of its ledger
+// (LedgerEntry): a top-up (positive), an adjustment (either sign, not
+// zero), a charge (one per accepted message, its Charged, negative), a
+// refund (a kind kept for charges given back; the platform gives none
+// today, as a message's charge stands whatever the network does with it)
+// and a carried entry. The law: an account's Balance always equals the
+// sum of its entries; Credit.Reconcile reports the accounts where it does
+// not (expected, actual, difference), which only a change behind the
+// stores' back can cause.
+//
+// The front door is Credit (NewCredit(store, CreditOptions) over a
+// LedgerStore, which both stores implement): TopUp and Adjust write an
+// entry and change the balance in one atomic store call
+// (LedgerStore.ApplyLedger), stamped with the Credit's Clock and the
+// caller's Actor (who: "client:crm", "operator:ana"; 1 to 200
+// characters) and Note (a reference or reason, at most 500). An amount of
+// zero, a top-up not above zero, a missing currency or actor, or a
+// currency other than the account's is Invalid (ledger_entry_invalid,
+// naming the field); a change that would take the balance below the
+// account's floor is 113 (RC_NO_CREDIT) and changes nothing, as a charge
+// would be. Entries list with the listing convention (LedgerListSpec:
+// filters on kind, at, amount, messageId and id; sort by at or id; pages),
+// always one account's; the ledger's own order is time, then id. Export
+// yields an account's entries of a time range in that order, reading
+// them a page at a time by keyset (at, id), for CSV exports of any
+// length.
+//
+// Choices: an entry's id is assigned by the store from one sequence for
+// all entries, charges included, so ids increase in the order entries
+// are written; the ledger is ordered by time, then id, because that is
+// the order the stores' indexes keep without a write per message (a
+// charge's time is its message's SubmittedAt). BalanceAfter is set on
+// top-ups, adjustments and refunds, where the store knows it for free;
+// charges leave it unset, as acceptance writes balances by the batch. A
+// charge's actor is "account:" and the account. Charges are the stored
+// messages themselves, so retention, which removes messages, writes in
+// the same store call one carried entry per account holding the removed
+// charges' sum (actor ActorRetention, at the latest removed submission);
+// an account's opening balance (created with one) is a carried entry too
+// (actor ActorOpening). memstore, whose own trimming removes messages one
+// by one, adds each removed charge to the account's last entry when that
+// is a carried entry of retention rather than grow an entry per message.
+//
+// Postpaid accounts: Account.CreditLimit (not below zero, default 0) lets
+// the balance go down to -CreditLimit. Every floor is that one: the
+// acceptance of a message (113 below it, nothing changed), ledger changes,
+// and the accounts a store keeps (CheckBalance; CreateAccount refuses a
+// balance below -CreditLimit and a negative limit).
 //
 // # Senders and receivers
 //

@@ -197,8 +197,10 @@ func (g *Gateway) CreateAccount(ctx context.Context, spec AccountSpec) (Account,
 			e.WithField("passwordHash", "not a bcrypt hash", "")
 		}
 	}
-	if a.Balance.IsNegative() {
-		e.WithField("balance", "a balance is not negative", "")
+	if a.CreditLimit.IsNegative() {
+		e.WithField("creditLimit", "a credit limit is not negative", "")
+	} else if a.Balance.LessThan(a.CreditLimit.Neg()) {
+		e.WithField("balance", "a balance is not below -creditLimit", "")
 	}
 	for _, p := range a.Prices {
 		if p.Prefix == "" || !allDigits(p.Prefix) || p.Price.IsNegative() {

@@ -11,6 +11,7 @@ import (
 	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/idempotency"
 	"github.com/msgkit/msgkit/sms"
+	"github.com/msgkit/msgkit/sms/smstest"
 	"github.com/shopspring/decimal"
 	"golang.org/x/crypto/bcrypt"
 )
@@ -111,13 +112,13 @@ func TestSubmitIdempotent(t *testing.T) {
 // account can pay.
 func TestSubmitIdempotentRefusal(t *testing.T) {
 	f := newKeyedFixture(t, nil, nil)
-	if _, err := f.store.AddBalance(t.Context(), "shop", decimal.RequireFromString("-10")); err != nil {
+	if _, err := smstest.AddBalance(t.Context(), f.store, "shop", decimal.RequireFromString("-10")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.gw.Submit(t.Context(), keyed("k")); sms.CodeOf(err) != sms.CodeNoCredit {
 		t.Fatalf("without credit: %v", err)
 	}
-	if _, err := f.store.AddBalance(t.Context(), "shop", decimal.RequireFromString("1")); err != nil {
+	if _, err := smstest.AddBalance(t.Context(), f.store, "shop", decimal.RequireFromString("1")); err != nil {
 		t.Fatal(err)
 	}
 	if acc, err := f.gw.Submit(t.Context(), keyed("k")); err != nil || acc.Replayed {

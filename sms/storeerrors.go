@@ -3,6 +3,8 @@ package sms
 import (
 	"strconv"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/msgkit/msgkit"
 )
 
@@ -20,13 +22,22 @@ const (
 	CodeReportNotFound    = "report_not_found"    // no such pending report (NotFound)
 )
 
-// CheckBalance refuses an account with a negative balance, which no
-// store keeps.
+// CheckBalance refuses an account with a negative credit limit or a
+// balance below its floor (-CreditLimit), which no store keeps.
 func (a *Account) CheckBalance() error {
-	if a.Balance.IsNegative() {
-		return msgkit.Invalidf(CodeAccountInvalid, "balance", "balance must not be negative")
+	if a.CreditLimit.IsNegative() {
+		return msgkit.Invalidf(CodeAccountInvalid, "creditLimit", "creditLimit must not be negative")
+	}
+	if a.Balance.LessThan(a.CreditLimit.Neg()) {
+		return msgkit.Invalidf(CodeAccountInvalid, "balance", "balance must not be below -creditLimit")
 	}
 	return nil
+}
+
+// Covers reports whether the account's balance covers a charge: the
+// balance left is not below the floor, -CreditLimit.
+func (a *Account) Covers(charge decimal.Decimal) bool {
+	return !a.Balance.Sub(charge).LessThan(a.CreditLimit.Neg())
 }
 
 // CheckCharge refuses a message with a negative charge, which no store

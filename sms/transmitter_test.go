@@ -109,7 +109,7 @@ func zeroJitter() float64 { return 0 }
 // the fixture's clock. The account shop may spend 1000.
 func newTxFixture(t *testing.T, net simnet.Options, tx sms.TransmitterOptions) *txFixture {
 	f := &txFixture{fixture: newFixture(t)}
-	if _, err := f.store.AddBalance(t.Context(), "shop", decimal.RequireFromString("990")); err != nil {
+	if _, err := smstest.AddBalance(t.Context(), f.store, "shop", decimal.RequireFromString("990")); err != nil {
 		t.Fatal(err)
 	}
 	net.Clock, tx.Clock = f.clock.Now, f.clock.Now

@@ -27,7 +27,12 @@
 // them once their reports are done, as it removes every finished message
 // the trimming has not reached when a Retention's keep time is shorter.
 // Both measure the keep time from the message's last part update, as
-// pgstore does. Idempotency keys
+// pgstore does. A removed message takes its charge's ledger entry with it
+// (as on PostgreSQL, a stored message is its charge's entry), so its
+// charge is carried into the account's ledger (sms.LedgerCarried): into
+// the account's last entry when that is a carried entry of retention,
+// so that trimming one message at a time does not grow an entry per
+// message. Idempotency keys
 // stay until Purge deletes them once expired (servers purge every few
 // minutes), so they hold a day of keyed requests at most.
 package memstore

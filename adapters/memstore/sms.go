@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/msgkit/msgkit/sms"
-	"github.com/shopspring/decimal"
 )
 
 var (
@@ -28,6 +27,7 @@ type SMSStore struct {
 	outbox     outbox
 	sendq      sendQueue
 	finished   finishedMessages
+	ledger     ledger
 }
 
 // window counts an account's submissions in one second.
@@ -44,6 +44,8 @@ func newSMSStore(o Options) *SMSStore {
 	s.outbox.parts = map[sms.PartKey][]*queuedReport{}
 	s.outbox.finished = map[sms.ReportState]int{}
 	s.sendq.entry = map[sms.PartKey]*sendEntry{}
+	s.ledger.explicit = map[string][]sms.LedgerEntry{}
+	s.ledger.charges = map[sms.MessageID]int64{}
 	return s
 }
 
@@ -83,28 +85,18 @@ func (s *SMSStore) CreateAccount(ctx context.Context, a sms.Account) error {
 	if err := a.CheckBalance(); err != nil {
 		return err
 	}
-	return s.accounts.insert(a.Username, a)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.accounts.insertLocked(a.Username, a); err != nil {
+		return err
+	}
+	s.openingLocked(s.accounts.rows[a.Username])
+	return nil
 }
 
 // Account returns the account, or NotFound.
 func (s *SMSStore) Account(ctx context.Context, username string) (sms.Account, error) {
 	return s.accounts.get(username)
-}
-
-// AddBalance adds delta; a result below zero is 113 with nothing changed.
-// Operators top accounts up with it; the gateway never calls it.
-func (s *SMSStore) AddBalance(ctx context.Context, username string, delta decimal.Decimal) (decimal.Decimal, error) {
-	var b decimal.Decimal
-	err := s.accounts.update(username, func(a *sms.Account) error {
-		b = a.Balance.Add(delta)
-		if b.IsNegative() {
-			b = a.Balance
-			return sms.CodeNoCredit.Errorf("balance %s %s is below %s", a.Balance, a.Currency, delta.Neg())
-		}
-		a.Balance = b
-		return nil
-	})
-	return b, err
 }
 
 // Accept charges m.Charged, saves m and queues its parts under one lock.
@@ -121,7 +113,7 @@ func (s *SMSStore) Accept(ctx context.Context, m sms.MessageRecord) error {
 	if _, ok := s.messages.rows[m.ID]; ok {
 		return s.messages.exists(m.ID)
 	}
-	if a.Balance.LessThan(m.Charged) {
+	if !a.Covers(m.Charged) {
 		return sms.CodeNoCredit.Errorf("balance %s %s is below the charge %s", a.Balance, a.Currency, m.Charged)
 	}
 	a.Balance = a.Balance.Sub(m.Charged)
@@ -129,6 +121,7 @@ func (s *SMSStore) Accept(ctx context.Context, m sms.MessageRecord) error {
 	if err := s.messages.insertLocked(m.ID, m); err != nil {
 		return err
 	}
+	s.ledger.charges[m.ID] = s.ledger.id()
 	s.queueLocked(s.messages.rows[m.ID])
 	return nil
 }

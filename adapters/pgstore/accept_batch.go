@@ -40,11 +40,23 @@ const (
 	requestAbandoned
 )
 
-// acceptRequest is one Accept waiting for a batch.
+// acceptRequest is one Accept, or one ApplyLedger (e), waiting for a
+// batch.
 type acceptRequest struct {
-	m     sms.MessageRecord
+	m sms.MessageRecord
+	// e is a ledger change instead of a message; the worker replaces it
+	// with the change as written before it replies.
+	e     *sms.LedgerEntry
 	state atomic.Int32
 	reply chan error // buffered, so a worker never waits for a caller
+}
+
+// account is the account the request charges or changes.
+func (r *acceptRequest) account() string {
+	if r.e != nil {
+		return r.e.Account
+	}
+	return r.m.Account
 }
 
 // acceptBatcher is Accept's group commit: workers take the requests queued
@@ -111,10 +123,25 @@ func newAcceptBatcher(s *SMSStore, workers, maxBatch int) *acceptBatcher {
 
 // accept queues m and returns its outcome.
 func (b *acceptBatcher) accept(ctx context.Context, m sms.MessageRecord) error {
+	return b.submit(ctx, &acceptRequest{m: m, reply: make(chan error, 1)})
+}
+
+// applyLedger queues the ledger change e in its account's queue, so that
+// it is written in the transaction of the account's next batch (or alone
+// when nothing else waits), and returns it as written.
+func (b *acceptBatcher) applyLedger(ctx context.Context, e sms.LedgerEntry) (sms.LedgerEntry, error) {
+	r := &acceptRequest{e: &e, reply: make(chan error, 1)}
+	if err := b.submit(ctx, r); err != nil {
+		return sms.LedgerEntry{}, err
+	}
+	return *r.e, nil
+}
+
+// submit queues r and returns its outcome.
+func (b *acceptBatcher) submit(ctx context.Context, r *acceptRequest) error {
 	if err := ctx.Err(); err != nil {
 		return cancelled(err)
 	}
-	r := &acceptRequest{m: m, reply: make(chan error, 1)}
 	if err := b.enqueue(ctx, r); err != nil {
 		return err
 	}
@@ -144,7 +171,7 @@ func (b *acceptBatcher) enqueue(ctx context.Context, r *acceptRequest) error {
 	if b.closed {
 		return storageError(errStoreClosed)
 	}
-	q := b.queues[maphash.String(b.seed, r.m.Account)%uint64(len(b.queues))]
+	q := b.queues[maphash.String(b.seed, r.account())%uint64(len(b.queues))]
 	select {
 	case q <- r:
 		return nil
@@ -205,16 +232,90 @@ func (b *acceptBatcher) work(q <-chan *acceptRequest) {
 func (b *acceptBatcher) run(batch []*acceptRequest) {
 	ctx, cancel := context.WithTimeout(context.Background(), acceptBatchTimeout)
 	defer cancel()
-	msgs := make([]sms.MessageRecord, len(batch))
-	for i, r := range batch {
-		msgs[i] = r.m
+	msgs := make([]sms.MessageRecord, 0, len(batch))
+	var (
+		entries   []sms.LedgerEntry
+		msgReqs   = make([]*acceptRequest, 0, len(batch))
+		entryReqs []*acceptRequest
+	)
+	for _, r := range batch {
+		if r.e != nil {
+			entries, entryReqs = append(entries, *r.e), append(entryReqs, r)
+			continue
+		}
+		msgs, msgReqs = append(msgs, r.m), append(msgReqs, r)
 	}
-	for i, outcome := range b.acceptAll(ctx, msgs) {
+	var (
+		outcomes []error
+		changes  []ledgerOutcome
+	)
+	if len(entries) == 0 {
+		outcomes = b.acceptAll(ctx, msgs)
+	} else {
+		outcomes, changes = b.acceptWithEntries(ctx, msgs, entries)
+	}
+	for i, outcome := range outcomes {
 		if outcome == nil {
 			b.store.recent.put(msgs[i]) // its reports follow within seconds
 		}
-		batch[i].reply <- outcome
+		msgReqs[i].reply <- outcome
 	}
+	for i, c := range changes {
+		*entryReqs[i].e = c.entry
+		entryReqs[i].reply <- c.err
+	}
+}
+
+// ledgerOutcome is the outcome of a ledger change in a batch: the entry as
+// written, or why it was not.
+type ledgerOutcome struct {
+	entry sms.LedgerEntry
+	err   error
+}
+
+// acceptWithEntries accepts msgs and applies the ledger changes entries
+// of one batch. A change alone is one statement (applyLedgerSQL); with
+// others, the batch is one transaction (acceptBatch) that settles the
+// changes first, then the messages: they were all waiting at once, so
+// any order is one they could have arrived in. A top-up among an
+// account's submissions so shares their batch's commit instead of
+// taking the account's row lock through a commit of its own, which would
+// stall the account's acceptances for that long.
+func (b *acceptBatcher) acceptWithEntries(ctx context.Context, msgs []sms.MessageRecord, entries []sms.LedgerEntry) ([]error, []ledgerOutcome) {
+	s := b.store
+	outcomes := make([]error, len(msgs))
+	changes := make([]ledgerOutcome, len(entries))
+	failed := func(err error) ([]error, []ledgerOutcome) {
+		s.log.WarnContext(ctx, "pgstore: an accept batch with ledger changes failed", "messages", len(msgs), "changes", len(entries), "err", err)
+		for i := range outcomes {
+			outcomes[i] = storageError(err)
+		}
+		for i := range changes {
+			changes[i] = ledgerOutcome{err: storageError(err)}
+		}
+		return outcomes, changes
+	}
+	if len(msgs) == 0 && len(entries) == 1 && !b.batchAlone {
+		err := retrying(ctx, s.log, "a ledger change", retryable, func() (err error) {
+			changes[0], err = s.applyLedgerOne(ctx, entries[0])
+			return err
+		})
+		if err != nil {
+			return failed(err)
+		}
+		return outcomes, changes
+	}
+	checkIDs := false
+	err := retrying(ctx, s.log, "an accept batch", retryableBatch, func() (err error) {
+		outcomes, changes, err = s.acceptBatch(ctx, msgs, entries, checkIDs)
+		checkIDs = checkIDs || isUniqueViolation(err)
+		return err
+	})
+	if err != nil {
+		outcomes, changes = make([]error, len(msgs)), make([]ledgerOutcome, len(entries))
+		return failed(err)
+	}
+	return outcomes, changes
 }
 
 // acceptAll accepts msgs and returns each one's outcome: nil when it is
@@ -279,7 +380,7 @@ func (b *acceptBatcher) acceptAll(ctx context.Context, msgs []sms.MessageRecord)
 	}
 	var settled []error
 	err = retrying(ctx, s.log, "an accept batch", retryableBatch, func() (err error) {
-		settled, err = s.acceptBatch(ctx, left, checkIDs)
+		settled, _, err = s.acceptBatch(ctx, left, nil, checkIDs)
 		checkIDs = checkIDs || isUniqueViolation(err)
 		return err
 	})
@@ -312,7 +413,7 @@ const (
 	// lockAccountsSQL locks the batch's accounts in username order,
 	// which every batch follows, so two batches never wait for each
 	// other in a cycle. It is the same lock AddBalance's UPDATE takes.
-	lockAccountsSQL = `SELECT username, balance::text, currency FROM sms_accounts
+	lockAccountsSQL = `SELECT username, balance::text, credit_limit::text, currency FROM sms_accounts
 		WHERE username = ANY($1) ORDER BY username FOR UPDATE`
 	// existingSQL runs after lockAccountsSQL, with a snapshot taken
 	// after the locks: every message of the batch's accounts committed
@@ -330,6 +431,12 @@ const (
 	// insertPartsSQL inserts the parts and the rows of those queued for
 	// sending (see 0004_outbound.sql), in one statement: the lock on the
 	// batch's accounts is held through every statement of the batch.
+	// nextLedgerIDsSQL draws the ids of a batch's ledger entries.
+	nextLedgerIDsSQL = `SELECT nextval('sms_ledger_seq') FROM generate_series(1, $1)`
+	// insertLedgerSQL writes a batch's ledger entries.
+	insertLedgerSQL = `INSERT INTO sms_ledger (id, account, kind, amount, currency, balance_after, at, actor, note)
+		SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[]::numeric[], $5::text[], $6::text[]::numeric[],
+			$7::timestamptz[], $8::text[], $9::text[])`
 	insertPartsSQL = `WITH parts AS (
 			INSERT INTO sms_parts (msg_id, num, text, data, units, udh_ref, udh_total, udh_seq,
 				dst_port, src_port, state, error_code, updated_at)
@@ -365,10 +472,14 @@ var errNotCommitted = errors.New("pgstore: the accept transaction was rolled bac
 // ANALYZE, turning the id look-up into a scan of every message. The
 // inserts read only their parameters, so their generic plans are safe,
 // and cheaper than planning thousands of array elements each time.
-func (s *SMSStore) acceptBatch(ctx context.Context, msgs []sms.MessageRecord, checkIDs bool) (outcomes []error, err error) {
+//
+// The ledger changes entries (ApplyLedger's, batched with the account's
+// acceptances; see acceptWithEntries) are settled first, their ids drawn
+// in the first round trip and their rows written with the messages.
+func (s *SMSStore) acceptBatch(ctx context.Context, msgs []sms.MessageRecord, entries []sms.LedgerEntry, checkIDs bool) (outcomes []error, changes []ledgerOutcome, err error) {
 	c, err := s.pool.Acquire(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer c.Release() // which closes the connection if it is still in a transaction
 	defer func() {
@@ -387,19 +498,29 @@ func (s *SMSStore) acceptBatch(ctx context.Context, msgs []sms.MessageRecord, ch
 			usernames = append(usernames, m.Account)
 		}
 	}
-	accounts := make(map[string]*ledger, len(usernames))
+	for _, e := range entries {
+		if !seen[e.Account] {
+			seen[e.Account] = true
+			usernames = append(usernames, e.Account)
+		}
+	}
+	accounts := make(map[string]*batchAccount, len(usernames))
 	existing := make(map[sms.MessageID]bool)
 	reads := &pgx.Batch{}
 	reads.Queue("BEGIN")
 	reads.Queue("SET LOCAL plan_cache_mode = force_custom_plan")
 	reads.Queue(lockAccountsSQL, usernames).Query(func(rows pgx.Rows) error {
-		var username, balance, currency string
-		_, err := pgx.ForEachRow(rows, []any{&username, &balance, &currency}, func() error {
+		var username, balance, limit, currency string
+		_, err := pgx.ForEachRow(rows, []any{&username, &balance, &limit, &currency}, func() error {
 			b, err := parseNumeric(balance)
 			if err != nil {
 				return storageError(err, "account ", username)
 			}
-			accounts[username] = &ledger{balance: b, currency: currency}
+			l, err := parseNumeric(limit)
+			if err != nil {
+				return storageError(err, "account ", username)
+			}
+			accounts[username] = &batchAccount{balance: b, floor: l.Neg(), currency: currency}
 			return nil
 		})
 		return err
@@ -414,18 +535,32 @@ func (s *SMSStore) acceptBatch(ctx context.Context, msgs []sms.MessageRecord, ch
 			return err
 		})
 	}
+	var entryIDs []int64
+	if len(entries) > 0 {
+		reads.Queue(nextLedgerIDsSQL, len(entries)).Query(func(rows pgx.Rows) (err error) {
+			entryIDs, err = pgx.CollectRows(rows, pgx.RowTo[int64])
+			return err
+		})
+	}
 	if err = c.SendBatch(ctx, reads).Close(); err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	if len(entryIDs) != len(entries) {
+		return nil, nil, storageError(errNotCommitted, "ledger ids drawn: ", len(entryIDs))
 	}
 
+	changes, applied := settleEntries(entries, entryIDs, accounts)
 	outcomes, accepted := settle(msgs, accounts, existing)
-	if len(accepted) == 0 {
+	if len(accepted) == 0 && len(applied) == 0 {
 		// Nothing to write; the deferred ROLLBACK ends the transaction,
 		// and the refusals stand whether or not it reaches the server.
-		return outcomes, nil
+		return outcomes, changes, nil
 	}
 	writes := &pgx.Batch{}
 	queueWrites(writes, accounts, accepted) // its first statement is the balance update
+	if len(applied) > 0 {
+		writes.Queue(insertLedgerSQL, ledgerArgs(applied)...)
+	}
 	writes.Queue("COMMIT").Exec(func(ct pgconn.CommandTag) error {
 		if ct.String() != "COMMIT" {
 			return errNotCommitted
@@ -433,16 +568,61 @@ func (s *SMSStore) acceptBatch(ctx context.Context, msgs []sms.MessageRecord, ch
 		return nil
 	})
 	if err = c.SendBatch(ctx, writes).Close(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return outcomes, nil
+	return outcomes, changes, nil
 }
 
-// ledger is an account's balance as a batch runs through it.
-type ledger struct {
+// settleEntries applies the ledger changes of a batch to its accounts'
+// balances, in order, as ApplyLedger called once per change would: an
+// unknown account is NotFound, another currency Invalid, a balance below
+// the floor 113 (sms.CheckLedgerFloor's words, memstore's). It returns
+// each change's outcome and the entries to write, with their ids (drawn
+// in order) and balances after.
+func settleEntries(entries []sms.LedgerEntry, ids []int64, accounts map[string]*batchAccount) ([]ledgerOutcome, []sms.LedgerEntry) {
+	changes := make([]ledgerOutcome, len(entries))
+	var applied []sms.LedgerEntry
+	for i, e := range entries {
+		a, ok := accounts[e.Account]
+		if !ok {
+			changes[i].err = classify(pgx.ErrNoRows, "account", "account "+e.Account)
+			continue
+		}
+		acct := sms.Account{Balance: a.balance, CreditLimit: a.floor.Neg(), Currency: a.currency}
+		if err := sms.CheckLedgerFloor(acct, e); err != nil {
+			changes[i].err = err
+			continue
+		}
+		a.balance, a.charged = a.balance.Add(e.Amount), true
+		e.ID, e.At, e.BalanceAfter = ids[i], dbTime(e.At), decimal.NewNullDecimal(a.balance)
+		changes[i].entry = e
+		applied = append(applied, e)
+	}
+	return changes, applied
+}
+
+// ledgerArgs are the columns of entries as insertLedgerSQL takes them.
+func ledgerArgs(entries []sms.LedgerEntry) []any {
+	n := len(entries)
+	var (
+		ids                                  = make([]int64, n)
+		accts, kinds, amounts, currs, afters = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		actors, notes                        = make([]string, n), make([]string, n)
+		ats                                  = make([]time.Time, n)
+	)
+	for i, e := range entries {
+		ids[i], accts[i], kinds[i], amounts[i], currs[i] = e.ID, e.Account, string(e.Kind), numericText(e.Amount), e.Currency
+		afters[i], ats[i], actors[i], notes[i] = numericText(e.BalanceAfter.Decimal), e.At, e.Actor, e.Note
+	}
+	return []any{ids, accts, kinds, amounts, currs, afters, ats, actors, notes}
+}
+
+// batchAccount is an account's balance as a batch runs through it.
+type batchAccount struct {
 	balance  decimal.Decimal
+	floor    decimal.Decimal // -credit_limit
 	currency string
-	charged  bool // the batch accepted a message of the account
+	charged  bool // the batch accepted a message of the account or changed its balance
 }
 
 // settle decides each message of a batch in arrival order, exactly as
@@ -454,7 +634,7 @@ type ledger struct {
 // outcome (nil when accepted) and the accepted messages, in order.
 // Decimal arithmetic is exact, so the balances equal what the database's
 // numeric would compute, scale included.
-func settle(msgs []sms.MessageRecord, accounts map[string]*ledger, existing map[sms.MessageID]bool) ([]error, []sms.MessageRecord) {
+func settle(msgs []sms.MessageRecord, accounts map[string]*batchAccount, existing map[sms.MessageID]bool) ([]error, []sms.MessageRecord) {
 	outcomes := make([]error, len(msgs))
 	accepted := make([]sms.MessageRecord, 0, len(msgs))
 	taken := make(map[sms.MessageID]bool, len(msgs))
@@ -465,7 +645,7 @@ func settle(msgs []sms.MessageRecord, accounts map[string]*ledger, existing map[
 			outcomes[i] = classify(pgx.ErrNoRows, "account", "account "+m.Account)
 		case existing[m.ID] || taken[m.ID]:
 			outcomes[i] = sms.MessageExists(m.ID)
-		case a.balance.LessThan(m.Charged):
+		case a.balance.Sub(m.Charged).LessThan(a.floor):
 			outcomes[i] = sms.CodeNoCredit.Errorf("balance %s %s is below the charge %s", a.balance, a.currency, m.Charged)
 		default:
 			a.balance, a.charged = a.balance.Sub(m.Charged), true
@@ -479,7 +659,7 @@ func settle(msgs []sms.MessageRecord, accounts map[string]*ledger, existing map[
 // queueWrites queues the writes of a batch: the final balance of every
 // account charged, then the accepted messages, then their parts, one
 // statement each, the rows travelling as one array per column.
-func queueWrites(b *pgx.Batch, accounts map[string]*ledger, accepted []sms.MessageRecord) {
+func queueWrites(b *pgx.Batch, accounts map[string]*batchAccount, accepted []sms.MessageRecord) {
 	var usernames, balances []string
 	for username, a := range accounts {
 		if a.charged {
@@ -584,14 +764,14 @@ func (pc *partColumns) addAll(msgs []sms.MessageRecord) int {
 // chargeBatchSQL charges each account given ($1) its total ($2) when its
 // balance covers it, and inserts the messages, parts and queue rows of
 // the accounts charged, in one statement: one round trip, atomic, and the
-// accounts' rows locked only until its own commit. The balance test is
-// acceptSQL's: a waiting UPDATE re-evaluates it on the balance the
+// accounts' rows locked only until its own commit. The balance test (the
+// floor, -credit_limit) is acceptSQL's: a waiting UPDATE re-evaluates it on the balance the
 // previous charge left. The messages, parts and queue rows are those of
 // insertMessagesSQL and insertPartsSQL, each with its account first.
 const chargeBatchSQL = `WITH charged AS (
 	UPDATE sms_accounts AS a SET balance = a.balance - v.total
 	FROM unnest($1::text[], $2::text[]::numeric[]) AS v(username, total)
-	WHERE a.username = v.username AND a.balance >= v.total
+	WHERE a.username = v.username AND a.balance - v.total >= -a.credit_limit
 	RETURNING a.username
 ), msgs AS (
 	INSERT INTO sms_messages (id, account, type, sender, sender_numeric, receiver, dcs, flash,

@@ -99,9 +99,9 @@ func TestSettle(t *testing.T) {
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			accounts := map[string]*ledger{}
+			accounts := map[string]*batchAccount{}
 			for u, b := range tc.balances {
-				accounts[u] = &ledger{balance: dec(b), currency: "EUR"}
+				accounts[u] = &batchAccount{balance: dec(b), currency: "EUR"}
 			}
 			existing := map[sms.MessageID]bool{}
 			for _, id := range tc.existing {

@@ -61,6 +61,11 @@ const walkInOrder = "SET LOCAL enable_bitmapscan = off"
 // checking again, on what committed before the locks were granted, that
 // each is still finished before $2; with their parts, their reports (none
 // pending), their SMPP records and any queue row an update left behind.
+// A removed message takes its charge's ledger entry with it (its row is
+// the entry; see 0034_sms_ledger.sql), so the same statement writes, per
+// account, one carried entry of the removed charges' sum (negative, at
+// the latest removed submission), and the balance stays the sum of the
+// account's entries. It returns how many messages it removed.
 const forgetSQL = `WITH doomed AS (
 	SELECT m.id FROM sms_messages m
 	WHERE m.id = ANY ($1::text[])
@@ -74,8 +79,16 @@ const forgetSQL = `WITH doomed AS (
 	DELETE FROM smpp_submitted s WHERE s.msg_id IN (SELECT id FROM doomed)
 ), queued AS (
 	DELETE FROM sms_outbound o WHERE o.msg_id IN (SELECT id FROM doomed)
+), removed AS (
+	DELETE FROM sms_messages m WHERE m.id IN (SELECT id FROM doomed)
+	RETURNING m.account, m.currency, m.charged, m.submitted_at
+), carried AS (
+	INSERT INTO sms_ledger (account, kind, amount, currency, at, actor, note)
+	SELECT account, 'carried', -sum(charged), currency, max(submitted_at), '` + sms.ActorRetention + `',
+		'charges of ' || count(*) || ' removed messages'
+	FROM removed GROUP BY account, currency HAVING sum(charged) <> 0
 )
-DELETE FROM sms_messages m WHERE m.id IN (SELECT id FROM doomed)`
+SELECT count(*) FROM removed`
 
 // forgetCallbacksSQL removes up to $2 finished reports of test sessions
 // (testSessionReports) queued before $1. Their ids are a range of
@@ -134,9 +147,7 @@ func (s *SMSStore) ForgetFinished(ctx context.Context, before time.Time, limit i
 			if picked == 0 {
 				return nil
 			}
-			tag, err := tx.Exec(ctx, forgetSQL, ids, before)
-			removed = int(tag.RowsAffected())
-			return err
+			return tx.QueryRow(ctx, forgetSQL, ids, before).Scan(&removed)
 		})
 		if err != nil {
 			return total, classify(err, "message", "finished messages")

@@ -65,11 +65,20 @@ func (s *SMSStore) CreateAccount(ctx context.Context, a sms.Account) error {
 			prefixes[i], prices[i] = p.Prefix, numericText(p.Price)
 		}
 	}
-	const q = `INSERT INTO sms_accounts (username, password_hash, networks, enabled, balance, currency,
+	// The account and its opening balance's entry (see sms.LedgerCarried)
+	// in one statement.
+	const q = `WITH acct AS (
+		INSERT INTO sms_accounts (username, password_hash, networks, enabled, balance, credit_limit, currency,
 			validity_ms, throughput, max_parts, blacklist, price_prefixes, price_values, created_at)
-		VALUES ($1, $2, $3, $4, $5::numeric, $6, $7, $8, $9, $10, $11, $12::text[]::numeric[], $13)`
+		VALUES ($1, $2, $3, $4, $5::numeric, $14::numeric, $6, $7, $8, $9, $10, $11, $12::text[]::numeric[], $13)
+		RETURNING username, balance, currency, created_at
+	)
+	INSERT INTO sms_ledger (account, kind, amount, currency, at, actor, note)
+	SELECT username, 'carried', balance, currency, created_at, '` + sms.ActorOpening + `', 'opening balance'
+	FROM acct WHERE balance <> 0`
 	_, err = s.pool.Exec(ctx, q, a.Username, a.PasswordHash, networks, a.Enabled, numericText(a.Balance), a.Currency,
-		a.Validity.Milliseconds(), int32(a.Throughput), int32(a.MaxParts), blacklist, prefixes, prices, dbTime(a.CreatedAt))
+		a.Validity.Milliseconds(), int32(a.Throughput), int32(a.MaxParts), blacklist, prefixes, prices, dbTime(a.CreatedAt),
+		numericText(a.CreditLimit))
 	return classify(err, "account", "account "+a.Username)
 }
 
@@ -120,18 +129,18 @@ func (s *SMSStore) Account(ctx context.Context, username string) (sms.Account, e
 	if !storable(username) {
 		return sms.Account{}, classify(pgx.ErrNoRows, "account", "account "+username)
 	}
-	const q = `SELECT password_hash, networks, enabled, balance::text, currency, validity_ms, throughput, max_parts,
-			blacklist, price_prefixes, price_values::text[], created_at
+	const q = `SELECT password_hash, networks, enabled, balance::text, credit_limit::text, currency, validity_ms, throughput,
+			max_parts, blacklist, price_prefixes, price_values::text[], created_at
 		FROM sms_accounts WHERE username = $1`
 	a := sms.Account{Username: username}
 	var (
 		networks, prefixes, prices []string
-		balance                    string
+		balance, creditLimit       string
 		validityMS                 int64
 		throughput, maxParts       int32
 		blacklist                  []byte
 	)
-	err := s.pool.QueryRow(ctx, q, username).Scan(&a.PasswordHash, &networks, &a.Enabled, &balance, &a.Currency,
+	err := s.pool.QueryRow(ctx, q, username).Scan(&a.PasswordHash, &networks, &a.Enabled, &balance, &creditLimit, &a.Currency,
 		&validityMS, &throughput, &maxParts, &blacklist, &prefixes, &prices, &a.CreatedAt)
 	if err != nil {
 		return sms.Account{}, classify(err, "account", "account "+username)
@@ -143,6 +152,9 @@ func (s *SMSStore) Account(ctx context.Context, username string) (sms.Account, e
 		return sms.Account{}, corrupt(err)
 	}
 	if a.Balance, err = parseNumeric(balance); err != nil {
+		return sms.Account{}, corrupt(err)
+	}
+	if a.CreditLimit, err = parseNumeric(creditLimit); err != nil {
 		return sms.Account{}, corrupt(err)
 	}
 	if blacklist != nil {
@@ -166,36 +178,6 @@ func (s *SMSStore) Account(ctx context.Context, username string) (sms.Account, e
 	a.Throughput, a.MaxParts = int(throughput), int(maxParts)
 	a.CreatedAt = a.CreatedAt.UTC()
 	return a, nil
-}
-
-// AddBalance adds delta to the balance and returns the new one. A result
-// below zero is 113 (RC_NO_CREDIT) with nothing changed; an unknown
-// account is NotFound. It is one conditional UPDATE: it takes the account
-// row's lock, as Accept's batches do, and PostgreSQL re-evaluates its
-// WHERE against the balance the transaction before it committed, so
-// concurrent calls can never take the balance below zero.
-func (s *SMSStore) AddBalance(ctx context.Context, username string, delta decimal.Decimal) (decimal.Decimal, error) {
-	if !storable(username) {
-		return decimal.Decimal{}, classify(pgx.ErrNoRows, "account", "account "+username)
-	}
-	const q = `UPDATE sms_accounts SET balance = balance + $2::numeric
-		WHERE username = $1 AND balance + $2::numeric >= 0
-		RETURNING balance::text`
-	var balance string
-	err := s.pool.QueryRow(ctx, q, username, numericText(delta)).Scan(&balance)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return decimal.Decimal{}, s.refusal(ctx, username, "", func(balance decimal.Decimal, currency string) error {
-			return sms.CodeNoCredit.Errorf("balance %s %s is below %s", balance, currency, delta.Neg())
-		})
-	}
-	if err != nil {
-		return decimal.Decimal{}, classify(err, "account", "account "+username)
-	}
-	b, err := parseNumeric(balance)
-	if err != nil {
-		return decimal.Decimal{}, storageError(err, "account ", username)
-	}
-	return b, nil
 }
 
 // Accept charges m.Charged to m.Account and saves m, atomically. An
@@ -229,14 +211,18 @@ func (s *SMSStore) Accept(ctx context.Context, m sms.MessageRecord) error {
 // WITH clause runs once whether or not it is read; msg inserts only when
 // charged returned the account's row, and the parts only when msg did.
 //
-// Why the balance can never go below zero, under READ COMMITTED and any
+// Why the balance can never go below its floor (-credit_limit; zero for
+// a prepaid account), under READ COMMITTED and any
 // number of replicas: the UPDATE takes the account row's lock, which
 // batches take too (acceptBatch). A concurrent Accept on the same account
 // waits for that lock, and when the first commits PostgreSQL re-evaluates
 // the waiting UPDATE's WHERE against the row as committed (not against
-// the statement's snapshot). So each charge tests "balance >= charge" on
-// the balance the previous charges left, and an insufficient balance
-// matches no row. The CHECK (balance >= 0) on the table backs this up.
+// the statement's snapshot). So each charge tests "balance - charge >=
+// -credit_limit" on the balance the previous charges left, and an
+// insufficient balance matches no row. The CHECK (balance >=
+// -credit_limit) on the table backs this up. The message's row is its
+// charge's ledger entry (ledger_id drawn by its default; see
+// 0034_sms_ledger.sql), so the ledger adds nothing here.
 // One statement is also one round trip, the cheapest way to accept a
 // lone message: the row lock is released at the statement's own commit,
 // with no client round trip in between as an explicit transaction would
@@ -248,7 +234,7 @@ func (s *SMSStore) Accept(ctx context.Context, m sms.MessageRecord) error {
 // that same statement.
 const acceptSQL = `WITH charged AS (
 	UPDATE sms_accounts SET balance = balance - $2::numeric
-	WHERE username = $1 AND balance >= $2::numeric
+	WHERE username = $1 AND balance - $2::numeric >= -credit_limit
 	RETURNING username
 ), msg AS (
 	INSERT INTO sms_messages (id, account, type, sender, sender_numeric, receiver, dcs, flash, dlr_mask,

@@ -119,7 +119,7 @@ func TestSMSDecimalsKeepScale(t *testing.T) {
 	if !got.Balance.Equal(dec("1200")) {
 		t.Errorf("balance 1.2e3 came back as %s", got.Balance)
 	}
-	b, err := s.AddBalance(ctx, "exp", dec("0.0450"))
+	b, err := smstest.AddBalance(ctx, s, "exp", dec("0.0450"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +324,7 @@ func TestSMSInvalidInput(t *testing.T) {
 		if _, err := s.Account(ctx, key); !errors.Is(err, msgkit.NotFound) {
 			t.Errorf("Account(%q) = %v, want not found", key, err)
 		}
-		if _, err := s.AddBalance(ctx, key, dec("1")); !errors.Is(err, msgkit.NotFound) {
+		if _, err := smstest.AddBalance(ctx, s, key, dec("1")); !errors.Is(err, msgkit.NotFound) {
 			t.Errorf("AddBalance(%q) = %v, want not found", key, err)
 		}
 		if _, err := s.Message(ctx, sms.MessageID(key)); !errors.Is(err, msgkit.NotFound) {
@@ -340,8 +340,8 @@ func TestSMSAddBalanceRefusal(t *testing.T) {
 	if err := s.CreateAccount(ctx, smstest.Account("shop", "1.50")); err != nil {
 		t.Fatal(err)
 	}
-	_, err := s.AddBalance(ctx, "shop", dec("-1.5001"))
-	if e, ok := errors.AsType[*msgkit.Error](err); !ok || sms.CodeOf(err) != sms.CodeNoCredit || e.Message != "balance 1.5 EUR is below 1.5001" {
+	_, err := smstest.AddBalance(ctx, s, "shop", dec("-1.5001"))
+	if e, ok := errors.AsType[*msgkit.Error](err); !ok || sms.CodeOf(err) != sms.CodeNoCredit || e.Message != "balance 1.5 EUR with -1.5001 would be below the floor 0" {
 		t.Fatalf("error %v, want 113 quoting the balance", err)
 	}
 	requireBalance(t, s, "shop", "1.50")
@@ -368,7 +368,7 @@ func TestSMSConcurrentChargesAcrossReplicas(t *testing.T) {
 			if i < accepts {
 				errs[i] = s.Accept(ctx, smstest.Message(fmt.Sprintf("m-%d", i), "shop", "0.05"))
 			} else {
-				_, errs[i] = s.AddBalance(ctx, "shop", dec("-0.10"))
+				_, errs[i] = smstest.AddBalance(ctx, s, "shop", dec("-0.10"))
 			}
 		})
 	}

@@ -190,6 +190,7 @@ type bootstrapSMSAccount struct {
 	PasswordEnv  string              `json:"passwordEnv"`
 	Networks     []string            `json:"networks"`
 	Balance      decimal.Decimal     `json:"balance"`
+	CreditLimit  decimal.Decimal     `json:"creditLimit"` // postpaid: the balance may go down to -creditLimit
 	Currency     string              `json:"currency"`
 	Validity     string              `json:"validity"` // a Go duration, e.g. "24h"
 	Throughput   int                 `json:"throughput"`
@@ -224,7 +225,7 @@ func (b *bulkSMS) createAccount(ctx context.Context, a bootstrapSMSAccount, secr
 	slices.SortFunc(prices, func(a, b sms.Price) int { return strings.Compare(a.Prefix, b.Prefix) })
 	_, err = b.gateway.CreateAccount(ctx, sms.AccountSpec{Password: p, Account: sms.Account{
 		Username: a.Username, PasswordHash: a.PasswordHash, Networks: nets, Enabled: true,
-		Balance: a.Balance, Currency: a.Currency, Validity: validity, Throughput: a.Throughput,
+		Balance: a.Balance, CreditLimit: a.CreditLimit, Currency: a.Currency, Validity: validity, Throughput: a.Throughput,
 		MaxParts: a.MaxParts, BlacklistedSenderWords: a.Blacklist, Prices: prices,
 	}})
 	return err

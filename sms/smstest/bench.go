@@ -3,9 +3,13 @@ package smstest
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/shopspring/decimal"
 
 	"github.com/msgkit/msgkit/sms"
 	"github.com/msgkit/msgkit/sms/simnet"
@@ -76,4 +80,87 @@ func BenchmarkTransmitter(b *testing.B, store Store) {
 		b.Fatalf("handed over %d parts (%d events planned), want %d", total, net.Pending(), b.N)
 	}
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "parts/s")
+}
+
+// BenchmarkAcceptWithTopUps measures one account submitting at full speed
+// (32 concurrent Accepts, which pgstore writes by the batch) side by side
+// without and with a top-up every 10 ms from another goroutine (through
+// sms.Credit, so ApplyLedger takes the account row's lock between the
+// batches). Each phase accepts b.N one-part messages, in quarters run
+// without, with, with, without, twice over, so that a store that slows
+// as it grows, or a machine whose load drifts, burdens both alike. It reports each phase's messages a second and
+// their ratio (with / without): the issue asks that top-ups cost at most
+// 5%, a ratio of 0.95 or more. memstore and pgstore run it.
+func BenchmarkAcceptWithTopUps(b *testing.B, store Store) {
+	ctx := context.Background()
+	if err := store.CreateAccount(ctx, Account("bench", "1000000000")); err != nil {
+		b.Fatal(err)
+	}
+	credit := sms.NewCredit(store, sms.CreditOptions{})
+	var seq atomic.Int64
+	phase := func(n int, topUps bool) (time.Duration, int) {
+		stop := make(chan struct{})
+		var tw sync.WaitGroup
+		made := 0
+		if topUps {
+			tw.Go(func() {
+				tick := time.NewTicker(10 * time.Millisecond)
+				defer tick.Stop()
+				for {
+					select {
+					case <-stop:
+						return
+					case <-tick.C:
+						if _, err := credit.TopUp(ctx, sms.Change{Account: "bench", Amount: decimal.New(1, 0), Currency: "EUR", Actor: "bench"}); err != nil {
+							b.Error(err)
+							return
+						}
+						made++
+					}
+				}
+			})
+		}
+		runtime.GC() // untimed: no phase pays for the garbage of the one before
+		var left atomic.Int64
+		left.Store(int64(n))
+		var wg sync.WaitGroup
+		start := time.Now()
+		for range 32 {
+			wg.Go(func() {
+				for left.Add(-1) >= 0 {
+					m := Message(fmt.Sprintf("topup-bench-%09d", seq.Add(1)), "bench", "0.01")
+					m.Parts, m.Charged = m.Parts[:1], m.PartPrice
+					if err := store.Accept(ctx, m); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		elapsed := time.Since(start)
+		close(stop)
+		tw.Wait()
+		return elapsed, made
+	}
+	quarter := max(1, b.N/4)
+	var without, with time.Duration
+	topUps := 0
+	b.ReportAllocs()
+	b.ResetTimer()
+	for _, withTopUps := range []bool{false, true, true, false, false, true, true, false} {
+		d, k := phase(quarter, withTopUps)
+		if withTopUps {
+			with += d
+			topUps += k
+		} else {
+			without += d
+		}
+	}
+	b.StopTimer()
+	plain, busy := float64(4*quarter)/without.Seconds(), float64(4*quarter)/with.Seconds()
+	b.ReportMetric(plain, "msgs/s")
+	b.ReportMetric(busy, "topup-msgs/s")
+	b.ReportMetric(busy/plain, "ratio")
+	b.ReportMetric(float64(topUps), "topups")
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/msgkit/msgkit/idempotency"
 	"github.com/msgkit/msgkit/msgkittest"
 	"github.com/msgkit/msgkit/sms"
+	"github.com/msgkit/msgkit/sms/smstest"
 	"github.com/shopspring/decimal"
 	"golang.org/x/crypto/bcrypt"
 )
@@ -172,7 +173,7 @@ func TestSendSMSIdempotencyKeyInProgress(t *testing.T) {
 func BenchmarkSendSMSIdempotencyKey(b *testing.B) {
 	k := newKeyedBulkSMS(b)
 	h := bulksmsapi.Handler(k.gw, bulksmsapi.Options{}) // without the contract's checks
-	if _, err := k.store.AddBalance(context.Background(), "shop", decimal.RequireFromString("1000000000")); err != nil {
+	if _, err := smstest.AddBalance(context.Background(), k.store, "shop", decimal.RequireFromString("1000000000")); err != nil {
 		b.Fatal(err)
 	}
 	run := func(b *testing.B, key func(i int) string) {
