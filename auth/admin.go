@@ -222,6 +222,16 @@ func (s *Service) Tenant(ctx context.Context, id msgkit.ServiceUUID) (Tenant, er
 	return t, notFoundAs(err, TenantNotFound(id))
 }
 
+// TenantSuspended reports whether tenant id is suspended; an
+// unregistered tenant is not.
+func (s *Service) TenantSuspended(ctx context.Context, id msgkit.ServiceUUID) (bool, error) {
+	t, err := s.store.Tenant(ctx, id)
+	if msgkit.KindOf(err) == msgkit.NotFound {
+		return false, nil
+	}
+	return t.Suspended, err
+}
+
 // Tenants lists the registered tenants by q (TenantListSpec).
 func (s *Service) Tenants(ctx context.Context, q msgkit.ListQuery) (msgkit.Page[Tenant], error) {
 	return s.store.Tenants(ctx, q)

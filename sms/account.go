@@ -1,11 +1,14 @@
 package sms
 
 import (
+	"fmt"
 	"net/netip"
 	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/msgkit/msgkit"
 
 	"github.com/msgkit/msgkit/sms/gsm"
 )
@@ -38,14 +41,67 @@ type Account struct {
 	// destination prefix (E.164 digits without '+'; country, or MCC/MNC
 	// level such as an operator's number range). The longest matching
 	// prefix wins; a destination no prefix matches is not allowed (114).
-	Prices    []Price
+	Prices []Price
+	// Tenant is the operator's customer the account belongs to; "" for
+	// none. A suspended tenant's accounts are refused as disabled ones
+	// (103), seen within GatewayOptions.CredentialTTL.
+	Tenant    msgkit.ServiceUUID
 	CreatedAt time.Time
 }
 
-// Price is one line of a price list.
+// Price is one line of a price list, in the account's currency.
 type Price struct {
 	Prefix string
 	Price  decimal.Decimal
+	// ValidFrom and ValidTo bound the UTC days the line holds, both
+	// included; a zero date leaves that end open. Lines of one prefix
+	// never overlap (CheckPrices), so a new price is given as a line from
+	// the day it starts, the old one ending the day before.
+	ValidFrom, ValidTo msgkit.Date
+}
+
+// validOn reports whether the line holds on day d.
+func (p Price) validOn(d msgkit.Date) bool {
+	return (p.ValidFrom.IsZero() || !d.Before(p.ValidFrom)) && (p.ValidTo.IsZero() || !d.After(p.ValidTo))
+}
+
+// MaxPrices is the most lines a price list may have.
+const MaxPrices = 10_000
+
+// CheckPrices refuses a price list no account may have: a prefix that is
+// not 1 to 15 digits, a negative price, a line ending before it starts,
+// two lines of one prefix holding on a common day, more than MaxPrices
+// lines. The error is Invalid (account_invalid) naming prices[i].
+func CheckPrices(ps []Price) error {
+	if len(ps) > MaxPrices {
+		return msgkit.Invalidf(CodeAccountInvalid, "prices", "a price list has at most %d lines", MaxPrices)
+	}
+	byPrefix := map[string][]int{}
+	for i, p := range ps {
+		field := fmt.Sprintf("prices[%d]", i)
+		switch {
+		case p.Prefix == "" || len(p.Prefix) > 15 || !allDigits(p.Prefix):
+			return msgkit.Invalidf(CodeAccountInvalid, field+".prefix", "a prefix is 1 to 15 digits of E.164 without '+'")
+		case p.Price.IsNegative():
+			return msgkit.Invalidf(CodeAccountInvalid, field+".price", "a price is not below zero")
+		case !p.ValidFrom.IsZero() && !p.ValidTo.IsZero() && p.ValidTo.Before(p.ValidFrom):
+			return msgkit.Invalidf(CodeAccountInvalid, field+".validTo", "a line ends on or after the day it starts")
+		}
+		for _, j := range byPrefix[p.Prefix] {
+			if overlap(ps[j], p) {
+				return msgkit.Invalidf(CodeAccountInvalid, field, "prefix %s has two lines on a common day (prices[%d] too)", p.Prefix, j)
+			}
+		}
+		byPrefix[p.Prefix] = append(byPrefix[p.Prefix], i)
+	}
+	return nil
+}
+
+// overlap reports whether two lines hold on a common day.
+func overlap(a, b Price) bool {
+	aEndsBeforeB := !a.ValidTo.IsZero() && !b.ValidFrom.IsZero() && a.ValidTo.Before(b.ValidFrom)
+	bEndsBeforeA := !b.ValidTo.IsZero() && !a.ValidFrom.IsZero() && b.ValidTo.Before(a.ValidFrom)
+	return !aEndsBeforeB && !bEndsBeforeA
 }
 
 // validity is the account's message validity.
@@ -63,14 +119,14 @@ func (a Account) maxParts() int {
 	return gsm.MaxParts
 }
 
-// PriceFor returns the price of one part to the receiver: the longest
-// matching prefix of the price list.
-func (a Account) PriceFor(to MSISDN) (decimal.Decimal, bool) {
+// PriceFor returns the price of one part to the receiver on day on (UTC):
+// the longest matching prefix among the lines that hold that day.
+func (a Account) PriceFor(to MSISDN, on msgkit.Date) (decimal.Decimal, bool) {
 	digits := to.Digits()
 	best, found := -1, false
 	var price decimal.Decimal
 	for _, p := range a.Prices {
-		if len(p.Prefix) > best && strings.HasPrefix(digits, p.Prefix) {
+		if len(p.Prefix) > best && strings.HasPrefix(digits, p.Prefix) && p.validOn(on) {
 			best, price, found = len(p.Prefix), p.Price, true
 		}
 	}

@@ -114,6 +114,10 @@ type GatewayOptions struct {
 	// claims them. While the dispatcher holds all it may (MaxHeld) or its
 	// Run is not running, reports are queued for a claim only.
 	Dispatcher *Dispatcher
+	// Tenants tells which tenants are suspended: their accounts are
+	// refused as disabled ones (103). Nil: accounts' tenants are not
+	// looked at.
+	Tenants TenantStatus
 	// Keys keeps the idempotency keys of submissions that carry one; a
 	// gateway without it refuses them (Internal), rather than accepting
 	// them without the promise.
@@ -176,12 +180,26 @@ type AccountSpec struct {
 	Password string
 }
 
-// CreateAccount registers a bulk SMS account.
+// CreateAccount registers a bulk SMS account: a username of 1 to 200
+// characters, a password (or its bcrypt hash), a balance not below
+// -CreditLimit, and settings as checkSettings has them.
 func (g *Gateway) CreateAccount(ctx context.Context, spec AccountSpec) (Account, error) {
+	a, err := prepareAccount(spec, g.secrets, g.opts.Clock)
+	if err != nil {
+		return Account{}, err
+	}
+	if err := g.store.CreateAccount(ctx, a); err != nil {
+		return Account{}, err
+	}
+	return a, nil
+}
+
+// prepareAccount checks an account to create and hashes its password.
+func prepareAccount(spec AccountSpec, secrets *secret.Checker, clock msgkit.Clock) (Account, error) {
 	a := spec.Account
 	e := msgkit.New(msgkit.Invalid, CodeAccountInvalid, "invalid account")
-	if a.Username == "" || len(a.Username) > 200 {
-		e.WithField("username", "a username has 1 to 200 characters", "")
+	if a.Username == "" || len(a.Username) > 200 || !utf8.ValidString(a.Username) || strings.ContainsAny(a.Username, "\x00\r\n") {
+		e.WithField("username", "a username has 1 to 200 characters of UTF-8 without line breaks", "")
 	}
 	switch {
 	case spec.Password != "" && a.PasswordHash != "":
@@ -197,15 +215,14 @@ func (g *Gateway) CreateAccount(ctx context.Context, spec AccountSpec) (Account,
 			e.WithField("passwordHash", "not a bcrypt hash", "")
 		}
 	}
-	if a.CreditLimit.IsNegative() {
-		e.WithField("creditLimit", "a credit limit is not negative", "")
-	} else if a.Balance.LessThan(a.CreditLimit.Neg()) {
+	if !a.CreditLimit.IsNegative() && a.Balance.LessThan(a.CreditLimit.Neg()) {
 		e.WithField("balance", "a balance is not below -creditLimit", "")
 	}
-	for _, p := range a.Prices {
-		if p.Prefix == "" || !allDigits(p.Prefix) || p.Price.IsNegative() {
-			e.WithField("prices", "a price needs a prefix of digits and a price not below zero", "")
-			break
+	if err := checkSettings(a); err != nil {
+		for _, f := range err.(*msgkit.Error).Fields {
+			if f.Name != "creditLimit" || a.CreditLimit.IsNegative() {
+				e.WithField(f.Name, f.Message, "")
+			}
 		}
 	}
 	if len(e.Fields) > 0 {
@@ -213,17 +230,14 @@ func (g *Gateway) CreateAccount(ctx context.Context, spec AccountSpec) (Account,
 		return Account{}, e
 	}
 	if spec.Password != "" {
-		h, err := g.secrets.Hash(spec.Password)
+		h, err := secrets.Hash(spec.Password)
 		if err != nil {
 			return Account{}, err
 		}
 		a.PasswordHash = h
 	}
 	if a.CreatedAt.IsZero() {
-		a.CreatedAt = g.opts.Clock.Now().UTC()
-	}
-	if err := g.store.CreateAccount(ctx, a); err != nil {
-		return Account{}, err
+		a.CreatedAt = clock.Now().UTC()
 	}
 	return a, nil
 }
@@ -424,6 +438,9 @@ func (g *Gateway) account(ctx context.Context, username string) (Account, error)
 		return c.account, nil
 	}
 	acct, err := g.store.Account(ctx, username)
+	if err == nil {
+		acct, err = g.loaded(ctx, acct)
+	}
 	if err != nil {
 		return Account{}, err
 	}
@@ -457,7 +474,7 @@ func (g *Gateway) accept(ctx context.Context, acct Account, sub Submission, id M
 	if n := split.NumParts(); n > acct.maxParts() {
 		return Accepted{}, CodeMessageTooLong.FieldErrorf("text", "the message needs %d parts; the account allows %d", n, acct.maxParts())
 	}
-	price, ok := acct.PriceFor(m.Receiver)
+	price, ok := acct.PriceFor(m.Receiver, msgkit.DateOf(now))
 	if !ok {
 		return Accepted{}, CodeNoRoute.FieldErrorf("receiver", "no route to %s for this account", m.Receiver)
 	}
@@ -550,6 +567,9 @@ func (g *Gateway) checkPassword(ctx context.Context, username, password string) 
 		if err != nil {
 			return Account{}, err
 		}
+		if acct, err = g.loaded(verifyCtx, acct); err != nil {
+			return Account{}, err
+		}
 		g.credMu.Lock()
 		if len(g.creds) > 100_000 {
 			clear(g.creds) // bounded: a flood of accounts only costs bcrypt again
@@ -565,6 +585,30 @@ func (g *Gateway) checkPassword(ctx context.Context, username, password string) 
 	case <-ctx.Done():
 		return Account{}, ctx.Err()
 	}
+}
+
+// TenantStatus tells whether a tenant is suspended; *auth.Service
+// satisfies it.
+type TenantStatus interface {
+	TenantSuspended(ctx context.Context, tenant msgkit.ServiceUUID) (bool, error)
+}
+
+// loaded is acct as the gateway keeps it for CredentialTTL: disabled
+// while its tenant is suspended, so that a suspension refuses the
+// tenant's accounts (103) within that time, at one look-up per account
+// and TTL.
+func (g *Gateway) loaded(ctx context.Context, acct Account) (Account, error) {
+	if acct.Tenant == "" || g.opts.Tenants == nil {
+		return acct, nil
+	}
+	suspended, err := g.opts.Tenants.TenantSuspended(ctx, acct.Tenant)
+	if err != nil {
+		return Account{}, err
+	}
+	if suspended {
+		acct.Enabled = false
+	}
+	return acct, nil
 }
 
 // remembered returns the account whose password was verified with this

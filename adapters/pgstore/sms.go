@@ -50,35 +50,25 @@ func (s *SMSStore) CreateAccount(ctx context.Context, a sms.Account) error {
 	if err != nil {
 		return err
 	}
-	var blacklist any // nil map: NULL
-	if a.BlacklistedSenderWords != nil {
-		b, err := json.Marshal(a.BlacklistedSenderWords)
-		if err != nil {
-			return storageError(err)
-		}
-		blacklist = b
+	blacklist, err := blacklistDoc(a.BlacklistedSenderWords)
+	if err != nil {
+		return err
 	}
-	var prefixes, prices []string // nil list: NULL
-	if a.Prices != nil {
-		prefixes, prices = make([]string, len(a.Prices)), make([]string, len(a.Prices))
-		for i, p := range a.Prices {
-			prefixes[i], prices[i] = p.Prefix, numericText(p.Price)
-		}
-	}
+	pl := priceColumns(a.Prices)
 	// The account and its opening balance's entry (see sms.LedgerCarried)
 	// in one statement.
 	const q = `WITH acct AS (
 		INSERT INTO sms_accounts (username, password_hash, networks, enabled, balance, credit_limit, currency,
-			validity_ms, throughput, max_parts, blacklist, price_prefixes, price_values, created_at)
-		VALUES ($1, $2, $3, $4, $5::numeric, $14::numeric, $6, $7, $8, $9, $10, $11, $12::text[]::numeric[], $13)
+			validity_ms, throughput, max_parts, blacklist, price_prefixes, price_values, created_at, tenant, price_from, price_to)
+		VALUES ($1, $2, $3, $4, $5::numeric, $14::numeric, $6, $7, $8, $9, $10, $11, $12::text[]::numeric[], $13, $15, $16, $17)
 		RETURNING username, balance, currency, created_at
 	)
 	INSERT INTO sms_ledger (account, kind, amount, currency, at, actor, note)
 	SELECT username, 'carried', balance, currency, created_at, '` + sms.ActorOpening + `', 'opening balance'
 	FROM acct WHERE balance <> 0`
 	_, err = s.pool.Exec(ctx, q, a.Username, a.PasswordHash, networks, a.Enabled, numericText(a.Balance), a.Currency,
-		a.Validity.Milliseconds(), int32(a.Throughput), int32(a.MaxParts), blacklist, prefixes, prices, dbTime(a.CreatedAt),
-		numericText(a.CreditLimit))
+		a.Validity.Milliseconds(), int32(a.Throughput), int32(a.MaxParts), blacklist, pl.prefixes, pl.values, dbTime(a.CreatedAt),
+		numericText(a.CreditLimit), string(a.Tenant), pl.from, pl.to)
 	return classify(err, "account", "account "+a.Username)
 }
 
@@ -129,24 +119,33 @@ func (s *SMSStore) Account(ctx context.Context, username string) (sms.Account, e
 	if !storable(username) {
 		return sms.Account{}, classify(pgx.ErrNoRows, "account", "account "+username)
 	}
-	const q = `SELECT password_hash, networks, enabled, balance::text, credit_limit::text, currency, validity_ms, throughput,
-			max_parts, blacklist, price_prefixes, price_values::text[], created_at
-		FROM sms_accounts WHERE username = $1`
-	a := sms.Account{Username: username}
+	rows, _ := s.pool.Query(ctx, `SELECT `+accountColumns+` FROM sms_accounts a WHERE username = $1`, username)
+	a, err := pgx.CollectExactlyOneRow(rows, scanSMSAccount)
+	return a, classify(err, "account", "account "+username)
+}
+
+// accountColumns are the columns scanSMSAccount reads, of sms_accounts a.
+const accountColumns = `a.username, a.password_hash, a.networks, a.enabled, a.balance::text, a.credit_limit::text, a.currency, a.validity_ms,
+	a.throughput, a.max_parts, a.blacklist, a.price_prefixes, a.price_values::text[], a.price_from, a.price_to, a.tenant, a.created_at`
+
+// scanSMSAccount reads an account of accountColumns; a stored value that
+// does not parse is a storage error naming the account.
+func scanSMSAccount(row pgx.CollectableRow) (sms.Account, error) {
 	var (
-		networks, prefixes, prices []string
-		balance, creditLimit       string
-		validityMS                 int64
-		throughput, maxParts       int32
-		blacklist                  []byte
+		a                                    sms.Account
+		networks, prefixes, prices, from, to []string
+		balance, creditLimit                 string
+		validityMS                           int64
+		throughput, maxParts                 int32
+		blacklist                            []byte
 	)
-	err := s.pool.QueryRow(ctx, q, username).Scan(&a.PasswordHash, &networks, &a.Enabled, &balance, &creditLimit, &a.Currency,
-		&validityMS, &throughput, &maxParts, &blacklist, &prefixes, &prices, &a.CreatedAt)
+	err := row.Scan(&a.Username, &a.PasswordHash, &networks, &a.Enabled, &balance, &creditLimit, &a.Currency,
+		&validityMS, &throughput, &maxParts, &blacklist, &prefixes, &prices, &from, &to, &a.Tenant, &a.CreatedAt)
 	if err != nil {
-		return sms.Account{}, classify(err, "account", "account "+username)
+		return sms.Account{}, err
 	}
 	corrupt := func(err error) error {
-		return storageError(err, "account ", username)
+		return storageError(err, "account ", a.Username)
 	}
 	if a.Networks, err = parsePrefixes(networks); err != nil {
 		return sms.Account{}, corrupt(err)
@@ -163,13 +162,19 @@ func (s *SMSStore) Account(ctx context.Context, username string) (sms.Account, e
 		}
 	}
 	if prefixes != nil {
-		if len(prices) != len(prefixes) { // the table's check makes this impossible
-			return sms.Account{}, corrupt(fmt.Errorf("%d price prefixes but %d prices", len(prefixes), len(prices)))
+		if len(prices) != len(prefixes) || len(from) != len(prefixes) || len(to) != len(prefixes) { // the table's checks make this impossible
+			return sms.Account{}, corrupt(fmt.Errorf("%d price prefixes but %d prices, %d and %d validity dates", len(prefixes), len(prices), len(from), len(to)))
 		}
 		a.Prices = make([]sms.Price, len(prefixes))
 		for i, p := range prefixes {
 			a.Prices[i].Prefix = p
 			if a.Prices[i].Price, err = parseNumeric(prices[i]); err != nil {
+				return sms.Account{}, corrupt(err)
+			}
+			if a.Prices[i].ValidFrom, err = optionalDate(from[i]); err != nil {
+				return sms.Account{}, corrupt(err)
+			}
+			if a.Prices[i].ValidTo, err = optionalDate(to[i]); err != nil {
 				return sms.Account{}, corrupt(err)
 			}
 		}
@@ -178,6 +183,49 @@ func (s *SMSStore) Account(ctx context.Context, username string) (sms.Account, e
 	a.Throughput, a.MaxParts = int(throughput), int(maxParts)
 	a.CreatedAt = a.CreatedAt.UTC()
 	return a, nil
+}
+
+// optionalDate reads a price line's validity end: "" is open.
+func optionalDate(s string) (msgkit.Date, error) {
+	if s == "" {
+		return msgkit.Date{}, nil
+	}
+	return msgkit.ParseDate(s)
+}
+
+// dateText is a price line's validity end as stored: "" when open.
+func dateText(d msgkit.Date) string {
+	if d.IsZero() {
+		return ""
+	}
+	return d.String()
+}
+
+// prices are a price list as sms_accounts' parallel arrays; all nil for
+// a nil list.
+type prices struct{ prefixes, values, from, to []string }
+
+func priceColumns(ps []sms.Price) prices {
+	if ps == nil {
+		return prices{}
+	}
+	out := prices{make([]string, len(ps)), make([]string, len(ps)), make([]string, len(ps)), make([]string, len(ps))}
+	for i, p := range ps {
+		out.prefixes[i], out.values[i], out.from[i], out.to[i] = p.Prefix, numericText(p.Price), dateText(p.ValidFrom), dateText(p.ValidTo)
+	}
+	return out
+}
+
+// blacklistDoc is the blacklist as jsonb; nil for a nil map.
+func blacklistDoc(m map[string][]string) (any, error) {
+	if m == nil {
+		return nil, nil
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, storageError(err)
+	}
+	return b, nil
 }
 
 // Accept charges m.Charged to m.Account and saves m, atomically. An

@@ -32,6 +32,7 @@ type Store interface {
 	sms.RetentionStore
 	sms.ReportLeasingStore
 	sms.LedgerStore
+	sms.AccountStore
 	// FinishReport is FinishReports of one report.
 	FinishReport(ctx context.Context, r sms.Report) error
 	// ReportCounts counts the outbox's reports by state.
@@ -62,6 +63,7 @@ func Run(t *testing.T, newStore func(t *testing.T) Store) {
 	tests = append(tests, outboundTests()...)
 	tests = append(tests, retentionTests()...)
 	tests = append(tests, ledgerTests()...)
+	tests = append(tests, accountAdminTests()...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -150,6 +152,9 @@ func requireBalance(t *testing.T, s sms.Store, username, want string) {
 func testAccountRoundTrip(t *testing.T, s Store) {
 	a := Account("shop", "1234567.8901")
 	a.CreditLimit = dec("250.50")
+	a.Tenant = "6f1c2a4e-0b7d-4c1e-9a53-2d8e4f6a7b90"
+	a.Prices = append(a.Prices, sms.Price{Prefix: "44", Price: dec("0.05"), ValidFrom: date("2026-01-01"), ValidTo: date("2026-06-30")},
+		sms.Price{Prefix: "44", Price: dec("0.04"), ValidFrom: date("2026-07-01")})
 	if err := s.CreateAccount(t.Context(), a); err != nil {
 		t.Fatal(err)
 	}
