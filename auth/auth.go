@@ -47,6 +47,12 @@ const (
 	// PrivAdminComponents puts, lists and deletes UI components, whoever's
 	// tenant they serve.
 	PrivAdminComponents Privilege = "admin.ui-components"
+	// PrivAdminAccounts creates, reads and changes bulk SMS accounts
+	// (suspension, tenant, prices, credit limit).
+	PrivAdminAccounts Privilege = "admin.accounts"
+	// PrivAdminCredit tops up and adjusts accounts' credit, and reads,
+	// exports and reconciles their ledgers.
+	PrivAdminCredit Privilege = "admin.credit"
 )
 
 // Privileges lists every known privilege.
@@ -55,14 +61,14 @@ func Privileges() []Privilege {
 		PrivNews, PrivFinanceInvoicesView, PrivFinanceInvoicesOwnView, PrivFinanceInvoicesManage,
 		PrivFinanceCustInvoicesManage, PrivFinanceSupplierInvoicesManage, PrivFinanceNettingInvoicesManage,
 		PrivFinanceBalanceView, PrivFinanceBalanceOwnView, PrivFinanceReferenceManage, PrivTestSystem, PrivTestSystemManage, PrivUIComponents,
-		PrivAdminTenants, PrivAdminClients, PrivAdminAudit, PrivAdminComponents,
+		PrivAdminTenants, PrivAdminClients, PrivAdminAudit, PrivAdminComponents, PrivAdminAccounts, PrivAdminCredit,
 	}
 }
 
 // AdminPrivileges lists the operator's administration privileges, which
 // reach every tenant.
 func AdminPrivileges() []Privilege {
-	return []Privilege{PrivAdminTenants, PrivAdminClients, PrivAdminAudit, PrivAdminComponents}
+	return []Privilege{PrivAdminTenants, PrivAdminClients, PrivAdminAudit, PrivAdminComponents, PrivAdminAccounts, PrivAdminCredit}
 }
 
 // TenantPrivileges lists the privileges that act within the tenants a

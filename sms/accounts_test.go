@@ -169,7 +169,9 @@ func ptr[T any](v T) *T { return &v }
 // tenants is a TenantStatus of a fixed set of suspended tenants.
 type tenants map[msgkit.ServiceUUID]bool
 
-func (ts tenants) TenantSuspended(_ context.Context, id msgkit.ServiceUUID) (bool, error) { return ts[id], nil }
+func (ts tenants) TenantSuspended(_ context.Context, id msgkit.ServiceUUID) (bool, error) {
+	return ts[id], nil
+}
 
 // A suspended tenant's accounts are refused as disabled ones within the
 // gateway's CredentialTTL; other accounts go on.

@@ -195,6 +195,9 @@ type CreditOptions struct {
 	// ExportPage is how many entries Export reads per store call; default
 	// 1,000.
 	ExportPage int
+	// Audit records every top-up and adjustment in the administration's
+	// trail too; nil records none (the ledger records them either way).
+	Audit Auditor
 }
 
 // Credit is the front door of the accounts' credit ledger: top-ups and
@@ -208,6 +211,9 @@ type Credit struct {
 // NewCredit returns a Credit over store.
 func NewCredit(store LedgerStore, opts CreditOptions) *Credit {
 	opts.ExportPage = cmpOr(opts.ExportPage, 1000)
+	if opts.Audit == nil {
+		opts.Audit = noAudit{}
+	}
 	return &Credit{store: store, opts: opts}
 }
 
@@ -238,7 +244,18 @@ func (c *Credit) apply(ctx context.Context, kind LedgerKind, ch Change) (LedgerE
 	if err := CheckLedgerChange(e); err != nil {
 		return LedgerEntry{}, err
 	}
-	return c.store.ApplyLedger(ctx, e)
+	e, err := c.store.ApplyLedger(ctx, e)
+	if err != nil {
+		return LedgerEntry{}, err
+	}
+	_ = c.opts.Audit.Record(ctx, string(kind), "sms_account", e.Account, nil, struct {
+		Entry    int64  `json:"entry"`
+		Amount   string `json:"amount"`
+		Currency string `json:"currency"`
+		Balance  string `json:"balanceAfter"`
+		Note     string `json:"note"`
+	}{e.ID, e.Amount.String(), e.Currency, e.BalanceAfter.Decimal.String(), e.Note})
+	return e, nil
 }
 
 // Entries lists the account's entries (see LedgerListSpec).

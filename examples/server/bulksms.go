@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/msgkit/msgkit"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -25,6 +26,8 @@ import (
 // are.
 type smsStore interface {
 	sms.Store
+	sms.AccountStore
+	sms.LedgerStore
 	sms.TransmitterStore
 	sms.OutboxStore
 	sms.RetentionStore
@@ -49,6 +52,9 @@ type bulkSMSOptions struct {
 	// SMSC connection, and the store of the parts it took.
 	SMPP      *smpp.Config
 	SMPPStore smpp.Store
+	// Audit records the administration of accounts and their credit; nil
+	// records none.
+	Audit sms.Auditor
 }
 
 // retentionEvery is how often finished messages past their keep time are
@@ -77,6 +83,8 @@ var _ sms.StatusBatchSink = (*sms.Gateway)(nil)
 type bulkSMS struct {
 	store       smsStore
 	gateway     *sms.Gateway
+	accounts    *sms.Accounts   // their administration, bootstrap and demo
+	credit      *sms.Credit     // their credit ledger
 	network     *simnet.Network // nil with an SMSC
 	smsc        *smpp.Client    // nil on the simulated network
 	smscStore   smpp.Store
@@ -112,8 +120,11 @@ func newBulkSMS(store smsStore, o bulkSMSOptions) *bulkSMS {
 		o.Gateway.Dispatcher = dispatcher   // and the reports of the network's events
 	}
 	return &bulkSMS{
-		store:       store,
-		gateway:     sms.NewGateway(store, o.Gateway),
+		store:   store,
+		gateway: sms.NewGateway(store, o.Gateway),
+		accounts: sms.NewAccounts(store, sms.AccountsOptions{Clock: o.Gateway.Clock, Logger: o.Logger, BcryptCost: o.Gateway.BcryptCost,
+			Audit: o.Audit}),
+		credit:      sms.NewCredit(store, sms.CreditOptions{Clock: o.Gateway.Clock, Audit: o.Audit}),
 		network:     network,
 		smsc:        smsc,
 		smscStore:   o.SMPPStore,
@@ -197,6 +208,7 @@ type bootstrapSMSAccount struct {
 	MaxParts     int                 `json:"maxParts"`
 	Blacklist    map[string][]string `json:"blacklistedSenderWords"`
 	Prices       map[string]string   `json:"prices"` // prefix -> price of one part
+	Tenant       string              `json:"tenant"` // the serviceUuid it belongs to; "" none
 }
 
 func (b *bulkSMS) createAccount(ctx context.Context, a bootstrapSMSAccount, secret secretSource) error {
@@ -223,8 +235,8 @@ func (b *bulkSMS) createAccount(ctx context.Context, a bootstrapSMSAccount, secr
 		prices = append(prices, sms.Price{Prefix: prefix, Price: d})
 	}
 	slices.SortFunc(prices, func(a, b sms.Price) int { return strings.Compare(a.Prefix, b.Prefix) })
-	_, err = b.gateway.CreateAccount(ctx, sms.AccountSpec{Password: p, Account: sms.Account{
-		Username: a.Username, PasswordHash: a.PasswordHash, Networks: nets, Enabled: true,
+	_, err = b.accounts.Create(ctx, sms.AccountSpec{Password: p, Account: sms.Account{
+		Username: a.Username, PasswordHash: a.PasswordHash, Networks: nets, Enabled: true, Tenant: msgkit.ServiceUUID(a.Tenant),
 		Balance: a.Balance, CreditLimit: a.CreditLimit, Currency: a.Currency, Validity: validity, Throughput: a.Throughput,
 		MaxParts: a.MaxParts, BlacklistedSenderWords: a.Blacklist, Prices: prices,
 	}})
@@ -236,15 +248,15 @@ func (b *bulkSMS) createAccount(ctx context.Context, a bootstrapSMSAccount, secr
 // and no throughput limit, both usable from this machine.
 func (b *bulkSMS) demo(ctx context.Context, d *demoCredentials) error {
 	d.SMSUser, d.SMSPassword = "demo-sms-"+uuid.NewString()[:8], uuid.NewString()
-	if _, err := b.gateway.CreateAccount(ctx, sms.AccountSpec{Password: d.SMSPassword, Account: sms.Account{
-		Username: d.SMSUser, Networks: demoNetworks(), Enabled: true, Currency: "EUR",
+	if _, err := b.accounts.Create(ctx, sms.AccountSpec{Password: d.SMSPassword, Account: sms.Account{
+		Username: d.SMSUser, Networks: demoNetworks(), Enabled: true, Currency: "EUR", Tenant: d.Service,
 		Balance: decimal.RequireFromString("100"), Throughput: 1000, Prices: demoPrices(),
 	}}); err != nil {
 		return fmt.Errorf("demo bulk SMS account: %w", err)
 	}
 	d.LoadUser, d.LoadPassword = "demo-load-"+uuid.NewString()[:8], uuid.NewString()
-	if _, err := b.gateway.CreateAccount(ctx, sms.AccountSpec{Password: d.LoadPassword, Account: sms.Account{
-		Username: d.LoadUser, Networks: demoNetworks(), Enabled: true, Currency: "EUR",
+	if _, err := b.accounts.Create(ctx, sms.AccountSpec{Password: d.LoadPassword, Account: sms.Account{
+		Username: d.LoadUser, Networks: demoNetworks(), Enabled: true, Currency: "EUR", Tenant: d.Service,
 		Balance: decimal.RequireFromString("1000000"), Prices: demoPrices(),
 	}}); err != nil {
 		return fmt.Errorf("demo load test account: %w", err)

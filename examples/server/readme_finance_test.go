@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,20 +11,7 @@ import (
 // section "Finance from an empty database".
 func readmeFinanceLines(t *testing.T) []string {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rest, ok := strings.Cut(string(raw), "\n### Finance from an empty database\n")
-	if !ok {
-		t.Fatal("README.md has no section ### Finance from an empty database")
-	}
-	_, block, ok := strings.Cut(rest, "```sh\n")
-	if !ok {
-		t.Fatal("the section has no sh block")
-	}
-	block, _, _ = strings.Cut(block, "```")
-	return strings.Split(strings.TrimSpace(block), "\n")
+	return readmeLines(t, "### Finance from an empty database")
 }
 
 // TestReadmeFinance runs README's finance sequence as written on a server

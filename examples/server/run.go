@@ -113,7 +113,8 @@ func newPlatform(st stores, cfg config, logger *slog.Logger) platform {
 	opts := httpapi.Options{Auth: svc, Pinger: st.pinger, Logger: logger, Idempotency: keys}
 	bulk := newBulkSMS(st.sms, bulkSMSOptions{
 		Logger:  logger,
-		Gateway: sms.GatewayOptions{BcryptCost: cfg.bcryptCost, Keys: keys},
+		Gateway: sms.GatewayOptions{BcryptCost: cfg.bcryptCost, Keys: keys, Tenants: svc},
+		Audit:   trail,
 		Network: demoNetwork(),
 		Poster:  egress.ReportPosterOptions{Policy: cfg.dlr},
 		// The transmitter's own relation of its lease to a hand-over's
@@ -128,7 +129,7 @@ func newPlatform(st stores, cfg config, logger *slog.Logger) platform {
 	if st.ui != nil {
 		proxy = uiproxy.NewProxy(st.ui, egress.NewFetcher(egress.FetcherOptions{Policy: cfg.dlr}), uiproxy.Options{Audit: trail})
 	}
-	admin := adminapi.Backend{Auth: svc, Audit: trail, Components: proxy}
+	admin := adminapi.Backend{Auth: svc, Audit: trail, Components: proxy, Accounts: bulk.accounts, Credit: bulk.credit}
 	families := append(restFamilies(svc, admin, opts, st, cfg.testTimeLimit, logger), uiProxyFamily(opts, proxy), bulk.family(), idempotencyKeys(keys, logger))
 	if st.campaign != nil {
 		var webhook campaign.Sender

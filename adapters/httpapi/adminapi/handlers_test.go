@@ -14,6 +14,7 @@ import (
 	"github.com/msgkit/msgkit/audit"
 	"github.com/msgkit/msgkit/auth"
 	"github.com/msgkit/msgkit/msgkittest"
+	"github.com/msgkit/msgkit/sms"
 	"github.com/msgkit/msgkit/testsystem"
 	"github.com/msgkit/msgkit/uiproxy"
 	"golang.org/x/crypto/bcrypt"
@@ -23,6 +24,7 @@ type env struct {
 	f  *httpapitest.Fixture
 	h  http.Handler
 	op string // the operator's token
+	db *memstore.DB
 }
 
 func newEnv(t *testing.T) *env {
@@ -33,7 +35,10 @@ func newEnv(t *testing.T) *env {
 	db := memstore.New()
 	proxy := uiproxy.NewProxy(db.UIProxy(), nil, uiproxy.Options{Audit: trail})
 	tests := testsystem.New(db.TestSystem(), db.TestSystem(), nil, nil, testsystem.Options{Clock: f.Clock.Now, Limits: db.TestSystem(), Audit: trail})
-	return &env{f: f, h: c.Handler(t, Handler(f.Opts, Backend{Auth: svc, Audit: trail, Components: proxy, Tests: tests})), op: f.Token(t, httpapitest.Operator)}
+	accounts := sms.NewAccounts(db.SMS(), sms.AccountsOptions{Clock: f.Clock.Now, BcryptCost: bcrypt.MinCost, Audit: trail})
+	credit := sms.NewCredit(db.SMS(), sms.CreditOptions{Clock: f.Clock.Now, Audit: trail, ExportPage: 2})
+	b := Backend{Auth: svc, Audit: trail, Components: proxy, Tests: tests, Accounts: accounts, Credit: credit}
+	return &env{f: f, h: c.Handler(t, Handler(f.Opts, b)), op: f.Token(t, httpapitest.Operator), db: db}
 }
 
 func (e *env) do(t *testing.T, method, path, body string) *httptest.ResponseRecorder {

@@ -6,6 +6,7 @@ import (
 	"github.com/msgkit/msgkit/adapters/httpapi"
 	"github.com/msgkit/msgkit/audit"
 	"github.com/msgkit/msgkit/auth"
+	"github.com/msgkit/msgkit/sms"
 	"github.com/msgkit/msgkit/testsystem"
 	"github.com/msgkit/msgkit/uiproxy"
 )
@@ -28,6 +29,10 @@ type Backend struct {
 	// Tests is the SMS route test system, whose users' daily limits the
 	// administration sets; nil answers their routes 501.
 	Tests *testsystem.System
+	// Accounts are the bulk SMS accounts; nil answers their routes 501.
+	Accounts *sms.Accounts
+	// Credit is the accounts' credit ledger; nil answers its routes 501.
+	Credit *sms.Credit
 }
 
 // Handler serves the operator's administration under /admin/v1/ from b:
@@ -48,6 +53,8 @@ func routes(a *api) []httpapi.Route {
 	clients := []auth.Privilege{auth.PrivAdminClients}
 	missing := a.b.Auth == nil
 	comps, noComps := []auth.Privilege{auth.PrivAdminComponents}, a.b.Components == nil
+	accts, noAccts := []auth.Privilege{auth.PrivAdminAccounts}, a.b.Accounts == nil
+	credit, noCredit := []auth.Privilege{auth.PrivAdminCredit}, a.b.Credit == nil || a.b.Accounts == nil
 	return []httpapi.Route{
 		// tenants
 		{Method: http.MethodPost, Path: b + "tenants", Privileges: tenants, Idempotent: true, Serve: a.createTenant, Missing: missing},
@@ -80,6 +87,15 @@ func routes(a *api) []httpapi.Route {
 		{Method: http.MethodPut, Path: b + "daily-limits/{username}", Privileges: clients, Serve: a.putLimit, Missing: a.b.Tests == nil},
 		{Method: http.MethodGet, Path: b + "daily-limits", Privileges: clients, Serve: a.listLimits, Missing: a.b.Tests == nil},
 		{Method: http.MethodDelete, Path: b + "daily-limits/{username}", Privileges: clients, Serve: a.deleteLimit, Missing: a.b.Tests == nil},
+		// bulk SMS accounts and their credit
+		{Method: http.MethodPost, Path: b + "sms-accounts", Privileges: accts, Idempotent: true, Serve: a.createAccount, Missing: noAccts},
+		{Method: http.MethodGet, Path: b + "sms-accounts", Privileges: accts, Serve: a.listAccounts, Missing: noAccts},
+		{Method: http.MethodGet, Path: b + "sms-accounts/{username}", Privileges: accts, Serve: a.getAccount, Missing: noAccts},
+		{Method: http.MethodPatch, Path: b + "sms-accounts/{username}", Privileges: accts, Serve: a.updateAccount, Missing: noAccts},
+		{Method: http.MethodPost, Path: b + "sms-accounts/{username}/ledger", Privileges: credit, Idempotent: true, Serve: a.addLedgerEntry, Missing: noCredit},
+		{Method: http.MethodGet, Path: b + "sms-accounts/{username}/ledger", Privileges: credit, Serve: a.listLedger, Missing: noCredit},
+		{Method: http.MethodGet, Path: b + "sms-accounts/{username}/ledger/export", Privileges: credit, Serve: a.exportLedger, Missing: noCredit},
+		{Method: http.MethodGet, Path: b + "reconciliation", Privileges: credit, Serve: a.reconcile, Missing: noCredit},
 		// the audit trail
 		{Method: http.MethodGet, Path: b + "audit", Privileges: []auth.Privilege{auth.PrivAdminAudit}, Serve: a.listAudit, Missing: a.b.Audit == nil},
 	}
