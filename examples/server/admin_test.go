@@ -233,3 +233,65 @@ func TestBootstrapTwice(t *testing.T) {
 		})
 	}
 }
+
+// The rest of the administration on both stores, each request and answer
+// held to the family's document: accounts, their credit (a top-up, the
+// ledger, its export, the reconciliation), UI components, test system
+// users' limits, the trail.
+func TestAdministrationAccounts(t *testing.T) {
+	t.Parallel()
+	for name, cfg := range walkStores(t) {
+		t.Run(name, func(t *testing.T) {
+			w := newWalkWorld(t, cfg(t))
+			h := httpapitest.NewContract(t, adminapi.OpenAPI()).Handler(t, w.api)
+			op := "Authorization: Bearer " + w.operatorToken()
+			call := func(method, path, body string, status int) string {
+				t.Helper()
+				res := w.do(h, method, "/admin/v1/"+path, "application/json", body, op)
+				if res.Code != status {
+					t.Fatalf("%s %s: %d %s, want %d", method, path, res.Code, res.Body, status)
+				}
+				return res.Body.String()
+			}
+			call("POST", "sms-accounts", `{"username":"bakery","password":"bakery-pw","tenant":"`+string(walkTenantA)+`","networks":["192.0.2.0/24"],
+				"currency":"EUR","creditLimit":"5","prices":[{"prefix":"386","price":"0.05","validTo":"2099-12-31"}]}`, 201)
+			call("GET", "sms-accounts?tenant="+string(walkTenantA)+"&sort=-createdAt", "", 200)
+			call("PATCH", "sms-accounts/bakery", `{"throughput":5,"maxParts":3,"validity":"2h","blacklistedSenderWords":{"SI":["bank"]}}`, 200)
+			call("POST", "sms-accounts/bakery/ledger", `{"kind":"top_up","amount":"10","currency":"EUR","note":"first"}`, 201)
+			res := w.do(w.sms, "POST", "/bulk/sendsms", "application/json",
+				`{"type":"text","auth":{"username":"bakery","password":"bakery-pw"},"sender":"Bakery","receiver":"38640123456","text":"Fresh bread"}`, "")
+			if res.Code != http.StatusAccepted {
+				t.Fatalf("the account's submission: %d %s", res.Code, res.Body)
+			}
+			call("POST", "sms-accounts/bakery/ledger", `{"kind":"adjustment","amount":"-14.95","currency":"EUR","note":"down to the floor"}`, 201)
+			if got := call("GET", "sms-accounts/bakery", "", 200); !strings.Contains(got, `"balance":"-5"`) {
+				t.Errorf("the balance at the floor: %s", got)
+			}
+			call("POST", "sms-accounts/bakery/ledger", `{"kind":"adjustment","amount":"-0.01","currency":"EUR"}`, 409)
+			if got := call("GET", "sms-accounts/bakery/ledger?sort=at", "", 200); !strings.Contains(got, `"kind":"charge","amount":"-0.05"`) {
+				t.Errorf("the ledger lacks the charge: %s", got)
+			}
+			if res := w.do(w.api, "GET", "/admin/v1/sms-accounts/bakery/ledger/export", "", "", op); res.Code != 200 || strings.Count(res.Body.String(), "\n") != 4 {
+				t.Errorf("the export: %d %q", res.Code, res.Body)
+			}
+			if got := call("GET", "reconciliation", "", 200); got != "{\"data\":[]}\n" {
+				t.Errorf("the reconciliation: %q", got)
+			}
+			call("PATCH", "sms-accounts/bakery", `{"enabled":false}`, 200)
+			call("PUT", "ui-components/bakery-kpi", `{"type":"KPI","service":"`+string(walkTenantA)+`","url":"https://customer.example/kpi/{referenceId}","token":"t"}`, 200)
+			call("GET", "ui-components/bakery-kpi", "", 200)
+			call("GET", "ui-components?type=KPI", "", 200)
+			call("DELETE", "ui-components/bakery-kpi", "", 204)
+			call("PUT", "daily-limits/walk-ts-a", `{"dailyLimit":3}`, 200)
+			call("GET", "daily-limits", "", 200)
+			call("DELETE", "daily-limits/walk-ts-a", "", 204)
+			trail := call("GET", "audit?actor=walk-operator&sort=id", "", 200)
+			for _, want := range []string{`"action":"create","resource":"sms_account"`, `"action":"top_up"`, `"action":"adjustment"`, `"action":"suspend","resource":"sms_account"`,
+				`"resource":"ui_component"`, `"resource":"daily_limit"`} {
+				if !strings.Contains(trail, want) {
+					t.Errorf("the trail lacks %s: %s", want, trail)
+				}
+			}
+		})
+	}
+}

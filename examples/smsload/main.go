@@ -47,6 +47,10 @@ func main() {
 	flag.Float64Var(&cfg.Rate, "rate", 0, "submissions per second at most, spread over the workers; 0: as fast as they go")
 	flag.DurationVar(&cfg.Every, "progress", time.Second, "how often to print progress to standard error; 0: never")
 	flag.StringVar(&cfg.DLRURL, "dlr-url", "", "delivery report URL (dlrUrl) of every submission with -api bulk; none by default")
+	flag.StringVar(&cfg.TopUpURL, "topup-url", "", "an account's ledger in the administration API (…/admin/v1/sms-accounts/USER/ledger): top it up every -topup-every while the load runs")
+	flag.StringVar(&cfg.TopUpToken, "topup-token", "", "a bearer token holding admin.credit, for -topup-url")
+	flag.DurationVar(&cfg.TopUpEvery, "topup-every", 10*time.Millisecond, "how often to top up with -topup-url")
+	flag.StringVar(&cfg.TopUpAmount, "topup-amount", "0.01 EUR", "each top-up: an amount and the account's currency")
 	mask := flag.Int("dlr-mask", -1, "dlrMask of every submission with -api bulk: the sum of DELIVERED 1, UNDELIVERED 2, BUFFERED 4, SENT_TO_SMSC 8, REJECTED 16; -1 leaves it out (the platform then reports 19 with a -dlr-url)")
 	flag.Parse()
 	if *mask >= 0 {
@@ -75,6 +79,11 @@ type config struct {
 	DLRMask                                  *int          // nil: no dlrMask
 	Every                                    time.Duration // progress lines; 0: none
 	Progress                                 io.Writer     // where progress lines go
+	// TopUpURL, when set, is an account's ledger: a top-up of TopUpAmount
+	// is posted to it every TopUpEvery while the load runs, with
+	// TopUpToken, so a run measures submissions under top-ups.
+	TopUpURL, TopUpToken, TopUpAmount string
+	TopUpEvery                        time.Duration
 }
 
 // result is what a run measured.
@@ -86,6 +95,8 @@ type result struct {
 	Codes         map[string]int
 	Elapsed       time.Duration
 	P50, P99, Max time.Duration
+	// TopUps and TopUpsFailed count the top-ups posted during the run.
+	TopUps, TopUpsFailed int
 }
 
 // PerSecond is accepted submissions per second.
@@ -101,6 +112,9 @@ func (r result) String() string {
 			codes = append(codes, fmt.Sprintf("%s×%d", c, r.Codes[c]))
 		}
 		s += "; refused by code: " + strings.Join(codes, ", ")
+	}
+	if r.TopUps+r.TopUpsFailed > 0 {
+		s += fmt.Sprintf("; %d top-ups (%d failed)", r.TopUps, r.TopUpsFailed)
 	}
 	return s
 }
@@ -214,8 +228,44 @@ func run(ctx context.Context, cfg config) (result, error) {
 			}
 		}()
 	}
+	var topUps, topUpsFailed atomic.Int64
+	if cfg.TopUpURL != "" {
+		body, err := topUpBody(cfg.TopUpAmount)
+		if err != nil {
+			return result{}, err
+		}
+		stop := make(chan struct{})
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			tick := time.NewTicker(cfg.TopUpEvery)
+			defer tick.Stop()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-tick.C:
+				}
+				req, _ := http.NewRequestWithContext(ctx, http.MethodPost, cfg.TopUpURL, bytes.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Authorization", "Bearer "+cfg.TopUpToken)
+				resp, err := client.Do(req)
+				if err == nil {
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+				if err != nil || resp.StatusCode != http.StatusCreated {
+					topUpsFailed.Add(1)
+				} else {
+					topUps.Add(1)
+				}
+			}
+		}()
+		defer func() { close(stop); <-done }()
+	}
 	wg.Wait()
-	r := result{Elapsed: time.Since(start), Accepted: int(accepted.Load()), Rejected: int(rejected.Load()), Failed: int(failed.Load()), Codes: codes}
+	r := result{Elapsed: time.Since(start), Accepted: int(accepted.Load()), Rejected: int(rejected.Load()), Failed: int(failed.Load()), Codes: codes,
+		TopUps: int(topUps.Load()), TopUpsFailed: int(topUpsFailed.Load())}
 	r.Sent = r.Accepted + r.Rejected + r.Failed
 	if len(latencies) > 0 {
 		slices.Sort(latencies)
@@ -224,6 +274,15 @@ func run(ctx context.Context, cfg config) (result, error) {
 		r.Max = latencies[len(latencies)-1]
 	}
 	return r, nil
+}
+
+// topUpBody is the ledger entry of one top-up of amount ("0.01 EUR").
+func topUpBody(amount string) ([]byte, error) {
+	value, currency, ok := strings.Cut(amount, " ")
+	if !ok {
+		return nil, fmt.Errorf("-topup-amount %q is not an amount and a currency such as \"0.01 EUR\"", amount)
+	}
+	return json.Marshal(map[string]string{"kind": "top_up", "amount": value, "currency": currency, "note": "smsload"})
 }
 
 // requests returns a function making one submission request of cfg's API.
