@@ -198,7 +198,7 @@ func (s *Accounts) Update(ctx context.Context, username string, ch AccountChange
 	}
 	var before Account
 	a, err := s.store.UpdateAccount(ctx, username, func(a *Account) error {
-		before = cloneAccount(*a)
+		before = a.Clone()
 		if hash != "" {
 			a.PasswordHash = hash
 		}
@@ -291,8 +291,9 @@ func checkSettings(a Account) error {
 	return nil
 }
 
-// cloneAccount is a copy of a sharing nothing with it.
-func cloneAccount(a Account) Account {
+// Clone is a copy of a sharing no slice or map with it; stores keep and
+// hand out clones.
+func (a Account) Clone() Account {
 	a.Networks = slices.Clone(a.Networks)
 	a.Prices = slices.Clone(a.Prices)
 	if a.BlacklistedSenderWords != nil {

@@ -168,13 +168,19 @@ func (s *AuthStore) ReplaceClient(ctx context.Context, c auth.Client) error {
 
 // DeleteClient deletes the client and its tokens.
 func (s *AuthStore) DeleteClient(ctx context.Context, id string) error {
+	return deleteSubject(s, s.clients, auth.SubjectClient, id)
+}
+
+// deleteSubject deletes the client or user id of t with its tokens,
+// under the store's lock.
+func deleteSubject[V any](s *AuthStore, t *table[string, V], kind auth.SubjectKind, id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.clients.rows[id]; !ok {
-		return s.clients.notFound(id)
+	if _, ok := t.rows[id]; !ok {
+		return t.notFound(id)
 	}
-	delete(s.clients.rows, id)
-	s.deleteTokensLocked(auth.SubjectClient, id)
+	delete(t.rows, id)
+	s.deleteTokensLocked(kind, id)
 	return nil
 }
 
@@ -228,14 +234,7 @@ func (s *AuthStore) ReplaceUser(ctx context.Context, u auth.User) error {
 
 // DeleteUser deletes the user and its tokens.
 func (s *AuthStore) DeleteUser(ctx context.Context, username string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.users.rows[username]; !ok {
-		return s.users.notFound(username)
-	}
-	delete(s.users.rows, username)
-	s.deleteTokensLocked(auth.SubjectUser, username)
-	return nil
+	return deleteSubject(s, s.users, auth.SubjectUser, username)
 }
 
 // SaveToken stores t; an existing hash is a Conflict.

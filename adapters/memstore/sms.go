@@ -49,18 +49,13 @@ func newSMSStore(o Options) *SMSStore {
 	return s
 }
 
+// cloneAccount is an account as the store keeps it: a clone, its
+// creation time and validity as pgstore keeps them (microseconds, UTC;
+// milliseconds).
 func cloneAccount(a sms.Account) sms.Account {
-	a.Networks = slices.Clone(a.Networks)
-	a.Prices = slices.Clone(a.Prices)
-	if a.BlacklistedSenderWords != nil {
-		m := make(map[string][]string, len(a.BlacklistedSenderWords))
-		for k, v := range a.BlacklistedSenderWords {
-			m[k] = slices.Clone(v)
-		}
-		a.BlacklistedSenderWords = m
-	}
+	a = a.Clone()
 	a.CreatedAt = a.CreatedAt.Truncate(time.Microsecond).UTC()
-	a.Validity = a.Validity.Truncate(time.Millisecond) // pgstore keeps milliseconds
+	a.Validity = a.Validity.Truncate(time.Millisecond)
 	return a
 }
 

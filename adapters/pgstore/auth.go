@@ -380,28 +380,35 @@ func (s *AuthStore) ReplaceClient(ctx context.Context, c auth.Client) error {
 	), tokens AS (
 		DELETE FROM auth_tokens WHERE subject = $1 AND kind = 1 AND EXISTS (SELECT FROM c)
 	)` + registerTenantsSQL("(SELECT $5::text[] FROM c)", "(SELECT created_at FROM c)") + `SELECT count(*) FROM c`
-	var n int
-	err = s.pool.QueryRow(ctx, q, c.ID, c.Name, c.SecretHash, networks, c.Services, c.Privileges).Scan(&n)
-	if err == nil && n == 0 {
-		err = pgx.ErrNoRows
-	}
-	return classify(err, "client", "client "+c.ID)
+	return oneChanged(s.pool.QueryRow(ctx, q, c.ID, c.Name, c.SecretHash, networks, c.Services, c.Privileges), "client", "client "+c.ID)
 }
 
 // DeleteClient deletes the client and its tokens.
 func (s *AuthStore) DeleteClient(ctx context.Context, id string) error {
+	return s.deleteSubject(ctx, "auth_clients", "id", auth.SubjectClient, "client", id)
+}
+
+// deleteSubject deletes the client or user id (of table, by its key
+// column) with every token issued to it, in one statement.
+func (s *AuthStore) deleteSubject(ctx context.Context, table, key string, kind auth.SubjectKind, thing, id string) error {
 	if !storable(id) {
-		return classify(pgx.ErrNoRows, "client", "client "+id)
+		return classify(pgx.ErrNoRows, thing, thing+" "+id)
 	}
-	const q = `WITH c AS (DELETE FROM auth_clients WHERE id = $1 RETURNING id),
-		tokens AS (DELETE FROM auth_tokens WHERE subject = $1 AND kind = 1 AND EXISTS (SELECT FROM c))
-		SELECT count(*) FROM c`
+	q := `WITH d AS (DELETE FROM ` + table + ` WHERE ` + key + ` = $1 RETURNING 1),
+		tokens AS (DELETE FROM auth_tokens WHERE subject = $1 AND kind = $2 AND EXISTS (SELECT FROM d))
+		SELECT count(*) FROM d`
+	return oneChanged(s.pool.QueryRow(ctx, q, id, int16(kind)), thing, thing+" "+id)
+}
+
+// oneChanged classifies the count of rows a statement changed by key: none
+// is NotFound.
+func oneChanged(row pgx.Row, thing, what string) error {
 	var n int
-	err := s.pool.QueryRow(ctx, q, id).Scan(&n)
+	err := row.Scan(&n)
 	if err == nil && n == 0 {
 		err = pgx.ErrNoRows
 	}
-	return classify(err, "client", "client "+id)
+	return classify(err, thing, what)
 }
 
 // usersTable is the listing of users (auth.UserListSpec).
@@ -448,28 +455,12 @@ func (s *AuthStore) ReplaceUser(ctx context.Context, u auth.User) error {
 	), tokens AS (
 		DELETE FROM auth_tokens WHERE subject = $1 AND kind = 2 AND EXISTS (SELECT FROM u)
 	)` + registerTenantsSQL("(SELECT $3::text[] FROM u)", "(SELECT created_at FROM u)") + `SELECT count(*) FROM u`
-	var n int
-	err := s.pool.QueryRow(ctx, q, u.Username, u.PasswordHash, u.Services, u.Privileges).Scan(&n)
-	if err == nil && n == 0 {
-		err = pgx.ErrNoRows
-	}
-	return classify(err, "user", "user "+u.Username)
+	return oneChanged(s.pool.QueryRow(ctx, q, u.Username, u.PasswordHash, u.Services, u.Privileges), "user", "user "+u.Username)
 }
 
 // DeleteUser deletes the user and its tokens.
 func (s *AuthStore) DeleteUser(ctx context.Context, username string) error {
-	if !storable(username) {
-		return classify(pgx.ErrNoRows, "user", "user "+username)
-	}
-	const q = `WITH u AS (DELETE FROM auth_users WHERE username = $1 RETURNING username),
-		tokens AS (DELETE FROM auth_tokens WHERE subject = $1 AND kind = 2 AND EXISTS (SELECT FROM u))
-		SELECT count(*) FROM u`
-	var n int
-	err := s.pool.QueryRow(ctx, q, username).Scan(&n)
-	if err == nil && n == 0 {
-		err = pgx.ErrNoRows
-	}
-	return classify(err, "user", "user "+username)
+	return s.deleteSubject(ctx, "auth_users", "username", auth.SubjectUser, "user", username)
 }
 
 // apiKeysTable is the listing of API keys (auth.APIKeyListSpec).

@@ -155,6 +155,31 @@ func list[T, W any](w http.ResponseWriter, r *http.Request, spec msgkit.ListSpec
 	return writeList(w, page, q, wire)
 }
 
+// one answers the record get finds by the path's wildcard key.
+func one[T, W any](w http.ResponseWriter, r *http.Request, key string, get func(context.Context, string) (T, error), wire func(T) W) error {
+	if err := noParams(r); err != nil {
+		return err
+	}
+	v, err := get(r.Context(), r.PathValue(key))
+	if err != nil {
+		return err
+	}
+	return httpapi.WriteJSON(w, http.StatusOK, wire(v))
+}
+
+// remove deletes the record of the path's wildcard key with del, as the
+// caller (a.ctx), and answers 204.
+func (a *api) remove(w http.ResponseWriter, r *http.Request, key string, del func(context.Context, string) error) error {
+	if err := noParams(r); err != nil {
+		return err
+	}
+	if err := del(a.ctx(r), r.PathValue(key)); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
 // noParams refuses query parameters on operations that take none.
 func noParams(r *http.Request) error {
 	for key := range r.URL.Query() {
@@ -270,14 +295,7 @@ func (a *api) listClients(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *api) getClient(w http.ResponseWriter, r *http.Request) error {
-	if err := noParams(r); err != nil {
-		return err
-	}
-	c, err := a.b.Auth.Client(r.Context(), r.PathValue("clientId"))
-	if err != nil {
-		return err
-	}
-	return httpapi.WriteJSON(w, http.StatusOK, clientOf(c))
+	return one(w, r, "clientId", a.b.Auth.Client, clientOf)
 }
 
 func (a *api) updateClient(w http.ResponseWriter, r *http.Request) error {
@@ -327,14 +345,7 @@ func (a *api) rotateSecret(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *api) revokeClient(w http.ResponseWriter, r *http.Request) error {
-	if err := noParams(r); err != nil {
-		return err
-	}
-	if err := a.b.Auth.RevokeClient(a.ctx(r), r.PathValue("clientId")); err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
+	return a.remove(w, r, "clientId", a.b.Auth.RevokeClient)
 }
 
 func (a *api) createUser(w http.ResponseWriter, r *http.Request) error {
@@ -362,14 +373,7 @@ func (a *api) listUsers(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *api) getUser(w http.ResponseWriter, r *http.Request) error {
-	if err := noParams(r); err != nil {
-		return err
-	}
-	u, err := a.b.Auth.User(r.Context(), r.PathValue("username"))
-	if err != nil {
-		return err
-	}
-	return httpapi.WriteJSON(w, http.StatusOK, userOf(u))
+	return one(w, r, "username", a.b.Auth.User, userOf)
 }
 
 func (a *api) updateUser(w http.ResponseWriter, r *http.Request) error {
@@ -398,14 +402,7 @@ func (a *api) updateUser(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *api) deleteUser(w http.ResponseWriter, r *http.Request) error {
-	if err := noParams(r); err != nil {
-		return err
-	}
-	if err := a.b.Auth.DeleteUser(a.ctx(r), r.PathValue("username")); err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
+	return a.remove(w, r, "username", a.b.Auth.DeleteUser)
 }
 
 func (a *api) createAPIKey(w http.ResponseWriter, r *http.Request) error {
@@ -434,14 +431,7 @@ func (a *api) listAPIKeys(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *api) revokeAPIKey(w http.ResponseWriter, r *http.Request) error {
-	if err := noParams(r); err != nil {
-		return err
-	}
-	if err := a.b.Auth.RevokeAPIKey(a.ctx(r), r.PathValue("keyId")); err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
+	return a.remove(w, r, "keyId", a.b.Auth.RevokeAPIKey)
 }
 
 // entryJSON is an entry of the audit trail.
@@ -533,25 +523,11 @@ func (a *api) listComponents(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *api) getComponent(w http.ResponseWriter, r *http.Request) error {
-	if err := noParams(r); err != nil {
-		return err
-	}
-	c, err := a.b.Components.Get(r.Context(), r.PathValue("componentId"))
-	if err != nil {
-		return err
-	}
-	return httpapi.WriteJSON(w, http.StatusOK, componentOf(c))
+	return one(w, r, "componentId", a.b.Components.Get, componentOf)
 }
 
 func (a *api) deleteComponent(w http.ResponseWriter, r *http.Request) error {
-	if err := noParams(r); err != nil {
-		return err
-	}
-	if err := a.b.Components.Delete(a.ctx(r), r.PathValue("componentId")); err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
+	return a.remove(w, r, "componentId", a.b.Components.Delete)
 }
 
 // limitJSON is a test system user's own daily limit.
@@ -588,12 +564,5 @@ func (a *api) listLimits(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *api) deleteLimit(w http.ResponseWriter, r *http.Request) error {
-	if err := noParams(r); err != nil {
-		return err
-	}
-	if err := a.b.Tests.DeleteDailyLimit(a.ctx(r), r.PathValue("username")); err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
+	return a.remove(w, r, "username", a.b.Tests.DeleteDailyLimit)
 }

@@ -145,14 +145,7 @@ func (a *api) listAccounts(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *api) getAccount(w http.ResponseWriter, r *http.Request) error {
-	if err := noParams(r); err != nil {
-		return err
-	}
-	acct, err := a.b.Accounts.Get(r.Context(), r.PathValue("username"))
-	if err != nil {
-		return err
-	}
-	return httpapi.WriteJSON(w, http.StatusOK, accountOf(acct))
+	return one(w, r, "username", a.b.Accounts.Get, accountOf)
 }
 
 func (a *api) updateAccount(w http.ResponseWriter, r *http.Request) error {
