@@ -91,6 +91,7 @@ func NewWith(o Options) *DB {
 	db.campaign = newCampaignStore()
 	db.uiproxy = newUIProxyStore()
 	db.smpp = newSMPPStore(MaxSMPPSubmitted)
+	db.sms.smpp = db.smpp // a message's trace shows its SMSC records
 	db.idem = newIdempotencyStore()
 	db.audit = &AuditStore{}
 	return db

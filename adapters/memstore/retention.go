@@ -48,7 +48,7 @@ func (s *SMSStore) finishedLocked(id sms.MessageID, at time.Time) {
 			if s.pendingLocked(m) {
 				f.held[e.id] = struct{}{}
 			} else {
-				delete(s.messages.rows, e.id)
+				s.forgetMessageLocked(e.id)
 			}
 		}
 		f.queue[f.head] = finishedMessage{}
@@ -89,7 +89,7 @@ func (s *SMSStore) ForgetFinished(ctx context.Context, before time.Time, limit i
 		if n >= limit || !lastUpdate(m).Before(before) || !m.SubmittedAt.Before(before) || s.pendingLocked(m) {
 			return false
 		}
-		delete(s.messages.rows, id)
+		s.forgetMessageLocked(id)
 		n++
 		return true
 	}

@@ -28,6 +28,8 @@ type SMSStore struct {
 	outbox     outbox
 	sendq      sendQueue
 	finished   finishedMessages
+	traces     map[sms.MessageID]*messageTrace // see trace.go
+	smpp       *SMPPStore                      // the DB's, for traces; nil: none
 }
 
 // window counts an account's submissions in one second.
@@ -37,7 +39,7 @@ type window struct {
 }
 
 func newSMSStore(o Options) *SMSStore {
-	s := &SMSStore{throughput: map[string]window{}, finished: finishedMessages{keep: o.KeepFinished, keepFor: o.KeepFinishedFor, held: map[sms.MessageID]struct{}{}}}
+	s := &SMSStore{throughput: map[string]window{}, traces: map[sms.MessageID]*messageTrace{}, finished: finishedMessages{keep: o.KeepFinished, keepFor: o.KeepFinishedFor, held: map[sms.MessageID]struct{}{}}}
 	s.accounts = newTable(&s.mu, "account", func(name string) string { return "account " + name }, cloneAccount, cloneAccount)
 	s.messages = newTable(&s.mu, "message", func(id sms.MessageID) string { return "message " + string(id) }, cloneMessage, cloneMessage)
 	s.outbox.reports = map[int64]*queuedReport{}

@@ -23,7 +23,7 @@ import (
 
 // Store is what the contract exercises: the Gateway's Store, the
 // Dispatcher's OutboxStore, the Transmitter's TransmitterStore, the
-// Retention's RetentionStore, and the
+// Retention's RetentionStore, the Tracer's TraceStore, and the
 // inspection that only operators and tests use (no service calls it).
 type Store interface {
 	sms.Store
@@ -31,6 +31,7 @@ type Store interface {
 	sms.TransmitterStore
 	sms.RetentionStore
 	sms.ReportLeasingStore
+	sms.TraceStore
 	// AddBalance adds delta (negative to take away) to the balance and
 	// returns the new one; a result below zero is refused with 113.
 	AddBalance(ctx context.Context, username string, delta decimal.Decimal) (decimal.Decimal, error)
@@ -63,6 +64,7 @@ func Run(t *testing.T, newStore func(t *testing.T) Store) {
 	tests = append(tests, outboxTests()...)
 	tests = append(tests, outboundTests()...)
 	tests = append(tests, retentionTests()...)
+	tests = append(tests, traceTests()...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
