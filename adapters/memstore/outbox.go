@@ -169,7 +169,7 @@ func (s *SMSStore) updatePartLocked(key sms.PartKey, fn func(m sms.MessageRecord
 	}
 	wasFinal := allFinal(m)
 	p.State, p.ErrorCode, p.UpdatedAt = u.State, u.ErrorCode, storeTime(u.UpdatedAt)
-	s.recordEventLocked(key, p)
+	s.recordEventLocked(m, p)
 	s.dequeueLocked(key, p)
 	if !wasFinal && allFinal(m) {
 		defer s.finishedLocked(m.ID, p.UpdatedAt) // after the reports are queued

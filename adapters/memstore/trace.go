@@ -13,29 +13,32 @@ import (
 var _ sms.TraceStore = (*SMSStore)(nil)
 
 // messageTrace is what the store keeps of a message for its trace beside
-// the message itself, under the SMSStore's lock: each part's history, by
-// part number, and its reports no longer pending (the outbox forgets
-// them), with their attempts. It leaves with its message
+// the message itself, under the SMSStore's lock: each part's history, in
+// the order of the message's parts (by number), and its reports no
+// longer pending (the outbox forgets them), with their attempts. It is
+// made by the message's first update and leaves with the message
 // (forgetMessageLocked), so it is bounded as the messages are.
 type messageTrace struct {
-	history  map[int][]sms.PartEvent
+	history  [][]sms.PartEvent
 	finished []sms.ReportTrace
 }
 
-// traceLocked is the trace record of message id, made when create is set.
-func (s *SMSStore) traceLocked(id sms.MessageID, create bool) *messageTrace {
+// traceLocked is the trace record of message id (of parts parts), made
+// when create is set.
+func (s *SMSStore) traceLocked(id sms.MessageID, parts int, create bool) *messageTrace {
 	t := s.traces[id]
 	if t == nil && create {
-		t = &messageTrace{history: map[int][]sms.PartEvent{}}
+		t = &messageTrace{history: make([][]sms.PartEvent, parts)}
 		s.traces[id] = t
 	}
 	return t
 }
 
-// recordEventLocked appends an update of part key to its history.
-func (s *SMSStore) recordEventLocked(key sms.PartKey, p *sms.PartRecord) {
-	t := s.traceLocked(key.MsgID, true)
-	t.history[key.PartNum] = sms.AppendPartEvents(t.history[key.PartNum], sms.PartEvent{State: p.State, ErrorCode: p.ErrorCode, At: p.UpdatedAt})
+// recordEventLocked appends an update of part p of m to its history.
+func (s *SMSStore) recordEventLocked(m sms.MessageRecord, p *sms.PartRecord) {
+	t := s.traceLocked(m.ID, len(m.Parts), true)
+	i := slices.IndexFunc(m.Parts, func(q sms.PartRecord) bool { return q.Num == p.Num })
+	t.history[i] = sms.AppendPartEvents(t.history[i], sms.PartEvent{State: p.State, ErrorCode: p.ErrorCode, At: p.UpdatedAt})
 }
 
 // recordAttemptLocked appends the attempt r records to q's attempts, when
@@ -51,10 +54,11 @@ func recordAttemptLocked(q *queuedReport, r sms.Report) {
 // finishedReportLocked keeps a report that left the outbox for its
 // message's trace, while the message is kept.
 func (s *SMSStore) finishedReportLocked(q *queuedReport) {
-	if _, ok := s.messages.rows[q.MsgID]; !ok {
+	m, ok := s.messages.rows[q.MsgID]
+	if !ok {
 		return // a report of no message (a test session's callback)
 	}
-	t := s.traceLocked(q.MsgID, true)
+	t := s.traceLocked(q.MsgID, len(m.Parts), true)
 	t.finished = append(t.finished, sms.ReportTrace{Report: q.Report, Log: q.log})
 }
 
@@ -118,7 +122,7 @@ func (s *SMSStore) Trace(ctx context.Context, id sms.MessageID) (sms.MessageTrac
 	for i, p := range m.Parts {
 		tr.Parts[i].PartRecord = p
 		if t != nil {
-			tr.Parts[i].History = slices.Clone(t.history[p.Num])
+			tr.Parts[i].History = slices.Clone(t.history[i])
 		}
 		for _, q := range s.outbox.parts[sms.PartKey{MsgID: id, PartNum: p.Num}] {
 			r := q.Report

@@ -298,7 +298,9 @@ func (s *SMSStore) FinishReport(ctx context.Context, r sms.Report) error {
 // position of the other arrays, in one statement; it returns the ids of
 // the reports it found pending, which are those it finished.
 //
-// Where the attempts grew, the attempt ($6, $7: its time and error) is
+// Where the attempts grew, the attempt ($6, $7: its time in microseconds
+// since 1970, 0 for none, and its error; integers cost pgx no allocation
+// per element) is
 // appended to the report's attempts, which keep the first and the latest
 // 15 (sms.AppendReportAttempt; see 0037_sms_trace.sql): in the same row
 // write, so the trace costs no tuple.
@@ -310,8 +312,9 @@ const finishReportsSQL = `UPDATE sms_reports r
 		attempt_errors = CASE WHEN u.attempts <= r.attempts THEN r.attempt_errors
 			WHEN cardinality(r.attempt_errors) < 16 THEN array_append(r.attempt_errors, u.attempt_error)
 			ELSE array_append(r.attempt_errors[1:1] || r.attempt_errors[3:], u.attempt_error) END
-	FROM unnest($1::bigint[], $2::smallint[], $3::integer[], $4::timestamptz[], $5::text[], $6::timestamptz[], $7::text[])
-		AS u(id, state, attempts, next_at, last_error, attempt_at, attempt_error)
+	FROM (SELECT u.*, CASE WHEN u.attempt_us <> 0 THEN timestamptz 'epoch' + u.attempt_us * interval '1 microsecond' END AS attempt_at
+		FROM unnest($1::bigint[], $2::smallint[], $3::integer[], $4::timestamptz[], $5::text[], $6::bigint[], $7::text[])
+			AS u(id, state, attempts, next_at, last_error, attempt_us, attempt_error)) AS u
 	WHERE r.id = u.id AND r.state = 1
 	RETURNING r.id`
 

@@ -251,15 +251,16 @@ func scanTrace(br pgx.BatchResults, id sms.MessageID) (sms.MessageTrace, error) 
 	return tr, nil
 }
 
-// attemptColumns are the attempt time (NULL when zero) and error of
-// each report of rs for finishReportsSQL: what sms.AttemptOf makes of it,
-// which the statement appends where the report's attempts grew.
-func attemptColumns(rs []sms.Report, round []int) ([]pgtype.Timestamptz, []string) {
-	at, errs := make([]pgtype.Timestamptz, len(round)), make([]string, len(round))
+// attemptColumns are the attempt time (microseconds since 1970; 0 when
+// zero, NULL in the row) and error of each report of rs for
+// finishReportsSQL: what sms.AttemptOf makes of it, which the statement
+// appends where the report's attempts grew.
+func attemptColumns(rs []sms.Report, round []int) ([]int64, []string) {
+	at, errs := make([]int64, len(round)), make([]string, len(round))
 	for j, i := range round {
 		a := sms.AttemptOf(rs[i])
 		if !a.At.IsZero() {
-			at[j] = pgtype.Timestamptz{Time: dbTime(a.At), Valid: true}
+			at[j] = dbTime(a.At).UnixMicro()
 		}
 		errs[j] = a.Error
 	}

@@ -155,6 +155,7 @@ func updateParts(ctx context.Context, tx pgx.Tx, changes []sms.PartChange, errs 
 		dequeue []sms.PartKey
 		failed  map[sms.PartKey]error
 		reports []sms.Report
+		events  = make([]byte, 0, partEventSize*len(changes)) // the history records, one allocation
 	)
 	for i, c := range changes {
 		if errs[i] != nil {
@@ -198,7 +199,13 @@ func updateParts(ctx context.Context, tx pgx.Tx, changes []sms.PartChange, errs 
 			order = append(order, partWrite{key: c.Key, read: *p})
 		}
 		order[w].PartUpdate = sms.PartUpdate{State: u.State, ErrorCode: u.ErrorCode, UpdatedAt: u.UpdatedAt}
-		order[w].events = appendPartEvent(order[w].events, u)                         // every change's, in order
+		if !seen { // the part's first change: its record from the batch's buffer
+			start := len(events)
+			events = appendPartEvent(events, u)
+			order[w].events = events[start:len(events):len(events)] // a second change copies it
+		} else {
+			order[w].events = appendPartEvent(order[w].events, u) // every change's, in order
+		}
 		p.State, p.ErrorCode, p.UpdatedAt = u.State, u.ErrorCode, dbTime(u.UpdatedAt) // as a read would see it
 		reports = append(reports, u.Reports...)
 	}
