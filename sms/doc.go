@@ -368,7 +368,9 @@
 //     Acceptance writes none: the message's SubmittedAt is the first
 //     event. An acceptance by the network that no report asks for is not
 //     recorded (see Delivery state machine), so it is not in the history
-//     either.
+//     either; nor is the hand-over to the network, which changes no
+//     state: a queued part shows its SendAt, SendAttempts and SendError,
+//     and a part an SMSC took its SMPP record.
 //   - Bounds: a part keeps MaxPartEvents (16) events, the first and the
 //     latest 15 (AppendPartEvents); a report keeps MaxReportAttempts (16)
 //     attempts, the first and the latest 15 (AppendReportAttempt), each

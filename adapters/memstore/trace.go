@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"time"
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/sms"
@@ -12,33 +13,54 @@ import (
 
 var _ sms.TraceStore = (*SMSStore)(nil)
 
-// messageTrace is what the store keeps of a message for its trace beside
-// the message itself, under the SMSStore's lock: each part's history, in
-// the order of the message's parts (by number), and its reports no
-// longer pending (the outbox forgets them), with their attempts. It is
-// made by the message's first update and leaves with the message
-// (forgetMessageLocked), so it is bounded as the messages are.
-type messageTrace struct {
-	history  [][]sms.PartEvent
-	finished []sms.ReportTrace
+// What the store keeps of a message for its trace beside the message
+// itself, under the SMSStore's lock: its parts' histories in
+// SMSStore.history, and its reports no longer pending (the outbox forgets
+// them), with their attempts, in SMSStore.reportsDone. Both are made by
+// the message's first update or finished report and leave with the
+// message (forgetMessageLocked), so they are bounded as the messages
+// are. A history is one slice of compact records of every part (one
+// allocation for a message whose parts change once or twice), which
+// the heap of a million messages noticed where a slice per part did.
+type historyEvent struct {
+	at    int64 // Unix microseconds (the store's times are microseconds)
+	num   int32 // the part
+	code  int32
+	state sms.PartState
 }
 
-// traceLocked is the trace record of message id (of parts parts), made
-// when create is set.
-func (s *SMSStore) traceLocked(id sms.MessageID, parts int, create bool) *messageTrace {
-	t := s.traces[id]
-	if t == nil && create {
-		t = &messageTrace{history: make([][]sms.PartEvent, parts)}
-		s.traces[id] = t
-	}
-	return t
-}
-
-// recordEventLocked appends an update of part p of m to its history.
+// recordEventLocked appends the update of part p of m to its history,
+// bounded as sms.AppendPartEvents bounds it: of more than MaxPartEvents
+// of the part's events, its second leaves.
 func (s *SMSStore) recordEventLocked(m sms.MessageRecord, p *sms.PartRecord) {
-	t := s.traceLocked(m.ID, len(m.Parts), true)
-	i := slices.IndexFunc(m.Parts, func(q sms.PartRecord) bool { return q.Num == p.Num })
-	t.history[i] = sms.AppendPartEvents(t.history[i], sms.PartEvent{State: p.State, ErrorCode: p.ErrorCode, At: p.UpdatedAt})
+	h := s.history[m.ID]
+	if h == nil {
+		h = make([]historyEvent, 0, 2*len(m.Parts))
+	}
+	h = append(h, historyEvent{at: p.UpdatedAt.UnixMicro(), num: int32(p.Num), code: int32(p.ErrorCode), state: p.State})
+	n, second := 0, -1
+	for i, e := range h {
+		if e.num == int32(p.Num) {
+			if n++; n == 2 {
+				second = i
+			}
+		}
+	}
+	if n > sms.MaxPartEvents {
+		h = slices.Delete(h, second, second+1)
+	}
+	s.history[m.ID] = h
+}
+
+// partHistory is part num's history in h, oldest first.
+func partHistory(h []historyEvent, num int) []sms.PartEvent {
+	var out []sms.PartEvent
+	for _, e := range h {
+		if e.num == int32(num) {
+			out = append(out, sms.PartEvent{State: e.state, ErrorCode: sms.DLRError(e.code), At: time.UnixMicro(e.at).UTC()})
+		}
+	}
+	return out
 }
 
 // recordAttemptLocked appends the attempt r records to q's attempts, when
@@ -54,19 +76,18 @@ func recordAttemptLocked(q *queuedReport, r sms.Report) {
 // finishedReportLocked keeps a report that left the outbox for its
 // message's trace, while the message is kept.
 func (s *SMSStore) finishedReportLocked(q *queuedReport) {
-	m, ok := s.messages.rows[q.MsgID]
-	if !ok {
+	if _, ok := s.messages.rows[q.MsgID]; !ok {
 		return // a report of no message (a test session's callback)
 	}
-	t := s.traceLocked(q.MsgID, len(m.Parts), true)
-	t.finished = append(t.finished, sms.ReportTrace{Report: q.Report, Log: q.log})
+	s.reportsDone[q.MsgID] = append(s.reportsDone[q.MsgID], sms.ReportTrace{Report: q.Report, Log: q.log})
 }
 
 // forgetMessageLocked removes message id and what the store keeps of it
 // for its trace.
 func (s *SMSStore) forgetMessageLocked(id sms.MessageID) {
 	delete(s.messages.rows, id)
-	delete(s.traces, id)
+	delete(s.history, id)
+	delete(s.reportsDone, id)
 }
 
 // TraceMessages lists the messages of the account or with the id q names
@@ -118,23 +139,19 @@ func (s *SMSStore) Trace(ctx context.Context, id sms.MessageID) (sms.MessageTrac
 	}
 	m = cloneMessage(m)
 	tr := sms.MessageTrace{Message: m, Parts: make([]sms.PartTrace, len(m.Parts))}
-	t := s.traces[id]
+	h := s.history[id]
 	for i, p := range m.Parts {
 		tr.Parts[i].PartRecord = p
-		if t != nil {
-			tr.Parts[i].History = slices.Clone(t.history[i])
-		}
+		tr.Parts[i].History = partHistory(h, p.Num)
 		for _, q := range s.outbox.parts[sms.PartKey{MsgID: id, PartNum: p.Num}] {
 			r := q.Report
 			r.Body = slices.Clone(r.Body)
 			tr.Reports = append(tr.Reports, sms.ReportTrace{Report: r, Log: slices.Clone(q.log)})
 		}
 	}
-	if t != nil {
-		for _, r := range t.finished {
-			r.Body, r.Log = slices.Clone(r.Body), slices.Clone(r.Log)
-			tr.Reports = append(tr.Reports, r)
-		}
+	for _, r := range s.reportsDone[id] {
+		r.Body, r.Log = slices.Clone(r.Body), slices.Clone(r.Log)
+		tr.Reports = append(tr.Reports, r)
 	}
 	s.mu.RUnlock()
 	slices.SortFunc(tr.Reports, func(a, b sms.ReportTrace) int { return cmp.Compare(a.ID, b.ID) })

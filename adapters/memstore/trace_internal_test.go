@@ -40,8 +40,8 @@ func TestTraceSMPPAndForgetting(t *testing.T) {
 	smstest.FinishMessage(t, s, "m-1", 2, sms.StateDelivered, t0, true)
 	smstest.FinishMessage(t, s, "m-2", 2, sms.StateDelivered, t0.Add(time.Second), false)
 	smstest.FinishMessage(t, s, "m-3", 2, sms.StateDelivered, t0.Add(2*time.Second), false) // trims m-2
-	if _, ok := s.traces["m-2"]; ok || len(s.traces) != 2 {
-		t.Fatalf("traces kept %v, want m-1's (its reports are pending) and m-3's", s.traces)
+	if _, ok := s.history["m-2"]; ok || len(s.history) != 2 {
+		t.Fatalf("histories kept %v, want m-1's (its reports are pending) and m-3's", s.history)
 	}
 	rs, err := s.ClaimReports(ctx, t0, time.Minute, 10)
 	if err != nil || len(rs) != 2 {
@@ -51,13 +51,13 @@ func TestTraceSMPPAndForgetting(t *testing.T) {
 		rs[i].State, rs[i].Attempts = sms.ReportDelivered, 1
 	}
 	s.FinishReports(ctx, rs)
-	if tr, err := s.Trace(ctx, "m-1"); err != nil || len(tr.Reports) != 2 || len(tr.Reports[0].Log) != 1 {
+	if tr, err := s.Trace(ctx, "m-1"); err != nil || len(tr.Reports) != 2 || len(tr.Reports[0].Log) != 1 || len(s.reportsDone) != 1 {
 		t.Fatalf("m-1's finished reports in its trace: %+v, %v", tr.Reports, err)
 	}
 	if n, err := s.ForgetFinished(ctx, t0.Add(time.Hour), 10); err != nil || n != 2 {
 		t.Fatalf("ForgetFinished = %d, %v", n, err)
 	}
-	if _, ok := s.traces["m-1"]; ok || len(s.traces) != 0 {
-		t.Errorf("traces kept after their messages left: %v", s.traces)
+	if len(s.history)+len(s.reportsDone) != 0 {
+		t.Errorf("traces kept after their messages left: %v, %v", s.history, s.reportsDone)
 	}
 }
