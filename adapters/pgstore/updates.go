@@ -155,7 +155,7 @@ func updateParts(ctx context.Context, tx pgx.Tx, changes []sms.PartChange, errs 
 		dequeue []sms.PartKey
 		failed  map[sms.PartKey]error
 		reports []sms.Report
-		events  = make([]byte, 0, partEventSize*len(changes)) // the history records, one allocation
+		events  = make([]writeEvent, 0, len(changes)) // the history records to append, by write
 	)
 	for i, c := range changes {
 		if errs[i] != nil {
@@ -199,19 +199,14 @@ func updateParts(ctx context.Context, tx pgx.Tx, changes []sms.PartChange, errs 
 			order = append(order, partWrite{key: c.Key, read: *p})
 		}
 		order[w].PartUpdate = sms.PartUpdate{State: u.State, ErrorCode: u.ErrorCode, UpdatedAt: u.UpdatedAt}
-		if !seen { // the part's first change: its record from the batch's buffer
-			start := len(events)
-			events = appendPartEvent(events, u)
-			order[w].events = events[start:len(events):len(events)] // a second change copies it
-		} else {
-			order[w].events = appendPartEvent(order[w].events, u) // every change's, in order
-		}
+		events = append(events, writeEvent{w, order[w].PartUpdate})
 		p.State, p.ErrorCode, p.UpdatedAt = u.State, u.ErrorCode, dbTime(u.UpdatedAt) // as a read would see it
 		reports = append(reports, u.Reports...)
 	}
 	if len(order) == 0 {
 		return msgs, nil, nil
 	}
+	historyRecords(order, events)
 	// In key order: the update locks the rows as it goes (see UpdateParts).
 	slices.SortFunc(order, func(a, b partWrite) int { return comparePartKeys(a.key, b.key) })
 	b := &pgx.Batch{}
@@ -240,6 +235,29 @@ func updateParts(ctx context.Context, tx pgx.Tx, changes []sms.PartChange, errs 
 		return nil, nil, err
 	}
 	return msgs, leased, nil
+}
+
+// writeEvent is a change of the part of order[w] (updateParts), for its
+// history.
+type writeEvent struct {
+	w int
+	u sms.PartUpdate
+}
+
+// historyRecords sets each write's events: the history records of every
+// change of its part in the batch, in order, all in one buffer.
+func historyRecords(order []partWrite, events []writeEvent) {
+	counts := make([]int, len(order))
+	for _, e := range events {
+		counts[e.w]++
+	}
+	buf := make([]byte, 0, partEventSize*len(events))
+	for w, n := range counts {
+		order[w].events, buf = buf[:0:n*partEventSize], buf[n*partEventSize:cap(buf)][:0]
+	}
+	for _, e := range events {
+		order[e.w].events = appendPartEvent(order[e.w].events, e.u)
+	}
 }
 
 // The statements of UpdateParts.
