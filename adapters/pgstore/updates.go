@@ -253,7 +253,7 @@ func historyRecords(order []partWrite, events []writeEvent) {
 	}
 	buf := make([]byte, 0, partEventSize*len(events))
 	for w, n := range counts {
-		order[w].events, buf = buf[:0:n*partEventSize], buf[n*partEventSize:cap(buf)][:0]
+		order[w].events, buf = buf[:0:n*partEventSize], buf[n*partEventSize : cap(buf)][:0]
 	}
 	for _, e := range events {
 		order[e.w].events = appendPartEvent(order[e.w].events, e.u)
