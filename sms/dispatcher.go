@@ -584,6 +584,7 @@ func (d *Dispatcher) attempt(ctx context.Context, r Report) (done Report, ok boo
 	}
 	now := d.opts.Clock.Now()
 	r.Attempts++
+	r.AttemptedAt = now
 	switch {
 	case err == nil:
 		r.State, r.LastError = ReportDelivered, ""

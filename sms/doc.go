@@ -17,8 +17,9 @@
 // credit ledger (top-ups, adjustments, listings, exports,
 // reconciliation). The Gateway needs a Store,
 // the Transmitter a TransmitterStore, the Dispatcher an OutboxStore of two
-// methods and the Retention a RetentionStore of one; the adapters
-// (memstore, pgstore) implement all four, and smstest is their contract.
+// methods and the Retention a RetentionStore of one, and a Tracer shows
+// where a message is from a TraceStore; the adapters (memstore, pgstore)
+// implement all five, and smstest is their contract.
 //
 // # Encoding and splitting
 //
@@ -375,6 +376,68 @@
 // acceptance of a message (113 below it, nothing changed), ledger changes,
 // and the accounts a store keeps (CheckBalance; CreateAccount refuses a
 // balance below -CreditLimit and a negative limit).
+//
+// # Message trace
+//
+// A support desk's first question is "where is my message?"; Kannel and
+// Jasmin answer it from their log files, this package from what the
+// stores keep anyway. A Tracer (NewTracer over a TraceStore, which both
+// stores implement) finds messages and shows one whole.
+//
+// Tracer.Messages lists messages by the listing convention
+// (TraceListSpec): filters on id, account, receiver and submittedAt
+// (date-time: gte, lte, between...), sorted by submittedAt and id, newest
+// first when the query names no sort, paged. A search names an account
+// or a message id with eq, or it is refused (Invalid, code
+// trace_unbounded, field account; CheckTraceQuery, which both stores
+// apply too). The reason is the scale: the messages table holds millions
+// of rows, and an index per searchable column would cost every
+// acceptance a write per index, a trace being asked for a few messages a
+// day. The index every store already has for retention, (account,
+// submitted_at), finds an account's messages within a time range; the
+// receiver is matched within those rows, and a message id is the primary
+// key. A search of a large account should name a time range.
+//
+// Tracer.Trace shows one message: its record (type, sender, receiver,
+// dcs, flash, dlr mask and URL, custom, part price, charge, currency,
+// submission and expiry), each part with its delivery and queue fields,
+// every state it went through (state, error code, time), and the
+// connection and id of the SMSC that took it over SMPP (the SMPP store's
+// record: smpp.Submitted keeps the connection's name and the SMSC's id,
+// not the time of the hand-over, so neither does the trace); and every
+// report queued for it, in queueing order, with each attempt at
+// delivering it (when the answer came, and the failure: the HTTP status
+// the URL answered or why there was no answer; none when it took the
+// report). An unknown or forgotten message is NotFound
+// (message_not_found). The trace shows no content: the parts' Text and
+// Data are left out. A message leaves the trace when Retention removes it.
+//
+// Choices:
+//   - History in the part's own row: each saved update (UpdatePart,
+//     UpdateParts, UpdatePartsLeasing, which the SMPP receipts and the
+//     simulated network go through) appends the part's new state to its
+//     history in the same write, so the history costs no row, no index
+//     entry and no statement; on PostgreSQL the update stays heap-only.
+//     Acceptance writes none: the message's SubmittedAt is the first
+//     event. An acceptance by the network that no report asks for is not
+//     recorded (see Delivery state machine), so it is not in the history
+//     either; nor is the hand-over to the network, which changes no
+//     state: a queued part shows its SendAt, SendAttempts and SendError,
+//     and a part an SMSC took its SMPP record.
+//   - Bounds: a part keeps MaxPartEvents (16) events, the first and the
+//     latest 15 (AppendPartEvents); a report keeps MaxReportAttempts (16)
+//     attempts, the first and the latest 15 (AppendReportAttempt), each
+//     error cut to MaxAttemptError (200) bytes. A report's attempt is
+//     recorded by FinishReports when its Attempts grew, at
+//     Report.AttemptedAt, which the Dispatcher sets; a report given back
+//     unattempted records none.
+//   - Receivers are masked unless the caller's TraceView says it sees
+//     numbers (the HTTP layer sets it from a privilege): MaskMSISDN keeps
+//     the country calling code, the next two digits and the last two.
+//     Filtering by receiver takes the full number either way; a masked
+//     view filters it with eq or in only (Invalid,
+//     trace_receiver_masked), so that prefixes cannot spell a number out
+//     digit by digit.
 //
 // # Senders and receivers
 //

@@ -80,6 +80,11 @@ type Report struct {
 	NextAt    time.Time // when it may be tried (again)
 	CreatedAt time.Time
 	LastError string
+	// AttemptedAt is when the attempt FinishReports records was made (the
+	// Dispatcher sets it): a store keeps it in the report's attempts
+	// (ReportTrace.Log), not as a field of its own; ClaimReports leaves it
+	// zero.
+	AttemptedAt time.Time
 }
 
 // PartUpdate is what an update of a part may change: its state and error
@@ -146,6 +151,7 @@ type Store interface {
 	TakeThroughput(ctx context.Context, username string, now time.Time, limit int) (bool, error)
 	// UpdatePart loads the message with all its parts and calls fn with
 	// the part to update; when fn returns changed, that part's new state
+	// (appended to its history, AppendPartEvents, in the same write)
 	// and fn's reports are saved atomically. fn may run more than once. An
 	// unknown message or part is NotFound. fn sees the parts' delivery;
 	// their queue fields are zero. A saved update also takes the part off
@@ -184,7 +190,10 @@ type OutboxStore interface {
 	// report's new State, Attempts, NextAt and LastError; the lease ends.
 	// A report no longer pending (another replica finished it after this
 	// one's lease ran out) is NotFound, so a late claimer cannot queue a
-	// delivered report again. It returns one error per report, nil for
+	// delivered report again. A report finished with more Attempts than
+	// stored records an attempt in the same row write (AttemptOf, bounded
+	// by AppendReportAttempt); one given back with its Attempts as claimed
+	// records none. It returns one error per report, nil for
 	// those recorded. A dispatcher finishes reports by the batch: one
 	// transaction each would not keep pace on PostgreSQL.
 	FinishReports(ctx context.Context, rs []Report) []error

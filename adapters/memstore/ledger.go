@@ -46,7 +46,7 @@ func (s *SMSStore) openingLocked(a sms.Account) {
 // trimming removes messages one by one, and an entry each would grow
 // memory as the messages did), else into a new one.
 func (s *SMSStore) removeMessageLocked(m sms.MessageRecord) {
-	delete(s.messages.rows, m.ID)
+	s.forgetMessageLocked(m.ID)
 	delete(s.ledger.charges, m.ID)
 	if m.Charged.IsZero() {
 		return

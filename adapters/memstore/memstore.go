@@ -16,8 +16,9 @@
 // until a record changes, look up of an invoice's view only the parts
 // the query reads, and copy only the page's records.
 //
-// Memory is bounded under sustained traffic: delivery reports leave once
-// delivered or given up, and a finished message (every part final, no
+// Memory is bounded under sustained traffic: delivery reports leave the
+// outbox once delivered or given up (their trace, with their attempts,
+// stays with their message: see SMSStore.Trace), and a finished message (every part final, no
 // report pending) leaves once KeepFinished messages finished after it or
 // KeepFinishedFor has passed since it finished (Options); then it is
 // NotFound, and a late report of the network for it is ignored as any
@@ -96,6 +97,7 @@ func NewWith(o Options) *DB {
 	db.campaign = newCampaignStore()
 	db.uiproxy = newUIProxyStore()
 	db.smpp = newSMPPStore(MaxSMPPSubmitted)
+	db.sms.smpp = db.smpp // a message's trace shows its SMSC records
 	db.idem = newIdempotencyStore()
 	db.audit = &AuditStore{}
 	return db

@@ -30,7 +30,8 @@ type outbox struct {
 type queuedReport struct {
 	sms.Report
 	leaseUntil time.Time
-	index      int // in heads; -1 when not a part's first
+	index      int                 // in heads; -1 when not a part's first
+	log        []sms.ReportAttempt // its attempts, for the trace
 }
 
 // add queues r, which has its id, and returns it as queued.
@@ -168,6 +169,7 @@ func (s *SMSStore) updatePartLocked(key sms.PartKey, fn func(m sms.MessageRecord
 	}
 	wasFinal := allFinal(m)
 	p.State, p.ErrorCode, p.UpdatedAt = u.State, u.ErrorCode, storeTime(u.UpdatedAt)
+	s.recordEventLocked(m, p)
 	s.dequeueLocked(key, p)
 	if !wasFinal && allFinal(m) {
 		defer s.finishedLocked(m.ID, p.UpdatedAt) // after the reports are queued
@@ -280,6 +282,7 @@ func (s *SMSStore) finishLocked(r sms.Report) error {
 	if !ok {
 		return sms.ReportNotFound(r.ID)
 	}
+	recordAttemptLocked(q, r)
 	q.State, q.Attempts, q.LastError = r.State, r.Attempts, r.LastError
 	q.NextAt = r.NextAt.Truncate(time.Microsecond).UTC()
 	q.leaseUntil = time.Time{}
@@ -287,6 +290,7 @@ func (s *SMSStore) finishLocked(r sms.Report) error {
 	case q.State != sms.ReportPending:
 		s.outbox.remove(q)
 		s.outbox.finished[q.State]++
+		s.finishedReportLocked(q)
 	case q.index >= 0:
 		heap.Fix(&s.outbox.heads, q.index) // NextAt moved
 	}

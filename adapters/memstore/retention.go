@@ -65,8 +65,8 @@ func (s *SMSStore) finishedLocked(id sms.MessageID, at time.Time) {
 // the trimming of Options has not removed yet. It reads the finished
 // messages only (at most KeepFinished, and those held for their
 // reports), never the messages in flight. Reports leave the outbox once
-// finished and the SMPP records have their own bound, so the message is
-// all there is to remove.
+// finished and the SMPP records have their own bound, so the message and
+// its trace are all there is to remove.
 func (s *SMSStore) ForgetFinished(ctx context.Context, before time.Time, limit int) (int, error) {
 	if limit <= 0 {
 		return 0, nil

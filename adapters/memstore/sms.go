@@ -20,14 +20,17 @@ var (
 // and queue) and UpdatePart (state, reports and leaving the queue)
 // atomic.
 type SMSStore struct {
-	mu         sync.RWMutex
-	accounts   *table[string, sms.Account]
-	messages   *table[sms.MessageID, sms.MessageRecord]
-	throughput map[string]window
-	outbox     outbox
-	sendq      sendQueue
-	finished   finishedMessages
-	ledger     ledger
+	mu          sync.RWMutex
+	accounts    *table[string, sms.Account]
+	messages    *table[sms.MessageID, sms.MessageRecord]
+	throughput  map[string]window
+	outbox      outbox
+	sendq       sendQueue
+	finished    finishedMessages
+	ledger      ledger
+	history     map[sms.MessageID][]historyEvent    // the parts' state histories (trace.go)
+	reportsDone map[sms.MessageID][]sms.ReportTrace // reports that left the outbox, for traces
+	smpp        *SMPPStore                          // the DB's, for traces; nil: none
 }
 
 // window counts an account's submissions in one second.
@@ -37,7 +40,7 @@ type window struct {
 }
 
 func newSMSStore(o Options) *SMSStore {
-	s := &SMSStore{throughput: map[string]window{}, finished: finishedMessages{keep: o.KeepFinished, keepFor: o.KeepFinishedFor, held: map[sms.MessageID]struct{}{}}}
+	s := &SMSStore{throughput: map[string]window{}, history: map[sms.MessageID][]historyEvent{}, reportsDone: map[sms.MessageID][]sms.ReportTrace{}, finished: finishedMessages{keep: o.KeepFinished, keepFor: o.KeepFinishedFor, held: map[sms.MessageID]struct{}{}}}
 	s.accounts = newTable(&s.mu, "account", func(name string) string { return "account " + name }, cloneAccount, cloneAccount)
 	s.messages = newTable(&s.mu, "message", func(id sms.MessageID) string { return "message " + string(id) }, cloneMessage, cloneMessage)
 	s.outbox.reports = map[int64]*queuedReport{}

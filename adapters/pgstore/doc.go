@@ -129,6 +129,33 @@
 // acceptance. Message ids compare byte by byte (COLLATE "C"), as memstore
 // orders them, so no index on them calls the locale's collation.
 //
+// # Message trace
+//
+// The trace (sms.TraceStore) adds no index and no row
+// (0037_sms_trace.sql). A part's history is a bytea of 13-byte records
+// (state, error code, microseconds) in its sms_parts row, appended by
+// the UPDATE that already writes the state (sms_part_history, which
+// keeps the first record and the latest 15); no index reads the column,
+// so the update stays heap-only (TestOpenStatusUpdatesAreHOT counts it).
+// UpdateParts appends every change of a part in the batch, in order, in
+// its one write of the part. A report's attempts are two arrays of its
+// sms_reports row (times and errors), appended by FinishReports' UPDATE
+// where the attempts grew. Trace reads the message, its parts, their
+// histories, its reports (sms_reports_part_idx) and its smpp_submitted
+// rows by key in one round trip.
+//
+// TraceMessages goes through the listing engine. A search names an
+// account or a message id (the domain refuses others). The account's eq
+// filter becomes the listing's scope, compared in the column's own
+// collation, because sms_messages_account_idx (account, submitted_at),
+// the retention's index, is in that collation and the engine's COLLATE
+// "C" comparison could not use it; submission times are that index's
+// second column, the receiver is matched in the rows it gives, and an id
+// is the primary key (TestTraceSearchesUseIndexes). No index is added:
+// every acceptance would pay for it. Each page row reads its parts'
+// states by key, and the total is counted apart (listTable.CountApart),
+// so a page stops at its LIMIT.
+//
 // # Retention of finished messages
 //
 // ForgetFinished (sms.RetentionStore; sms.Retention runs it) deletes

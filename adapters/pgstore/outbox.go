@@ -142,8 +142,9 @@ func updatePart(ctx context.Context, tx pgx.Tx, key sms.PartKey, fn func(sms.Mes
 
 // The statements of a part's update.
 const (
-	partLockSQL     = `SELECT 1 FROM sms_parts WHERE msg_id = $1 AND num = $2 FOR UPDATE`
-	partUpdateSQL   = `UPDATE sms_parts SET state = $3, error_code = $4, updated_at = $5 WHERE msg_id = $1 AND num = $2`
+	partLockSQL   = `SELECT 1 FROM sms_parts WHERE msg_id = $1 AND num = $2 FOR UPDATE`
+	partUpdateSQL = `UPDATE sms_parts SET state = $3, error_code = $4, updated_at = $5, history = sms_part_history(history, $6)
+		WHERE msg_id = $1 AND num = $2`
 	partDequeueSQL  = `DELETE FROM sms_outbound WHERE msg_id = $1 AND num = $2`
 	reportInsertSQL = `INSERT INTO sms_reports (msg_id, part_num, url, body, state, attempts, next_at, created_at, last_error)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
@@ -154,7 +155,8 @@ const (
 // updatePart), and its reports, a statement each in the slice's order, so
 // their ids follow it, as reports are claimed in id order.
 func queuePartWrites(b *pgx.Batch, m sms.MessageRecord, was sms.PartState, u partWrite) {
-	b.Queue(partUpdateSQL, string(u.key.MsgID), int32(u.key.PartNum), int16(u.State), int32(u.ErrorCode), dbTime(u.UpdatedAt))
+	b.Queue(partUpdateSQL, string(u.key.MsgID), int32(u.key.PartNum), int16(u.State), int32(u.ErrorCode), dbTime(u.UpdatedAt),
+		partEvent(u.PartUpdate))
 	if was == sms.StateSubmitted && !m.ExpiresAt.After(u.UpdatedAt) {
 		b.Queue(keyedOnly)
 		b.Queue(partDequeueSQL, string(u.key.MsgID), int32(u.key.PartNum))
@@ -174,7 +176,8 @@ func queueReport(b *pgx.Batch, r sms.Report) {
 type partWrite struct {
 	key sms.PartKey
 	sms.PartUpdate
-	read sms.PartRecord // the part as read, before the batch's changes (UpdateParts)
+	read   sms.PartRecord // the part as read, before the batch's changes (UpdateParts)
+	events []byte         // the history records of the batch's changes of the part (UpdateParts; see trace.go)
 }
 
 // checkPartUpdate refuses what sms_parts and sms_reports cannot hold.
@@ -294,10 +297,24 @@ func (s *SMSStore) FinishReport(ctx context.Context, r sms.Report) error {
 // $1, each with the state, attempts, next_at and last_error at the same
 // position of the other arrays, in one statement; it returns the ids of
 // the reports it found pending, which are those it finished.
+//
+// Where the attempts grew, the attempt ($6, $7: its time in microseconds
+// since 1970, 0 for none, and its error; integers cost pgx no allocation
+// per element) is
+// appended to the report's attempts, which keep the first and the latest
+// 15 (sms.AppendReportAttempt; see 0037_sms_trace.sql): in the same row
+// write, so the trace costs no tuple.
 const finishReportsSQL = `UPDATE sms_reports r
-	SET state = u.state, attempts = u.attempts, next_at = u.next_at, last_error = u.last_error, lease_until = NULL
-	FROM unnest($1::bigint[], $2::smallint[], $3::integer[], $4::timestamptz[], $5::text[])
-		AS u(id, state, attempts, next_at, last_error)
+	SET state = u.state, attempts = u.attempts, next_at = u.next_at, last_error = u.last_error, lease_until = NULL,
+		attempt_at = CASE WHEN u.attempts <= r.attempts THEN r.attempt_at
+			WHEN cardinality(r.attempt_at) < 16 THEN array_append(r.attempt_at, u.attempt_at)
+			ELSE array_append(r.attempt_at[1:1] || r.attempt_at[3:], u.attempt_at) END,
+		attempt_errors = CASE WHEN u.attempts <= r.attempts THEN r.attempt_errors
+			WHEN cardinality(r.attempt_errors) < 16 THEN array_append(r.attempt_errors, u.attempt_error)
+			ELSE array_append(r.attempt_errors[1:1] || r.attempt_errors[3:], u.attempt_error) END
+	FROM (SELECT u.*, CASE WHEN u.attempt_us <> 0 THEN timestamptz 'epoch' + u.attempt_us * interval '1 microsecond' END AS attempt_at
+		FROM unnest($1::bigint[], $2::smallint[], $3::integer[], $4::timestamptz[], $5::text[], $6::bigint[], $7::text[])
+			AS u(id, state, attempts, next_at, last_error, attempt_us, attempt_error)) AS u
 	WHERE r.id = u.id AND r.state = 1
 	RETURNING r.id`
 
@@ -378,7 +395,8 @@ func finishRound(ctx context.Context, q listQuerier, rs []sms.Report, round []in
 		ids[j], states[j], attempts[j], nextAt[j], lastErr[j] = r.ID, int16(r.State), int32(r.Attempts), dbTime(r.NextAt), r.LastError
 		at[r.ID] = i
 	}
-	rows, err := q.Query(ctx, finishReportsSQL, ids, states, attempts, nextAt, lastErr)
+	attemptAt, attemptErr := attemptColumns(rs, round)
+	rows, err := q.Query(ctx, finishReportsSQL, ids, states, attempts, nextAt, lastErr, attemptAt, attemptErr)
 	if err != nil {
 		return err
 	}

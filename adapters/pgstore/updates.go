@@ -155,6 +155,7 @@ func updateParts(ctx context.Context, tx pgx.Tx, changes []sms.PartChange, errs 
 		dequeue []sms.PartKey
 		failed  map[sms.PartKey]error
 		reports []sms.Report
+		events  = make([]writeEvent, 0, len(changes)) // the history records to append, by write
 	)
 	for i, c := range changes {
 		if errs[i] != nil {
@@ -198,12 +199,14 @@ func updateParts(ctx context.Context, tx pgx.Tx, changes []sms.PartChange, errs 
 			order = append(order, partWrite{key: c.Key, read: *p})
 		}
 		order[w].PartUpdate = sms.PartUpdate{State: u.State, ErrorCode: u.ErrorCode, UpdatedAt: u.UpdatedAt}
+		events = append(events, writeEvent{w, order[w].PartUpdate})
 		p.State, p.ErrorCode, p.UpdatedAt = u.State, u.ErrorCode, dbTime(u.UpdatedAt) // as a read would see it
 		reports = append(reports, u.Reports...)
 	}
 	if len(order) == 0 {
 		return msgs, nil, nil
 	}
+	historyRecords(order, events)
 	// In key order: the update locks the rows as it goes (see UpdateParts).
 	slices.SortFunc(order, func(a, b partWrite) int { return comparePartKeys(a.key, b.key) })
 	b := &pgx.Batch{}
@@ -234,6 +237,29 @@ func updateParts(ctx context.Context, tx pgx.Tx, changes []sms.PartChange, errs 
 	return msgs, leased, nil
 }
 
+// writeEvent is a change of the part of order[w] (updateParts), for its
+// history.
+type writeEvent struct {
+	w int
+	u sms.PartUpdate
+}
+
+// historyRecords sets each write's events: the history records of every
+// change of its part in the batch, in order, all in one buffer.
+func historyRecords(order []partWrite, events []writeEvent) {
+	counts := make([]int, len(order))
+	for _, e := range events {
+		counts[e.w]++
+	}
+	buf := make([]byte, 0, partEventSize*len(events))
+	for w, n := range counts {
+		order[w].events, buf = buf[:0:n*partEventSize], buf[n*partEventSize : cap(buf)][:0]
+	}
+	for _, e := range events {
+		order[e.w].events = appendPartEvent(order[e.w].events, e.u)
+	}
+}
+
 // The statements of UpdateParts.
 const (
 	// partsLockSQL locks the parts of the keys given, in key order (the
@@ -247,18 +273,20 @@ const (
 	// message given.
 	partsOfSQL = `SELECT msg_id, ` + partDeliveryColumns + `
 		FROM sms_parts WHERE msg_id = ANY($1) ORDER BY msg_id, num`
-	partsUpdateSQL = `UPDATE sms_parts AS p SET state = v.state, error_code = v.error_code, updated_at = v.updated_at
-		FROM unnest($1::text[], $2::integer[], $3::smallint[], $4::integer[], $5::timestamptz[])
-			AS v(msg_id, num, state, error_code, updated_at)
+	partsUpdateSQL = `UPDATE sms_parts AS p SET state = v.state, error_code = v.error_code, updated_at = v.updated_at,
+			history = sms_part_history(p.history, v.events)
+		FROM unnest($1::text[], $2::integer[], $3::smallint[], $4::integer[], $5::timestamptz[], $6::bytea[])
+			AS v(msg_id, num, state, error_code, updated_at, events)
 		WHERE p.msg_id = v.msg_id AND p.num = v.num`
 	// partsSwapSQL is partsUpdateSQL where the row still holds the state,
 	// error code and time given last (as read). Under READ COMMITTED a row
 	// another transaction updated meanwhile is checked again as that one
 	// left it, so a part that moved is not written.
-	partsSwapSQL = `UPDATE sms_parts AS p SET state = v.state, error_code = v.error_code, updated_at = v.updated_at
-		FROM unnest($1::text[], $2::integer[], $3::smallint[], $4::integer[], $5::timestamptz[],
-				$6::smallint[], $7::integer[], $8::timestamptz[])
-			AS v(msg_id, num, state, error_code, updated_at, was_state, was_error_code, was_updated_at)
+	partsSwapSQL = `UPDATE sms_parts AS p SET state = v.state, error_code = v.error_code, updated_at = v.updated_at,
+			history = sms_part_history(p.history, v.events)
+		FROM unnest($1::text[], $2::integer[], $3::smallint[], $4::integer[], $5::timestamptz[], $6::bytea[],
+				$7::smallint[], $8::integer[], $9::timestamptz[])
+			AS v(msg_id, num, state, error_code, updated_at, events, was_state, was_error_code, was_updated_at)
 		WHERE p.msg_id = v.msg_id AND p.num = v.num
 			AND p.state = v.was_state AND p.error_code = v.was_error_code AND p.updated_at = v.was_updated_at`
 	// reportsInsertSQL inserts the reports in the arrays' order, which
@@ -381,17 +409,19 @@ func readLockedParts(br pgx.BatchResults, keys int, lock bool) (map[sms.PartKey]
 func queueUpdates(b *pgx.Batch, order []partWrite, swap bool) *pgx.QueuedQuery {
 	n := len(order)
 	msgIDs, nums, states, codes, times := make([]string, n), make([]int32, n), make([]int16, n), make([]int32, n), make([]time.Time, n)
+	events := make([][]byte, n)
 	for i, w := range order {
 		msgIDs[i], nums[i], states[i], codes[i], times[i] = string(w.key.MsgID), int32(w.key.PartNum), int16(w.State), int32(w.ErrorCode), dbTime(w.UpdatedAt)
+		events[i] = w.events
 	}
 	if !swap {
-		return b.Queue(partsUpdateSQL, msgIDs, nums, states, codes, times)
+		return b.Queue(partsUpdateSQL, msgIDs, nums, states, codes, times, events)
 	}
 	wasStates, wasCodes, wasTimes := make([]int16, n), make([]int32, n), make([]time.Time, n)
 	for i, w := range order {
 		wasStates[i], wasCodes[i], wasTimes[i] = int16(w.read.State), int32(w.read.ErrorCode), w.read.UpdatedAt
 	}
-	return b.Queue(partsSwapSQL, msgIDs, nums, states, codes, times, wasStates, wasCodes, wasTimes)
+	return b.Queue(partsSwapSQL, msgIDs, nums, states, codes, times, events, wasStates, wasCodes, wasTimes)
 }
 
 // queueReports queues the insert of reports, in their order, leasing

@@ -148,8 +148,10 @@ func TestUpdatePartsFailsWhole(t *testing.T) {
 
 // A status change that leaves a part open (submitted, sent to the SMSC,
 // buffered) is a heap-only update: no index of sms_parts reads state (see
-// 0006_parts_hot.sql). The part's last update, which ends it, leaves the
-// open parts' index and is not.
+// 0006_parts_hot.sql), nor its history, which grows with every update up
+// to its bound (0037_sms_trace.sql), by UpdateParts' statement and by
+// UpdatePart's. The part's last update, which ends it, leaves the open
+// parts' index and is not.
 func TestOpenStatusUpdatesAreHOT(t *testing.T) {
 	t.Parallel()
 	s := newTestStore(t)
@@ -173,21 +175,40 @@ func TestOpenStatusUpdatesAreHOT(t *testing.T) {
 		}
 		return updated, hot
 	}
+	n := 0
 	update := func(state sms.PartState) {
 		t.Helper()
-		_, err := tx.Exec(ctx, partsUpdateSQL, []string{"hot"}, []int32{0}, []int16{int16(state)}, []int32{0}, []time.Time{t1})
+		n++
+		ev := partEvent(sms.PartUpdate{State: state, ErrorCode: sms.DLRError(n), UpdatedAt: t1})
+		var err error
+		if n%2 == 0 {
+			_, err = tx.Exec(ctx, partsUpdateSQL, []string{"hot"}, []int32{0}, []int16{int16(state)}, []int32{int32(n)}, []time.Time{t1}, [][]byte{ev})
+		} else {
+			_, err = tx.Exec(ctx, partUpdateSQL, "hot", int32(0), int16(state), int32(n), t1, ev)
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
 	update(sms.StateSentToSMSC)
-	update(sms.StateBuffered)
-	if updated, hot := counts(); updated != 2 || hot != 2 {
-		t.Errorf("open to open: %d updates, %d HOT; want 2, 2", updated, hot)
+	for range sms.MaxPartEvents + 4 {
+		update(sms.StateBuffered)
+	}
+	if updated, hot := counts(); updated != n || hot != n {
+		t.Errorf("open to open: %d updates, %d HOT; want %d, %d", updated, hot, n, n)
 	}
 	update(sms.StateDelivered)
-	if updated, hot := counts(); updated != 3 || hot != 2 {
-		t.Errorf("open to delivered: %d updates, %d HOT; want 3, 2", updated, hot)
+	if updated, hot := counts(); updated != n || hot != n-1 {
+		t.Errorf("open to delivered: %d updates, %d HOT; want %d, %d", updated, hot, n, n-1)
+	}
+	var history []byte
+	if err := tx.QueryRow(ctx, `SELECT history FROM sms_parts WHERE msg_id = 'hot'`).Scan(&history); err != nil {
+		t.Fatal(err)
+	}
+	h, err := parsePartHistory(history)
+	if err != nil || len(h) != sms.MaxPartEvents || h[0].State != sms.StateSentToSMSC || h[0].ErrorCode != 1 ||
+		h[len(h)-1].State != sms.StateDelivered || h[len(h)-1].ErrorCode != sms.DLRError(n) || h[1].ErrorCode != sms.DLRError(n-sms.MaxPartEvents+2) {
+		t.Errorf("history %+v, %v; want the first event and the latest %d", h, err, sms.MaxPartEvents-1)
 	}
 }
 

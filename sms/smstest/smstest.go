@@ -23,7 +23,7 @@ import (
 
 // Store is what the contract exercises: the Gateway's Store, the
 // Dispatcher's OutboxStore, the Transmitter's TransmitterStore, the
-// Retention's RetentionStore, and the
+// Retention's RetentionStore, the Tracer's TraceStore, and the
 // inspection that only operators and tests use (no service calls it).
 type Store interface {
 	sms.Store
@@ -33,6 +33,7 @@ type Store interface {
 	sms.ReportLeasingStore
 	sms.LedgerStore
 	sms.AccountStore
+	sms.TraceStore
 	// FinishReport is FinishReports of one report.
 	FinishReport(ctx context.Context, r sms.Report) error
 	// ReportCounts counts the outbox's reports by state.
@@ -64,6 +65,7 @@ func Run(t *testing.T, newStore func(t *testing.T) Store) {
 	tests = append(tests, retentionTests()...)
 	tests = append(tests, ledgerTests()...)
 	tests = append(tests, accountAdminTests()...)
+	tests = append(tests, traceTests()...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
