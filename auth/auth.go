@@ -53,6 +53,10 @@ const (
 	// PrivAdminCredit tops up and adjusts accounts' credit, and reads,
 	// exports and reconciles their ledgers.
 	PrivAdminCredit Privilege = "admin.credit"
+	// PrivAdminTrace finds messages and shows them whole, their
+	// receivers masked; PrivAdminTraceReceivers shows receivers whole.
+	PrivAdminTrace          Privilege = "admin.trace"
+	PrivAdminTraceReceivers Privilege = "admin.trace.receivers"
 )
 
 // Privileges lists every known privilege.
@@ -62,13 +66,15 @@ func Privileges() []Privilege {
 		PrivFinanceCustInvoicesManage, PrivFinanceSupplierInvoicesManage, PrivFinanceNettingInvoicesManage,
 		PrivFinanceBalanceView, PrivFinanceBalanceOwnView, PrivFinanceReferenceManage, PrivTestSystem, PrivTestSystemManage, PrivUIComponents,
 		PrivAdminTenants, PrivAdminClients, PrivAdminAudit, PrivAdminComponents, PrivAdminAccounts, PrivAdminCredit,
+		PrivAdminTrace, PrivAdminTraceReceivers,
 	}
 }
 
 // AdminPrivileges lists the operator's administration privileges, which
 // reach every tenant.
 func AdminPrivileges() []Privilege {
-	return []Privilege{PrivAdminTenants, PrivAdminClients, PrivAdminAudit, PrivAdminComponents, PrivAdminAccounts, PrivAdminCredit}
+	return []Privilege{PrivAdminTenants, PrivAdminClients, PrivAdminAudit, PrivAdminComponents, PrivAdminAccounts, PrivAdminCredit,
+		PrivAdminTrace, PrivAdminTraceReceivers}
 }
 
 // TenantPrivileges lists the privileges that act within the tenants a

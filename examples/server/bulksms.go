@@ -28,6 +28,7 @@ type smsStore interface {
 	sms.Store
 	sms.AccountStore
 	sms.LedgerStore
+	sms.TraceStore
 	sms.TransmitterStore
 	sms.OutboxStore
 	sms.RetentionStore

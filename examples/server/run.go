@@ -129,7 +129,8 @@ func newPlatform(st stores, cfg config, logger *slog.Logger) platform {
 	if st.ui != nil {
 		proxy = uiproxy.NewProxy(st.ui, egress.NewFetcher(egress.FetcherOptions{Policy: cfg.dlr}), uiproxy.Options{Audit: trail})
 	}
-	admin := adminapi.Backend{Auth: svc, Audit: trail, Components: proxy, Accounts: bulk.accounts, Credit: bulk.credit}
+	admin := adminapi.Backend{Auth: svc, Audit: trail, Components: proxy, Accounts: bulk.accounts, Credit: bulk.credit,
+		Tracer: sms.NewTracer(st.sms, sms.TracerOptions{Logger: logger})}
 	families := append(restFamilies(svc, admin, opts, st, cfg.testTimeLimit, logger), uiProxyFamily(opts, proxy), bulk.family(), idempotencyKeys(keys, logger))
 	if st.campaign != nil {
 		var webhook campaign.Sender

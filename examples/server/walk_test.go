@@ -346,6 +346,16 @@ func (w *walkWorld) seed(ctx context.Context) {
 	a["username"] = str(w.asA("POST", adm+"users", `{"username":"walk-admin-u","password":"pw `+walkMarker+`","services":["`+a["tenantId"]+`"]}`, 201), "username")
 	a["keyId"] = str(w.asA("POST", adm+"api-keys", `{"name":"key `+walkMarker+`"}`, 201), "id")
 	a["sms-accounts/{username}"] = "walk-sms-a" // bootstrapped
+	// A message of A's account, for the trace.
+	res = w.do(w.sms, "POST", "/bulk/sendsms", "application/json",
+		`{"type":"text","auth":{"username":"walk-sms-a","password":"`+walkSecret+`"},"sender":"A","receiver":"38640123456","text":"trace me"}`, "")
+	var sent struct {
+		MsgID string `json:"msgId"`
+	}
+	if err := json.Unmarshal(res.Body.Bytes(), &sent); err != nil || sent.MsgID == "" {
+		t.Fatalf("A's message: %d %s", res.Code, res.Body)
+	}
+	a["messageId"] = sent.MsgID
 
 	// UI components (bootstrapped).
 	a["gridComponentId"], a["kpiComponentId"], a["componentId"] = "a-grid", "a-kpi", "a-grid"

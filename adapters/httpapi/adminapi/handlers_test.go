@@ -37,7 +37,8 @@ func newEnv(t *testing.T) *env {
 	tests := testsystem.New(db.TestSystem(), db.TestSystem(), nil, nil, testsystem.Options{Clock: f.Clock.Now, Limits: db.TestSystem(), Audit: trail})
 	accounts := sms.NewAccounts(db.SMS(), sms.AccountsOptions{Clock: f.Clock.Now, BcryptCost: bcrypt.MinCost, Audit: trail})
 	credit := sms.NewCredit(db.SMS(), sms.CreditOptions{Clock: f.Clock.Now, Audit: trail, ExportPage: 2})
-	b := Backend{Auth: svc, Audit: trail, Components: proxy, Tests: tests, Accounts: accounts, Credit: credit}
+	b := Backend{Auth: svc, Audit: trail, Components: proxy, Tests: tests, Accounts: accounts, Credit: credit,
+		Tracer: sms.NewTracer(db.SMS(), sms.TracerOptions{})}
 	return &env{f: f, h: c.Handler(t, Handler(f.Opts, b)), op: f.Token(t, httpapitest.Operator), db: db}
 }
 

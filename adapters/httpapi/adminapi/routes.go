@@ -33,6 +33,9 @@ type Backend struct {
 	Accounts *sms.Accounts
 	// Credit is the accounts' credit ledger; nil answers its routes 501.
 	Credit *sms.Credit
+	// Tracer finds messages and shows them whole; nil answers its routes
+	// 501.
+	Tracer *sms.Tracer
 }
 
 // Handler serves the operator's administration under /admin/v1/ from b:
@@ -54,6 +57,7 @@ func routes(a *api) []httpapi.Route {
 	missing := a.b.Auth == nil
 	comps, noComps := []auth.Privilege{auth.PrivAdminComponents}, a.b.Components == nil
 	accts, noAccts := []auth.Privilege{auth.PrivAdminAccounts}, a.b.Accounts == nil
+	trace := []auth.Privilege{auth.PrivAdminTrace, auth.PrivAdminTraceReceivers}
 	credit, noCredit := []auth.Privilege{auth.PrivAdminCredit}, a.b.Credit == nil || a.b.Accounts == nil
 	return []httpapi.Route{
 		// tenants
@@ -96,6 +100,9 @@ func routes(a *api) []httpapi.Route {
 		{Method: http.MethodGet, Path: b + "sms-accounts/{username}/ledger", Privileges: credit, Serve: a.listLedger, Missing: noCredit},
 		{Method: http.MethodGet, Path: b + "sms-accounts/{username}/ledger/export", Privileges: credit, Serve: a.exportLedger, Missing: noCredit},
 		{Method: http.MethodGet, Path: b + "reconciliation", Privileges: credit, Serve: a.reconcile, Missing: noCredit},
+		// the message trace (receivers masked without admin.trace.receivers)
+		{Method: http.MethodGet, Path: b + "messages", Privileges: trace, Serve: a.listMessages, Missing: a.b.Tracer == nil},
+		{Method: http.MethodGet, Path: b + "messages/{messageId}", Privileges: trace, Serve: a.traceMessage, Missing: a.b.Tracer == nil},
 		// the audit trail
 		{Method: http.MethodGet, Path: b + "audit", Privileges: []auth.Privilege{auth.PrivAdminAudit}, Serve: a.listAudit, Missing: a.b.Audit == nil},
 	}

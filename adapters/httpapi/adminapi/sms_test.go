@@ -2,6 +2,8 @@ package adminapi
 
 import (
 	"encoding/csv"
+	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"testing"
 
@@ -9,6 +11,7 @@ import (
 
 	"github.com/msgkit/msgkit/adapters/httpapi"
 	"github.com/msgkit/msgkit/adapters/httpapi/httpapitest"
+	"github.com/msgkit/msgkit/auth"
 	"github.com/msgkit/msgkit/msgkittest"
 	"github.com/msgkit/msgkit/sms"
 )
@@ -105,5 +108,55 @@ func TestLedger(t *testing.T) {
 	m = want(t, e.do(t, "GET", "audit?resource=sms_account&action=top_up", ""), 200)
 	if d := m["data"].([]any); len(d) != 2 {
 		t.Errorf("the top-ups' trail: %v", m)
+	}
+}
+
+// The trace finds an account's messages and shows one whole; receivers
+// are masked unless the caller holds admin.trace.receivers, and a search
+// names an account or an id.
+func TestTrace(t *testing.T) {
+	e := newEnv(t)
+	want(t, e.do(t, "POST", "sms-accounts", shopAccount), 201)
+	want(t, e.do(t, "POST", "sms-accounts/shop/ledger", `{"kind":"top_up","amount":"10","currency":"EUR"}`), 201)
+	gw := sms.NewGateway(e.db.SMS(), sms.GatewayOptions{Clock: e.f.Clock.Now,
+		NewID: func() sms.MessageID { return "00000000-0000-4000-8000-000000000001" }})
+	acc, err := gw.Submit(t.Context(), sms.Submission{Type: "text", Username: "shop", Password: "s3cret pass", Sender: "Shop",
+		Receiver: "38640123456", DCS: "gsm", Text: strings.Repeat("a", 200), ClientIP: netip.MustParseAddr("192.0.2.7")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A support desk: messages, their receivers masked.
+	if _, _, err := e.f.Auth.CreateClient(t.Context(), auth.ClientSpec{ID: "support", Secret: httpapitest.ClientSecret,
+		Networks: []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")}, Privileges: []auth.Privilege{auth.PrivAdminTrace}}); err != nil {
+		t.Fatal(err)
+	}
+	support := e.f.Token(t, "support")
+	as := func(tok, target string) *httptest.ResponseRecorder {
+		return httpapitest.Serve(e.h, httpapitest.Bearer(httptest.NewRequest("GET", BasePath+target, nil), tok))
+	}
+	w := as(support, "messages?account=shop")
+	m := want(t, w, 200)
+	d := m["data"].([]any)
+	if len(d) != 1 || d[0].(map[string]any)["receiver"] != "+38640****56" || d[0].(map[string]any)["charged"] != "0.06" {
+		t.Errorf("the account's messages, masked: %s", w.Body)
+	}
+	msgkittest.Golden(t, "testdata/messages_masked.json", httpapitest.Answer(w))
+	httpapitest.WantError(t, as(support, "messages?receiver=%2B38640123456"), httpapi.Admin, 400, sms.CodeTraceUnbounded)
+	httpapitest.WantError(t, as(support, "messages?account=shop&startswith(receiver)=%2B3864"), httpapi.Admin, 400, sms.CodeTraceReceiverMasked)
+	if m := want(t, as(support, "messages?account=shop&receiver=%2B38640123456"), 200); len(m["data"].([]any)) != 1 {
+		t.Errorf("a masked search by the whole number: %v", m)
+	}
+	w = as(support, "messages/"+string(acc.MsgID))
+	m = want(t, w, 200)
+	if parts := m["parts"].([]any); len(parts) != 2 || m["receiver"] != "+38640****56" || m["partPrice"] != "0.03" {
+		t.Errorf("the trace: %s", w.Body)
+	}
+	httpapitest.WantError(t, as(support, "messages/no-such-message"), httpapi.Admin, 404, sms.CodeMessageNotFound)
+
+	// The operator's client holds admin.trace.receivers: numbers whole,
+	// searched any way.
+	w = e.do(t, "GET", "messages?account=shop&startswith(receiver)=%2B3864", "")
+	if m := want(t, w, 200); m["data"].([]any)[0].(map[string]any)["receiver"] != "+38640123456" {
+		t.Errorf("receivers whole: %s", w.Body)
 	}
 }
