@@ -1,15 +1,27 @@
 // Package adminapi serves the operator's administration over HTTP under
 // /admin/v1/: tenants (register, list, rename, suspend and resume), API
 // clients of the client credentials grant (create, list, change, rotate
-// the secret, revoke), users of the password grant and X-API-Key keys,
-// over auth.Service, which holds every rule; and the audit trail those
-// changes leave (audit.Log), with the caller (its client or user and
-// address) as each change's actor.
+// the secret, revoke), users of the password grant and X-API-Key keys
+// (auth.Service); test system users' own daily limits
+// (testsystem.System); UI components (uiproxy.Proxy); bulk SMS accounts
+// (sms.Accounts) and their credit ledger (sms.Credit); the message trace
+// (sms.Tracer); and the audit trail every change leaves (audit.Log), with
+// the caller (its client or user and address) as each change's actor.
+// The services hold every rule; the handlers translate.
 //
 // Choices, where no interface document speaks:
-//   - Callers hold admin privileges (admin.tenants for tenants,
-//     admin.clients for clients, users and keys, admin.audit for the
-//     trail). They are operator-wide:
+//   - Callers hold admin privileges: admin.tenants for tenants,
+//     admin.clients for clients, users (with their test system limits)
+//     and keys, admin.ui-components, admin.accounts for bulk SMS accounts,
+//     admin.credit for their ledgers, admin.trace for the message trace
+//     (admin.trace.receivers shows receivers whole), admin.audit for the
+//     trail.
+//   - Money is a decimal string ("0.035"), never a float; a top-up takes
+//     an Idempotency-Key, so a retried payment credits once. Going below
+//     an account's floor (-creditLimit) is 409 below_credit_floor.
+//   - The ledger's export is CSV (RFC 4180) streamed a page at a time; an
+//     error after the first line cuts it short and is logged (the status
+//     is sent by then). They are operator-wide:
 //     an admin call reaches every tenant's records of its kind, so no
 //     tenant's client holds one unless the operator gives it.
 //   - Errors have the body {"code","message","fields":[{"name","message"}]}:
