@@ -236,8 +236,8 @@ func TestBootstrapTwice(t *testing.T) {
 
 // The rest of the administration on both stores, each request and answer
 // held to the family's document: accounts, their credit (a top-up, the
-// ledger, its export, the reconciliation), UI components, test system
-// users' limits, the trail.
+// ledger, its export, the reconciliation), the message trace, UI
+// components, test system users' limits, the trail.
 func TestAdministrationAccounts(t *testing.T) {
 	t.Parallel()
 	for name, cfg := range walkStores(t) {
@@ -263,6 +263,19 @@ func TestAdministrationAccounts(t *testing.T) {
 			if res.Code != http.StatusAccepted {
 				t.Fatalf("the account's submission: %d %s", res.Code, res.Body)
 			}
+			var sent struct {
+				MsgID string `json:"msgId"`
+			}
+			if err := json.Unmarshal(res.Body.Bytes(), &sent); err != nil {
+				t.Fatal(err)
+			}
+			if got := call("GET", "messages?account=bakery&gte(submittedAt)=2000-01-01T00:00:00Z", "", 200); !strings.Contains(got, sent.MsgID) {
+				t.Errorf("the account's messages: %s", got)
+			}
+			if got := call("GET", "messages/"+sent.MsgID, "", 200); !strings.Contains(got, `"partPrice":"0.05"`) {
+				t.Errorf("the message's trace: %s", got)
+			}
+			call("GET", "messages/no-such-message", "", 404)
 			call("POST", "sms-accounts/bakery/ledger", `{"kind":"adjustment","amount":"-14.95","currency":"EUR","note":"down to the floor"}`, 201)
 			if got := call("GET", "sms-accounts/bakery", "", 200); !strings.Contains(got, `"balance":"-5"`) {
 				t.Errorf("the balance at the floor: %s", got)
