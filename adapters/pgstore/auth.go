@@ -26,16 +26,7 @@ type AuthStore struct {
 // CreateClient stores c; an existing id is a Conflict. CreatedAt is kept
 // to the microsecond.
 func (s *AuthStore) CreateClient(ctx context.Context, c auth.Client) error {
-	if err := cmp.Or(
-		invalidText("client", "id", c.ID),
-		invalidText("client", "name", c.Name),
-		invalidText("client", "secretHash", c.SecretHash),
-		invalidText("client", "services", c.Services...),
-		invalidText("client", "privileges", c.Privileges...),
-	); err != nil {
-		return err
-	}
-	networks, err := prefixStrings(c.Networks)
+	networks, err := clientColumns(c)
 	if err != nil {
 		return err
 	}
@@ -68,15 +59,35 @@ func (s *AuthStore) Client(ctx context.Context, id string) (auth.Client, error) 
 	return c, nil
 }
 
-// CreateUser stores u; an existing username is a Conflict. CreatedAt is
-// kept to the microsecond.
-func (s *AuthStore) CreateUser(ctx context.Context, u auth.User) error {
+// clientColumns refuses text of c that auth_clients cannot hold and
+// returns its networks as stored.
+func clientColumns(c auth.Client) ([]string, error) {
 	if err := cmp.Or(
+		invalidText("client", "id", c.ID),
+		invalidText("client", "name", c.Name),
+		invalidText("client", "secretHash", c.SecretHash),
+		invalidText("client", "services", c.Services...),
+		invalidText("client", "privileges", c.Privileges...),
+	); err != nil {
+		return nil, err
+	}
+	return prefixStrings(c.Networks)
+}
+
+// checkUser refuses text of u that auth_users cannot hold.
+func checkUser(u auth.User) error {
+	return cmp.Or(
 		invalidText("user", "username", u.Username),
 		invalidText("user", "passwordHash", u.PasswordHash),
 		invalidText("user", "services", u.Services...),
 		invalidText("user", "privileges", u.Privileges...),
-	); err != nil {
+	)
+}
+
+// CreateUser stores u; an existing username is a Conflict. CreatedAt is
+// kept to the microsecond.
+func (s *AuthStore) CreateUser(ctx context.Context, u auth.User) error {
+	if err := checkUser(u); err != nil {
 		return err
 	}
 	q := `WITH u AS (
@@ -361,16 +372,7 @@ func (s *AuthStore) Clients(ctx context.Context, q msgkit.ListQuery) (msgkit.Pag
 // ReplaceClient saves c over the stored client, registers its tenants and
 // deletes its tokens, in one statement.
 func (s *AuthStore) ReplaceClient(ctx context.Context, c auth.Client) error {
-	if err := cmp.Or(
-		invalidText("client", "id", c.ID),
-		invalidText("client", "name", c.Name),
-		invalidText("client", "secretHash", c.SecretHash),
-		invalidText("client", "services", c.Services...),
-		invalidText("client", "privileges", c.Privileges...),
-	); err != nil {
-		return err
-	}
-	networks, err := prefixStrings(c.Networks)
+	networks, err := clientColumns(c)
 	if err != nil {
 		return err
 	}
@@ -441,12 +443,7 @@ func (s *AuthStore) Users(ctx context.Context, q msgkit.ListQuery) (msgkit.Page[
 // ReplaceUser saves u over the stored user, registers its tenants and
 // deletes its tokens, in one statement.
 func (s *AuthStore) ReplaceUser(ctx context.Context, u auth.User) error {
-	if err := cmp.Or(
-		invalidText("user", "username", u.Username),
-		invalidText("user", "passwordHash", u.PasswordHash),
-		invalidText("user", "services", u.Services...),
-		invalidText("user", "privileges", u.Privileges...),
-	); err != nil {
+	if err := checkUser(u); err != nil {
 		return err
 	}
 	q := `WITH u AS (

@@ -114,32 +114,6 @@ func asPrivileges(ss []string) []auth.Privilege {
 	return out
 }
 
-// listing is the answer of every listing: the page's records and where
-// the page is.
-type listing[T any] struct {
-	Data []T `json:"data"`
-	Meta struct {
-		Pagination pagination `json:"pagination"`
-	} `json:"meta"`
-}
-
-type pagination struct {
-	Total       int `json:"total"`
-	Count       int `json:"count"`
-	PerPage     int `json:"perPage"`
-	CurrentPage int `json:"currentPage"`
-	TotalPages  int `json:"totalPages"`
-}
-
-// writeList answers a page of a listing with the records in their wire
-// shape.
-func writeList[T, W any](w http.ResponseWriter, page msgkit.Page[T], q msgkit.ListQuery, wire func(T) W) error {
-	out := listing[W]{Data: msgkit.MapItems(page, wire)}
-	in := page.Info(q)
-	out.Meta.Pagination = pagination{Total: in.Total, Count: in.Count, PerPage: in.PerPage, CurrentPage: in.Number, TotalPages: in.Pages}
-	return httpapi.WriteJSON(w, http.StatusOK, out)
-}
-
 // list parses the listing parameters by spec and answers the page list
 // gives, each record in its wire shape.
 func list[T, W any](w http.ResponseWriter, r *http.Request, spec msgkit.ListSpec,
@@ -152,7 +126,7 @@ func list[T, W any](w http.ResponseWriter, r *http.Request, spec msgkit.ListSpec
 	if err != nil {
 		return err
 	}
-	return writeList(w, page, q, wire)
+	return httpapi.WriteJSON(w, http.StatusOK, httpapi.ListOf(page, q, wire))
 }
 
 // one answers the record get finds by the path's wildcard key.
@@ -178,6 +152,23 @@ func (a *api) remove(w http.ResponseWriter, r *http.Request, key string, del fun
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
+}
+
+// grants are a change's tenants and privileges; nil stays nil (no change).
+func grants(services, privileges *[]string) (*[]msgkit.ServiceUUID, *[]auth.Privilege) {
+	var (
+		svcs  *[]msgkit.ServiceUUID
+		privs *[]auth.Privilege
+	)
+	if services != nil {
+		v := asServices(*services)
+		svcs = &v
+	}
+	if privileges != nil {
+		v := asPrivileges(*privileges)
+		privs = &v
+	}
+	return svcs, privs
 }
 
 // noParams refuses query parameters on operations that take none.
@@ -316,14 +307,7 @@ func (a *api) updateClient(w http.ResponseWriter, r *http.Request) error {
 		}
 		ch.Networks = &nets
 	}
-	if in.Services != nil {
-		s := asServices(*in.Services)
-		ch.Services = &s
-	}
-	if in.Privileges != nil {
-		p := asPrivileges(*in.Privileges)
-		ch.Privileges = &p
-	}
+	ch.Services, ch.Privileges = grants(in.Services, in.Privileges)
 	c, err := a.b.Auth.UpdateClient(a.ctx(r), r.PathValue("clientId"), ch)
 	if err != nil {
 		return err
@@ -386,14 +370,7 @@ func (a *api) updateUser(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	ch := auth.UserChange{Password: in.Password}
-	if in.Services != nil {
-		s := asServices(*in.Services)
-		ch.Services = &s
-	}
-	if in.Privileges != nil {
-		p := asPrivileges(*in.Privileges)
-		ch.Privileges = &p
-	}
+	ch.Services, ch.Privileges = grants(in.Services, in.Privileges)
 	u, err := a.b.Auth.UpdateUser(a.ctx(r), r.PathValue("username"), ch)
 	if err != nil {
 		return err

@@ -276,6 +276,6 @@ func (a *api) documents(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpapi.WriteJSON(w, http.StatusOK, listOf(page, q.Listing(), documentOf))
+	httpapi.WriteJSON(w, http.StatusOK, httpapi.ListOf(page, q.Listing(), documentOf))
 	return nil
 }

@@ -157,7 +157,7 @@ func (a *api) listInvoices(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpapi.WriteJSON(w, http.StatusOK, listOf(page, q, func(v finance.View) invoiceJSON {
+	httpapi.WriteJSON(w, http.StatusOK, httpapi.ListOf(page, q, func(v finance.View) invoiceJSON {
 		j := invoiceOf(v)
 		if show == "yes" {
 			// The platform keeps no account managers: the fields are
@@ -507,7 +507,7 @@ func (a *api) listFiles(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	q := msgkit.ListQuery{PageNumber: 1, PageSize: max(len(files), 1)}
-	httpapi.WriteJSON(w, http.StatusOK, listOf(msgkit.Page[finance.FileRecord]{Items: files, Total: len(files)}, q, fileOf))
+	httpapi.WriteJSON(w, http.StatusOK, httpapi.ListOf(msgkit.Page[finance.FileRecord]{Items: files, Total: len(files)}, q, fileOf))
 	return nil
 }
 
@@ -546,7 +546,7 @@ func (a *api) balances(side finance.Side) func(http.ResponseWriter, *http.Reques
 		if err != nil {
 			return err
 		}
-		httpapi.WriteJSON(w, http.StatusOK, listOf(page, q, balanceOf))
+		httpapi.WriteJSON(w, http.StatusOK, httpapi.ListOf(page, q, balanceOf))
 		return nil
 	}
 }
@@ -596,7 +596,7 @@ func (a *api) sheet(side finance.Side) func(http.ResponseWriter, *http.Request) 
 		if err != nil {
 			return err
 		}
-		httpapi.WriteJSON(w, http.StatusOK, listOf(page, q, sheetOf))
+		httpapi.WriteJSON(w, http.StatusOK, httpapi.ListOf(page, q, sheetOf))
 		return nil
 	}
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/adapters/blobfs"
+	"github.com/msgkit/msgkit/adapters/httpapi"
 	"github.com/msgkit/msgkit/adapters/httpapi/httpapitest"
 	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/auth"
@@ -283,14 +284,14 @@ func TestOpenAPIWireTypes(t *testing.T) {
 		{"invoice", "Invoice", invoiceOf(sampleView(inv, today))},
 		{"draft without dates", "Invoice", invoiceOf(finance.ViewOf(&draft, finance.DocumentData{}, today))},
 		{"invoice with account manager", "Invoice", withManager},
-		{"invoice list", "InvoiceList", listOf(msgkit.Page[finance.View]{Items: []finance.View{sampleView(inv, today)}, Total: 3}, q, invoiceOf)},
-		{"empty invoice list", "InvoiceList", listOf(msgkit.Page[finance.View]{}, msgkit.ListQuery{PageNumber: 1, PageSize: 10}, invoiceOf)},
+		{"invoice list", "InvoiceList", httpapi.ListOf(msgkit.Page[finance.View]{Items: []finance.View{sampleView(inv, today)}, Total: 3}, q, invoiceOf)},
+		{"empty invoice list", "InvoiceList", httpapi.ListOf(msgkit.Page[finance.View]{}, msgkit.ListQuery{PageNumber: 1, PageSize: 10}, invoiceOf)},
 		{"balance", "Balance", balanceOf(bal)},
-		{"balance list", "BalanceList", listOf(msgkit.Page[finance.Balance]{Items: []finance.Balance{bal, {Currency: inv.Currency}}, Total: 2}, q, balanceOf)},
+		{"balance list", "BalanceList", httpapi.ListOf(msgkit.Page[finance.Balance]{Items: []finance.Balance{bal, {Currency: inv.Currency}}, Total: 2}, q, balanceOf)},
 		{"sheet", "SheetRow", sheetOf(row)},
-		{"sheet list", "SheetList", listOf(msgkit.Page[finance.SheetRow]{Items: []finance.SheetRow{row}, Total: 1}, q, sheetOf)},
+		{"sheet list", "SheetList", httpapi.ListOf(msgkit.Page[finance.SheetRow]{Items: []finance.SheetRow{row}, Total: 1}, q, sheetOf)},
 		{"file", "FileRecord", fileOf(rec)},
-		{"file list", "FileList", listOf(msgkit.Page[finance.FileRecord]{Items: []finance.FileRecord{rec}, Total: 1}, q, fileOf)},
+		{"file list", "FileList", httpapi.ListOf(msgkit.Page[finance.FileRecord]{Items: []finance.FileRecord{rec}, Total: 1}, q, fileOf)},
 		{"upload", "Upload", uploadOf(rec)},
 		{"config", "InvoiceConfig", configOf(cfg)},
 		{"supplier config", "InvoiceConfig", configOf(supplierCfg)},
@@ -298,7 +299,7 @@ func TestOpenAPIWireTypes(t *testing.T) {
 		{"error", "Error", syncErrorJSON{Code: 400, Message: "custID: is required"}},
 		{"partner", "BizPartner", partnerOf(partner)},
 		{"partner without export data or tenant", "BizPartner", partnerOf(finance.PartnerRecord{Partner: finance.Partner{ID: 9, Name: "X"}})},
-		{"partner list", "BizPartnerList", listOf(msgkit.Page[finance.PartnerRecord]{Items: []finance.PartnerRecord{partner}, Total: 2}, q, partnerOf)},
+		{"partner list", "BizPartnerList", httpapi.ListOf(msgkit.Page[finance.PartnerRecord]{Items: []finance.PartnerRecord{partner}, Total: 2}, q, partnerOf)},
 		{"billing account", "BillingAccount", accountOf(&finance.BillingAccount{ID: 7, BizPartnerID: 310, Currency: inv.Currency, Name: "main",
 			SMSConnections: []finance.Connection{{ID: 1, InstanceID: 1, Name: "c", AuthName: "a", Protocol: "HTTP"}}})},
 		{"source record", "SourceRecord", sourceRecordJSON{Kind: "credit", RecordID: 31, BillingAccountID: 7}},
@@ -356,7 +357,7 @@ func TestOpenAPIRefusesBrokenValues(t *testing.T) {
 		{"sheet payment status", "SheetRow", sheetOf(row), func(m map[string]any) { m["paymentStatus"] = "paid" }},
 		{"balance without total", "Balance", balanceOf(finance.Balance{Currency: inv.Currency}), func(m map[string]any) { delete(m, "total") }},
 		{"balance amount as a string", "Balance", balanceOf(finance.Balance{Currency: inv.Currency}), func(m map[string]any) { m["amountVat"] = "0.00" }},
-		{"pagination without total", "InvoiceList", listOf(msgkit.Page[finance.View]{}, msgkit.ListQuery{PageNumber: 1, PageSize: 10}, invoiceOf),
+		{"pagination without total", "InvoiceList", httpapi.ListOf(msgkit.Page[finance.View]{}, msgkit.ListQuery{PageNumber: 1, PageSize: 10}, invoiceOf),
 			func(m map[string]any) { delete(m["meta"].(map[string]any)["pagination"].(map[string]any), "total") }},
 		{"config without typeId", "InvoiceConfig", configOf(finance.InvoiceConfig{Domain: finance.Bulk, DataSource: finance.Postpaid,
 			DocClass: finance.CustomerInvoice, SelfBilling: "no"}), func(m map[string]any) { delete(m, "typeId") }},

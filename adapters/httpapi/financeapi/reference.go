@@ -63,7 +63,7 @@ func (a *api) listPartners(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpapi.WriteJSON(w, http.StatusOK, listOf(page, q, partnerOf))
+	httpapi.WriteJSON(w, http.StatusOK, httpapi.ListOf(page, q, partnerOf))
 	return nil
 }
 

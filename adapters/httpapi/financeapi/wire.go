@@ -268,32 +268,6 @@ func invoiceOf(v finance.View) invoiceJSON {
 	return j
 }
 
-type pagination struct {
-	Total       int `json:"total"`
-	Count       int `json:"count"`
-	PerPage     int `json:"perPage"`
-	CurrentPage int `json:"currentPage"`
-	TotalPages  int `json:"totalPages"`
-}
-
-type meta struct {
-	Pagination pagination `json:"pagination"`
-}
-
-// listJSON is the envelope of the finance listings: data and
-// meta.pagination.
-type listJSON[T any] struct {
-	Data []T  `json:"data"`
-	Meta meta `json:"meta"`
-}
-
-func listOf[T, W any](page msgkit.Page[T], q msgkit.ListQuery, wire func(T) W) listJSON[W] {
-	out := listJSON[W]{Data: msgkit.MapItems(page, wire)}
-	in := page.Info(q)
-	out.Meta.Pagination = pagination{Total: in.Total, Count: in.Count, PerPage: in.PerPage, CurrentPage: in.Number, TotalPages: in.Pages}
-	return out
-}
-
 // inputJSON is the body of create and update. Names match as
 // encoding/json matches them, without regard to case: the interface
 // spells templateID in its field list and templateId in its samples, and
