@@ -1,6 +1,7 @@
 package adminapi
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/msgkit/msgkit/adapters/httpapi"
@@ -12,20 +13,11 @@ func TestRoutes(t *testing.T) {
 	httpapitest.CheckRoutes(t, spec(&api{}), BasePath)
 	for _, rt := range routes(&api{}) {
 		for _, p := range rt.Privileges {
-			if !slicesContains(auth.AdminPrivileges(), p) {
+			if !slices.Contains(auth.AdminPrivileges(), p) {
 				t.Errorf("%s %s needs %s, a tenant's privilege: the administration is the operator's", rt.Method, rt.Path, p)
 			}
 		}
 	}
-}
-
-func slicesContains(ps []auth.Privilege, p auth.Privilege) bool {
-	for _, q := range ps {
-		if q == p {
-			return true
-		}
-	}
-	return false
 }
 
 // The document documents exactly the route table.
