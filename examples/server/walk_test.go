@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
@@ -475,7 +477,10 @@ func fillText(tmpl string, v ids) string {
 // normalize is an answer with the ids of v that request holds written as
 // {id}, each as a whole word, so that the answers about two ids compare.
 func normalize(body string, v ids, request string) string {
-	for _, id := range v {
+	// Longest first: a UUID goes whole before a short id ("7201") could
+	// match one of its groups, which map order left to chance.
+	all := slices.SortedFunc(maps.Values(v), func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
+	for _, id := range all {
 		if strings.Contains(request, id) {
 			body = regexp.MustCompile(`\b`+regexp.QuoteMeta(id)+`\b`).ReplaceAllString(body, "{id}")
 		}
