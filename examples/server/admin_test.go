@@ -14,6 +14,7 @@ import (
 	"github.com/msgkit/msgkit/adapters/httpapi/adminapi"
 	"github.com/msgkit/msgkit/adapters/httpapi/httpapitest"
 	"github.com/msgkit/msgkit/auth"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // operatorToken is a token of an operator's client: every admin
@@ -208,7 +209,7 @@ func TestBootstrapTwice(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(st.close)
-			p := newPlatform(st, c, slog.New(slog.DiscardHandler))
+			p := newPlatform(st, c, prometheus.NewRegistry(), slog.New(slog.DiscardHandler))
 			first, err := p.bootstrap(ctx, "bootstrap.example.json", func(k string) string { return env[k] })
 			if err != nil {
 				t.Fatal(err)

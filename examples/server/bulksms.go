@@ -18,6 +18,7 @@ import (
 	"github.com/msgkit/msgkit/sms"
 	"github.com/msgkit/msgkit/sms/simnet"
 	"github.com/msgkit/msgkit/sms/smpp"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/shopspring/decimal"
 )
 
@@ -56,6 +57,9 @@ type bulkSMSOptions struct {
 	// Audit records the administration of accounts and their credit; nil
 	// records none.
 	Audit sms.Auditor
+	// Metrics is where the family's parts register their metrics; nil:
+	// none.
+	Metrics prometheus.Registerer
 }
 
 // retentionEvery is how often finished messages past their keep time are

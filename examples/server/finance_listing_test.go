@@ -18,6 +18,7 @@ import (
 	"github.com/msgkit/msgkit/adapters/httpapi"
 	"github.com/msgkit/msgkit/auth"
 	"github.com/msgkit/msgkit/finance"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // The finance interface's own lists, copied from it word for word: the
@@ -281,7 +282,7 @@ func newListingWorld(t *testing.T, cfg config) *listingWorld {
 		t.Fatal(err)
 	}
 	t.Cleanup(st.close)
-	p := newPlatform(st, cfg, logger)
+	p := newPlatform(st, cfg, prometheus.NewRegistry(), logger)
 	l := &listingWorld{api: p.apiHandler()}
 	a := auth.New(st.auth, auth.Options{BcryptCost: bcrypt.MinCost})
 	if _, _, err := a.CreateClient(ctx, auth.ClientSpec{ID: "listing", Secret: walkSecret, Networks: mustPrefixes(t, "192.0.2.0/24"),

@@ -28,6 +28,8 @@ import (
 	"github.com/msgkit/msgkit/sms/smpp"
 	"github.com/msgkit/msgkit/testsystem"
 	"github.com/msgkit/msgkit/uiproxy"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 )
 
 // listeners are the addresses the platform bound, for tests that ask for
@@ -106,7 +108,9 @@ func demoKept(cfg config) string {
 }
 
 // newPlatform assembles the families of the server over st, one at a time.
-func newPlatform(st stores, cfg config, logger *slog.Logger) platform {
+// Every family registers its metrics on reg where it builds its routes
+// and jobs.
+func newPlatform(st stores, cfg config, reg prometheus.Registerer, logger *slog.Logger) platform {
 	trail := audit.New(st.audit, audit.Options{Logger: logger})
 	svc := auth.New(st.auth, auth.Options{Logger: logger, BcryptCost: cfg.bcryptCost, Audit: trail})
 	keys := idempotency.NewService(st.idem, idempotency.Options{Logger: logger})
@@ -124,6 +128,7 @@ func newPlatform(st stores, cfg config, logger *slog.Logger) platform {
 		AcceptOnly:  !cfg.smsSend,
 		SMPP:        cfg.smpp,
 		SMPPStore:   st.smpp,
+		Metrics:     reg,
 	})
 	var proxy *uiproxy.Proxy
 	if st.ui != nil {
@@ -155,6 +160,10 @@ func restFamilies(svc *auth.Service, admin adminapi.Backend, opts httpapi.Option
 // run builds the platform from cfg and serves until ctx ends, then shuts
 // down gracefully. ready, when not nil, is told the bound addresses.
 func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer, ready func(listeners)) error {
+	// One registry of the whole process: every family's metrics, the Go
+	// runtime's and the process's, served on -metrics.
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	st, err := openStores(ctx, cfg, logger)
 	if err != nil {
 		return err
@@ -168,7 +177,7 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer, re
 		cfg = cfg.withoutDemo()
 	}
 	cfg = cfg.demoListeners()
-	p := newPlatform(st, cfg, logger)
+	p := newPlatform(st, cfg, reg, logger)
 	if cfg.bootstrap != "" {
 		n, err := p.bootstrap(ctx, cfg.bootstrap, cfg.getenv)
 		if err != nil {

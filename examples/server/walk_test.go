@@ -28,6 +28,7 @@ import (
 	"github.com/msgkit/msgkit/adapters/httpapi"
 	"github.com/msgkit/msgkit/adapters/httpapi/uiproxyapi"
 	"github.com/msgkit/msgkit/auth"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // The platform walk: a server assembled as examples/server assembles it,
@@ -90,7 +91,7 @@ func newWalkWorld(t *testing.T, cfg config) *walkWorld {
 		t.Fatal(err)
 	}
 	t.Cleanup(st.close)
-	p := newPlatform(st, cfg, logger)
+	p := newPlatform(st, cfg, prometheus.NewRegistry(), logger)
 	w := &walkWorld{t: t, st: st, plat: p, api: p.apiHandler(), sms: p.smsHandler(),
 		authSvc: auth.New(st.auth, auth.Options{BcryptCost: bcrypt.MinCost}), tokens: map[string]string{}}
 	path := filepath.Join(t.TempDir(), "bootstrap.json")
