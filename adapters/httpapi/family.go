@@ -133,9 +133,9 @@ func FamilyHandler(opts Options, spec FamilySpec) Operations {
 	default:
 		panic("httpapi: the " + spec.Family.String() + " family has no AuthScheme")
 	}
-	m := newFamilyMux(spec.Family)
+	m := newFamilyMux(spec.Family, o.Metrics)
 	m.register(o, spec)
-	return WithSpec(o.base(spec.Family, authenticate(m)), spec)
+	return WithSpec(o.base(m, authenticate(m)), spec)
 }
 
 // NotFoundHandler answers every request 404 {"code":"not_found","message"},
@@ -143,16 +143,32 @@ func FamilyHandler(opts Options, spec FamilySpec) Operations {
 // ServeMux it answers the paths outside every family.
 func NotFoundHandler(opts Options) http.Handler {
 	o := opts.withDefaults()
-	return o.base(familyNone, newFamilyMux(familyNone))
+	m := newFamilyMux(familyNone, o.Metrics)
+	return o.base(m, m)
 }
 
-// familyMux is a ServeMux whose 404 and 405 answers have the family's body.
+// familyMux is a ServeMux whose 404 and 405 answers have the family's body
+// and whose routes are measured (nil metrics: not).
 type familyMux struct {
-	fam Family
-	mux *http.ServeMux
+	fam     Family
+	mux     *http.ServeMux
+	metrics *FamilyMetrics
 }
 
-func newFamilyMux(fam Family) *familyMux { return &familyMux{fam: fam, mux: http.NewServeMux()} }
+func newFamilyMux(fam Family, metrics *Metrics) *familyMux {
+	return &familyMux{fam: fam, mux: http.NewServeMux(), metrics: metrics.Family(fam.String())}
+}
+
+// handle mounts h at pattern, measured as the route pattern.
+func (m *familyMux) handle(pattern string, h http.Handler) {
+	m.mux.Handle(pattern, m.metrics.Route(pattern, h))
+}
+
+// pattern is the pattern of the route r is for, or "".
+func (m *familyMux) pattern(r *http.Request) string {
+	_, p := m.mux.Handler(r)
+	return p
+}
 
 // register mounts the routes of spec, each behind its body limit, the
 // tenant check when spec.Tenant is set, its privilege check when it has
@@ -187,7 +203,7 @@ func (m *familyMux) register(o Options, spec FamilySpec) {
 				mws = append(mws, Idempotent(m.fam, o.Idempotency))
 			}
 		}
-		m.mux.Handle(rt.Method+" "+rt.Path, chain(h, mws...))
+		m.handle(rt.Method+" "+rt.Path, chain(h, mws...))
 	}
 }
 

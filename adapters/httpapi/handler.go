@@ -56,6 +56,9 @@ type Options struct {
 	TokenRateLimit RateLimit
 	// TokenMaxBodyBytes limits token request bodies; default 8 KiB.
 	TokenMaxBodyBytes int64
+	// Metrics measure the requests of every family (NewMetrics); nil:
+	// none.
+	Metrics *Metrics
 	// Idempotency keeps the Idempotency-Key of the routes marked
 	// Idempotent; nil: a request with the header is answered 501, one
 	// without it is served as always.
@@ -89,6 +92,7 @@ func (o Options) needAuth(who string) {
 
 // base is the outer stack of every handler: request id, access log, panic
 // recovery in the family's body.
-func (o Options) base(fam Family, h http.Handler) http.Handler {
-	return chain(h, RequestID(o.NewRequestID), AccessLog(o.Logger), Recover(fam))
+func (o Options) base(m *familyMux, h http.Handler) http.Handler {
+	measure := func(next http.Handler) http.Handler { return m.metrics.Measure(next, m.pattern) }
+	return chain(h, RequestID(o.NewRequestID), AccessLog(o.Logger), measure, Recover(m.fam))
 }

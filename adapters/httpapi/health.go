@@ -16,20 +16,22 @@ type healthBody struct {
 // HealthHandler serves GET /healthz, 200 {"status":"ok"} while the process
 // serves requests, and GET /readyz, which asks Options.Pinger (within
 // ReadyTimeout) and answers 200 {"status":"ok"} or 503
-// {"status":"unavailable"}; the failure is logged, not shown.
+// {"status":"unavailable"}; the failure is logged, not shown. GET
+// /version answers the program's build information (ReadVersion).
 func HealthHandler(opts Options) http.Handler {
 	o := opts.withDefaults()
-	m := newFamilyMux(familyNone)
+	m := newFamilyMux(familyNone, o.Metrics)
 	for pattern, h := range healthRoutes(o) {
-		m.mux.Handle(pattern, h)
+		m.handle(pattern, h)
 	}
-	return o.base(familyNone, m)
+	return o.base(m, m)
 }
 
 // healthRoutes are the operations of HealthHandler by ServeMux pattern:
 // the set its OpenAPI document (HealthOpenAPI) describes.
 func healthRoutes(o Options) map[string]http.Handler {
 	return map[string]http.Handler{
+		"GET /version": versionHandler(),
 		"GET /healthz": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			_ = WriteJSON(w, http.StatusOK, healthBody{Status: "ok"})
 		}),

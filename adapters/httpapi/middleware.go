@@ -92,6 +92,7 @@ type statusWriter struct {
 	http.ResponseWriter
 	status int
 	bytes  int64
+	route  *routeMetrics // the route that served the request, named by FamilyMetrics.Route
 }
 
 func asStatusWriter(w http.ResponseWriter) *statusWriter {

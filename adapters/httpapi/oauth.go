@@ -31,16 +31,16 @@ const TokenInfoPath = "/oauth2/token-info"
 func OAuthHandler(opts Options) Operations {
 	o := opts.withDefaults()
 	o.needAuth("OAuthHandler")
-	m := newFamilyMux(OAuth)
+	m := newFamilyMux(OAuth, o.Metrics)
 	spec := FamilySpec{Family: OAuth, Auth: AuthBody}
 	for pattern, h := range oauthRoutes(o) {
-		m.mux.Handle(pattern, h)
+		m.handle(pattern, h)
 		method, path, _ := strings.Cut(pattern, " ")
 		spec.Routes = append(spec.Routes, Route{Method: method, Path: path, Handler: h})
 	}
 	slices.SortFunc(spec.Routes, func(a, b Route) int { return strings.Compare(a.Path, b.Path) })
 	limiter := NewLimiter(o.TokenRateLimit, o.Clock)
-	return WithSpec(o.base(OAuth, chain(m, noStore, LimitRate(OAuth, limiter, ByClientIP(o.TrustedProxies)))), spec)
+	return WithSpec(o.base(m, chain(m, noStore, LimitRate(OAuth, limiter, ByClientIP(o.TrustedProxies)))), spec)
 }
 
 // oauthRoutes are the operations of OAuthHandler by ServeMux pattern: the

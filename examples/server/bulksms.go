@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/msgkit/msgkit/adapters/egress"
+	"github.com/msgkit/msgkit/adapters/httpapi"
 	"github.com/msgkit/msgkit/adapters/httpapi/bulksmsapi"
 	"github.com/msgkit/msgkit/sms"
 	"github.com/msgkit/msgkit/sms/simnet"
@@ -60,6 +61,9 @@ type bulkSMSOptions struct {
 	// Metrics is where the family's parts register their metrics; nil:
 	// none.
 	Metrics prometheus.Registerer
+	// HTTPMetrics measure the bulk SMS listeners' requests, with the REST
+	// families' (one per registry); nil: none.
+	HTTPMetrics *httpapi.Metrics
 }
 
 // retentionEvery is how often finished messages past their keep time are
@@ -97,6 +101,7 @@ type bulkSMS struct {
 	dispatcher  *sms.Dispatcher
 	forget      func(context.Context) // the retention of finished messages, a job
 	logger      *slog.Logger
+	httpMetrics *httpapi.Metrics
 	acceptOnly  bool
 }
 
@@ -137,6 +142,7 @@ func newBulkSMS(store smsStore, o bulkSMSOptions) *bulkSMS {
 		dispatcher:  dispatcher,
 		forget:      every(retentionEvery, "forgetting finished messages", o.Logger, sms.NewRetention(store, o.Retention).ForgetDue),
 		logger:      o.Logger,
+		httpMetrics: o.HTTPMetrics,
 		acceptOnly:  o.AcceptOnly,
 	}
 }
@@ -150,7 +156,7 @@ func newBulkSMS(store smsStore, o bulkSMSOptions) *bulkSMS {
 func (b *bulkSMS) family() family {
 	f := family{
 		name: "bulk SMS",
-		sms:  map[string]http.Handler{bulksmsapi.SendSMSPath: bulksmsapi.Handler(b.gateway, bulksmsapi.Options{Logger: b.logger})},
+		sms:  map[string]http.Handler{bulksmsapi.SendSMSPath: bulksmsapi.Handler(b.gateway, bulksmsapi.Options{Logger: b.logger, Metrics: b.httpMetrics})},
 		docs: []apiDoc{{"bulksms", bulksmsapi.OpenAPI(), bulkServers}},
 		jobs: []func(context.Context){
 			b.transmitter.Run,

@@ -48,13 +48,14 @@ type platform struct {
 	families []family
 }
 
-// apiHandler serves the REST listener: every family's api routes, /healthz
-// and /readyz, and 404 {"code","message"} for any other path.
+// apiHandler serves the REST listener: every family's api routes, /healthz,
+// /readyz and /version, and 404 {"code","message"} for any other path.
 func (p platform) apiHandler() http.Handler {
 	mux := p.mux(func(f family) map[string]http.Handler { return f.api })
 	health := httpapi.HealthHandler(p.opts)
 	mux.Handle("/healthz", health)
 	mux.Handle("/readyz", health)
+	mux.Handle("/version", health)
 	mux.Handle("/", httpapi.NotFoundHandler(p.opts))
 	return mux
 }
@@ -66,6 +67,7 @@ func (p platform) smsHandler() http.Handler {
 	health := httpapi.HealthHandler(p.opts)
 	mux.Handle("GET /healthz", health)
 	mux.Handle("GET /readyz", health)
+	mux.Handle("GET /version", health)
 	return mux
 }
 

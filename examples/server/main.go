@@ -77,6 +77,7 @@ import (
 	"time"
 
 	"github.com/msgkit/msgkit/adapters/egress"
+	"github.com/msgkit/msgkit/adapters/httpapi"
 	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/sms"
 	"github.com/msgkit/msgkit/sms/smpp"
@@ -98,7 +99,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "server:", err)
 		os.Exit(2)
 	}
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.logLevel}))
+	if cfg.version {
+		printVersion(os.Stdout, httpapi.ReadVersion())
+		return
+	}
+	logger := newLogger(os.Stderr, cfg)
 	if cfg.cpuProfile != "" {
 		f, err := os.Create(cfg.cpuProfile)
 		if err == nil {
@@ -144,6 +149,10 @@ type config struct {
 	campaignLease           time.Duration                   // how long a campaign runner holds a task between store steps; 0: the runner's default
 	campaignRate            float64                         // messages a second of a tenant's campaigns, per server, when its payer has no throughput; 0: unpaced
 	smsLease                time.Duration                   // how long the transmitter holds the parts it claims; a third of it bounds a hand-over
+	metrics                 string                          // listen address of /metrics; "": none
+	pprof                   bool                            // net/http/pprof on the metrics listener
+	logJSON                 bool                            // -log-format json
+	version                 bool                            // -version: print the build and exit
 }
 
 func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
@@ -180,13 +189,22 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&campaignRate, "campaign-rate", env("campaign-rate", "200"), "messages a second each tenant's campaigns are sent at, at most, by one server, when neither the bootstrap's campaignRates nor the throughput of the tenant's payer account says; 0 or unpaced: as fast as they go")
 	fs.StringVar(&c.campaignWebhook, "campaign-webhook", env("campaign-webhook", ""), "URL the messages of campaigns of channels other than sms are posted to, one JSON body each (campaign.WebhookMessage); without it their messages fail")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", env("cpuprofile", ""), "write a CPU profile of the run to this file when the server stops (for go tool pprof)")
+	fs.StringVar(&c.metrics, "metrics", env("metrics", defaultMetricsAddr), "listen address of Prometheus metrics (GET /metrics), apart from the APIs; empty: off")
+	var pprofOn, logFormat string
+	fs.StringVar(&pprofOn, "metrics-pprof", env("metrics-pprof", "false"), "true: serve net/http/pprof's profiles under /debug/pprof/ on the -metrics listener")
+	fs.StringVar(&logFormat, "log-format", env("log-format", "text"), "log format: text (key=value) or json (one object a line)")
+	fs.BoolVar(&c.version, "version", false, "print the build's version and exit")
 	var smppPath string
 	fs.StringVar(&smppPath, "smpp", env("smpp", ""), "JSON file of an SMSC connection (SMPP 3.4) that bulk SMS goes to instead of the simulated network (see examples/server/smpp.example.json)")
 	fs.StringVar(&testLimit, "test-time-limit", env("test-time-limit", "30s"), "how long a test system message has to reach its simulated handset before it is judged (a Go duration)")
 	fs.StringVar(&keep, "mem-keep-finished", env("mem-keep-finished", strconv.Itoa(memstore.DefaultKeepFinished)), "finished messages the memory store keeps (the oldest leave first); 0 keeps none")
 	fs.StringVar(&keepFor, "keep-finished-for", env("keep-finished-for", ""), "how long a finished bulk SMS message (every part delivered or failed, no report left to deliver) is kept after its last part's update, then removed with its parts and reports (a Go duration; default "+memstore.DefaultKeepFinishedFor.String()+" on the memory store, "+sms.DefaultKeepFinishedFor.String()+" on PostgreSQL)")
 	fs.StringVar(&memKeepFor, "mem-keep-finished-for", env("mem-keep-finished-for", ""), "an alias of -keep-finished-for, from when only the memory store removed finished messages")
-	fs.VisitAll(func(f *flag.Flag) { f.Usage += " (env " + envName(f.Name) + ")" })
+	fs.VisitAll(func(f *flag.Flag) {
+		if f.Name != "version" {
+			f.Usage += " (env " + envName(f.Name) + ")"
+		}
+	})
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -271,7 +289,46 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	if err := c.logLevel.UnmarshalText([]byte(level)); err != nil {
 		return c, fmt.Errorf("-log-level: %w", err)
 	}
+	switch logFormat {
+	case "text", "json":
+		c.logJSON = logFormat == "json"
+	default:
+		return c, fmt.Errorf("-log-format must be text or json, not %q", logFormat)
+	}
+	switch pprofOn {
+	case "true", "false":
+		c.pprof = pprofOn == "true"
+	default:
+		return c, fmt.Errorf("-metrics-pprof must be true or false, not %q", pprofOn)
+	}
+	if c.pprof && c.metrics == "" {
+		return c, errors.New("-metrics-pprof needs the -metrics listener")
+	}
 	return c, nil
+}
+
+// newLogger is the server's logger, in -log-format at -log-level: every
+// line logged while a request is served names its request id
+// (httpapi.LogHandler).
+func newLogger(w io.Writer, cfg config) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: cfg.logLevel}
+	var h slog.Handler = slog.NewTextHandler(w, opts)
+	if cfg.logJSON {
+		h = slog.NewJSONHandler(w, opts)
+	}
+	return slog.New(httpapi.LogHandler(h))
+}
+
+// printVersion writes what -version prints: the build information, one
+// line.
+func printVersion(w io.Writer, v httpapi.Version) {
+	rev := v.Revision
+	if rev == "" {
+		rev = "unknown"
+	} else if v.Modified {
+		rev += " (modified)"
+	}
+	fmt.Fprintf(w, "msgkit server %s (msgkit %s, commit %s, %s)\n", v.Version, v.Msgkit, rev, v.GoVersion)
 }
 
 // keepFinished reads -keep-finished-for and its alias

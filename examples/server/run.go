@@ -29,13 +29,13 @@ import (
 	"github.com/msgkit/msgkit/testsystem"
 	"github.com/msgkit/msgkit/uiproxy"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 )
 
 // listeners are the addresses the platform bound, for tests that ask for
 // port 0.
 type listeners struct {
 	API, SMSHTTP, SMSHTTPS string
+	Metrics                string // "": -metrics is off
 }
 
 // stores are the domains' stores of the server: memstore's, or pgstore's
@@ -114,7 +114,7 @@ func newPlatform(st stores, cfg config, reg prometheus.Registerer, logger *slog.
 	trail := audit.New(st.audit, audit.Options{Logger: logger})
 	svc := auth.New(st.auth, auth.Options{Logger: logger, BcryptCost: cfg.bcryptCost, Audit: trail})
 	keys := idempotency.NewService(st.idem, idempotency.Options{Logger: logger})
-	opts := httpapi.Options{Auth: svc, Pinger: st.pinger, Logger: logger, Idempotency: keys}
+	opts := httpapi.Options{Auth: svc, Pinger: st.pinger, Logger: logger, Idempotency: keys, Metrics: httpapi.NewMetrics(reg)}
 	bulk := newBulkSMS(st.sms, bulkSMSOptions{
 		Logger:  logger,
 		Gateway: sms.GatewayOptions{BcryptCost: cfg.bcryptCost, Keys: keys, Tenants: svc},
@@ -129,6 +129,7 @@ func newPlatform(st stores, cfg config, reg prometheus.Registerer, logger *slog.
 		SMPP:        cfg.smpp,
 		SMPPStore:   st.smpp,
 		Metrics:     reg,
+		HTTPMetrics: opts.Metrics,
 	})
 	var proxy *uiproxy.Proxy
 	if st.ui != nil {
@@ -162,8 +163,7 @@ func restFamilies(svc *auth.Service, admin adminapi.Backend, opts httpapi.Option
 func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer, ready func(listeners)) error {
 	// One registry of the whole process: every family's metrics, the Go
 	// runtime's and the process's, served on -metrics.
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg := newRegistry()
 	st, err := openStores(ctx, cfg, logger)
 	if err != nil {
 		return err
@@ -193,10 +193,19 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer, re
 	if cfg.tlsCert != "" {
 		servers = append(servers, &server{name: "sms-https", addr: cfg.smsHTTPS, handler: bulk, certFile: cfg.tlsCert, keyFile: cfg.tlsKey})
 	}
+	var metrics *server
+	if cfg.metrics != "" {
+		metrics = &server{name: "metrics", addr: cfg.metrics, handler: metricsHandler(reg, cfg.pprof, logger)}
+	}
 	for _, s := range servers {
 		if cfg.wrap != nil {
 			s.handler = cfg.wrap(s.handler)
 		}
+	}
+	if metrics != nil {
+		servers = append(servers, metrics)
+	}
+	for _, s := range servers {
 		if err := s.listen(); err != nil {
 			for _, o := range servers {
 				o.close()
@@ -205,8 +214,11 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer, re
 		}
 	}
 	bound := listeners{API: servers[0].ln.Addr().String(), SMSHTTP: servers[1].ln.Addr().String()}
-	if len(servers) > 2 {
+	if cfg.tlsCert != "" {
 		bound.SMSHTTPS = servers[2].ln.Addr().String()
+	}
+	if metrics != nil {
+		bound.Metrics = metrics.ln.Addr().String()
 	}
 	docs.setBound(bound)
 
@@ -219,7 +231,7 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer, re
 	} else if noDemo {
 		printNoDemo(out)
 	}
-	logger.Info("msgkit listening", "api", bound.API, "sms-http", bound.SMSHTTP, "sms-https", bound.SMSHTTPS, "store", cfg.store)
+	logger.Info("msgkit listening", "api", bound.API, "sms-http", bound.SMSHTTP, "sms-https", bound.SMSHTTPS, "metrics", bound.Metrics, "store", cfg.store)
 	if ready != nil {
 		ready(bound)
 	}

@@ -41,16 +41,25 @@ func startPlatform(t *testing.T, cfg config) (listeners, *bytes.Buffer) {
 // startPlatformAt is startPlatform on the listen addresses of cfg.
 func startPlatformAt(t *testing.T, cfg config) (listeners, *bytes.Buffer) {
 	t.Helper()
+	return startPlatformLogged(t, cfg, slog.New(slog.DiscardHandler))
+}
+
+// startPlatformLogged is startPlatformAt logging to logger.
+func startPlatformLogged(t *testing.T, cfg config, logger *slog.Logger) (listeners, *bytes.Buffer) {
+	t.Helper()
 	if cfg.getenv == nil {
 		cfg.getenv = func(string) string { return "" }
 	}
 	cfg.bcryptCost = bcrypt.MinCost
+	if cfg.metrics == defaultMetricsAddr {
+		cfg.metrics = "127.0.0.1:0" // tests run side by side
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	out := &bytes.Buffer{}
 	readyc := make(chan listeners, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, cfg, slog.New(slog.DiscardHandler), out, func(l listeners) { readyc <- l })
+		done <- run(ctx, cfg, logger, out, func(l listeners) { readyc <- l })
 	}()
 	t.Cleanup(func() {
 		cancel()
@@ -597,7 +606,7 @@ func TestHelpNamesTheEnvironment(t *testing.T) {
 		t.Fatalf("-h: %v", err)
 	}
 	for _, name := range []string{"addr", "sms-http", "sms-https", "tls-cert", "tls-key", "store", "pg", "pg-schema",
-		"bootstrap", "dlr-allow", "dlr-forbid", "demo", "log-level", "mem-keep-finished", "mem-keep-finished-for", "keep-finished-for", "campaign-lease", "campaign-rate", "sms-lease"} {
+		"bootstrap", "dlr-allow", "dlr-forbid", "demo", "log-level", "mem-keep-finished", "mem-keep-finished-for", "keep-finished-for", "campaign-lease", "campaign-rate", "sms-lease", "metrics", "metrics-pprof", "log-format"} {
 		if !strings.Contains(help.String(), "(env "+envName(name)+")") {
 			t.Errorf("-h does not name %s for -%s:\n%s", envName(name), name, help.String())
 		}

@@ -27,6 +27,9 @@ type Options struct {
 	MaxBodyBytes int64
 	// NewRequestID makes request ids; nil: 26 random base32 characters.
 	NewRequestID func() string
+	// Metrics measure the requests under the family label "bulksms", as
+	// httpapi.Options.Metrics do the REST families'; nil: none.
+	Metrics *httpapi.Metrics
 }
 
 // Handler serves POST /bulk/sendsms with gateway, which *sms.Gateway
@@ -49,12 +52,14 @@ func Handler(gateway Submitter, opts Options) httpapi.Operations {
 	}
 	mux := http.NewServeMux()
 	spec := httpapi.FamilySpec{Auth: httpapi.AuthBody}
+	measures := opts.Metrics.Family("bulksms")
 	for pattern, h := range routes(gateway, opts) {
-		mux.Handle(pattern, h)
+		mux.Handle(pattern, measures.Route(pattern, h))
 		method, path, _ := strings.Cut(pattern, " ")
 		spec.Routes = append(spec.Routes, httpapi.Route{Method: method, Path: path, MaxBody: opts.MaxBodyBytes, Handler: h})
 	}
-	return httpapi.WithSpec(httpapi.RequestID(opts.NewRequestID)(httpapi.AccessLog(opts.Logger)(recoverBare(mux))), spec)
+	measured := measures.Measure(recoverBare(mux), nil)
+	return httpapi.WithSpec(httpapi.RequestID(opts.NewRequestID)(httpapi.AccessLog(opts.Logger)(measured)), spec)
 }
 
 // routes are the family's operations by ServeMux pattern: the set its
