@@ -257,8 +257,23 @@
 // answers a panic 500 in the family's body with the generic message and
 // logs the panic value and stack; if the answer had begun, it aborts the
 // connection. Handlers log what they do not show through LoggerFrom, which
-// returns the logger AccessLog put in the request context. GET /readyz
-// pings Options.Pinger within 2 seconds.
+// returns the logger AccessLog put in the request context. LogHandler
+// wraps a server's slog handler so that every line logged with a
+// request's context, by the services as by the handlers, names its
+// request_id. GET /readyz pings Options.Pinger within 2 seconds; GET
+// /version answers the program's build information (ReadVersion).
+//
+// # Metrics
+//
+// Options.Metrics (NewMetrics, one per Prometheus registry, shared by
+// every family of a server) counts requests by family, route and status,
+// times them by family and route and gauges those in flight by family.
+// The route label is the route's ServeMux pattern, set when the route is
+// mounted, so the labels are bounded by the route tables whatever callers
+// send; a request refused before its route (authentication) counts under
+// the route it was for, and one for no route under RouteUnmatched. A
+// request costs two atomic adds, a histogram observation and no lookup of
+// labels.
 //
 // The kit holds no outbound client: the delivery report poster and the
 // UI proxy's fetcher live with the guarded dialer in adapters/egress.

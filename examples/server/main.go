@@ -27,6 +27,13 @@
 // since they finished: an hour on the memory store, 30 days on
 // PostgreSQL by default, by a job every sending server runs each minute.
 //
+// Prometheus metrics are served at GET /metrics on -metrics (default
+// 127.0.0.1:9464, loopback; empty: off), a listener of their own, with Go's
+// profiles under /debug/pprof/ when -metrics-pprof is true. -version
+// prints the build and GET /version answers it. -log-format json writes
+// one JSON object a line; every line logged while a request is served
+// names its request_id.
+//
 // Every flag has an environment fallback named after it: -sms-http is
 // MSGKIT_SMS_HTTP, -pg is MSGKIT_PG, and so on; -h lists them.
 //
