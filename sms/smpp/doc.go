@@ -98,8 +98,10 @@
 //     final), unmatched (no part within Timeout, dropped) and unreadable
 //     (answered ESME_RX_P_APPN). A repeat is told among the last 4096
 //     parts the client saw finish; one after those, after a restart or
-//     seen first by another replica counts as matched. A receipt whose
-//     lookup failed is counted when the SMSC offers it again.
+//     seen first by another replica counts as matched. A receipt the
+//     client refuses (its lookup or its event's storing failed) comes
+//     again: counted each time it is matched, not when its lookup
+//     failed.
 //
 // Clients of several connections share a registry's collectors, one
 // series each; a second client of one connection on a registry panics in
