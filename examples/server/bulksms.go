@@ -114,7 +114,7 @@ func newBulkSMS(store smsStore, o bulkSMSOptions) *bulkSMS {
 	var network *simnet.Network
 	var smsc *smpp.Client
 	if o.SMPP != nil {
-		smsc = smpp.New(*o.SMPP, smpp.Options{Store: o.SMPPStore, Logger: o.Logger, Clock: o.Gateway.Clock})
+		smsc = smpp.New(*o.SMPP, smpp.Options{Store: o.SMPPStore, Logger: o.Logger, Clock: o.Gateway.Clock, Metrics: o.Metrics})
 		upstream = smsc
 		// A round waits for the SMSC's answers and the stores: more of
 		// them at once keep the binds' windows full.

@@ -49,6 +49,7 @@ type call struct {
 	part   *PartKey      // a submit_sm's part
 	saved  chan struct{} // closed once the part the SMSC took is recorded
 	window bool          // holds a window token
+	sent   time.Time     // when a submit_sm was queued, with metrics only
 	done   chan result
 	timer  *time.Timer
 }
@@ -174,6 +175,9 @@ func (b *bind) requestFor(ctx context.Context, body pdu.Body, inWindow bool, par
 	if inWindow {
 		select {
 		case b.window <- struct{}{}:
+			if b.c.m != nil {
+				b.c.m.window.Inc()
+			}
 		case <-b.closed:
 			return nil, errLost("the bind closed")
 		case <-ctx.Done():
@@ -184,17 +188,20 @@ func (b *bind) requestFor(ctx context.Context, body pdu.Body, inWindow bool, par
 	pdu, err := pdu.Append(make([]byte, 0, 128), pdu.PDU{Seq: seq, Body: body})
 	if err != nil {
 		if inWindow {
-			<-b.window
+			b.release()
 		}
 		return nil, errEncode(err)
 	}
 	cl := &call{b: b, seq: seq, part: part, window: inWindow, done: make(chan result, 1)}
+	if part != nil && b.c.m != nil {
+		cl.sent = time.Now() // real time: a duration, stamping nothing
+	}
 	b.mu.Lock()
 	select {
 	case <-b.closed:
 		b.mu.Unlock()
 		if inWindow {
-			<-b.window
+			b.release()
 		}
 		return nil, errLost("the bind closed")
 	default:
@@ -231,9 +238,17 @@ func (cl *call) finish(r result) {
 		cl.timer.Stop()
 	}
 	if cl.window {
-		<-cl.b.window
+		cl.b.release()
 	}
 	cl.done <- r
+}
+
+// release gives a window token back.
+func (b *bind) release() {
+	<-b.window
+	if b.c.m != nil {
+		b.c.m.window.Dec()
+	}
 }
 
 // wait returns the response, or why it will not come.
@@ -316,6 +331,9 @@ func (b *bind) read() {
 		id := p.Body.Command()
 		if id.IsResponse() {
 			if cl := b.take(p.Seq); cl != nil {
+				if m := b.c.m; m != nil && cl.part != nil {
+					m.submitAnswered(cl.sent, p.Status)
+				}
 				if resp, ok := p.Body.(*pdu.SubmitSMResp); ok && cl.part != nil && p.Status == pdu.ESME_ROK {
 					b.c.taken(resp.MessageID, *cl.part)
 					cl.saved = b.c.save(Submitted{PartKey: *cl.part, Conn: b.c.cfg.Name, SMSCID: canonicalID(resp.MessageID)})
@@ -370,6 +388,9 @@ func (b *bind) deliver(seq uint32, d *pdu.DeliverSM) {
 		b.reply(seq, pdu.ESME_ROK, &pdu.DeliverSMResp{})
 		return
 	case err != nil:
+		if b.c.m != nil {
+			b.c.m.unreadable.Inc()
+		}
 		b.c.log.Warn("smpp: a receipt that does not read", "err", err)
 		b.reply(seq, pdu.ESME_RX_P_APPN, &pdu.DeliverSMResp{})
 		return
@@ -457,13 +478,18 @@ func (c *Client) receiptBatch(ctx context.Context, sink sms.StatusSink, jobs []r
 	}
 	var evs []sms.StatusEvent
 	var idx []int
+	var remembered []bool // with metrics: the part was noted finished
 	for i, j := range jobs {
 		if !found[i] {
 			go c.receiptLater(sink, j)
 			continue
 		}
-		evs = append(evs, c.receiptEvent(j.rc, keys[i]))
+		ev := c.receiptEvent(j.rc, keys[i])
+		evs = append(evs, ev)
 		idx = append(idx, i)
+		if c.m != nil {
+			remembered = append(remembered, c.m.matchedReceipt(keys[i], ev))
+		}
 	}
 	if len(evs) == 0 {
 		return
@@ -474,6 +500,9 @@ func (c *Client) receiptBatch(ctx context.Context, sink sms.StatusSink, jobs []r
 		if errs[n] != nil {
 			c.log.Warn("smpp: a receipt's event was not stored; the SMSC will offer it again", "id", jobs[i].rc.ID, "err", errs[n])
 			st = pdu.ESME_RX_T_APPN
+			if c.m != nil && remembered[n] {
+				c.m.finished.forget(keys[i])
+			}
 		}
 		jobs[i].reply(st)
 	}
@@ -496,14 +525,22 @@ func (c *Client) receiptLater(sink sms.StatusSink, j receiptJob) {
 		// answer was lost, or of a part whose record is gone. Offered
 		// again it would never match, so it is taken and dropped.
 		c.log.Warn("smpp: a receipt of no part the SMSC took, dropped", "id", j.rc.ID)
+		if c.m != nil {
+			c.m.unmatched.Inc()
+		}
 		j.reply(pdu.ESME_ROK)
 		return
 	default:
-		if errs := handleEvents(ctx, sink, []sms.StatusEvent{c.receiptEvent(j.rc, key)}); errs[0] == nil {
+		ev := c.receiptEvent(j.rc, key)
+		remembered := c.m != nil && c.m.matchedReceipt(key, ev)
+		if errs := handleEvents(ctx, sink, []sms.StatusEvent{ev}); errs[0] == nil {
 			j.reply(pdu.ESME_ROK)
 			return
 		} else {
 			c.log.Warn("smpp: a receipt's event was not stored; the SMSC will offer it again", "id", j.rc.ID, "err", errs[0])
+			if remembered {
+				c.m.finished.forget(key)
+			}
 		}
 	}
 	j.reply(pdu.ESME_RX_T_APPN)

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/sms"
 	"github.com/msgkit/msgkit/sms/smpp/pdu"
@@ -91,6 +93,12 @@ type Options struct {
 	Clock msgkit.Clock
 	// Dial opens connections; default a net.Dialer with a 10 s timeout.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// Metrics, when set, is where New registers the client's metrics
+	// (see the package doc), labelled with Config.Name. Clients of
+	// several connections share one registry; a second client of one
+	// connection on it is a wiring mistake, and New panics. Nil: no
+	// metrics, at no cost.
+	Metrics prometheus.Registerer
 }
 
 // Client is an ESME on one SMSC connection: it keeps the configured
@@ -102,6 +110,7 @@ type Client struct {
 	cfg  Config
 	opts Options
 	log  *slog.Logger
+	m    *metrics // nil without Options.Metrics
 
 	mu      sync.Mutex
 	binds   []*bind       // bound, able to send
@@ -143,6 +152,9 @@ func New(cfg Config, opts Options) *Client {
 	}
 	cfg = cfg.withDefaults()
 	c := &Client{cfg: cfg, opts: opts, log: opts.Logger.With("smsc", cfg.Name), changed: make(chan struct{}), recent: map[string]PartKey{}, recentAdded: make(chan struct{})}
+	if opts.Metrics != nil {
+		c.m = newMetrics(opts.Metrics, cfg.Name)
+	}
 	c.acceptQ = make(chan sms.StatusEvent, 4096)
 	c.saveQ = make(chan saveReq, 4096)
 	c.receiptQ = make([]chan receiptJob, receiptWorkers)
@@ -199,11 +211,17 @@ func (c *Client) keep(ctx context.Context, i int, m pdu.BindMode) {
 		}
 		failures = 0
 		c.log.Info("smpp bound", "bind", i, "mode", m)
+		if c.m != nil {
+			c.m.bindsUp.Inc()
+		}
 		if m != pdu.Receiver {
 			c.add(b)
 		}
 		err = b.serve(ctx)
 		c.remove(b)
+		if c.m != nil {
+			c.m.bindsUp.Dec()
+		}
 		if ctx.Err() == nil {
 			c.log.Warn("smpp bind lost", "bind", i, "err", err)
 			failures = 1

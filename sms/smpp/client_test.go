@@ -97,6 +97,12 @@ func start(t *testing.T, opts smppsim.Options, cfg smpp.Config) *env {
 // startClocked is start with the client on clock.
 func startClocked(t *testing.T, opts smppsim.Options, cfg smpp.Config, clock msgkit.Clock) *env {
 	t.Helper()
+	return startWith(t, opts, cfg, smpp.Options{Clock: clock})
+}
+
+// startWith is start with the client's options but its Store.
+func startWith(t *testing.T, opts smppsim.Options, cfg smpp.Config, copts smpp.Options) *env {
+	t.Helper()
 	if opts.Accounts == nil {
 		opts.Accounts = map[string]string{"msgkit": "secret"}
 	}
@@ -113,7 +119,8 @@ func startClocked(t *testing.T, opts smppsim.Options, cfg smpp.Config, clock msg
 	cfg.MinBackoff, cfg.MaxBackoff = cmp.Or(cfg.MinBackoff, 20*time.Millisecond), cmp.Or(cfg.MaxBackoff, 100*time.Millisecond)
 	cfg.Timeout = cmp.Or(cfg.Timeout, 2*time.Second)
 	e := &env{sim: sim, store: memstore.New().SMPP(), sink: newSink(), done: make(chan struct{})}
-	e.client = smpp.New(cfg, smpp.Options{Store: e.store, Clock: clock})
+	copts.Store = e.store
+	e.client = smpp.New(cfg, copts)
 	ctx, cancel := context.WithCancel(context.Background())
 	e.cancel = cancel
 	go func() { e.client.Run(ctx, e.sink); close(e.done) }()

@@ -76,4 +76,34 @@
 // answer was stored hold a place of the SMSC's receipt window that long.
 // Mobile-originated messages are acknowledged and dropped: this client
 // carries what msgkit sends.
+//
+// # Metrics
+//
+// With Options.Metrics a client registers, labelled connection (the
+// connection's Config.Name, which the operator configures, so the label
+// has as many values as there are configured SMSC connections):
+//
+//   - msgkit_smpp_binds_up: binds bound now, receivers included;
+//   - msgkit_smpp_window_in_use: submit_sm sent and not answered, over
+//     the binds;
+//   - msgkit_smpp_submit_seconds: from queuing a submit_sm on its bind to
+//     reading its answer, any status; on real time, not Options.Clock:
+//     it measures and decides nothing. Answers that never come (the
+//     timeout, a dropped bind) are not in it;
+//   - msgkit_smpp_throttled_total: answers ESME_RTHROTTLED and
+//     ESME_RMSGQFUL, the two that rest a bind;
+//   - msgkit_smpp_receipts_total by outcome: matched (its part found),
+//     redelivered (its part found, and already finished by an earlier
+//     receipt: DELIVRD, UNDELIV, EXPIRED, ... as sms.Step makes them
+//     final), unmatched (no part within Timeout, dropped) and unreadable
+//     (answered ESME_RX_P_APPN). A repeat is told among the last 4096
+//     parts the client saw finish; one after those, after a restart or
+//     seen first by another replica counts as matched. A receipt the
+//     client refuses (its lookup or its event's storing failed) comes
+//     again: counted each time it is matched, not when its lookup
+//     failed.
+//
+// Clients of several connections share a registry's collectors, one
+// series each; a second client of one connection on a registry panics in
+// New, as its series would mix two clients' counts.
 package smpp

@@ -262,7 +262,8 @@ type Server struct {
 	receipts []*receipt // not acknowledged yet, in the order queued
 	timers   map[*receipt]*time.Timer
 	acked    []string
-	sent     int // deliver_sm sent, again ones included
+	refusals []string // keys of the receipts refused, once a refusal
+	sent     int      // deliver_sm sent, again ones included
 }
 
 // receipt is a deliver_sm the server owes a system id until a bind of it
@@ -522,6 +523,14 @@ func (s *Server) Unacked() []string {
 		out[i] = r.key
 	}
 	return out
+}
+
+// Refusals returns the keys of the receipts a client answered with an
+// error status (or generic_nack), in order, a key once for each refusal.
+func (s *Server) Refusals() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.refusals)
 }
 
 // ReceiptsSent is the number of deliver_sm sent, again ones included.
@@ -1175,6 +1184,7 @@ func (c *conn) ack(seq uint32, st pdu.Status) {
 		s.receipts = slices.DeleteFunc(s.receipts, func(x *receipt) bool { return x == r })
 	} else {
 		r.state, r.held = receiptQueued, true
+		s.refusals = append(s.refusals, r.key)
 	}
 	s.dispatchLocked(c.systemID)
 	s.notifyLocked()

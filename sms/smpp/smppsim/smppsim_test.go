@@ -401,6 +401,9 @@ func TestReceiptRedelivery(t *testing.T) {
 	// Refused by the client (its store failed): kept for the next bind,
 	// not sent again on this one.
 	b.sendPDU(pdu.PDU{Status: pdu.ESME_RX_T_APPN, Seq: seq, Body: &pdu.DeliverSMResp{}})
+	if err := s.Wait(ctx, func() bool { return slices.Equal(s.Refusals(), []string{id1}) }); err != nil {
+		t.Fatalf("Refusals %q", s.Refusals())
+	}
 	id2 := b.submitOK(sm("38640111222", 1, "two"))
 	got, seq = receiptOf(b)
 	if got != id2 {
