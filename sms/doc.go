@@ -16,7 +16,7 @@
 // messages once their keep time has passed; Credit keeps the accounts'
 // credit ledger (top-ups, adjustments, listings, exports,
 // reconciliation). The Gateway needs a Store,
-// the Transmitter a TransmitterStore, the Dispatcher an OutboxStore of two
+// the Transmitter a TransmitterStore, the Dispatcher an OutboxStore of three
 // methods and the Retention a RetentionStore of one, and a Tracer shows
 // where a message is from a TraceStore; the adapters (memstore, pgstore)
 // implement all five, and smstest is their contract.
@@ -299,8 +299,9 @@
 // a put-off report comes due while its line is still full (the deferrals
 // grow with the line's pace, up to MaxBackoff), and the claim that brought
 // it carries fewer reports of other hosts. A store that skipped full hosts
-// when claiming would save those writes; the OutboxStore keeps its two
-// methods instead, so that every store serves the dispatcher as it is.
+// when claiming would save those writes; the OutboxStore keeps its claim
+// and finish as they are instead, so that every store serves the
+// dispatcher as it is.
 //
 // # Retention
 //
