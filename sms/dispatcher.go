@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/msgkit/msgkit"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // ReportPoster delivers one report body to a customer's URL. An error of
@@ -67,6 +68,12 @@ type DispatcherOptions struct {
 	Idle time.Duration
 	// Jitter returns a number in [0, 1); default math/rand/v2.
 	Jitter func() float64
+	// Metrics, when set, is where the dispatcher registers its metrics:
+	// attempts by outcome, reports put off, the lines held back, and the
+	// outbox's gauges, read from its store at each scrape; nil: none, at
+	// no cost. Two dispatchers on one registry are a wiring mistake:
+	// NewDispatcher panics.
+	Metrics prometheus.Registerer
 }
 
 // Dispatcher delivers queued reports at least once: it claims due reports
@@ -84,6 +91,7 @@ type Dispatcher struct {
 	opts    DispatcherOptions
 	backoff msgkit.Backoff
 	margin  time.Duration // lease an attempt needs beyond Timeout, to record its outcome
+	metrics *dispatcherMetrics
 
 	wake    chan struct{}  // a full line or the dispatcher drained: claim again
 	workers sync.WaitGroup // the lines' delivering goroutines and the recorder
@@ -140,11 +148,27 @@ func NewDispatcher(store OutboxStore, poster ReportPoster, opts DispatcherOption
 	opts.MaxHeldPerHost = max(cmpOr(opts.MaxHeldPerHost, 5*opts.Batch), opts.PerHost)
 	opts.MaxHeld = max(cmpOr(opts.MaxHeld, 10*opts.Batch), opts.Batch)
 	opts.Idle = cmpOr(opts.Idle, 200*time.Millisecond)
-	return &Dispatcher{
+	d := &Dispatcher{
 		store: store, poster: poster, opts: opts, margin: opts.Timeout / 2,
 		backoff: msgkit.Backoff{Base: opts.BaseBackoff, Max: opts.MaxBackoff, Jitter: opts.Jitter},
 		wake:    make(chan struct{}, 1), lines: map[string]*line{},
 	}
+	d.metrics = newDispatcherMetrics(opts.Metrics, d)
+	return d
+}
+
+// heldBack counts the lines that are full (their hosts' further reports
+// are put off until they drain) and the reports they hold.
+func (d *Dispatcher) heldBack() (lines, reports int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, l := range d.lines {
+		if l.full {
+			lines++
+			reports += l.held
+		}
+	}
+	return lines, reports
 }
 
 // cmpOr is v when positive, else def.
@@ -313,7 +337,7 @@ func (d *Dispatcher) holdLocked(ctx context.Context, reports []Report, now, unti
 	d.overfull = d.opts.MaxHeld-d.held < d.opts.Batch
 	if len(putOff) > 0 {
 		d.mu.Unlock()
-		d.giveBack(ctx, putOff, "line full")
+		d.giveBack(ctx, putOff, putOffLineFull)
 		d.mu.Lock()
 	}
 	return room
@@ -369,14 +393,14 @@ func (d *Dispatcher) work(ctx context.Context, l *line) {
 		if len(l.waiting) == 0 || ctx.Err() != nil {
 			l.active--
 			d.mu.Unlock()
-			d.giveBack(ctx, stale, "lease running out")
+			d.giveBack(ctx, stale, putOffLeaseRunningOut)
 			return
 		}
 		r := l.waiting[0]
 		l.waiting[0] = heldReport{} // the body is not kept alive by the backing array
 		l.waiting = l.waiting[1:]
 		d.mu.Unlock()
-		d.giveBack(ctx, stale, "lease running out")
+		d.giveBack(ctx, stale, putOffLeaseRunningOut)
 
 		start := d.opts.Clock.Now()
 		done, ok := d.attempt(ctx, r.Report)
@@ -516,7 +540,7 @@ func (d *Dispatcher) sweep(ctx context.Context) {
 		}
 	}
 	d.mu.Unlock()
-	d.giveBack(ctx, stale, "lease running out")
+	d.giveBack(ctx, stale, putOffLeaseRunningOut)
 }
 
 // stop waits for the workers, which have ended or end with ctx, and gives
@@ -542,17 +566,18 @@ func (d *Dispatcher) stop(ctx context.Context) {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), d.opts.Timeout)
 	defer cancel()
-	d.giveBack(ctx, left, "stopping")
+	d.giveBack(ctx, left, putOffStopping)
 }
 
 // giveBack ends the leases of reports that were not attempted: they are
 // finished with their state and attempts as claimed, and NextAt as the
 // caller set it. A report another replica finished meanwhile is NotFound,
 // and fine.
-func (d *Dispatcher) giveBack(ctx context.Context, rs []Report, why string) {
+func (d *Dispatcher) giveBack(ctx context.Context, rs []Report, why int) {
 	if len(rs) == 0 {
 		return
 	}
+	d.metrics.gaveBack(why, len(rs))
 	for batch := range slices.Chunk(rs, d.opts.Batch) {
 		for i, err := range d.store.FinishReports(ctx, batch) {
 			if err != nil && !errors.Is(err, msgkit.NotFound) {
@@ -560,7 +585,7 @@ func (d *Dispatcher) giveBack(ctx context.Context, rs []Report, why string) {
 			}
 		}
 	}
-	d.opts.Logger.DebugContext(ctx, "reports given back", "count", len(rs), "why", why, "url", rs[0].URL)
+	d.opts.Logger.DebugContext(ctx, "reports given back", "count", len(rs), "why", putOffReasonLabels[why], "url", rs[0].URL)
 }
 
 // hostOf is the line a report URL belongs to: its host and port.
@@ -588,15 +613,19 @@ func (d *Dispatcher) attempt(ctx context.Context, r Report) (done Report, ok boo
 	switch {
 	case err == nil:
 		r.State, r.LastError = ReportDelivered, ""
+		d.metrics.attempted(attemptDelivered)
 	case msgkit.KindOf(err) == msgkit.Invalid:
 		r.State, r.LastError = ReportGivenUp, errorText(err)
+		d.metrics.attempted(attemptRefused)
 	default:
 		r.LastError = errorText(err)
 		wait := d.backoff.Wait(r.Attempts)
 		if r.Attempts >= d.opts.MaxAttempts || now.Add(wait).Sub(r.CreatedAt) > d.opts.MaxAge {
 			r.State = ReportGivenUp
+			d.metrics.attempted(attemptGivenUp)
 		} else {
 			r.NextAt = now.Add(wait)
+			d.metrics.attempted(attemptRetried)
 		}
 	}
 	if r.State == ReportGivenUp {

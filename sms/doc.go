@@ -16,7 +16,7 @@
 // messages once their keep time has passed; Credit keeps the accounts'
 // credit ledger (top-ups, adjustments, listings, exports,
 // reconciliation). The Gateway needs a Store,
-// the Transmitter a TransmitterStore, the Dispatcher an OutboxStore of two
+// the Transmitter a TransmitterStore, the Dispatcher an OutboxStore of three
 // methods and the Retention a RetentionStore of one, and a Tracer shows
 // where a message is from a TraceStore; the adapters (memstore, pgstore)
 // implement all five, and smstest is their contract.
@@ -299,8 +299,9 @@
 // a put-off report comes due while its line is still full (the deferrals
 // grow with the line's pace, up to MaxBackoff), and the claim that brought
 // it carries fewer reports of other hosts. A store that skipped full hosts
-// when claiming would save those writes; the OutboxStore keeps its two
-// methods instead, so that every store serves the dispatcher as it is.
+// when claiming would save those writes; the OutboxStore keeps its claim
+// and finish as they are instead, so that every store serves the
+// dispatcher as it is.
 //
 // # Retention
 //
@@ -438,6 +439,40 @@
 //     view filters it with eq or in only (Invalid,
 //     trace_receiver_masked), so that prefixes cannot spell a number out
 //     digit by digit.
+//
+// # Metrics
+//
+// With a Prometheus registry in their options' Metrics, the Gateway, the
+// Transmitter and the Dispatcher register their metrics (the README's
+// Bulk SMS table lists them); without one they count nothing and cost
+// nothing. Counting is an atomic add on a child resolved when the
+// component was built: every label has a fixed set of values, none of
+// them an account, a number or a host. Choices:
+//   - Submissions are counted by the code of their answer: accepted,
+//     replayed (an idempotency key's first acceptance answered again),
+//     conflict (a key in use or reused, a campaign's message id accepted
+//     before), or the submission error code; internal failures, answered
+//     5xx, count as 101, the interface's code for them. SubmitFor's
+//     submissions count with Submit's, and a transport's own refusals
+//     (a body that does not decode) through Gateway.Refused.
+//   - Parts are accepted with their message; queued counts those of
+//     them left to the store's queue for a claim rather than handed to the
+//     gateway's transmitter in memory (no transmitter, its buffer full, an
+//     accept-only replica). Every accepted part is a row of the queue all
+//     the same. The gateway and the transmitter of one registry count in
+//     the one msgkit_sms_parts_total. Parts that expire in the queue are
+//     not counted as failed: ExpireDue cannot tell them from parts the
+//     network holds.
+//   - The queue's and the outbox's depth and lag are read from the store
+//     at each scrape (TransmitterStore.OutboundBacklog,
+//     OutboxStore.OutboxBacklog), within 5 s, so that every replica shows
+//     the shared store's; a store that fails makes them invalid for that
+//     scrape. The lag is how long the earliest due item a claim would
+//     take has been due: parts leased or waiting for a retry's backoff,
+//     and reports behind their part's first, are not late.
+//   - What a dispatcher holds back is per process and per receiving host;
+//     hosts are no label, so the gauges count the full lines and the
+//     reports in them, and a counter the reports put off, by reason.
 //
 // # Senders and receivers
 //

@@ -21,6 +21,7 @@ import (
 	"github.com/msgkit/msgkit/idempotency"
 	"github.com/msgkit/msgkit/secret"
 	"github.com/msgkit/msgkit/sms/gsm"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/shopspring/decimal"
 	"golang.org/x/crypto/bcrypt"
 	"golang.org/x/sync/singleflight"
@@ -122,6 +123,12 @@ type GatewayOptions struct {
 	// gateway without it refuses them (Internal), rather than accepting
 	// them without the promise.
 	Keys IdempotencyKeeper
+	// Metrics, when set, is where the gateway registers its metrics
+	// (msgkit_sms_submissions_total and the accepted and queued parts of
+	// msgkit_sms_parts_total, which it shares with a Transmitter of the
+	// same registry); nil: none, at no cost. Two gateways on one registry
+	// are a wiring mistake: NewGateway panics.
+	Metrics prometheus.Registerer
 }
 
 // Gateway accepts bulk SMS submissions, charges them and queues their
@@ -130,6 +137,7 @@ type Gateway struct {
 	store   Store
 	opts    GatewayOptions
 	leasing ReportLeasingStore // store, when it leases reports to opts.Dispatcher
+	metrics *gatewayMetrics    // nil: none
 
 	secrets *secret.Checker
 	credKey [32]byte // keys the remembered password digests
@@ -165,7 +173,8 @@ func NewGateway(store Store, opts GatewayOptions) *Gateway {
 	if opts.NewID == nil {
 		opts.NewID = func() MessageID { return NewMessageID(opts.Clock.Now()) }
 	}
-	g := &Gateway{store: store, opts: opts, creds: map[string]credential{}, accounts: map[string]credential{}, secrets: secret.NewChecker(opts.BcryptCost)}
+	g := &Gateway{store: store, opts: opts, creds: map[string]credential{}, accounts: map[string]credential{}, secrets: secret.NewChecker(opts.BcryptCost),
+		metrics: newGatewayMetrics(opts.Metrics)}
 	if ls, ok := store.(ReportLeasingStore); ok && opts.Dispatcher != nil {
 		g.leasing = ls
 	}
@@ -254,6 +263,13 @@ func prepareAccount(spec AccountSpec, secrets *secret.Checker, clock msgkit.Cloc
 // acceptance, Replayed, and is neither sent nor charged again, also when
 // the first try's process died after accepting it.
 func (g *Gateway) Submit(ctx context.Context, sub Submission) (Accepted, error) {
+	acc, err := g.submit(ctx, sub)
+	g.metrics.answered(acc, err)
+	return acc, err
+}
+
+// submit is Submit, uncounted.
+func (g *Gateway) submit(ctx context.Context, sub Submission) (Accepted, error) {
 	acct, err := g.authenticate(ctx, sub)
 	if err != nil {
 		return Accepted{}, err
@@ -262,6 +278,14 @@ func (g *Gateway) Submit(ctx context.Context, sub Submission) (Accepted, error) 
 		return g.submitOnce(ctx, acct, sub)
 	}
 	return g.accept(ctx, acct, sub, g.opts.NewID())
+}
+
+// Refused counts a submission its transport refused before handing it to
+// the gateway (a body that does not decode: err carries its code), so
+// that the gateway's metrics count every submission answered. bulksmsapi
+// calls it.
+func (g *Gateway) Refused(err error) {
+	g.metrics.answered(Accepted{}, err)
 }
 
 // submitOnce accepts sub of the authenticated account acct once per
@@ -409,6 +433,13 @@ func (g *Gateway) Throughput(ctx context.Context, account string) (int, error) {
 // message_exists) and nothing is charged twice. A disabled or unknown
 // account is 103.
 func (g *Gateway) SubmitFor(ctx context.Context, account string, id MessageID, sub Submission) (Accepted, error) {
+	acc, err := g.submitFor(ctx, account, id, sub)
+	g.metrics.answered(acc, err)
+	return acc, err
+}
+
+// submitFor is SubmitFor, uncounted.
+func (g *Gateway) submitFor(ctx context.Context, account string, id MessageID, sub Submission) (Accepted, error) {
 	if id == "" || len(id) > 64 {
 		return Accepted{}, msgkit.Errorf(msgkit.Internal, "bad_message_id", "sms: SubmitFor needs a message id of 1 to 64 bytes, got %q", id)
 	}
@@ -514,6 +545,7 @@ func (g *Gateway) accept(ctx context.Context, acct Account, sub Submission, id M
 	if held {
 		tx.handOver(m, lease)
 	}
+	g.metrics.acceptedParts(len(m.Parts), !held)
 	return Accepted{MsgID: m.ID, NumParts: len(m.Parts)}, nil
 }
 

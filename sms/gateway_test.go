@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,6 +18,7 @@ import (
 	"github.com/msgkit/msgkit/msgkittest"
 	"github.com/msgkit/msgkit/sms"
 	"github.com/msgkit/msgkit/sms/gsm"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/shopspring/decimal"
 	"golang.org/x/crypto/bcrypt"
 )
@@ -285,21 +287,85 @@ func TestSubmitConcurrentCredit(t *testing.T) {
 	}
 }
 
+// BenchmarkSubmit accepts two-part messages from parallel callers,
+// without metrics and with them (GatewayOptions.Metrics), side by side,
+// each on a store of its own.
 func BenchmarkSubmit(b *testing.B) {
-	f := newFixture(b)
-	f.account(b, "bench", func(a *sms.Account) { a.Balance = decimal.RequireFromString("1000000000") })
-	gw := sms.NewGateway(f.store, sms.GatewayOptions{Clock: f.clock.Now, BcryptCost: bcrypt.MinCost})
+	for _, metrics := range []bool{false, true} {
+		b.Run(fmt.Sprintf("metrics=%t", metrics), func(b *testing.B) {
+			f := newFixture(b)
+			f.account(b, "bench", func(a *sms.Account) { a.Balance = decimal.RequireFromString("1000000000") })
+			opts := sms.GatewayOptions{Clock: f.clock.Now, BcryptCost: bcrypt.MinCost}
+			if metrics {
+				opts.Metrics = prometheus.NewRegistry()
+			}
+			gw := sms.NewGateway(f.store, opts)
+			sub := valid()
+			sub.Username = "bench"
+			sub.Text = strings.Repeat("Your order 12345 has shipped. ", 8) // 240 characters: 2 parts
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if _, err := gw.Submit(context.Background(), sub); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		})
+	}
+}
+
+// BenchmarkSubmitMetrics compares Submit without and with metrics in one
+// run, as BenchmarkSubmit's pair does, on a loaded machine more evenly:
+// two gateways, each on a store of its own, accept b.N/32 two-part
+// messages a phase from GOMAXPROCS callers, in phases without, with,
+// with, without, eight times over, so that load drifting on the machine (and
+// stores that slow as they grow) burden both alike. It reports each
+// one's submissions a second and their ratio (with / without).
+func BenchmarkSubmitMetrics(b *testing.B) {
+	gateway := func(reg prometheus.Registerer) *sms.Gateway {
+		f := newFixture(b)
+		f.account(b, "bench", func(a *sms.Account) { a.Balance = decimal.RequireFromString("1000000000") })
+		return sms.NewGateway(f.store, sms.GatewayOptions{Clock: f.clock.Now, BcryptCost: bcrypt.MinCost, Metrics: reg})
+	}
+	plain, metered := gateway(nil), gateway(prometheus.NewRegistry())
 	sub := valid()
 	sub.Username = "bench"
 	sub.Text = strings.Repeat("Your order 12345 has shipped. ", 8) // 240 characters: 2 parts
-	b.ReportAllocs()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			if _, err := gw.Submit(context.Background(), sub); err != nil {
-				b.Fatal(err)
-			}
+	phase := func(gw *sms.Gateway, n int) time.Duration {
+		runtime.GC() // untimed: no phase pays for the garbage of the one before
+		var left atomic.Int64
+		left.Store(int64(n))
+		var wg sync.WaitGroup
+		start := time.Now()
+		for range runtime.GOMAXPROCS(0) {
+			wg.Go(func() {
+				for left.Add(-1) >= 0 {
+					if _, err := gw.Submit(context.Background(), sub); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
 		}
-	})
+		wg.Wait()
+		return time.Since(start)
+	}
+	const rounds = 8
+	n := max(1, b.N/(4*rounds))
+	var without, with time.Duration
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range rounds {
+		without += phase(plain, n)
+		with += phase(metered, n) + phase(metered, n)
+		without += phase(plain, n)
+	}
+	b.StopTimer()
+	off, on := float64(2*rounds*n)/without.Seconds(), float64(2*rounds*n)/with.Seconds()
+	b.ReportMetric(off, "subs/s")
+	b.ReportMetric(on, "metrics-subs/s")
+	b.ReportMetric(on/off, "ratio")
 }
 
 // failingStore fails Accept as a broken database would.

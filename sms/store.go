@@ -197,6 +197,23 @@ type OutboxStore interface {
 	// those recorded. A dispatcher finishes reports by the batch: one
 	// transaction each would not keep pace on PostgreSQL.
 	FinishReports(ctx context.Context, rs []Report) []error
+	// OutboxBacklog tells how many reports are pending and, of those a
+	// claim at now would take (due, lease free, their part's oldest
+	// pending report), the earliest NextAt: the dispatcher's metrics read
+	// it at each scrape, so it costs what is pending, not the outbox's
+	// history.
+	OutboxBacklog(ctx context.Context, now time.Time) (Backlog, error)
+}
+
+// Backlog is how much a queue holds and how late its most overdue item
+// is, as the metrics of the outbound queue and the report outbox show
+// them.
+type Backlog struct {
+	// Len counts the items queued: those due, leased and backing off.
+	Len int
+	// OldestDue is the earliest due time of the items a claim at the
+	// given time would take; zero when there is none.
+	OldestDue time.Time
 }
 
 // ReportLeasingStore is a Store that leases the reports its part updates
@@ -258,5 +275,13 @@ type TransmitterStore interface {
 	// returns how many were recorded. A result that is not handed over
 	// and has no NextAt is Invalid, and then nothing is recorded.
 	FinishParts(ctx context.Context, results []SendResult) (int, error)
+	// OutboundBacklog tells how many parts are queued and, of those a
+	// claim at now would take (due, message not expired), the earliest
+	// SendAt: the transmitter's metrics read it at each scrape, so it
+	// costs the queue's length at most, not the history. A store that
+	// deletes a part's queue entry lazily (pgstore: when a claim or a
+	// finish reaches it) may count for that long a part an update took
+	// off the queue while a lease or a retry's wait held it.
+	OutboundBacklog(ctx context.Context, now time.Time) (Backlog, error)
 	UpdatePart(ctx context.Context, key PartKey, fn func(m MessageRecord, p PartRecord) (PartUpdate, bool, error)) error
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/msgkit/msgkit"
+	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/time/rate"
 )
 
@@ -55,6 +56,13 @@ type TransmitterOptions struct {
 	// memory (GatewayOptions.Transmitter) before its Submits leave them to
 	// the store's queue alone; default 4 × MaxInFlight.
 	Buffer int
+	// Metrics, when set, is where the transmitter registers its metrics
+	// (the outbound queue's gauges, read from its store at each scrape,
+	// and what became of the parts in msgkit_sms_parts_total, which it
+	// shares with a Gateway of the same registry); nil: none, at no cost.
+	// Two transmitters on one registry are a wiring mistake:
+	// NewTransmitter panics.
+	Metrics prometheus.Registerer
 }
 
 // Transmitter hands queued parts to the network: it claims due parts from
@@ -82,6 +90,7 @@ type Transmitter struct {
 	lastClaim atomic.Int64  // Unix nanoseconds of the last claim from the store
 	backlog   atomic.Bool   // the last claim was full: more parts may be due
 	wake      chan struct{} // tells a pausing round that a batch is waiting in local
+	metrics   *transmitterMetrics
 }
 
 // NewTransmitter returns a transmitter of store's queued parts to
@@ -104,6 +113,7 @@ func NewTransmitter(store TransmitterStore, upstream Upstream, opts TransmitterO
 		burst := cmpOr(opts.Burst, max(1, min(opts.Batch, int(opts.Rate))))
 		t.limiter = rate.NewLimiter(rate.Limit(opts.Rate), burst)
 	}
+	t.metrics = newTransmitterMetrics(opts.Metrics, store, opts.Clock.Now)
 	return t
 }
 
@@ -323,6 +333,7 @@ func (t *Transmitter) record(ctx context.Context, send []QueuedPart, errs []erro
 			firstErr = cmp.Or(firstErr, err)
 		}
 	}
+	t.metrics.round(len(results)-retries, len(refused), retries)
 	if retries > 0 {
 		t.opts.Logger.WarnContext(ctx, "handing parts over failed; they are tried again later", "parts", retries, "err", firstErr)
 	}

@@ -219,3 +219,69 @@ func (s *SMSStore) HandedParts(ctx context.Context, now time.Time, after sms.Par
 func comparePartKeys(a, b sms.PartKey) int {
 	return cmp.Or(cmp.Compare(a.MsgID, b.MsgID), cmp.Compare(a.PartNum, b.PartNum))
 }
+
+// OutboundBacklog counts the queued parts and finds the earliest SendAt
+// of those a claim at now would take, walking the heap in order past the
+// parts of expired messages only.
+func (s *SMSStore) OutboundBacklog(ctx context.Context, now time.Time) (sms.Backlog, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	h := s.sendq.heap
+	b := sms.Backlog{Len: len(h)}
+	i := firstInHeap(len(h), h.Less, func(i int) (found, pass bool) {
+		if h[i].at.After(now) {
+			return false, false
+		}
+		m := s.messages.rows[h[i].key.MsgID]
+		return m.ExpiresAt.After(now), true
+	})
+	if i >= 0 {
+		b.OldestDue = h[i].at
+	}
+	return b, nil
+}
+
+// firstInHeap walks a binary min-heap of n elements (as container/heap
+// keeps one; less compares two by their indexes) in ascending order and
+// returns the index of the first element visit finds, or -1: visit says
+// found, or pass (look further), or neither, and then the walk stops, as
+// the elements after it come later still. It costs the elements passed,
+// not the heap's length.
+func firstInHeap(n int, less func(i, j int) bool, visit func(i int) (found, pass bool)) int {
+	if n == 0 {
+		return -1
+	}
+	next := &indexHeap{less: less, idx: []int{0}}
+	for next.Len() > 0 {
+		i := heap.Pop(next).(int)
+		found, pass := visit(i)
+		switch {
+		case found:
+			return i
+		case !pass:
+			return -1
+		}
+		for _, c := range [2]int{2*i + 1, 2*i + 2} {
+			if c < n {
+				heap.Push(next, c)
+			}
+		}
+	}
+	return -1
+}
+
+// indexHeap is a min-heap of indexes into another heap, by its order.
+type indexHeap struct {
+	less func(i, j int) bool
+	idx  []int
+}
+
+func (h *indexHeap) Len() int           { return len(h.idx) }
+func (h *indexHeap) Less(i, j int) bool { return h.less(h.idx[i], h.idx[j]) }
+func (h *indexHeap) Swap(i, j int)      { h.idx[i], h.idx[j] = h.idx[j], h.idx[i] }
+func (h *indexHeap) Push(x any)         { h.idx = append(h.idx, x.(int)) }
+func (h *indexHeap) Pop() any {
+	i := h.idx[len(h.idx)-1]
+	h.idx = h.idx[:len(h.idx)-1]
+	return i
+}

@@ -315,3 +315,24 @@ func (s *SMSStore) enqueueReport(r sms.Report) {
 	defer s.mu.Unlock()
 	s.queueReportLocked(r)
 }
+
+// OutboxBacklog counts the pending reports and finds the earliest NextAt
+// of those a claim at now would take: each part's first pending report,
+// due, with its lease free; the heap is walked in order past the leased
+// ones only.
+func (s *SMSStore) OutboxBacklog(ctx context.Context, now time.Time) (sms.Backlog, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	h := s.outbox.heads
+	b := sms.Backlog{Len: len(s.outbox.reports)}
+	i := firstInHeap(len(h), h.Less, func(i int) (found, pass bool) {
+		if h[i].NextAt.After(now) {
+			return false, false
+		}
+		return !h[i].leaseUntil.After(now), true
+	})
+	if i >= 0 {
+		b.OldestDue = h[i].NextAt
+	}
+	return b, nil
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/msgkit/msgkit/adapters/httpapi/bulksmsapi"
 	"github.com/msgkit/msgkit/idempotency"
 	"github.com/msgkit/msgkit/sms"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // finishKilled is a keeper whose Finish never reaches the database: the
@@ -142,7 +143,8 @@ func TestSendSMSIdempotencyKeyAcrossCrashAndReplicas(t *testing.T) {
 // gateway on PostgreSQL, one caller at a time: without an Idempotency-Key
 // (the acceptance's one transaction), with a new key each time (the key's
 // record begun and finished around it: two more statements), and one key
-// retried (one statement, no acceptance).
+// retried (one statement, no acceptance); and without a key again with
+// the gateway's metrics, to compare with the first.
 func BenchmarkSendSMSPostgres(b *testing.B) {
 	dsn, schema := newTestSchema(b)
 	db := openTestDB(b, dsn, Options{Schema: schema})
@@ -156,7 +158,11 @@ func BenchmarkSendSMSPostgres(b *testing.B) {
 		b.Fatal(err)
 	}
 	h := bulksmsapi.Handler(gw, bulksmsapi.Options{})
-	run := func(b *testing.B, key func(i int) string) {
+	// The same gateway with its metrics (GatewayOptions.Metrics), for
+	// "no key" side by side with and without them.
+	metered := bulksmsapi.Handler(sms.NewGateway(db.SMS(), sms.GatewayOptions{BcryptCost: bcrypt.MinCost, Keys: keys, Metrics: prometheus.NewRegistry()}),
+		bulksmsapi.Options{})
+	run := func(b *testing.B, h http.Handler, key func(i int) string) {
 		b.ReportAllocs()
 		i := 0
 		for b.Loop() {
@@ -173,7 +179,8 @@ func BenchmarkSendSMSPostgres(b *testing.B) {
 			}
 		}
 	}
-	b.Run("no key", func(b *testing.B) { run(b, func(int) string { return "" }) })
-	b.Run("new key", func(b *testing.B) { run(b, func(i int) string { return "k" + strconv.Itoa(i) + b.Name() }) })
-	b.Run("replay", func(b *testing.B) { run(b, func(int) string { return "same" }) })
+	b.Run("no key", func(b *testing.B) { run(b, h, func(int) string { return "" }) })
+	b.Run("no key with metrics", func(b *testing.B) { run(b, metered, func(int) string { return "" }) })
+	b.Run("new key", func(b *testing.B) { run(b, h, func(i int) string { return "k" + strconv.Itoa(i) + b.Name() }) })
+	b.Run("replay", func(b *testing.B) { run(b, h, func(int) string { return "same" }) })
 }

@@ -292,3 +292,40 @@ func fromNullTime(t pgtype.Timestamptz) time.Time {
 	}
 	return t.Time.UTC()
 }
+
+// outboundBacklogSQL counts the rows of sms_outbound, and finds the
+// earliest send_at of those a claim at $1 would take (due, message not
+// expired, part still submitted: claimPartsSQL's rows), walking
+// sms_outbound_due_idx in order: it costs the queue's rows, whatever the
+// history, and the rows a claim would pass over. The 1 is
+// sms.StateSubmitted.
+const outboundBacklogSQL = `SELECT (SELECT count(*) FROM sms_outbound),
+	(SELECT o.send_at FROM sms_outbound o
+	WHERE o.send_at <= $1 AND o.expires_at > $1
+		AND EXISTS (SELECT 1 FROM sms_parts p WHERE p.msg_id = o.msg_id AND p.num = o.num AND p.state = 1)
+	ORDER BY o.send_at LIMIT 1)`
+
+// OutboundBacklog counts the rows of the outbound queue and finds the
+// earliest SendAt of the parts a claim at now would take, for the
+// transmitter's metrics. The count includes, until a claim or a finish
+// deletes it, the row an update of the part left behind (see UpdatePart):
+// checking each row's part would cost a backlog a look-up per part at
+// every scrape. It runs after keyedOnly, so that stale statistics cannot
+// make it read the table's dead pages.
+func (s *SMSStore) OutboundBacklog(ctx context.Context, now time.Time) (sms.Backlog, error) {
+	var (
+		n      int64
+		oldest pgtype.Timestamptz
+	)
+	b := &pgx.Batch{}
+	b.Queue(keyedOnly)
+	b.Queue(outboundBacklogSQL, dbTime(now)).QueryRow(func(row pgx.Row) error { return row.Scan(&n, &oldest) })
+	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
+		return sms.Backlog{}, classify(err, "part", "outbound backlog")
+	}
+	out := sms.Backlog{Len: int(n)}
+	if oldest.Valid {
+		out.OldestDue = oldest.Time.UTC()
+	}
+	return out, nil
+}

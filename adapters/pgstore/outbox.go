@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/sms"
@@ -433,4 +434,35 @@ func (s *SMSStore) ReportCounts(ctx context.Context) (map[sms.ReportState]int, e
 		return nil, storageError(c.err, "report counts")
 	}
 	return counts, nil
+}
+
+// outboxBacklogSQL counts the pending reports (sms_reports_due_idx holds
+// them, and no other) and finds the earliest next_at of those a claim at
+// $1 would take, with claimSQL's conditions, walking the same index in
+// order: it costs what is pending, not the outbox's history. The 1 is
+// sms.ReportPending.
+const outboxBacklogSQL = `SELECT (SELECT count(*) FROM sms_reports WHERE state = 1),
+	(SELECT r.next_at FROM sms_reports r
+	WHERE r.state = 1 AND r.next_at <= $1
+		AND (r.lease_until IS NULL OR r.lease_until <= $1)
+		AND NOT EXISTS (
+			SELECT 1 FROM sms_reports o
+			WHERE o.msg_id = r.msg_id AND o.part_num = r.part_num AND o.state = 1 AND o.id < r.id)
+	ORDER BY r.next_at, r.id LIMIT 1)`
+
+// OutboxBacklog counts the pending reports and finds the earliest NextAt
+// of those a claim at now would take, for the dispatcher's metrics.
+func (s *SMSStore) OutboxBacklog(ctx context.Context, now time.Time) (sms.Backlog, error) {
+	var (
+		n      int64
+		oldest pgtype.Timestamptz
+	)
+	if err := s.pool.QueryRow(ctx, outboxBacklogSQL, dbTime(now)).Scan(&n, &oldest); err != nil {
+		return sms.Backlog{}, classify(err, "report", "outbox backlog")
+	}
+	out := sms.Backlog{Len: int(n)}
+	if oldest.Valid {
+		out.OldestDue = oldest.Time.UTC()
+	}
+	return out, nil
 }

@@ -110,6 +110,7 @@ func newBulkSMS(store smsStore, o bulkSMSOptions) *bulkSMS {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	o.Gateway.Logger, o.Network.Logger, o.Transmitter.Logger, o.Dispatcher.Logger = o.Logger, o.Logger, o.Logger, o.Logger
+	o.Gateway.Metrics, o.Transmitter.Metrics, o.Dispatcher.Metrics = o.Metrics, o.Metrics, o.Metrics
 	var upstream sms.Upstream
 	var network *simnet.Network
 	var smsc *smpp.Client

@@ -66,6 +66,7 @@ func Run(t *testing.T, newStore func(t *testing.T) Store) {
 	tests = append(tests, ledgerTests()...)
 	tests = append(tests, accountAdminTests()...)
 	tests = append(tests, traceTests()...)
+	tests = append(tests, backlogTests()...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

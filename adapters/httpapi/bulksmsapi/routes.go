@@ -39,7 +39,9 @@ type Options struct {
 // and unavailability 503 without a body. Every request has a request id
 // and an access log line. The handler is httpapi.Operations: its one route,
 // under no family of the HTTP kit (Spec().Family is the zero Family), with
-// credentials in the body. It panics when gateway is nil.
+// credentials in the body. A gateway with a Refused method, as
+// *sms.Gateway has, is told of the submissions the handler refuses
+// itself, so that its metrics count them. It panics when gateway is nil.
 func Handler(gateway Submitter, opts Options) httpapi.Operations {
 	if gateway == nil {
 		panic("bulksmsapi: Handler needs a gateway")
@@ -66,8 +68,14 @@ func Handler(gateway Submitter, opts Options) httpapi.Operations {
 // OpenAPI document describes.
 func routes(gateway Submitter, opts Options) map[string]http.Handler {
 	return map[string]http.Handler{
-		http.MethodPost + " " + SendSMSPath: &sendSMS{gateway: gateway, opts: opts},
+		http.MethodPost + " " + SendSMSPath: newSendSMS(gateway, opts),
 	}
+}
+
+func newSendSMS(gateway Submitter, opts Options) *sendSMS {
+	h := &sendSMS{gateway: gateway, opts: opts}
+	h.counter, _ = gateway.(refusalCounter)
+	return h
 }
 
 // recoverBare answers a panic with a bare 500: bulk SMS 5xx carry no JSON.

@@ -22,9 +22,26 @@ type Submitter interface {
 	Submit(ctx context.Context, sub sms.Submission) (sms.Accepted, error)
 }
 
+// refusalCounter is a Submitter that counts the submissions the handler
+// refuses before handing them over (a body too big or that does not
+// decode), so that its metrics count every submission answered;
+// *sms.Gateway satisfies it.
+type refusalCounter interface {
+	Refused(err error)
+}
+
 type sendSMS struct {
 	gateway Submitter
+	counter refusalCounter // gateway, when it counts refusals; else nil
 	opts    Options
+}
+
+// refuse answers a refusal of the handler's own with code, counted.
+func (h *sendSMS) refuse(w http.ResponseWriter, code sms.Code, msg string) {
+	if h.counter != nil {
+		h.counter.Refused(code.Errorf("%s", msg))
+	}
+	writeBulkError(w, code, msg)
 }
 
 type sendSMSAccepted struct {
@@ -55,15 +72,15 @@ func (h *sendSMS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBodyBytes))
 	if err != nil {
 		if _, tooBig := errors.AsType[*http.MaxBytesError](err); tooBig {
-			writeBulkError(w, sms.CodeBadContentFormat, "the request body exceeds "+strconv.FormatInt(h.opts.MaxBodyBytes, 10)+" bytes")
+			h.refuse(w, sms.CodeBadContentFormat, "the request body exceeds "+strconv.FormatInt(h.opts.MaxBodyBytes, 10)+" bytes")
 			return
 		}
-		writeBulkError(w, sms.CodeBadContentFormat, "the request body could not be read")
+		h.refuse(w, sms.CodeBadContentFormat, "the request body could not be read")
 		return
 	}
 	sub, err := decodeSubmission(body)
 	if err != nil {
-		writeBulkError(w, sms.CodeOf(err), msgkit.MessageOf(err))
+		h.refuse(w, sms.CodeOf(err), msgkit.MessageOf(err))
 		return
 	}
 	sub.ClientIP = httpapi.ClientIP(r, h.opts.TrustedProxies)
