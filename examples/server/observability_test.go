@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -298,4 +299,90 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// dashboardQueries are the PromQL queries of examples/grafana/msgkit.json's
+// panels, by panel title.
+func dashboardQueries(t testing.TB) map[string][]string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "grafana", "msgkit.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Panels []struct {
+			Type, Title string
+			Targets     []struct{ Expr string }
+		}
+	}
+	if err := json.Unmarshal(data, &d); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]string{}
+	for _, p := range d.Panels {
+		if p.Type == "row" {
+			continue
+		}
+		if len(p.Targets) == 0 {
+			t.Errorf("panel %q has no query", p.Title)
+		}
+		for _, tg := range p.Targets {
+			out[p.Title] = append(out[p.Title], tg.Expr)
+		}
+	}
+	return out
+}
+
+// metricName finds the metric names in a PromQL query.
+var metricName = regexp.MustCompile(`\b(?:msgkit|go|process)_[a-z0-9_]+\b`)
+
+// Every query of the Grafana dashboard names metrics the server exports:
+// the README's (a histogram's by its _bucket, _sum or _count series) and
+// the Go runtime's and the process's.
+func TestGrafanaDashboard(t *testing.T) {
+	t.Parallel()
+	rows := readmeMetrics(t)
+	known := map[string]bool{}
+	for _, r := range rows {
+		known[r.name] = true
+		if r.typ == "histogram" {
+			known[r.name+"_bucket"], known[r.name+"_sum"], known[r.name+"_count"] = true, true, true
+		}
+	}
+	l, _ := startPlatform(t, parse(t))
+	for name, mf := range scrape(t, l.Metrics) {
+		if !strings.HasPrefix(name, "msgkit_") {
+			known[name] = true
+			if mf.GetType() == dto.MetricType_HISTOGRAM {
+				known[name+"_bucket"], known[name+"_sum"], known[name+"_count"] = true, true, true
+			}
+		}
+	}
+	queries := dashboardQueries(t)
+	if len(queries) == 0 {
+		t.Fatal("the dashboard has no panels")
+	}
+	used := map[string]bool{}
+	for title, exprs := range queries {
+		for _, e := range exprs {
+			names := metricName.FindAllString(e, -1)
+			if len(names) == 0 {
+				t.Errorf("panel %q: %q names no metric", title, e)
+			}
+			for _, n := range names {
+				used[n] = true
+				if !known[n] {
+					t.Errorf("panel %q: %s is not a metric the server exports", title, n)
+				}
+			}
+		}
+	}
+	// The issue's five views: queue depths, rates, refusals by code,
+	// latency quantiles, SMPP binds.
+	for _, n := range []string{"msgkit_sms_queue_parts", "msgkit_sms_report_outbox_reports", "msgkit_sms_submissions_total",
+		"msgkit_http_request_seconds_bucket", "msgkit_smpp_binds_up"} {
+		if !used[n] {
+			t.Errorf("the dashboard shows no %s", n)
+		}
+	}
 }
