@@ -175,4 +175,16 @@
 // The task's state is pending, running, done or stopped; a message's
 // queued, sent (with the channel's msgId) or failed (with why). GET of a
 // campaign with fields=tasks,messages shows them.
+//
+// # Metrics
+//
+// A Runner given RunnerOptions.Metrics counts the messages it hands
+// over by outcome (msgkit_campaign_messages_total, sent or failed) once
+// the store has recorded them, and reads its RunStore's Backlog at each
+// scrape, within 5 seconds (a failed read fails those gauges, not the
+// scrape): the tasks not finished by state (msgkit_campaign_tasks,
+// pending or running) and the messages they have queued, not yet handed
+// over (msgkit_campaign_messages_pending). Done and stopped tasks are
+// left out: they only grow, and counting them would read every task
+// ever run; the messages counter tells what was sent.
 package campaign

@@ -14,6 +14,7 @@ import (
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/segmentation"
+	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/time/rate"
 )
 
@@ -57,6 +58,19 @@ type RunStore interface {
 	// EndTask ends t as done or stopped at at, or, with state running,
 	// gives it back until at with t's Attempts (lease-bound).
 	EndTask(ctx context.Context, t Task, state TaskState, at time.Time) error
+	// Backlog counts the tasks not finished (pending, running) and the
+	// messages they have queued and not yet handed over, for the
+	// runner's gauges: one cheap read, whatever the runs of the past.
+	Backlog(ctx context.Context) (Backlog, error)
+}
+
+// Backlog is what the runners have still to do: the tasks pending and
+// running, and the messages those tasks queued that are neither sent
+// nor failed. A stopped task's messages left queued are not in it: no
+// runner will send them.
+type Backlog struct {
+	Pending, Running int
+	Messages         int
 }
 
 // CodeLeaseLost is the code of a lease-bound call on a task another
@@ -132,6 +146,10 @@ type RunnerOptions struct {
 	// Sleep waits d or until ctx ends, for the pace; default a timer.
 	// Tests pass one that moves their clock.
 	Sleep func(ctx context.Context, d time.Duration) error
+	// Metrics is where the runner registers its metrics (the package
+	// doc's Metrics); nil: none, at no cost. Registering two runners on
+	// one registry panics: a process runs one.
+	Metrics prometheus.Registerer
 }
 
 // Runner sends campaigns: it turns each due occurrence into a task (once,
@@ -149,6 +167,7 @@ type Runner struct {
 	senders  map[Channel]Sender
 	opts     RunnerOptions
 	log      *slog.Logger
+	metrics  *runnerMetrics // nil: none
 
 	mu       sync.Mutex
 	limiters map[msgkit.ServiceUUID]*rate.Limiter
@@ -177,7 +196,11 @@ func NewRunner(store RunStore, audience Audience, senders map[Channel]Sender, op
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Runner{store: store, audience: audience, senders: senders, opts: opts, log: log, limiters: map[msgkit.ServiceUUID]*rate.Limiter{}}
+	r := &Runner{store: store, audience: audience, senders: senders, opts: opts, log: log, limiters: map[msgkit.ServiceUUID]*rate.Limiter{}}
+	if opts.Metrics != nil {
+		r.metrics = newRunnerMetrics(opts.Metrics, store)
+	}
+	return r
 }
 
 // Run runs rounds until ctx ends, pausing Idle after a round that found
@@ -360,6 +383,7 @@ func (r *Runner) send(ctx context.Context, c Campaign, t Task, queued []Message)
 		if t, err = r.store.FinishMessages(ctx, t, done, now.Add(r.opts.Lease)); err != nil {
 			return t, false, r.leaseLost(ctx, t, err)
 		}
+		r.metrics.finished(done)
 	}
 	if temporary == nil {
 		t.Attempts = 0

@@ -14,6 +14,7 @@ import (
 	"github.com/msgkit/msgkit/campaign/campaigntest"
 	"github.com/msgkit/msgkit/contacts"
 	"github.com/msgkit/msgkit/sms"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/shopspring/decimal"
 )
 
@@ -90,6 +91,13 @@ func (discardPoster) PostReport(context.Context, string, []byte) error { return 
 // pages, where the runner's own work per page shows (the query is
 // parsed once a task, not once a page).
 func BenchmarkRunPages(b *testing.B) {
+	b.Run("metrics=nil", func(b *testing.B) { benchRunPages(b, false) })
+	b.Run("metrics=set", func(b *testing.B) { benchRunPages(b, true) })
+}
+
+// benchRunPages is BenchmarkRunPages, each runner with metrics (on a
+// registry of its own) or without.
+func benchRunPages(b *testing.B, withMetrics bool) {
 	const n, page = 2000, 10
 	db := memstore.New()
 	w := campaigntest.NewWorld(b, campaigntest.RunnerStores{Contacts: db.Contacts(), Campaigns: db.Campaigns(), SMS: db.SMS()})
@@ -107,7 +115,11 @@ func BenchmarkRunPages(b *testing.B) {
 		b.StopTimer()
 		c := w.Create(b, map[string]any{"recipient_lists": big, "query_type": "segmentation", "query": q,
 			"sending_type": "viber", "template": doc, "sender": "shop"})
-		r := w.Runner(senders, campaign.RunnerOptions{Page: page, Lease: time.Hour})
+		opts := campaign.RunnerOptions{Page: page, Lease: time.Hour}
+		if withMetrics {
+			opts.Metrics = prometheus.NewRegistry()
+		}
+		r := w.Runner(senders, opts)
 		b.StartTimer()
 		if _, err := r.RunOnce(ctx); err != nil {
 			b.Fatal(err)

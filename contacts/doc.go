@@ -233,6 +233,12 @@
 // client sending slowly, and a store's retry reads the items again: the
 // packed items are what that costs.
 //
+// A Service WithMetrics counts the items of the imports it stored in
+// msgkit_cds_import_rows_total by outcome: created, updated, skipped,
+// deleted, invalid, subscribed, unsubscribed, opted_in, opted_out (the
+// counters of ImportResult; each item counts once). An import that
+// failed stored nothing and counts nothing.
+//
 // Where the interface is silent:
 //   - Parameters: list_uuid is required; the UUID lists take comma
 //     separated values and repeated parameters; resolve_duplicate

@@ -41,6 +41,7 @@ type Service struct {
 	st      Stores
 	clock   msgkit.Clock
 	newUUID func() string
+	imports *importMetrics // nil: none
 }
 
 // NewService returns a service over st, telling the time by clock (nil:
@@ -474,7 +475,11 @@ func (s *Service) Import(ctx context.Context, svc msgkit.ServiceUUID, o ImportOp
 	if err != nil {
 		return ImportResult{}, err
 	}
-	return s.st.Imports.Import(ctx, svc, ImportBatch{Options: o, Items: items, Now: s.now(), NewUUID: s.newUUID})
+	res, err := s.st.Imports.Import(ctx, svc, ImportBatch{Options: o, Items: items, Now: s.now(), NewUUID: s.newUUID})
+	if err == nil {
+		s.imports.count(res)
+	}
+	return res, err
 }
 
 // importChecks holds the import's parameters to the catalog and returns

@@ -57,8 +57,8 @@ func newServiceEnv(catalog bool) *serviceEnv {
 }
 
 // must takes a call's value and error, and fails t on the error.
-func must[T any](v T, err error) func(t *testing.T) T {
-	return func(t *testing.T) T {
+func must[T any](v T, err error) func(t testing.TB) T {
+	return func(t testing.TB) T {
 		t.Helper()
 		if err != nil {
 			t.Fatal(err)

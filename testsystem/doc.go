@@ -145,4 +145,12 @@
 // SMSCs, three categories, suppliers, five gates); LoadDataset reads an
 // operator's own in the same JSON format and Catalog.Load stores it.
 // Languages come from the template library (package testtext).
+//
+// # Metrics
+//
+// A session has no judgement of its own: its messages do. A System given
+// Options.Metrics counts the sessions started and completed, and the
+// messages judged by judgement (delivered, not_received, failed), each
+// once the store has the judgement (on any replica: the one that judged
+// counts it).
 package testsystem

@@ -19,6 +19,7 @@ import (
 	"github.com/msgkit/msgkit/sms"
 	"github.com/msgkit/msgkit/sms/gsm"
 	"github.com/msgkit/msgkit/testsystem/testtext"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/shopspring/decimal"
 )
 
@@ -60,6 +61,10 @@ type Options struct {
 	Limits Limits
 	// Audit records the changes of users' limits; nil records none.
 	Audit Auditor
+	// Metrics is where the system registers its metrics (the package
+	// doc's Metrics); nil: none, at no cost. Registering two systems on
+	// one registry panics: a process runs one.
+	Metrics prometheus.Registerer
 }
 
 // Defaults of Options.
@@ -79,6 +84,7 @@ type System struct {
 	upstreams Upstreams
 	opts      Options
 	log       *slog.Logger
+	metrics   *metrics // nil: none
 }
 
 // New returns a System.
@@ -99,7 +105,11 @@ func New(catalog Catalog, sessions Sessions, probe Probe, upstreams Upstreams, o
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &System{catalog: catalog, sessions: sessions, probe: probe, upstreams: upstreams, opts: opts, log: log}
+	sys := &System{catalog: catalog, sessions: sessions, probe: probe, upstreams: upstreams, opts: opts, log: log}
+	if opts.Metrics != nil {
+		sys.metrics = newMetrics(opts.Metrics)
+	}
+	return sys
 }
 
 // Texts is the template library.
@@ -189,11 +199,14 @@ func (s *System) Send(ctx context.Context, user string, req Request) (Session, Q
 	for i := range rs {
 		rs[i].Session = sess.ID
 	}
+	s.metrics.started()
 	s.dispatch(ctx, rs)
 	// A session whose messages all failed at once is complete now.
-	if _, err := s.sessions.CompleteSession(ctx, sess.ID, s.opts.Clock.Now(), s.callback); err != nil {
+	done, err := s.sessions.CompleteSession(ctx, sess.ID, s.opts.Clock.Now(), s.callback)
+	if err != nil {
 		s.log.ErrorContext(ctx, "testsystem: completing a session", "session", sess.ID, "err", err)
 	}
+	s.metrics.completed(done)
 	return sess, quota, nil
 }
 
@@ -408,12 +421,15 @@ func (s *System) dispatch(ctx context.Context, rs []Result) {
 	for _, r := range rs {
 		ids = append(ids, r.MsgID)
 	}
+	verdicts := s.metrics.verdicts()
 	err := s.sessions.UpdateResults(ctx, ids, func(r *Result) bool {
+		verdicts.forget(r)
 		if r.Status != StatusQueued {
 			return false
 		}
 		if why, ok := failed[r.MsgID]; ok {
 			r.Status, r.Error = StatusFailed, why
+			verdicts.judged(r)
 			return true
 		}
 		r.Status, r.SentAt, r.Deadline = StatusSent, now, now.Add(s.opts.TimeLimit)
@@ -425,7 +441,9 @@ func (s *System) dispatch(ctx context.Context, rs []Result) {
 	if err != nil {
 		// The messages stay queued and are judged failed at their deadline.
 		s.log.ErrorContext(ctx, "testsystem: recording sent test messages", "err", err, "sent", len(sent))
+		return
 	}
+	s.metrics.count(verdicts)
 }
 
 func initialParts(n int) []sms.PartState {
@@ -546,9 +564,11 @@ func (s *System) Step(ctx context.Context) (int, error) {
 		}
 	}
 	for _, id := range slices.Sorted(maps.Keys(touched)) {
-		if _, err := s.sessions.CompleteSession(ctx, id, now, s.callback); err != nil {
+		done, err := s.sessions.CompleteSession(ctx, id, now, s.callback)
+		if err != nil {
 			return judged, err
 		}
+		s.metrics.completed(done)
 	}
 	return judged, nil
 }
@@ -600,7 +620,9 @@ func (s *System) judge(ctx context.Context, now time.Time, pending []Result, tou
 	for _, r := range pending {
 		ops[r.MCCMNC] = Operator{}
 	}
+	verdicts := s.metrics.verdicts()
 	err := s.sessions.UpdateResults(ctx, ids, func(r *Result) bool {
+		verdicts.forget(r)
 		if r.Status.Judged() {
 			return false
 		}
@@ -613,9 +635,13 @@ func (s *System) judge(ctx context.Context, now time.Time, pending []Result, tou
 			judged++
 			touched[r.Session] = true
 			changed = true
+			verdicts.judged(r)
 		}
 		return changed
 	})
+	if err == nil {
+		s.metrics.count(verdicts)
+	}
 	return judged, err
 }
 

@@ -62,4 +62,14 @@
 // malformed customer answer is an error of kind Unavailable with code
 // customer_answer_invalid, which the HTTP family answers 502; its message
 // names what is wrong without quoting the answer.
+//
+// # Metrics
+//
+// A Proxy given Options.Metrics counts its calls to customer APIs (an
+// answer from the cache is no call) by outcome: ok (a 2xx answer that
+// parsed), bad_answer (a 2xx answer that did not), timeout (the
+// component's timeout passed: the Fetcher's error is
+// context.DeadlineExceeded) or error (anything else: unreachable, a
+// refused address, a status not 2xx, too large); and times each, from
+// the call to its answer parsed or its failure, on the Proxy's clock.
 package uiproxy

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/msgkit/msgkit"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Fetcher makes a customer call: the body of a 2xx answer, else an error
@@ -34,6 +35,10 @@ type Options struct {
 	// Audit records every Put and Delete; nil records none.
 	// *audit.Log satisfies it.
 	Audit Auditor
+	// Metrics is where the proxy registers its metrics (the package
+	// doc's Metrics); nil: none, at no cost. Registering two proxies on
+	// one registry panics: a process runs one.
+	Metrics prometheus.Registerer
 }
 
 // Auditor records an administrative change: the action on the resource
@@ -69,6 +74,8 @@ type Proxy struct {
 	clock msgkit.Clock
 	cache *cache
 	audit Auditor
+	// metrics are nil without Options.Metrics.
+	metrics *metrics
 }
 
 // NewProxy returns a proxy over the components of st, calling customers
@@ -77,6 +84,9 @@ func NewProxy(st Store, f Fetcher, opts Options) *Proxy {
 	p := &Proxy{store: st, fetch: f, clock: opts.Clock, cache: newCache(cmp.Or(opts.MaxCached, 10_000)), audit: opts.Audit}
 	if p.audit == nil {
 		p.audit = noAudit{}
+	}
+	if opts.Metrics != nil {
+		p.metrics = newMetrics(opts.Metrics)
 	}
 	return p
 }
@@ -205,12 +215,18 @@ func cached[T any](ctx context.Context, p *Proxy, c Component, call Call, parse 
 			return v.(T), nil
 		}
 	}
+	var began time.Time
+	if p.metrics != nil {
+		began = p.clock.Now()
+	}
 	body, err := p.fetch.Fetch(ctx, call, c.Timeout)
 	if err != nil {
+		p.metrics.called(began, p.clock, err, false)
 		var zero T
 		return zero, err
 	}
 	v, err := parse(body)
+	p.metrics.called(began, p.clock, err, true)
 	if err == nil && c.CacheTTL > 0 {
 		p.cache.put(c.ID, key, v, p.clock.Now(), c.CacheTTL)
 	}

@@ -117,7 +117,8 @@ func callError(err error, timeout time.Duration) error {
 	case errors.Is(err, ErrRefused):
 		return msgkit.New(msgkit.Unavailable, CodeAddressRefused, "the customer API's address is not one the proxy may call")
 	case errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout():
-		return msgkit.New(msgkit.Unavailable, CodeUnreachable, fmt.Sprintf("the customer API did not answer within %s", cmp.Or(timeout, uiproxy.DefaultTimeout)))
+		// The cause says timeout to the proxy's metrics.
+		return msgkit.Wrap(context.DeadlineExceeded, msgkit.Unavailable, CodeUnreachable, fmt.Sprintf("the customer API did not answer within %s", cmp.Or(timeout, uiproxy.DefaultTimeout)))
 	}
 	return msgkit.New(msgkit.Unavailable, CodeUnreachable, "the customer API could not be reached")
 }

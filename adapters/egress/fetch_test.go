@@ -3,6 +3,7 @@ package egress
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -82,6 +83,9 @@ func TestFetch(t *testing.T) {
 	wantCode(t, err, CodeUnreachable)
 	if !strings.Contains(err.Error(), "within 50ms") {
 		t.Errorf("the timeout is not named: %v", err)
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("a timeout is not context.DeadlineExceeded for the proxy's metrics: %v", err)
 	}
 
 	// The default policy refuses loopback, as it refuses private ranges.

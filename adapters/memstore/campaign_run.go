@@ -202,3 +202,22 @@ func (s *CampaignStore) Messages(ctx context.Context, tenant msgkit.ServiceUUID,
 	}
 	return out, nil
 }
+
+// Backlog counts the tasks not finished and their queued messages.
+func (s *CampaignStore) Backlog(_ context.Context) (campaign.Backlog, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var b campaign.Backlog
+	for _, t := range s.tasks {
+		switch t.State {
+		case campaign.TaskPending:
+			b.Pending++
+		case campaign.TaskRunning:
+			b.Running++
+		default:
+			continue
+		}
+		b.Messages += t.Recipients - t.Sent - t.Failed
+	}
+	return b, nil
+}

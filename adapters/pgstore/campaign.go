@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -45,7 +44,7 @@ var (
 // does.
 type CampaignStore struct {
 	pool *pgxpool.Pool
-	log  *slog.Logger
+	log  *storeLog
 }
 
 // Campaigns is the store of the tenants' campaigns. It holds nothing but

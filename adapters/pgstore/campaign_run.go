@@ -387,3 +387,21 @@ func (s *CampaignStore) Messages(ctx context.Context, tenant msgkit.ServiceUUID,
 	}
 	return msgs, nil
 }
+
+// backlogSQL reads the tasks not finished through the partial index
+// campaign_tasks_claimable, which holds them only: its cost follows the
+// runs under way, not the tasks of the past. recipients - sent - failed
+// is a task's messages still queued (FinishMessages counts each queued
+// row it finishes once).
+const backlogSQL = `SELECT count(*) FILTER (WHERE state = 'pending'), count(*) FILTER (WHERE state = 'running'),
+	coalesce(sum(recipients - sent - failed), 0)::bigint
+	FROM campaign_tasks WHERE state IN ('pending', 'running')`
+
+// Backlog counts the tasks not finished and their queued messages.
+func (s *CampaignStore) Backlog(ctx context.Context) (campaign.Backlog, error) {
+	var b campaign.Backlog
+	if err := s.pool.QueryRow(ctx, backlogSQL).Scan(&b.Pending, &b.Running, &b.Messages); err != nil {
+		return campaign.Backlog{}, runError(err, "counting the campaigns' backlog")
+	}
+	return b, nil
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"strconv"
 	"strings"
 	"time"
@@ -43,7 +42,7 @@ var _ contacts.Store = (*ContactsStore)(nil)
 // subscribed, as memstore counts.
 type ContactsStore struct {
 	pool *pgxpool.Pool
-	log  *slog.Logger
+	log  *storeLog
 	// importChunk is the number of items an import plans and writes at
 	// a time; 0: contacts.ImportChunk (tests make it small).
 	importChunk int

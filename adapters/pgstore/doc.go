@@ -66,6 +66,21 @@
 // 57P01 to 57P03, 53300). The HTTP families answer it 503 with
 // Retry-After; the pool reconnects by itself once the database is back.
 //
+// # Metrics
+//
+// A DB opened with Options.Metrics registers: the pool's statistics
+// (msgkit_pg_pool_*), read from pgxpool's Stat at each scrape; the
+// transactions run again (msgkit_store_tx_retries_total), counted in
+// the retry loop; and the failures of statements and of acquiring a
+// connection by the kind classify gives them (msgkit_store_errors_total:
+// internal, invalid, conflict, unavailable), counted by a pgx tracer on
+// the pool, the one place every database error passes whichever method
+// met it. Left out of the errors: a caller's cancellation, and the
+// serialization failures and deadlocks a transaction retries; a missing
+// row is no statement's failure (pgx tells the caller only), nor is a
+// refusal the store makes before asking the database (text it cannot
+// hold). A failed batch counts once.
+//
 // # Bulk SMS
 //
 // Money (balances, prices, charges) is numeric, written and read as

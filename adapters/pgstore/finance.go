@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"math"
 	"slices"
 	"strconv"
@@ -27,7 +26,7 @@ var _ finance.Store = (*FinanceStore)(nil)
 // doc's Finance section and 0008_finance.sql).
 type FinanceStore struct {
 	pool *pgxpool.Pool
-	log  *slog.Logger
+	log  *storeLog
 }
 
 // Finance is the store of business partners and invoices. It holds

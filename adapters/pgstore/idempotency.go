@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -24,7 +23,7 @@ var _ idempotency.Store = (*IdempotencyStore)(nil)
 // statements.
 type IdempotencyStore struct {
 	pool *pgxpool.Pool
-	log  *slog.Logger
+	log  *storeLog
 }
 
 // Idempotency is the store of idempotency keys and the answers they give

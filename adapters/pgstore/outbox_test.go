@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/sms"
@@ -1025,8 +1026,17 @@ func TestOutboxPlansUseTheIndexes(t *testing.T) {
 	}
 }
 
+// BenchmarkUpdatePart updates a part and queues its report in one
+// transaction, on a DB without metrics and on one with them (a tracer on
+// every statement, the retries counted): their cost side by side.
 func BenchmarkUpdatePart(b *testing.B) {
-	s := newTestStore(b)
+	b.Run("metrics=nil", func(b *testing.B) { benchUpdatePart(b, nil) })
+	b.Run("metrics=set", func(b *testing.B) { benchUpdatePart(b, prometheus.NewRegistry()) })
+}
+
+func benchUpdatePart(b *testing.B, reg prometheus.Registerer) {
+	dsn, schema := newTestSchema(b)
+	s := openTestStore(b, dsn, Options{Schema: schema, Metrics: reg})
 	ctx := b.Context()
 	key := seedMessages(b, s, 1)[0]
 	body := []byte(`{"msgId":"m-000","event":"BUFFERED","errorCode":1,"errorMessage":"absent subscriber","partNum":0,` +

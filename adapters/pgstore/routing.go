@@ -3,7 +3,6 @@ package pgstore
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"math"
 
 	"github.com/jackc/pgx/v5"
@@ -21,7 +20,7 @@ var _ routing.Store = (*RoutingStore)(nil)
 // largest, so concurrent creates never take one id twice.
 type RoutingStore struct {
 	pool *pgxpool.Pool
-	log  *slog.Logger
+	log  *storeLog
 }
 
 // Routing is the store of inbound MT routes.

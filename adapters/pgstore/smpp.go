@@ -2,7 +2,6 @@ package pgstore
 
 import (
 	"context"
-	"log/slog"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -20,7 +19,7 @@ var _ smpp.Store = (*SMPPStore)(nil)
 // table was small would scan it, and keep scanning it as it grows.
 type SMPPStore struct {
 	pool *pgxpool.Pool
-	log  *slog.Logger
+	log  *storeLog
 }
 
 // SMPP is the store of the parts SMSCs took over SMPP, by their ids.

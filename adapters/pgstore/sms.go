@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"math"
 	"time"
 
@@ -32,7 +31,7 @@ var (
 // package doc).
 type SMSStore struct {
 	pool    *pgxpool.Pool
-	log     *slog.Logger
+	log     *storeLog
 	accepts *acceptBatcher
 	recent  *recentMessages // nil: remembers nothing
 }

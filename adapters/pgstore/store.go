@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/msgkit/msgkit"
 )
@@ -32,6 +33,11 @@ type Options struct {
 	// AcceptMaxBatch caps the messages of one batch; zero or less means
 	// 128.
 	AcceptMaxBatch int
+	// Metrics is where the DB registers its metrics: the pool's
+	// statistics, the transactions' retries and the statements' errors
+	// (the package doc's Metrics); nil: none, at no cost. Registering two
+	// DBs on one registry panics: a process opens one.
+	Metrics prometheus.Registerer
 	// RecentMessages is how many messages with parts still open the sms
 	// store remembers after accepting or updating them, so that the
 	// network's reports of each cost no read (see UpdateParts); about 1 KB
@@ -45,7 +51,7 @@ type Options struct {
 // It is safe for concurrent use; Close it when done.
 type DB struct {
 	pool *pgxpool.Pool
-	log  *slog.Logger
+	log  *storeLog
 	auth *AuthStore
 	sms  *SMSStore
 	// fresh: this Open found no migration applied and applied them all.
@@ -90,6 +96,11 @@ func open(ctx context.Context, dsn string, opts Options, fsys fs.FS) (*DB, error
 	if opts.Schema != "" {
 		cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{opts.Schema}.Sanitize()
 	}
+	storeLog := &storeLog{Logger: log}
+	var tracer *errorTracer
+	if opts.Metrics != nil {
+		storeLog.retries, tracer = newRetries(), newErrorTracer()
+	}
 
 	// Migrations run on a connection of their own, closed afterwards: the
 	// advisory lock is a session lock, so closing the connection releases
@@ -107,11 +118,15 @@ func open(ctx context.Context, dsn string, opts Options, fsys fs.FS) (*DB, error
 		log.WarnContext(ctx, "pgstore: closing the migration connection", "err", closeErr)
 	}
 
+	if tracer != nil {
+		// After the migrations, whose connection is not the pool's.
+		cfg.ConnConfig.Tracer = tracer
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, msgkit.Wrap(err, msgkit.Internal, CodeOpen, "cannot create database pool")
 	}
-	db := &DB{pool: pool, log: log, auth: &AuthStore{pool: pool}, fresh: fresh}
+	db := &DB{pool: pool, log: storeLog, auth: &AuthStore{pool: pool}, fresh: fresh}
 	if err := db.Ping(ctx); err != nil {
 		pool.Close()
 		return nil, err
@@ -120,8 +135,11 @@ func open(ctx context.Context, dsn string, opts Options, fsys fs.FS) (*DB, error
 	if recent == 0 {
 		recent = defaultRecentMessages
 	}
-	db.sms = &SMSStore{pool: pool, log: log, recent: newRecentMessages(recent)}
+	db.sms = &SMSStore{pool: pool, log: db.log, recent: newRecentMessages(recent)}
 	db.sms.accepts = newAcceptBatcher(db.sms, opts.AcceptWorkers, opts.AcceptMaxBatch)
+	if opts.Metrics != nil {
+		opts.Metrics.MustRegister(storeLog.retries, tracer.errors, newPoolCollector(pool))
+	}
 	return db, nil
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"math"
 	"slices"
 	"strconv"
@@ -55,7 +54,7 @@ const (
 // only when it counted; the results follow with COPY.
 type TestSystemStore struct {
 	pool *pgxpool.Pool
-	log  *slog.Logger
+	log  *storeLog
 }
 
 // TestSystem is the store of the SMS route test system.

@@ -3,7 +3,6 @@ package pgstore
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"math/rand/v2"
 	"time"
 
@@ -52,7 +51,7 @@ func retryable(err error) bool {
 // error satisfies again, at most txRetries more times. It returns the last
 // error, which is the database's: the caller classifies it. When ctx ends
 // during a wait, the error that caused the wait comes back.
-func retrying(ctx context.Context, log *slog.Logger, what string, again func(error) bool, attempt func() error) error {
+func retrying(ctx context.Context, log *storeLog, what string, again func(error) bool, attempt func() error) error {
 	var err error
 	for retry := 0; ; retry++ {
 		err = attempt()
@@ -60,6 +59,7 @@ func retrying(ctx context.Context, log *slog.Logger, what string, again func(err
 			return err
 		}
 		log.DebugContext(ctx, "pgstore: retrying "+what, "retry", retry+1, "err", err)
+		log.retried()
 		if !sleep(ctx, jitter(retryBackoff<<retry)) {
 			return err
 		}
@@ -70,7 +70,7 @@ func retrying(ctx context.Context, log *slog.Logger, what string, again func(err
 // it again (fn included) after a serialization failure (40001) or a
 // deadlock (40P01), as retrying says. fn wraps its own errors in final so
 // that they are never retried.
-func inTx(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger, what string, fn func(pgx.Tx) error) error {
+func inTx(ctx context.Context, pool *pgxpool.Pool, log *storeLog, what string, fn func(pgx.Tx) error) error {
 	return retrying(ctx, log, what, retryable, func() error { return pgx.BeginFunc(ctx, pool, fn) })
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -20,7 +19,7 @@ var _ uiproxy.Store = (*UIProxyStore)(nil)
 // as one jsonb document each.
 type UIProxyStore struct {
 	pool *pgxpool.Pool
-	log  *slog.Logger
+	log  *storeLog
 }
 
 // UIProxy is the store of the UI components' configurations.

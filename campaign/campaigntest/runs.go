@@ -31,6 +31,7 @@ func runRunStoreTests(t *testing.T, newStores func(t *testing.T) runStores) {
 		{"leases", testLeases},
 		{"messages", testMessages},
 		{"end and give back", testEndTask},
+		{"backlog", testBacklog},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStores(t)) })
 	}
@@ -248,6 +249,62 @@ func testEndTask(t *testing.T, s runStores) {
 		t.Errorf("the done task: %+v", list)
 	}
 	wantLeaseLost(t, s.Runs.EndTask(ctx, tasks[0], campaign.TaskStopped, end), "ending a done task")
+}
+
+// testBacklog follows the backlog through two tasks' lives: pending,
+// running with messages queued, some finished, one stopped with messages
+// left queued (no longer counted).
+func testBacklog(t *testing.T, s runStores) {
+	ctx := t.Context()
+	now := at.Add(time.Hour)
+	backlog := func(want campaign.Backlog, when string) {
+		t.Helper()
+		if got, err := s.Runs.Backlog(ctx); err != nil || got != want {
+			t.Errorf("%s: Backlog = %+v, %v; want %+v", when, got, err, want)
+		}
+	}
+	backlog(campaign.Backlog{}, "empty")
+	due(t, s, tenantA, "c4000000-0000-4000-8000-000000000001", campaign.Active, at)
+	due(t, s, tenantB, "c4000000-0000-4000-8000-000000000002", campaign.Active, at)
+	if _, err := s.Runs.ClaimDue(ctx, now, 10, func(c *campaign.Campaign) { c.Ran(now) }); err != nil {
+		t.Fatal(err)
+	}
+	backlog(campaign.Backlog{Pending: 2}, "two tasks made")
+	tasks, err := s.Runs.ClaimTasks(ctx, now, time.Minute, 10)
+	if err != nil || len(tasks) != 2 {
+		t.Fatalf("ClaimTasks = %+v, %v", tasks, err)
+	}
+	backlog(campaign.Backlog{Pending: 2}, "two tasks leased, none queued")
+	for i, tk := range tasks {
+		var msgs []campaign.Message
+		for j := range 3 + i {
+			msgs = append(msgs, campaign.Message{Task: tk.ID, Contact: fmt.Sprintf("b4000000-0000-4000-8000-%012d", j),
+				Address: fmt.Sprintf("+3864000%04d", j), Status: campaign.MessageQueued, Updated: now})
+		}
+		tk.State = campaign.TaskRunning
+		if tasks[i], err = s.Runs.QueueMessages(ctx, tk, msgs, now.Add(time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	backlog(campaign.Backlog{Running: 2, Messages: 7}, "3 and 4 messages queued")
+	queued, err := s.Runs.QueuedMessages(ctx, tasks[0].ID, 2)
+	if err != nil || len(queued) != 2 {
+		t.Fatalf("QueuedMessages = %+v, %v", queued, err)
+	}
+	queued[0].Status, queued[0].MsgID = campaign.MessageSent, "msg-1"
+	queued[1].Status, queued[1].Error = campaign.MessageFailed, "no route"
+	if tasks[0], err = s.Runs.FinishMessages(ctx, tasks[0], queued, now.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	backlog(campaign.Backlog{Running: 2, Messages: 5}, "one sent, one failed")
+	if err := s.Runs.EndTask(ctx, tasks[1], campaign.TaskStopped, now); err != nil {
+		t.Fatal(err)
+	}
+	backlog(campaign.Backlog{Running: 1, Messages: 1}, "the task of 4 stopped")
+	if err := s.Runs.EndTask(ctx, tasks[0], campaign.TaskDone, now); err != nil {
+		t.Fatal(err)
+	}
+	backlog(campaign.Backlog{}, "both ended")
 }
 
 // audienceStores are a contacts store and its Audience.

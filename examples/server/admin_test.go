@@ -204,7 +204,7 @@ func TestBootstrapTwice(t *testing.T) {
 			env := map[string]string{"CRM_CLIENT_SECRET": "crm-secret", "ROUTING_API_KEY": "routing-key-0001", "SHOP_SMS_PASSWORD": "shop-pw",
 				"FINANCE_CLIENT_SECRET": "finance-secret", "OPS_CLIENT_SECRET": "ops-secret"}
 			ctx := t.Context()
-			st, err := openStores(ctx, c, slog.New(slog.DiscardHandler))
+			st, err := openStores(ctx, c, nil, slog.New(slog.DiscardHandler))
 			if err != nil {
 				t.Fatal(err)
 			}

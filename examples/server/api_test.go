@@ -25,7 +25,7 @@ func restAPI(t *testing.T) http.Handler {
 		t.Fatal(err)
 	}
 	st := stores{finance: memstore.New().Finance(), tests: memstore.New().TestSystem(), blobs: fin}
-	families := append(restFamilies(f.Auth, adminapi.Backend{Auth: f.Auth}, f.Opts, st, time.Second, nil), uiProxyFamily(f.Opts, nil))
+	families := append(restFamilies(f.Auth, adminapi.Backend{Auth: f.Auth}, f.Opts, st, time.Second, nil, nil), uiProxyFamily(f.Opts, nil))
 	return platform{opts: f.Opts, families: families}.apiHandler()
 }
 

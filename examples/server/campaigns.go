@@ -12,6 +12,7 @@ import (
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/campaign"
+	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/time/rate"
 )
 
@@ -39,7 +40,7 @@ type campaignGateway interface {
 // and its demo makes the demo bulk SMS account the demo tenant's payer,
 // so it comes after the bulk SMS family. An accept-only replica runs no
 // runner (it sets the payers all the same: the store is shared).
-func campaignRuns(store campaignStore, audience contactsStore, gateway campaignGateway, webhook campaign.Sender, cfg config, logger *slog.Logger) family {
+func campaignRuns(store campaignStore, audience contactsStore, gateway campaignGateway, webhook campaign.Sender, cfg config, reg prometheus.Registerer, logger *slog.Logger) family {
 	svc := campaign.NewService(store, audience, nil, nil)
 	senders := map[campaign.Channel]campaign.Sender{campaign.SMS: campaign.SMSSender{Gateway: gateway}}
 	if webhook != nil {
@@ -51,7 +52,7 @@ func campaignRuns(store campaignStore, audience contactsStore, gateway campaignG
 	}
 	rates := &tenantRates{}
 	opts := campaign.RunnerOptions{Logger: logger, Page: campaignPage, Lease: cfg.campaignLease,
-		Rate: rates.rate, Throughputs: gateway, DefaultRate: rate.Limit(cfg.campaignRate)}
+		Rate: rates.rate, Throughputs: gateway, DefaultRate: rate.Limit(cfg.campaignRate), Metrics: reg}
 	runner := campaign.NewRunner(store, audience, senders, opts)
 	f := family{
 		name: "campaign runs",

@@ -10,6 +10,7 @@ import (
 	"github.com/msgkit/msgkit/adapters/httpapi/cdsapi"
 	"github.com/msgkit/msgkit/campaign"
 	"github.com/msgkit/msgkit/contacts"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // contactsStore is what the CDS family runs on: lists and contacts, the
@@ -32,12 +33,12 @@ type campaignStore interface {
 // cdsFamily is customer data storage and campaigns under /news/v1/; its
 // demo is a list of the demo tenant with three contacts and a draft SMS
 // campaign to it.
-func cdsFamily(opts httpapi.Options, st contactsStore, cs campaignStore) family {
+func cdsFamily(opts httpapi.Options, st contactsStore, cs campaignStore, reg prometheus.Registerer) family {
 	var b cdsapi.Backend
 	var people *contacts.Service
 	var svc *campaign.Service
 	if st != nil {
-		people = contacts.NewService(contacts.Stores{Contacts: st, Catalog: st, Imports: st}, nil, nil)
+		people = contacts.NewService(contacts.Stores{Contacts: st, Catalog: st, Imports: st}, nil, nil).WithMetrics(reg)
 		b.Contacts = people
 		if cs != nil {
 			svc = campaign.NewService(cs, st, nil, nil).WithRuns(cs)

@@ -277,7 +277,7 @@ func newListingWorld(t *testing.T, cfg config) *listingWorld {
 	cfg.demo, cfg.bcryptCost = false, bcrypt.MinCost
 	cfg.getenv = func(string) string { return "" }
 	logger := slog.New(slog.DiscardHandler)
-	st, err := openStores(ctx, cfg, logger)
+	st, err := openStores(ctx, cfg, nil, logger)
 	if err != nil {
 		t.Fatal(err)
 	}

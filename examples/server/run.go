@@ -58,9 +58,11 @@ type stores struct {
 	empty    bool // nothing from an earlier start: always in memory; on PostgreSQL, tables made now
 }
 
-func openStores(ctx context.Context, cfg config, logger *slog.Logger) (stores, error) {
+// openStores opens the stores -store names; the PostgreSQL store registers
+// its metrics (pool, retries, errors) on reg, nil: none.
+func openStores(ctx context.Context, cfg config, reg prometheus.Registerer, logger *slog.Logger) (stores, error) {
 	if cfg.store == "postgres" {
-		opts := pgstore.Options{Schema: cfg.pgSchema, Logger: logger}
+		opts := pgstore.Options{Schema: cfg.pgSchema, Logger: logger, Metrics: reg}
 		if !cfg.smsSend {
 			// The servers that send apply the network's reports: what this
 			// one accepts would only be remembered for them in vain.
@@ -133,17 +135,17 @@ func newPlatform(st stores, cfg config, reg prometheus.Registerer, logger *slog.
 	})
 	var proxy *uiproxy.Proxy
 	if st.ui != nil {
-		proxy = uiproxy.NewProxy(st.ui, egress.NewFetcher(egress.FetcherOptions{Policy: cfg.dlr}), uiproxy.Options{Audit: trail})
+		proxy = uiproxy.NewProxy(st.ui, egress.NewFetcher(egress.FetcherOptions{Policy: cfg.dlr}), uiproxy.Options{Audit: trail, Metrics: reg})
 	}
 	admin := adminapi.Backend{Auth: svc, Audit: trail, Components: proxy, Accounts: bulk.accounts, Credit: bulk.credit,
 		Tracer: sms.NewTracer(st.sms, sms.TracerOptions{Logger: logger})}
-	families := append(restFamilies(svc, admin, opts, st, cfg.testTimeLimit, logger), uiProxyFamily(opts, proxy), bulk.family(), idempotencyKeys(keys, logger))
+	families := append(restFamilies(svc, admin, opts, st, cfg.testTimeLimit, reg, logger), uiProxyFamily(opts, proxy), bulk.family(), idempotencyKeys(keys, logger))
 	if st.campaign != nil {
 		var webhook campaign.Sender
 		if cfg.campaignWebhook != "" {
 			webhook = campaign.WebhookSender{Poster: egress.NewReportPoster(egress.ReportPosterOptions{Policy: cfg.dlr}), URL: cfg.campaignWebhook}
 		}
-		families = append(families, campaignRuns(st.campaign, st.contacts, bulk.gateway, webhook, cfg, logger))
+		families = append(families, campaignRuns(st.campaign, st.contacts, bulk.gateway, webhook, cfg, reg, logger))
 	}
 	if cfg.demo {
 		families = append(families, demoReports(logger))
@@ -152,10 +154,10 @@ func newPlatform(st stores, cfg config, reg prometheus.Registerer, logger *slog.
 }
 
 // restFamilies are the families of the REST listener.
-func restFamilies(svc *auth.Service, admin adminapi.Backend, opts httpapi.Options, st stores, testTimeLimit time.Duration, logger *slog.Logger) []family {
-	tests, sys := testSystemFamily(opts, st.tests, st.empty, testTimeLimit, admin.Audit, logger)
+func restFamilies(svc *auth.Service, admin adminapi.Backend, opts httpapi.Options, st stores, testTimeLimit time.Duration, reg prometheus.Registerer, logger *slog.Logger) []family {
+	tests, sys := testSystemFamily(opts, st.tests, st.empty, testTimeLimit, admin.Audit, reg, logger)
 	admin.Tests = sys
-	return []family{authFamily(svc, opts), adminFamily(admin, opts), cdsFamily(opts, st.contacts, st.campaign), financeFamily(opts, st.finance, st.blobs, logger), routingFamily(opts, st.routing), tests}
+	return []family{authFamily(svc, opts), adminFamily(admin, opts), cdsFamily(opts, st.contacts, st.campaign, reg), financeFamily(opts, st.finance, st.blobs, logger), routingFamily(opts, st.routing), tests}
 }
 
 // run builds the platform from cfg and serves until ctx ends, then shuts
@@ -164,7 +166,7 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer, re
 	// One registry of the whole process: every family's metrics, the Go
 	// runtime's and the process's, served on -metrics.
 	reg := newRegistry()
-	st, err := openStores(ctx, cfg, logger)
+	st, err := openStores(ctx, cfg, reg, logger)
 	if err != nil {
 		return err
 	}

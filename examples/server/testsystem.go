@@ -15,6 +15,7 @@ import (
 	"github.com/msgkit/msgkit/sms"
 	"github.com/msgkit/msgkit/sms/simnet"
 	"github.com/msgkit/msgkit/testsystem"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // demoForeignSMSC is the service centre of the demo's offshore route: a
@@ -43,7 +44,7 @@ var demoHandsets = map[string]sms.MSISDN{
 // with the same ids replaced). Its demo gives the demo user an operator
 // of its own. Users' own daily limits are kept in st and set through the
 // administration, which gets the System.
-func testSystemFamily(opts httpapi.Options, st testsystem.Store, fresh bool, timeLimit time.Duration, trail *audit.Log, logger *slog.Logger) (family, *testsystem.System) {
+func testSystemFamily(opts httpapi.Options, st testsystem.Store, fresh bool, timeLimit time.Duration, trail *audit.Log, reg prometheus.Registerer, logger *slog.Logger) (family, *testsystem.System) {
 	if st == nil {
 		return family{name: "test system", api: map[string]http.Handler{testsystemapi.BasePath: testsystemapi.Handler(opts, testsystemapi.Backend{})}}, nil
 	}
@@ -62,7 +63,7 @@ func testSystemFamily(opts httpapi.Options, st testsystem.Store, fresh bool, tim
 	for gate, rt := range routes {
 		nets[gate] = simnet.New(simnet.Options{Handsets: hs, Route: rt, Default: outcome, Seed: uint64(gate), Logger: logger})
 	}
-	tsOpts := testsystem.Options{Logger: logger, TimeLimit: timeLimit, Limits: st}
+	tsOpts := testsystem.Options{Logger: logger, TimeLimit: timeLimit, Limits: st, Metrics: reg}
 	if trail != nil {
 		tsOpts.Audit = trail
 	}

@@ -86,7 +86,7 @@ func newWalkWorld(t *testing.T, cfg config) *walkWorld {
 	cfg.getenv = func(string) string { return "" }
 	cfg.dlr.Allow = append(cfg.dlr.Allow, mustPrefixes(t, "127.0.0.0/8", "::1/128")...)
 	logger := slog.New(slog.DiscardHandler)
-	st, err := openStores(ctx, cfg, logger)
+	st, err := openStores(ctx, cfg, nil, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
