@@ -32,7 +32,7 @@ func TestSMPPMetrics(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			st, err := openStores(t.Context(), cfg, slog.New(slog.DiscardHandler))
+			st, err := openStores(t.Context(), cfg, nil, slog.New(slog.DiscardHandler))
 			if err != nil {
 				t.Fatal(err)
 			}
