@@ -73,7 +73,9 @@ func startServers(t testing.TB, n int, args ...string) []*serverProcess {
 	addrs := make([]chan []string, n)
 	for i := range ps {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), "MSGKIT_SERVER_ARGS="+string(raw))
+		// Metrics on a port of their own each, unless args say: servers
+		// run side by side.
+		cmd.Env = append(os.Environ(), "MSGKIT_SERVER_ARGS="+string(raw), "MSGKIT_METRICS=127.0.0.1:0")
 		stderr, err := cmd.StderrPipe()
 		if err != nil {
 			t.Fatal(err)
