@@ -9,50 +9,17 @@ import (
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/idempotency"
+	"github.com/msgkit/msgkit/msgkittest"
 	"github.com/msgkit/msgkit/sms"
 	"github.com/msgkit/msgkit/sms/simnet"
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/crypto/bcrypt"
 )
 
-// metric is the value of the metric name with the given label pairs
-// ("code", "accepted") as reg gathers it; the test fails when there is
-// none.
-func metric(t *testing.T, reg prometheus.Gatherer, name string, labels ...string) float64 {
-	t.Helper()
-	families, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range families {
-		if f.GetName() != name {
-			continue
-		}
-	next:
-		for _, m := range f.GetMetric() {
-			have := map[string]string{}
-			for _, l := range m.GetLabel() {
-				have[l.GetName()] = l.GetValue()
-			}
-			for i := 0; i+1 < len(labels); i += 2 {
-				if have[labels[i]] != labels[i+1] {
-					continue next
-				}
-			}
-			if c := m.GetCounter(); c != nil {
-				return c.GetValue()
-			}
-			return m.GetGauge().GetValue()
-		}
-	}
-	t.Fatalf("no metric %s%v", name, labels)
-	return 0
-}
-
 // wantMetric checks the value of a metric.
 func wantMetric(t *testing.T, reg prometheus.Gatherer, want float64, name string, labels ...string) {
 	t.Helper()
-	if got := metric(t, reg, name, labels...); got != want {
+	if got := msgkittest.MustMetric(t, reg, name, labels...); got != want {
 		t.Errorf("%s%v = %v, want %v", name, labels, got, want)
 	}
 }
@@ -191,7 +158,7 @@ func TestTransmitterMetrics(t *testing.T) {
 	wantMetric(t, reg, 1, "msgkit_sms_queue_parts")
 	wantMetric(t, reg, 0, "msgkit_sms_queue_oldest_seconds")
 	f.clock.Advance(time.Hour)
-	if got := metric(t, reg, "msgkit_sms_queue_oldest_seconds"); got < 3000 || got > 3600 {
+	if got := msgkittest.MustMetric(t, reg, "msgkit_sms_queue_oldest_seconds"); got < 3000 || got > 3600 {
 		t.Errorf("the retry due for %vs, want most of an hour", got)
 	}
 }

@@ -13,8 +13,8 @@ import (
 	"github.com/msgkit/msgkit/adapters/httpapi"
 	"github.com/msgkit/msgkit/adapters/httpapi/httpapitest"
 	"github.com/msgkit/msgkit/auth"
+	"github.com/msgkit/msgkit/msgkittest"
 	"github.com/prometheus/client_golang/prometheus"
-	dto "github.com/prometheus/client_model/go"
 )
 
 // Requests are counted by family, the pattern of the route they are for
@@ -27,7 +27,7 @@ func TestMetrics(t *testing.T) {
 	f.Opts.Metrics = httpapi.NewMetrics(reg)
 	var inFlight float64
 	served := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		inFlight = gauge(t, reg, "msgkit_http_requests_in_flight", map[string]string{"family": "cds"})
+		inFlight = msgkittest.MustMetric(t, reg, "msgkit_http_requests_in_flight", "family", "cds")
 		w.WriteHeader(http.StatusNoContent)
 	})
 	const pattern = "GET /t/{serviceUuid}/served"
@@ -50,7 +50,7 @@ func TestMetrics(t *testing.T) {
 	if inFlight != 1 {
 		t.Errorf("in flight during a request: %v, want 1", inFlight)
 	}
-	if got := gauge(t, reg, "msgkit_http_requests_in_flight", map[string]string{"family": "cds"}); got != 0 {
+	if got := msgkittest.MustMetric(t, reg, "msgkit_http_requests_in_flight", "family", "cds"); got != 0 {
 		t.Errorf("in flight after: %v, want 0", got)
 	}
 	for _, c := range []struct {
@@ -63,13 +63,13 @@ func TestMetrics(t *testing.T) {
 		{httpapi.RouteUnmatched, "405", 1},
 		{"GET /t/{serviceUuid}/panics", "500", 1},
 	} {
-		labels := map[string]string{"family": "cds", "route": c.route, "status": c.status}
-		if got := counter(t, reg, "msgkit_http_requests_total", labels); got != c.want {
+		labels := []string{"family", "cds", "route", c.route, "status", c.status}
+		if got, _ := msgkittest.Metric(t, reg, "msgkit_http_requests_total", labels...); got != c.want {
 			t.Errorf("requests %v: %v, want %v", labels, got, c.want)
 		}
 	}
-	if got := histogramCount(t, reg, "msgkit_http_request_seconds", map[string]string{"family": "cds", "route": pattern}); got != 4 {
-		t.Errorf("durations of %s: %d, want 4", pattern, got)
+	if got, _ := msgkittest.Metric(t, reg, "msgkit_http_request_seconds", "family", "cds", "route", pattern); got != 4 {
+		t.Errorf("durations of %s: %v, want 4", pattern, got)
 	}
 }
 
@@ -100,55 +100,6 @@ func TestVersion(t *testing.T) {
 	if v != httpapi.ReadVersion() {
 		t.Fatalf("version %+v, ReadVersion %+v", v, httpapi.ReadVersion())
 	}
-}
-
-// series finds the metric of name whose labels include want.
-func series(t *testing.T, reg *prometheus.Registry, name string, want map[string]string) *dto.Metric {
-	t.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() != name {
-			continue
-		}
-	next:
-		for _, m := range mf.GetMetric() {
-			have := map[string]string{}
-			for _, l := range m.GetLabel() {
-				have[l.GetName()] = l.GetValue()
-			}
-			for k, v := range want {
-				if have[k] != v {
-					continue next
-				}
-			}
-			return m
-		}
-	}
-	return nil
-}
-
-func counter(t *testing.T, reg *prometheus.Registry, name string, labels map[string]string) float64 {
-	if m := series(t, reg, name, labels); m != nil {
-		return m.GetCounter().GetValue()
-	}
-	return 0
-}
-
-func gauge(t *testing.T, reg *prometheus.Registry, name string, labels map[string]string) float64 {
-	if m := series(t, reg, name, labels); m != nil {
-		return m.GetGauge().GetValue()
-	}
-	return -1
-}
-
-func histogramCount(t *testing.T, reg *prometheus.Registry, name string, labels map[string]string) uint64 {
-	if m := series(t, reg, name, labels); m != nil {
-		return m.GetHistogram().GetSampleCount()
-	}
-	return 0
 }
 
 // A service that logs with the request's context has the request id in

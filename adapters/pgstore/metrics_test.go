@@ -17,6 +17,7 @@ import (
 
 	"github.com/msgkit/msgkit/contacts"
 	"github.com/msgkit/msgkit/contacts/contactstest"
+	"github.com/msgkit/msgkit/msgkittest"
 )
 
 // A DB opened with metrics reports its pool, counts a transaction run
@@ -28,14 +29,14 @@ func TestMetrics(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	db := openTestDB(t, dsn, Options{Schema: schema, MaxConns: 3, Metrics: reg})
 
-	if got := gathered(t, reg, "msgkit_pg_pool_max_connections"); got != 3 {
+	if got := msgkittest.MustMetric(t, reg, "msgkit_pg_pool_max_connections"); got != 3 {
 		t.Errorf("max connections %v, want 3", got)
 	}
-	before := gathered(t, reg, "msgkit_pg_pool_acquires_total")
+	before := msgkittest.MustMetric(t, reg, "msgkit_pg_pool_acquires_total")
 	if err := db.Ping(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got := gathered(t, reg, "msgkit_pg_pool_acquires_total"); got != before+1 {
+	if got := msgkittest.MustMetric(t, reg, "msgkit_pg_pool_acquires_total"); got != before+1 {
 		t.Errorf("acquires %v after a ping, want %v", got, before+1)
 	}
 	if n := testutil.CollectAndCount(reg, "msgkit_pg_pool_acquired_connections", "msgkit_pg_pool_idle_connections", "msgkit_pg_pool_connections",
@@ -85,23 +86,6 @@ msgkit_store_tx_retries_total 1
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "msgkit_store_errors_total", "msgkit_store_tx_retries_total"); err != nil {
 		t.Error(err)
 	}
-}
-
-// gathered is the value of the one gauge or counter of reg named name.
-func gathered(t *testing.T, reg *prometheus.Registry, name string) float64 {
-	t.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() == name && len(mf.GetMetric()) == 1 {
-			m := mf.GetMetric()[0]
-			return m.GetGauge().GetValue() + m.GetCounter().GetValue()
-		}
-	}
-	t.Fatalf("no metric %s", name)
-	return 0
 }
 
 // The tracer gives each failure the kind classify gives it, and leaves

@@ -93,4 +93,4 @@ echo "medians of $ROUNDS rounds ($N submissions, $C clients; $label):"
 echo "  without metrics: $without/s"
 echo "  with metrics, scraped every second: $with/s"
 awk -v a="$with" -v b="$without" 'BEGIN {printf "  ratio with/without: %.3f\n", a/b}'
-curl -s http://127.0.0.1:22392/metrics | grep -E '^msgkit_(sms_submissions_total|http_requests_total\{family="bulksms")' | sed 's/^/  /' || true
+curl -s http://127.0.0.1:22392/metrics | grep -E '^msgkit_(sms_submissions_total\{code="accepted"|http_requests_total\{family="bulksms")' | sed 's/^/  /' || true

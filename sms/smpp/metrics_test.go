@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/msgkit/msgkit/adapters/memstore"
+	"github.com/msgkit/msgkit/msgkittest"
 	"github.com/msgkit/msgkit/sms"
 	"github.com/msgkit/msgkit/sms/smpp"
 	"github.com/msgkit/msgkit/sms/smpp/pdu"
@@ -30,34 +31,11 @@ func metered(t *testing.T, opts smppsim.Options, cfg smpp.Config) (*env, *promet
 // "sim" and then outcome, when given), a histogram's sample count.
 func value(t *testing.T, reg *prometheus.Registry, name string, outcome ...string) float64 {
 	t.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
+	labels := []string{"connection", "sim"}
+	if len(outcome) > 0 {
+		labels = append(labels, "outcome", outcome[0])
 	}
-	for _, mf := range mfs {
-		if mf.GetName() != name {
-			continue
-		}
-	next:
-		for _, m := range mf.GetMetric() {
-			want := append([]string{"sim"}, outcome...)
-			for i, lp := range m.GetLabel() {
-				if i >= len(want) || lp.GetValue() != want[i] {
-					continue next
-				}
-			}
-			switch {
-			case m.GetCounter() != nil:
-				return m.GetCounter().GetValue()
-			case m.GetGauge() != nil:
-				return m.GetGauge().GetValue()
-			case m.GetHistogram() != nil:
-				return float64(m.GetHistogram().GetSampleCount())
-			}
-		}
-	}
-	t.Fatalf("no series %s %v", name, outcome)
-	return 0
+	return msgkittest.MustMetric(t, reg, name, labels...)
 }
 
 // waitValue waits until the series holds want.
