@@ -3,8 +3,8 @@
 # kind, one without metrics (-metrics "") and one with them, scraped every
 # second (harsher than Prometheus's usual 15 s); each round loads one,
 # then the other (smsload, 32 clients, their order alternating), and the
-# script prints every turn, the median rate of each and their ratio
-# (with metrics / without).
+# script prints every turn with the server's CPU per submission, then the
+# median rate and CPU of each and their ratios (with metrics / without).
 #
 #	bash examples/smsload/metrics.sh                     # memory store, 5 rounds
 #	STORE=postgres bash examples/smsload/metrics.sh      # a private cluster (examples/pgcluster)
@@ -70,27 +70,32 @@ load() { "$bin/smsload" -url "http://127.0.0.1:$1/bulk/sendsms" -user load -pass
 load 22390 5000 >/dev/null # warm-up
 load 22391 5000 >/dev/null
 results=$bin/results
-turn() { # turn NAME PORT
-  local out rate
+cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; } # the server's CPU time so far, in clock ticks
+tick_us=$((1000000 / $(getconf CLK_TCK)))
+turn() { # turn NAME PORT PID
+  local out rate before us
+  before=$(cpu "$3")
   out=$(load "$2" "$N")
-  echo "round $round $1: $out"
+  us=$(awk -v t="$(( $(cpu "$3") - before ))" -v tick="$tick_us" -v n="$N" 'BEGIN {printf "%.1f", t * tick / n}')
+  echo "round $round $1: $out; server CPU ${us} µs/submission"
   rate=$(sed -n 's/.*accepted (\([0-9]*\)\/s).*/\1/p' <<<"$out")
-  echo "$1 $rate" >>"$results"
+  echo "$1 $rate $us" >>"$results"
 }
 for round in $(seq 1 "$ROUNDS"); do
   if [ $((round % 2)) = 1 ]; then
-    turn without 22390
-    turn with 22391
+    turn without 22390 "${servers[0]}"
+    turn with 22391 "${servers[1]}"
   else
-    turn with 22391
-    turn without 22390
+    turn with 22391 "${servers[1]}"
+    turn without 22390 "${servers[0]}"
   fi
 done
-median() { awk -v n="$1" '$1==n {print $2}' "$results" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-with=$(median with) without=$(median without)
+median() { awk -v n="$1" -v f="$2" '$1==n {print $f}' "$results" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+with=$(median with 2) without=$(median without 2)
+with_cpu=$(median with 3) without_cpu=$(median without 3)
 echo
 echo "medians of $ROUNDS rounds ($N submissions, $C clients; $label):"
-echo "  without metrics: $without/s"
-echo "  with metrics, scraped every second: $with/s"
-awk -v a="$with" -v b="$without" 'BEGIN {printf "  ratio with/without: %.3f\n", a/b}'
+echo "  without metrics: $without/s, server CPU $without_cpu µs/submission"
+echo "  with metrics, scraped every second: $with/s, server CPU $with_cpu µs/submission"
+awk -v a="$with" -v b="$without" -v c="$with_cpu" -v d="$without_cpu" 'BEGIN {printf "  ratio with/without: rate %.3f, CPU per submission %.3f\n", a/b, c/d}'
 curl -s http://127.0.0.1:22392/metrics | grep -E '^msgkit_(sms_submissions_total\{code="accepted"|http_requests_total\{family="bulksms")' | sed 's/^/  /' || true
