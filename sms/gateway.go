@@ -549,6 +549,15 @@ func (g *Gateway) accept(ctx context.Context, acct Account, sub Submission, id M
 	return Accepted{MsgID: m.ID, NumParts: len(m.Parts)}, nil
 }
 
+// Authenticate checks credentials and the client's address by the rules
+// of Submit (110, 103, 104) without submitting, for transports that
+// authenticate once per session and then submit with SubmitFor: an SMPP
+// bind. A verified password is remembered as Submit's is.
+func (g *Gateway) Authenticate(ctx context.Context, username, password string, client netip.Addr) error {
+	_, err := g.authenticate(ctx, Submission{Username: username, Password: password, ClientIP: client})
+	return err
+}
+
 // authenticate finds the account of the request's credentials: 110 when
 // they are missing, 103 when they match no enabled account, 104 when the
 // client address is not allowed.

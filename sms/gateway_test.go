@@ -485,3 +485,33 @@ func TestSubmitFor(t *testing.T) {
 		t.Errorf("an empty id: %v", err)
 	}
 }
+
+// Authenticate answers as Submit does, without submitting.
+func TestAuthenticate(t *testing.T) {
+	f := newFixture(t)
+	for _, c := range []struct {
+		name, user, pw string
+		ip             netip.Addr
+		want           sms.Code
+	}{
+		{"ok", "shop", "pw", office, 0},
+		{"no username", "", "pw", office, sms.CodeMissingMandatoryParam},
+		{"no password", "shop", "", office, sms.CodeMissingMandatoryParam},
+		{"wrong password", "shop", "pw2", office, sms.CodeNoAccount},
+		{"unknown", "nobody", "pw", office, sms.CodeNoAccount},
+		{"network", "shop", "pw", netip.MustParseAddr("198.51.100.1"), sms.CodeIPNotAllowed},
+	} {
+		err := f.gw.Authenticate(t.Context(), c.user, c.pw, c.ip)
+		if got := sms.Code(0); err != nil {
+			got = sms.CodeOf(err)
+			if got != c.want {
+				t.Errorf("%s: %v, want %d", c.name, err, c.want)
+			}
+		} else if c.want != 0 {
+			t.Errorf("%s: accepted, want %d", c.name, c.want)
+		}
+	}
+	if a, err := f.store.Account(t.Context(), "shop"); err != nil || !a.Balance.Equal(decimal.RequireFromString("10")) {
+		t.Fatalf("Authenticate charged: %v, %v", a.Balance, err)
+	}
+}

@@ -1,6 +1,10 @@
 package gsm
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/msgkit/msgkit"
+)
 
 // The GSM 03.38 default alphabet and its extension table (3GPP TS 23.038
 // section 6.2.1). Tables are immutable package values.
@@ -221,6 +225,28 @@ func AppendCodes(dst []byte, text string) ([]byte, error) {
 		dst = append(dst, s.code)
 	}
 	return dst, nil
+}
+
+// TextOfCodes reads GSM 7-bit default alphabet codes written one septet
+// an octet, as AppendCodes writes them and SMPP data_coding 0 carries
+// them, as text; an octet above 0x7F is no septet (CodeBadContent).
+func TextOfCodes(codes []byte) (string, error) {
+	for i, c := range codes {
+		if c > 0x7F {
+			return "", msgkit.Errorf(msgkit.Invalid, CodeBadContent, "gsm: octet %d (0x%02X) is not a GSM 7-bit code", i+1, c)
+		}
+	}
+	return gsmString(codes), nil
+}
+
+// TextOfUCS2 reads UTF-16 big-endian text, joining surrogate pairs; an odd
+// length or a lone surrogate is CodeBadContent.
+func TextOfUCS2(b []byte) (string, error) {
+	s, err := ucsString(b)
+	if err != nil {
+		return "", msgkit.Wrap(err, msgkit.Invalid, CodeBadContent, err.Error())
+	}
+	return s, nil
 }
 
 // Pack returns user data as the air interface carries it: the header

@@ -591,3 +591,28 @@ func knownCode(err error) bool {
 	}
 	return false
 }
+
+// The septets and UCS-2 an SMPP submit_sm carries read back as the text.
+func TestTextOfCodesAndUCS2(t *testing.T) {
+	for _, text := range []string{"", "Hello @ £€ [x]", "Ç{}^~|\\ ÄÖÑÜ§¿äöñüà"} {
+		codes, err := AppendCodes(nil, text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := TextOfCodes(codes)
+		if err != nil || got != text {
+			t.Errorf("TextOfCodes(AppendCodes(%q)) = %q, %v", text, got, err)
+		}
+	}
+	if _, err := TextOfCodes([]byte{'a', 0x80}); msgkit.CodeOf(err) != CodeBadContent {
+		t.Errorf("an octet above 0x7F: %v", err)
+	}
+	if got, err := TextOfUCS2([]byte{0x00, 'h', 0xD8, 0x3D, 0xDE, 0x00}); err != nil || got != "h😀" {
+		t.Errorf("TextOfUCS2: %q, %v", got, err)
+	}
+	for _, bad := range [][]byte{{0x00}, {0xDC, 0x00}, {0xD8, 0x3D, 0x00, 'a'}} {
+		if _, err := TextOfUCS2(bad); msgkit.CodeOf(err) != CodeBadContent {
+			t.Errorf("TextOfUCS2(% X): %v", bad, err)
+		}
+	}
+}
