@@ -1,0 +1,143 @@
+// Package smppserver is msgkit's SMPP 3.4 server for customers' ESMEs:
+// an ESME binds with a bulk SMS account's credentials, and its submit_sm
+// and data_sm are validated, charged and queued by the same sms.Gateway
+// as the bulk SMS HTTP interface's submissions, with the same rules. It
+// speaks through the codec of package sms/smpp/pdu, which the client
+// (sms/smpp) and the simulated SMSC (sms/smpp/smppsim) share.
+//
+// # Binds
+//
+// bind_transmitter, bind_receiver and bind_transceiver are checked by
+// Gateway.Authenticate with the system_id as the account's username, the
+// password, and the connection's address against the account's networks,
+// as an HTTP submission is. SMPP 3.4 bounds them: a system_id of at most
+// 15 characters and a password of at most 8 (the codec refuses longer
+// ones ESME_RINVSYSID and ESME_RINVPASWD). Refusals (BindStatus):
+//
+//	missing system_id (110)              ESME_RINVSYSID
+//	missing password (110)               ESME_RINVPASWD
+//	no enabled account matches (103)     ESME_RINVPASWD (an unknown account is not told from a wrong password)
+//	address not in the networks (104)    ESME_RBINDFAIL
+//	the account holds MaxBinds binds     ESME_RBINDFAIL
+//	a second bind on a connection        ESME_RALYBND
+//	the platform failed                  ESME_RSYSERR
+//
+// A bind is authenticated once: its submits go through Gateway.SubmitFor,
+// which reads the account within the gateway's CredentialTTL, so an
+// account disabled later is refused from then (103, ESME_RINVSYSID), but
+// a changed password or network ends no bind already made. MaxBinds
+// counts the binds of this server (a process): behind a balancer, an
+// account may hold that many on each replica. Nothing of a bind is kept
+// beyond its connection, so a bind survives a replica's restart by
+// binding again, on any replica; Shutdown unbinds every bind, so ESMEs
+// rebind at once.
+//
+// A receiver bind (and a transceiver's receiving side) is kept, with
+// enquire_link and unbind, but receives no deliver_sm yet: delivery
+// receipts over the bind and inbound messages come with their own work.
+// submit_sm and data_sm are answered ESME_RINVBNDSTS on a receiver bind,
+// before a bind and once an unbind began. enquire_link is answered in any
+// state; deliver_sm and unknown commands get generic_nack ESME_RINVCMDID,
+// and a PDU the codec refuses generic_nack with the status of its
+// pdu.DecodeError; one longer than the codec's maximum is answered
+// generic_nack ESME_RINVCMDLEN and its connection closed. Responses the
+// server did not ask for are ignored.
+//
+// # Window, keep-alive, shutdown
+//
+// A connection reads at most Options.Window requests ahead of their
+// answers; beyond, it stops reading until one is written, so a fast ESME
+// meets TCP's back-pressure rather than a growing queue. Submits are
+// handled concurrently and answered as they finish, in any order, as
+// SMPP allows. A peer silent for EnquireEvery (by Options.Clock) gets an
+// enquire_link; one silent for DeadAfter is closed. An ESME's unbind is
+// answered unbind_resp after the answers still due. Shutdown stops
+// accepting, and on each bind waits for its answers, sends unbind, waits
+// a few seconds for unbind_resp and closes.
+//
+// # Submits
+//
+// A submit_sm is a bulk SMS submission of type text: source_addr is the
+// sender and destination_addr the receiver, both as the HTTP interface
+// takes them (the receiver in international form whatever its TON);
+// data_coding 0 is GSM 03.38 septets one an octet (dcs GSM), 8 is UCS-2
+// (dcs UCS), and 0x10 and 0x18 the same as a flash message; the message
+// is short_message or message_payload (not both: ESME_ROPTPARNOTALLWD).
+// data_sm is the same with its message in message_payload. The server
+// refuses what the gateway cannot honour, before the gateway sees it:
+//
+//	data_coding other than 0, 8, 0x10, 0x18          ESME_RSUBMITFAIL
+//	esm_class message type bits or reply path        ESME_RINVESMCLASS
+//	priority_flag above 3                            ESME_RINVPRTFLG
+//	schedule_delivery_time set                       ESME_RINVSCHED
+//	validity_period that is no SMPP time             ESME_RINVEXPIRY
+//	replace_if_present_flag set                      ESME_RINVREPFLAG
+//	sm_default_msg_id set                            ESME_RINVDFTMSGID
+//	registered_delivery with reserved bits           ESME_RINVREGDLVFLG
+//	a user data header that overruns the message     ESME_RINVESMCLASS
+//	a header element other than concatenation        ESME_RSUBMITFAIL
+//	SAR parameters not all three                     ESME_RMISSINGOPTPARAM
+//	a part number of 0 or above the total            ESME_RSUBMITFAIL (UDH), ESME_RINVOPTPARAMVAL (SAR)
+//	a part whose data_coding differs from the first  ESME_RSUBMITFAIL
+//	MaxPartsPerAccount long messages gathering       ESME_RMSGQFUL
+//
+// A valid validity_period is accepted and the account's validity applies,
+// as it does over HTTP. registered_delivery is read and kept with the
+// message being gathered, but no receipt is sent yet: the gateway's
+// reports go to HTTP callbacks, and receipts as deliver_sm over the bind
+// come with their own work (until then, a message is submitted with no
+// report asked for).
+//
+// # Long messages
+//
+// The parts of a long message (esm_class UDHI with a concatenation
+// element of an 8-bit or 16-bit reference, or the SAR parameters) are
+// gathered by account, source, destination, reference and number of
+// parts, so that parts sent over several binds of the account meet. Once
+// all came, their user data is joined and read as one text (a character
+// split between parts is read whole) and submitted once: the gateway
+// splits it again and charges each part, exactly as the same text over
+// HTTP. The message id is chosen when its first part comes (whichever
+// number it has), answered ESME_ROK to every part but the last, and the
+// last part's answer is the gateway's: its id, or the refusal of the whole
+// message. A refusal the ESME is to retry (ESME_RTHROTTLED, ESME_RSYSERR)
+// keeps the parts, so that the ESME's resend of the last part completes
+// the message again, under the same id. A message whose parts did not all
+// come within PartsTimeout (from its first) is dropped, logged and
+// counted; its earlier parts were answered ESME_ROK, the one promise the
+// protocol makes its ESME before the message is whole.
+//
+// # The gateway's refusals
+//
+// The gateway answers a submission with the bulk SMS interface's codes;
+// SubmitStatus gives each its command_status (CodeStatus the table):
+//
+//	101 RC_APPLICATION_ERROR            ESME_RSYSERR
+//	102 RC_ENCODING_ERROR               ESME_RSUBMITFAIL
+//	103 RC_NO_ACCOUNT                   ESME_RINVSYSID (the account was disabled after its bind)
+//	104 RC_IP_NOT_ALLOWED               ESME_RBINDFAIL (checked at the bind only)
+//	105 RC_THROTTLING_ERROR             ESME_RTHROTTLED
+//	106 RC_BLACKLISTED_SENDER           ESME_RINVSRCADR
+//	107 RC_INVALID_SENDER               ESME_RINVSRCADR
+//	108 RC_MESSAGE_TOO_LONG             ESME_RINVMSGLEN
+//	109 RC_BAD_CONTENT_FORMAT           ESME_RSUBMITFAIL (also septets above 0x7F, UCS-2 that does not read)
+//	110 RC_MISSING_MANDATORY_PARAMETER  ESME_RSUBMITFAIL; ESME_RINVSRCADR for the sender, ESME_RINVDSTADR for the receiver
+//	111 RC_UNKNOWN_MESSAGE_TYPE         ESME_RSUBMITFAIL
+//	112 RC_BAD_PARAMETER_VALUE          ESME_RSUBMITFAIL; ESME_RINVSRCADR for the sender, ESME_RINVDSTADR for the receiver
+//	113 RC_NO_CREDIT                    ESME_RSUBMITFAIL
+//	114 RC_NO_ROUTE                     ESME_RINVDSTADR
+//	115 RC_CONCAT_ERROR                 ESME_RINVMSGLEN
+//	the platform failed (Internal, Unavailable)  ESME_RSYSERR
+//
+// Throughput is the gateway's rule: Account.Throughput submissions a
+// second, counted in the store, so that every replica and the HTTP
+// interface share it; beyond, 105 is ESME_RTHROTTLED. A long message is
+// one submission, counted when it is whole, as over HTTP.
+//
+// # Metrics
+//
+// With Options.Metrics the server registers msgkit_smpp_server_binds (by
+// mode), msgkit_smpp_server_bind_refusals_total (by command_status),
+// msgkit_smpp_server_submits_total (by command and command_status, one
+// per part answered) and msgkit_smpp_server_incomplete_messages_total.
+package smppserver

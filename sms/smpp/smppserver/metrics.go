@@ -1,0 +1,59 @@
+package smppserver
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/msgkit/msgkit/sms/smpp/pdu"
+)
+
+// metrics are the server's collectors; a nil *metrics counts nothing.
+type metrics struct {
+	binds    *prometheus.GaugeVec
+	refusals *prometheus.CounterVec
+	submits  *prometheus.CounterVec
+	dropped  prometheus.Counter
+}
+
+// newMetrics registers the server's metrics on reg; nil for a nil reg.
+// A second server on one registry is a wiring mistake: it panics.
+func newMetrics(reg prometheus.Registerer) *metrics {
+	if reg == nil {
+		return nil
+	}
+	m := &metrics{
+		binds: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "msgkit_smpp_server_binds",
+			Help: "ESME binds bound now, by mode."}, []string{"mode"}),
+		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "msgkit_smpp_server_bind_refusals_total",
+			Help: "Binds refused, by the command_status that answered them."}, []string{"command_status"}),
+		submits: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "msgkit_smpp_server_submits_total",
+			Help: "submit_sm and data_sm answered (each part of a long message), by command and command_status."}, []string{"command", "command_status"}),
+		dropped: prometheus.NewCounter(prometheus.CounterOpts{Name: "msgkit_smpp_server_incomplete_messages_total",
+			Help: "Long messages dropped because their parts did not all come within the parts timeout."}),
+	}
+	reg.MustRegister(m.binds, m.refusals, m.submits, m.dropped)
+	return m
+}
+
+func (m *metrics) bound(mode pdu.BindMode, d float64) {
+	if m != nil {
+		m.binds.WithLabelValues(mode.String()).Add(d)
+	}
+}
+
+func (m *metrics) bindRefused(st pdu.Status) {
+	if m != nil {
+		m.refusals.WithLabelValues(statusLabel(st)).Inc()
+	}
+}
+
+func (m *metrics) submitted(cmd pdu.CommandID, st pdu.Status) {
+	if m != nil {
+		m.submits.WithLabelValues(cmd.String(), statusLabel(st)).Inc()
+	}
+}
+
+func (m *metrics) incomplete() {
+	if m != nil {
+		m.dropped.Inc()
+	}
+}
