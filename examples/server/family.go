@@ -17,6 +17,7 @@ import (
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/adapters/httpapi"
+	"github.com/msgkit/msgkit/sms/smpp/smppserver"
 )
 
 // family is one API family as the server assembles it: what it mounts on
@@ -46,6 +47,7 @@ type section struct {
 type platform struct {
 	opts     httpapi.Options // Auth, Pinger and Logger of the REST families
 	families []family
+	esmes    *smppserver.Server // the SMPP server for ESMEs; nil without -smpp-server
 }
 
 // apiHandler serves the REST listener: every family's api routes, /healthz,

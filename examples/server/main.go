@@ -152,6 +152,8 @@ type config struct {
 	testTimeLimit           time.Duration                   // how long a test message has to reach its handset
 	campaignWebhook         string                          // where campaigns of channels other than sms are posted; "": nowhere
 	smpp                    *smpp.Config                    // the SMSC bulk SMS goes to; nil: the simulated network
+	smppServer              string                          // listen address of the SMPP server for ESMEs; "": none
+	smppServerTLS           bool                            // the SMPP server's connections in TLS, with -tls-cert and -tls-key
 	cpuProfile              string                          // where to write a CPU profile of the whole run; "": none
 	campaignLease           time.Duration                   // how long a campaign runner holds a task between store steps; 0: the runner's default
 	campaignRate            float64                         // messages a second of a tenant's campaigns, per server, when its payer has no throughput; 0: unpaced
@@ -203,6 +205,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.BoolVar(&c.version, "version", false, "print the build's version and exit")
 	var smppPath string
 	fs.StringVar(&smppPath, "smpp", env("smpp", ""), "JSON file of an SMSC connection (SMPP 3.4) that bulk SMS goes to instead of the simulated network (see examples/server/smpp.example.json)")
+	var smppTLS string
+	fs.StringVar(&c.smppServer, "smpp-server", env("smpp-server", ""), "listen address of the SMPP 3.4 server for customers' ESMEs, which bind with bulk SMS accounts (e.g. 127.0.0.1:2775); empty: off")
+	fs.StringVar(&smppTLS, "smpp-server-tls", env("smpp-server-tls", "false"), "true: the -smpp-server listener speaks TLS with -tls-cert and -tls-key")
 	fs.StringVar(&testLimit, "test-time-limit", env("test-time-limit", "30s"), "how long a test system message has to reach its simulated handset before it is judged (a Go duration)")
 	fs.StringVar(&keep, "mem-keep-finished", env("mem-keep-finished", strconv.Itoa(memstore.DefaultKeepFinished)), "finished messages the memory store keeps (the oldest leave first); 0 keeps none")
 	fs.StringVar(&keepFor, "keep-finished-for", env("keep-finished-for", ""), "how long a finished bulk SMS message (every part delivered or failed, no report left to deliver) is kept after its last part's update, then removed with its parts and reports (a Go duration; default "+memstore.DefaultKeepFinishedFor.String()+" on the memory store, "+sms.DefaultKeepFinishedFor.String()+" on PostgreSQL)")
@@ -269,6 +274,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	}
 	if (c.tlsCert == "") != (c.tlsKey == "") {
 		return c, errors.New("-tls-cert and -tls-key go together")
+	}
+	if c.smppServerTLS, err = smppServerTLS(smppTLS, c.smppServer, c.tlsCert); err != nil {
+		return c, err
 	}
 	switch demo {
 	case "auto":

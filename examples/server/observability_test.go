@@ -84,6 +84,8 @@ func exported(row metricRow, cfg config) bool {
 	switch {
 	case strings.HasPrefix(row.table, "SMPP"):
 		return cfg.smpp != nil
+	case strings.HasPrefix(row.table, "ESME"):
+		return cfg.smppServer != ""
 	case strings.HasPrefix(row.table, "Store"):
 		return cfg.store == "postgres"
 	}
@@ -131,7 +133,9 @@ func simSMSC(t *testing.T) string {
 // that between them every table's metrics are exported.
 func observedConfigs(t *testing.T) map[string]func(t *testing.T) config {
 	return map[string]func(t *testing.T) config{
-		"memory": func(t *testing.T) config { return parse(t, "-log-format", "json", "-metrics-pprof", "true") },
+		"memory": func(t *testing.T) config {
+			return parse(t, "-log-format", "json", "-metrics-pprof", "true", "-smpp-server", "127.0.0.1:0")
+		},
 		"postgres+smpp": func(t *testing.T) config {
 			pg := pgConfig(t)
 			return parse(t, "-store", "postgres", "-pg", pg.pgDSN, "-pg-schema", pg.pgSchema, "-demo", "true", "-smpp", simSMSC(t))

@@ -36,6 +36,7 @@ import (
 type listeners struct {
 	API, SMSHTTP, SMSHTTPS string
 	Metrics                string // "": -metrics is off
+	SMPPServer             string // "": -smpp-server is off
 }
 
 // stores are the domains' stores of the server: memstore's, or pgstore's
@@ -150,7 +151,7 @@ func newPlatform(st stores, cfg config, reg prometheus.Registerer, logger *slog.
 	if cfg.demo {
 		families = append(families, demoReports(logger))
 	}
-	return platform{opts: opts, families: families}
+	return platform{opts: opts, families: families, esmes: newESMEServer(cfg, bulk.gateway, reg, logger)}
 }
 
 // restFamilies are the families of the REST listener.
@@ -222,6 +223,16 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer, re
 	if metrics != nil {
 		bound.Metrics = metrics.ln.Addr().String()
 	}
+	esmes, err := listenESMEs(cfg, p.esmes)
+	if err != nil {
+		for _, o := range servers {
+			o.close()
+		}
+		return err
+	}
+	if esmes != nil {
+		bound.SMPPServer = esmes.Addr().String()
+	}
 	docs.setBound(bound)
 
 	if cfg.demo {
@@ -233,15 +244,18 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer, re
 	} else if noDemo {
 		printNoDemo(out)
 	}
-	logger.Info("msgkit listening", "api", bound.API, "sms-http", bound.SMSHTTP, "sms-https", bound.SMSHTTPS, "metrics", bound.Metrics, "store", cfg.store)
+	logger.Info("msgkit listening", "api", bound.API, "sms-http", bound.SMSHTTP, "sms-https", bound.SMSHTTPS, "metrics", bound.Metrics, "smpp-server", bound.SMPPServer, "store", cfg.store)
 	if ready != nil {
 		ready(bound)
 	}
 
-	errc := make(chan error, len(servers))
+	errc := make(chan error, len(servers)+1) // and the ESMEs' listener
 	var wg sync.WaitGroup
 	for _, s := range servers {
 		wg.Go(func() { errc <- s.serve(logger) })
+	}
+	if esmes != nil {
+		wg.Go(func() { errc <- serveESMEs(p.esmes, esmes, logger) })
 	}
 	p.runJobs(ctx, &wg)
 
@@ -254,6 +268,12 @@ func run(ctx context.Context, cfg config, logger *slog.Logger, out io.Writer, re
 	defer cancel()
 	for _, s := range servers {
 		if e := s.srv.Shutdown(shutdownCtx); e != nil && err == nil {
+			err = e
+		}
+	}
+	if esmes != nil {
+		// Every bind unbound, so that its ESME binds again elsewhere.
+		if e := p.esmes.Shutdown(shutdownCtx); e != nil && err == nil {
 			err = e
 		}
 	}

@@ -31,6 +31,17 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Help: "Long messages dropped because their parts did not all come within the parts timeout."}),
 	}
 	reg.MustRegister(m.binds, m.refusals, m.submits, m.dropped)
+	// The series known ahead, at zero, so that a dashboard sees them
+	// before the first bind.
+	for _, mode := range []pdu.BindMode{pdu.Transmitter, pdu.Receiver, pdu.Transceiver} {
+		m.binds.WithLabelValues(mode.String())
+	}
+	for _, st := range []pdu.Status{pdu.ESME_RINVSYSID, pdu.ESME_RINVPASWD, pdu.ESME_RBINDFAIL, pdu.ESME_RSYSERR} {
+		m.refusals.WithLabelValues(statusLabel(st))
+	}
+	for _, cmd := range []pdu.CommandID{pdu.CmdSubmitSM, pdu.CmdDataSM} {
+		m.submits.WithLabelValues(cmd.String(), statusLabel(pdu.ESME_ROK))
+	}
 	return m
 }
 

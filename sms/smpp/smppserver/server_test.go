@@ -135,7 +135,7 @@ func outbound(t testing.TB, id, text string, dcs gsm.DCS) []sms.OutboundPart {
 // charged per part exactly as the same text over HTTP.
 func TestClientOverLoopback(t *testing.T) {
 	long := strings.Repeat("Your parcel is on its way {tracking}. ", 9) // 342 septets, escapes included: 3 parts
-	longUCS := strings.Repeat("Ваша посылка в пути. ", 5)                  // 105 UTF-16 units: 2 parts
+	longUCS := strings.Repeat("Ваша посылка в пути. ", 5)               // 105 UTF-16 units: 2 parts
 	for _, concat := range []struct {
 		name string
 		c    smpp.Concat

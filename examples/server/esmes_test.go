@@ -1,0 +1,64 @@
+package main
+
+import (
+	"net"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/msgkit/msgkit/sms/smpp/pdu"
+)
+
+// -smpp-server serves ESMEs with the bulk SMS family's gateway: a bind
+// with a bootstrap account's credentials is refused for a wrong password
+// and made with the right one, and a submit_sm is accepted with its
+// message id.
+func TestESMEServer(t *testing.T) {
+	hash, err := bcrypt.GenerateFromPassword([]byte("esme-pw"), bcrypt.MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	boot := filepath.Join(t.TempDir(), "bootstrap.json")
+	if err := os.WriteFile(boot, []byte(`{"smsAccounts": [{"username": "esme", "passwordHash": "`+string(hash)+
+		`", "networks": ["127.0.0.1"], "balance": "10", "currency": "EUR", "prices": {"386": "0.01"}}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := parse(t, "-bootstrap", boot, "-demo", "false", "-smpp-server", "127.0.0.1:0")
+	l, _ := startPlatform(t, cfg)
+	if l.SMPPServer == "" {
+		t.Fatal("no SMPP server listening")
+	}
+	nc, err := net.Dial("tcp", l.SMPPServer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	call := func(seq uint32, body pdu.Body) pdu.PDU {
+		t.Helper()
+		b, err := pdu.Append(nil, pdu.PDU{Seq: seq, Body: body})
+		if err != nil {
+			t.Fatal(err)
+		}
+		nc.Write(b)
+		nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+		p, _, err := pdu.Read(nc, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if p := call(1, &pdu.Bind{Mode: pdu.Transceiver, SystemID: "esme", Password: "wrong", Version: pdu.InterfaceVersion}); p.Status != pdu.ESME_RINVPASWD {
+		t.Fatalf("a wrong password: %s", p.Status)
+	}
+	if p := call(2, &pdu.Bind{Mode: pdu.Transceiver, SystemID: "esme", Password: "esme-pw", Version: pdu.InterfaceVersion}); p.Status != pdu.ESME_ROK {
+		t.Fatalf("bind: %s", p.Status)
+	}
+	p := call(3, &pdu.SubmitSM{ShortMessage: pdu.ShortMessage{Source: pdu.Address{TON: 5, Addr: "Shop"},
+		Dest: pdu.Address{TON: 1, NPI: 1, Addr: "38640123456"}, RegisteredDelivery: 1, Message: []byte("Hello over SMPP")}})
+	if r, ok := p.Body.(*pdu.SubmitSMResp); p.Status != pdu.ESME_ROK || !ok || r.MessageID == "" {
+		t.Fatalf("submit_sm: %s %+v", p.Status, p.Body)
+	}
+}
