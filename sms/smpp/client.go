@@ -136,6 +136,10 @@ type Client struct {
 	// saveQ holds the parts the SMSC took, as their answers are read,
 	// for saver.
 	saveQ chan saveReq
+
+	// refs numbers long messages per destination (concatenation
+	// references).
+	refs *refTable
 }
 
 // New returns a client; Run brings its binds up.
@@ -151,7 +155,7 @@ func New(cfg Config, opts Options) *Client {
 		opts.Dial = d.DialContext
 	}
 	cfg = cfg.withDefaults()
-	c := &Client{cfg: cfg, opts: opts, log: opts.Logger.With("smsc", cfg.Name), changed: make(chan struct{}), recent: map[string]PartKey{}, recentAdded: make(chan struct{})}
+	c := &Client{cfg: cfg, opts: opts, log: opts.Logger.With("smsc", cfg.Name), changed: make(chan struct{}), recent: map[string]PartKey{}, recentAdded: make(chan struct{}), refs: newRefTable()}
 	if opts.Metrics != nil {
 		c.m = newMetrics(opts.Metrics, cfg.Name)
 	}

@@ -38,6 +38,26 @@
 // parameters (Concat); a receipt always asked for; the validity as an
 // absolute UTC time.
 //
+// Every part fits the 140 octets of user data an SMS carries, its header
+// included, counted as the handset gets it (septets packed after fill bits
+// to a septet boundary, whether the SMSC gets them packed or not). The
+// 16-bit reference's header is an octet longer than the 8-bit one's, so
+// its parts must be split for it: Config.RefWidth says how, for
+// sms.GatewayOptions.RefWidth (152 septets, 66 UCS-2 units, 127 octets of
+// push). A part that does not fit (split for the 8-bit header, say) is
+// refused (989) rather than sent one octet too long.
+//
+// The reference is the client's, whatever the part's gsm.UDH.Ref says: a
+// handset joins parts by sender and reference, so consecutive messages to
+// one number get consecutive references (an 8-bit reference is the low
+// octet of the 16-bit count). The counts live in a fixed table of 4096
+// slots by destination, each with its destination's last 4 messages, so
+// that a message's parts and its later attempts get its reference again;
+// memory stays fixed whatever the traffic. A destination that loses its
+// slot to another, or a part sent again after 4 newer messages to its
+// number, starts a new count from a hash of its message id (as every
+// reference was before); replicas count apart.
+//
 // What the SMSC answers decides the part: ESME_ROK records the part and
 // the SMSC's id in the Store before Send returns, and reports it taken
 // (StatusAccepted); ESME_RTHROTTLED and ESME_RMSGQFUL rest the bind
