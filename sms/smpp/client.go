@@ -52,8 +52,9 @@ type Config struct {
 	// MinBackoff and MaxBackoff bound the waits between reconnections;
 	// defaults 1 s and 1 min.
 	MinBackoff, MaxBackoff time.Duration
-	// Throttled is how long a bind rests after ESME_RTHROTTLED or
-	// ESME_RMSGQFUL, doubling while they go on up to 16 ×; default 1 s.
+	// Throttled is how long a bind rests when ESME_RTHROTTLED or
+	// ESME_RMSGQFUL begins a throttling episode (see the package doc);
+	// default 1 s.
 	Throttled time.Duration
 	// Concat is how long messages' parts are tied together; GSMPacked
 	// packs GSM septets (else one an octet, as most SMSCs take them).
@@ -566,7 +567,8 @@ func errLost(why string) error {
 }
 
 // statusError is what a submit_sm_resp's error status means for the
-// part: throttling rests the bind and is RateLimited; the SMSC's own
+// part: throttling is RateLimited (the reader rested the bind and shrank
+// its window as the answer came); the SMSC's own
 // trouble (ESME_RSYSERR, ESME_RX_T_APPN, ESME_RBINDFAIL,
 // ESME_RINVBNDSTS, ESME_RUNKNOWNERR and statuses it does not name) is
 // Unavailable, tried again; the rest say the part itself is wrong and
@@ -575,7 +577,6 @@ func errLost(why string) error {
 func (b *bind) statusError(st pdu.Status) error {
 	switch st {
 	case pdu.ESME_RTHROTTLED, pdu.ESME_RMSGQFUL:
-		b.rest()
 		return msgkit.Errorf(msgkit.RateLimited, "smsc_throttled", "smpp: the SMSC answered %s", st)
 	case pdu.ESME_RSYSERR, pdu.ESME_RX_T_APPN, pdu.ESME_RBINDFAIL, pdu.ESME_RINVBNDSTS, pdu.ESME_RUNKNOWNERR:
 		return msgkit.Errorf(msgkit.Unavailable, "smsc_error", "smpp: the SMSC answered %s", st)

@@ -60,8 +60,8 @@
 //
 // What the SMSC answers decides the part: ESME_ROK records the part and
 // the SMSC's id in the Store before Send returns, and reports it taken
-// (StatusAccepted); ESME_RTHROTTLED and ESME_RMSGQFUL rest the bind
-// (Throttled, doubling) and are RateLimited, to be tried again;
+// (StatusAccepted); ESME_RTHROTTLED and ESME_RMSGQFUL are RateLimited, to
+// be tried again, and throttle the bind (below);
 // ESME_RSYSERR and the SMSC's other troubles are Unavailable; the rest
 // refuse the part for good (a *sms.Refusal: 995 for a bad destination,
 // 989 otherwise). A bind that drops fails its unanswered parts as
@@ -72,6 +72,27 @@
 // crash of the process can make the client send twice is what was on
 // the wire then, at most the binds' windows, and those whose answer came
 // in the last milliseconds: the window no ESME closes.
+//
+// # Throttling
+//
+// An SMSC throttles a bind for what it sent too fast or too many at
+// once; by the time the first throttling answer is read, the rest of the
+// window is on the wire and its answers may all say the same. So the
+// answers are taken by episode: a throttling answer (ESME_RTHROTTLED or
+// ESME_RMSGQFUL) to a submit sent after the current episode began starts
+// a new one, and those to submits sent before belong to it and change
+// nothing. An episode rests the bind for Config.Throttled, once (no
+// submit goes out on a resting bind), and halves the bind's window
+// (down to 1): multiplicative decrease, so a client with a window of 50
+// against an SMSC with 5 fits within a few episodes. Successes grow it
+// back additively: by one after a window's worth of them, up to one
+// below the window of the last episode, and past that by one after 16
+// windows' worth, so the SMSC's limit is probed now and then rather than
+// met every few round trips; never past Config.Window. Each bind keeps
+// its own window, and a new bind starts at Config.Window. The rest is
+// fixed: a rest that doubled with each answer stalled a bind for up to 16
+// s on one window's answers; a throttling that goes on is met by the
+// shrinking window and the queue's own backoff.
 //
 // # Receipts
 //
