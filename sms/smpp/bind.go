@@ -424,7 +424,7 @@ func (b *bind) decodeFailed(de *pdu.DecodeError) {
 // message is acknowledged and dropped: this client carries receipts
 // only.
 func (b *bind) deliver(seq uint32, d *pdu.DeliverSM) {
-	rc, isReceipt, err := ReceiptOf(d)
+	rc, isReceipt, err := ReceiptOfIn(d, b.c.cfg.TimeZone)
 	switch {
 	case !isReceipt:
 		b.c.log.Info("smpp: a mobile-originated message, not taken", "from", d.Source.Addr)
@@ -590,14 +590,43 @@ func (c *Client) receiptLater(sink sms.StatusSink, j receiptJob) {
 }
 
 // receiptEvent is the status event a receipt says of its part, at the
-// receipt's done date, or now when it has none.
+// time receiptTime makes of its done date.
 func (c *Client) receiptEvent(rc Receipt, key PartKey) sms.StatusEvent {
 	st, code := rc.Event()
-	at := rc.DoneDate
-	if at.IsZero() {
-		at = c.opts.Clock.Now()
-	}
+	sent, known := c.sentAt(key)
+	at := receiptTime(rc.DoneDate, sent, known, c.opts.Clock.Now())
 	return sms.StatusEvent{MsgID: key.MsgID, PartNum: key.PartNum, Status: st, ErrorCode: code, At: at}
+}
+
+// receiptTime is when a receipt says its part's event happened, never
+// before the part was sent nor after the receipt came (now). The done
+// date is the SMSC's, in Config.TimeZone, often to the minute only: the
+// event came some time in that minute, perhaps after a send within it.
+// So a done date before the part's send (when the client remembers it,
+// known) counts as the send; and without the send, a done date on a
+// whole minute counts as the end of that minute, the latest it allows.
+// A receipt without a done date is dated now.
+func receiptTime(done, sent time.Time, known bool, now time.Time) time.Time {
+	at := done
+	switch {
+	case done.IsZero():
+		return now
+	case known:
+		at = later(done, sent)
+	case done.Second() == 0 && done.Nanosecond() == 0:
+		at = done.Add(time.Minute)
+	}
+	if at.After(now) {
+		at = now
+	}
+	return at
+}
+
+func later(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return b
+	}
+	return a
 }
 
 // handleEvents hands events to sink, in one call when it takes batches;

@@ -62,6 +62,9 @@ type Config struct {
 	GSMPacked bool
 	// ServiceType is submit_sm's service_type; usually "".
 	ServiceType string
+	// TimeZone is the SMSC's, in which receipts' dates are read (they
+	// carry none); default UTC.
+	TimeZone *time.Location
 	// MaxPDU bounds a PDU read; default DefaultMaxPDU.
 	MaxPDU int
 }
@@ -80,6 +83,9 @@ func (c Config) withDefaults() Config {
 	c.MaxBackoff = cmp.Or(c.MaxBackoff, time.Minute)
 	c.Throttled = cmp.Or(c.Throttled, time.Second)
 	c.MaxPDU = cmp.Or(c.MaxPDU, pdu.DefaultMaxPDU)
+	if c.TimeZone == nil {
+		c.TimeZone = time.UTC
+	}
 	return c
 }
 
@@ -124,6 +130,7 @@ type Client struct {
 	recentMu    sync.Mutex
 	recent      map[string]PartKey
 	recentAdded chan struct{}
+	sends       sendTimes // under recentMu
 
 	// receiptQ are the queues of the receipt workers (handleReceipts); a
 	// receipt goes to the one its id hashes to, so the receipts of one
@@ -524,11 +531,60 @@ func (c *Client) handleAccepted(ctx context.Context, sink sms.StatusSink) {
 // taken notes, as its response is read, that the SMSC took a part under
 // id, for the receipts that come before the part's record is saved.
 func (c *Client) taken(id string, key PartKey) {
+	now := c.opts.Clock.Now()
 	c.recentMu.Lock()
 	defer c.recentMu.Unlock()
 	c.recent[canonicalID(id)] = key
+	c.sends.add(key, now)
 	close(c.recentAdded)
 	c.recentAdded = make(chan struct{})
+}
+
+// sentAt is when the SMSC took part key, if the client remembers.
+func (c *Client) sentAt(key PartKey) (time.Time, bool) {
+	c.recentMu.Lock()
+	defer c.recentMu.Unlock()
+	return c.sends.at(key)
+}
+
+// sendTimeSlots bounds the parts whose send the client remembers for
+// their receipts: at 1,000 parts a second, the last minute's, which is
+// when a done date to the minute can fall before the send.
+const sendTimeSlots = 1 << 16
+
+// sendTimes are the times the SMSC took the last sendTimeSlots parts, a
+// map with a ring that forgets the oldest.
+type sendTimes struct {
+	times map[PartKey]int64
+	ring  []sendTime
+	next  int
+}
+
+type sendTime struct {
+	key PartKey
+	at  int64
+}
+
+func (s *sendTimes) add(key PartKey, t time.Time) {
+	if s.ring == nil {
+		s.ring = make([]sendTime, sendTimeSlots)
+		s.times = make(map[PartKey]int64, sendTimeSlots)
+	}
+	old := s.ring[s.next]
+	if v, ok := s.times[old.key]; ok && v == old.at {
+		delete(s.times, old.key) // not a later send of the part
+	}
+	s.ring[s.next] = sendTime{key, t.UnixNano()}
+	s.times[key] = t.UnixNano()
+	s.next = (s.next + 1) % sendTimeSlots
+}
+
+func (s *sendTimes) at(key PartKey) (time.Time, bool) {
+	v, ok := s.times[key]
+	if !ok {
+		return time.Time{}, false
+	}
+	return time.Unix(0, v), true
 }
 
 // canonicalID is the form an SMSC's message id is kept in: an id of hex

@@ -17,9 +17,10 @@
 // takes its events (the gateway, which needs the client's transmitter).
 //
 // Time comes from Options.Clock wherever the client stamps or decides by
-// it: the time of an acceptance (StatusAccepted) and of a receipt without
-// a done date, the last time a bind heard from the SMSC and so whether it
-// is dead (DeadAfter), and how long a throttled bind still rests. The
+// it: the time of an acceptance (StatusAccepted), of a part's send and of
+// a receipt's arrival (which bound its event's time, see Receipts), the
+// last time a bind heard from the SMSC and so whether it is dead
+// (DeadAfter), and how long a throttled bind still rests. The
 // clock tells the time and has no timers, so the waits run on the
 // runtime's timers, on real time: the dial's and the TLS handshake's
 // timeouts (on the connection), a request's Timeout, the EnquireEvery
@@ -117,6 +118,19 @@
 // answer was stored hold a place of the SMSC's receipt window that long.
 // Mobile-originated messages are acknowledged and dropped: this client
 // carries what msgkit sends.
+//
+// A receipt's event is dated by its done date, read in Config.TimeZone
+// (the SMSC's; receipts carry no zone, default UTC), and kept between the
+// part's send and the receipt's arrival (the client's clock): a done date
+// is often to the minute, so one in the minute of the send can read
+// before it, and a report must never say a part was delivered before it
+// was sent. The client remembers when the SMSC took each of the last
+// 65,536 parts it sent; a done date before that counts as that. For a part
+// it does not remember (sent by a replica, or before a restart) a done
+// date on a whole minute counts as the end of that minute, the latest it
+// allows, so no earlier than any send within it. A done date after the
+// arrival (a zone configured wrong) counts as the arrival; a receipt
+// without one is dated at its arrival.
 //
 // # Metrics
 //
