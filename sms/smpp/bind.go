@@ -44,12 +44,12 @@ type bind struct {
 	sent   atomic.Uint64
 	shrunk atomic.Bool // limit is below the configured window: answers go through wmu
 	wmu    sync.Mutex
-	limit  int    // submit_sm it may have unanswered now, 1..Window
-	ceil   int    // limit grows back quickly up to here, slowly past it
-	held   int    // tokens held in window to keep it at limit
-	owed   int    // tokens still to hold, kept from the next answers
-	grown  int    // successes since limit last grew
-	since  uint64 // sent when the current throttling episode began
+	limit  int          // submit_sm it may have unanswered now, 1..Window
+	ceil   int          // limit grows back quickly up to here, slowly past it
+	held   atomic.Int32 // tokens held in window to keep it at limit; written under wmu
+	owed   int          // tokens still to hold, kept from the next answers
+	grown  int          // successes since limit last grew
+	since  uint64       // sent when the current throttling episode began
 
 	mu      sync.Mutex
 	pending map[uint32]*call
@@ -63,6 +63,7 @@ type call struct {
 	saved  chan struct{} // closed once the part the SMSC took is recorded
 	window bool          // holds a window token
 	n      uint64        // a submit's number on its bind (bind.sent)
+	ahead  int           // submits unanswered on its bind when it was sent
 	sent   time.Time     // when a submit_sm was queued, with metrics only
 	done   chan result
 	timer  *time.Timer
@@ -221,6 +222,7 @@ func (b *bind) requestFor(ctx context.Context, body pdu.Body, inWindow bool, par
 	cl := &call{b: b, seq: seq, part: part, window: inWindow, done: make(chan result, 1)}
 	if part != nil {
 		cl.n = b.sent.Add(1)
+		cl.ahead = len(b.window) - 1 - int(b.held.Load())
 	}
 	if part != nil && b.c.m != nil {
 		cl.sent = time.Now() // real time: a duration, stamping nothing
@@ -282,7 +284,7 @@ func (b *bind) release() {
 		b.wmu.Lock()
 		if b.owed > 0 {
 			b.owed--
-			b.held++
+			b.held.Add(1)
 			b.wmu.Unlock()
 			return
 		}
@@ -688,32 +690,35 @@ func (b *bind) answered(cl *call, st pdu.Status) {
 			b.grow()
 		}
 	case pdu.ESME_RTHROTTLED, pdu.ESME_RMSGQFUL:
-		b.throttled(cl.n)
+		b.throttled(cl)
 	}
 }
 
-// throttled begins a throttling episode unless the submit numbered n
-// went before the current one began: the SMSC's answers to what was on
-// the wire then say nothing new. An episode rests the bind for Throttled
-// and halves its window; the window grows back quickly to one below the
-// window that was throttled (ceil), and past it slowly.
-func (b *bind) throttled(n uint64) {
+// throttled begins a throttling episode unless cl's submit went before
+// the current one began: the SMSC's answers to what was on the wire then
+// say nothing new. An episode rests the bind for Throttled and halves its
+// window, or shrinks it to the submits that were ahead of the throttled
+// one when fewer (the SMSC's window, when it throttles by window); the
+// window grows back quickly to one below the window that was throttled
+// (ceil), and past it slowly.
+func (b *bind) throttled(cl *call) {
 	b.wmu.Lock()
 	defer b.wmu.Unlock()
-	if n <= b.since {
+	if cl.n <= b.since {
 		return
 	}
 	b.since = b.sent.Load()
 	b.restTill.Store(b.c.opts.Clock.Now().Add(b.c.cfg.Throttled).UnixNano())
 	was := b.limit
-	b.limit = max(1, was/2)
-	b.ceil = max(b.limit, was-1)
+	fit := max(1, cl.ahead)
+	b.limit = max(1, min(was/2, fit))
+	b.ceil = max(b.limit, min(was-1, fit))
 	b.grown = 0
 	b.shrunk.Store(true)
 	for range was - b.limit {
 		select {
 		case b.window <- struct{}{}: // a free token, held at once
-			b.held++
+			b.held.Add(1)
 		default:
 			b.owed++ // kept from the next answer
 		}
@@ -747,8 +752,8 @@ func (b *bind) grow() {
 	switch {
 	case b.owed > 0:
 		b.owed--
-	case b.held > 0:
-		b.held--
+	case b.held.Load() > 0:
+		b.held.Add(-1)
 		<-b.window
 	}
 	if b.limit == b.c.cfg.Window {

@@ -84,8 +84,10 @@
 // a new one, and those to submits sent before belong to it and change
 // nothing. An episode rests the bind for Config.Throttled, once (no
 // submit goes out on a resting bind), and halves the bind's window
-// (down to 1): multiplicative decrease, so a client with a window of 50
-// against an SMSC with 5 fits within a few episodes. Successes grow it
+// (down to 1), or shrinks it to the submits that were unanswered ahead
+// of the throttled one when it was sent, when they were fewer: an SMSC
+// that throttles what exceeds its window of 5 throttles the sixth, so a
+// client with a window of 50 fits it in one episode. Successes grow it
 // back additively: by one after a window's worth of them, up to one
 // below the window of the last episode, and past that by one after 16
 // windows' worth, so the SMSC's limit is probed now and then rather than
