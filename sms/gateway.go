@@ -88,6 +88,12 @@ type GatewayOptions struct {
 	Logger *slog.Logger
 	// BcryptCost hashes account passwords given to CreateAccount.
 	BcryptCost int
+	// RefWidth is the width of the concatenation reference the network
+	// gives a long message's parts: gsm.Ref16 when it ties them by a
+	// 16-bit reference (smpp.Config.RefWidth says), whose header is an
+	// octet longer, so parts hold 152 septets or 66 UCS-2 units instead of
+	// 153 or 67 and a message may need one part more. Default gsm.Ref8.
+	RefWidth gsm.RefWidth
 	// CredentialTTL is how long a verified password is remembered, so that
 	// a busy account does not pay a bcrypt comparison per message, and how
 	// long an account SubmitFor or Throughput read is, so that a campaign
@@ -498,7 +504,7 @@ func (g *Gateway) accept(ctx context.Context, acct Account, sub Submission, id M
 		return Accepted{}, err
 	}
 	var room [8]gsm.Part // the parts of most messages, on the stack
-	split, err := splitContent(room[:0], m.Type, sub)
+	split, err := splitContent(room[:0], m.Type, sub, g.opts.RefWidth)
 	if err != nil {
 		return Accepted{}, err
 	}
@@ -723,15 +729,16 @@ func parseDLR(mask *int64, rawURL string) (DLRMask, string, error) {
 
 // splitContent turns a submission's content of type typ (already
 // checked) into parts, with a fresh concatenation reference; the parts of
-// a text are written into parts (see gsm.SplitTextInto).
-func splitContent(parts []gsm.Part, typ string, sub Submission) (gsm.Message, error) {
+// a text are written into parts (see gsm.SplitTextRef), sized for
+// references of width w.
+func splitContent(parts []gsm.Part, typ string, sub Submission, w gsm.RefWidth) (gsm.Message, error) {
 	var ref [1]byte
 	rand.Read(ref[:])
 	if typ == TypeWSI {
 		if sub.URL == "" {
 			return gsm.Message{}, CodeMissingMandatoryParam.FieldErrorf("url", "url is missing")
 		}
-		return gsm.SplitWSI(sub.URL, sub.Title, ref[0])
+		return gsm.SplitWSIRef(sub.URL, sub.Title, ref[0], w)
 	}
 	dcs, err := ParseDCS(sub.DCS)
 	if err != nil {
@@ -743,5 +750,5 @@ func splitContent(parts []gsm.Part, typ string, sub Submission) (gsm.Message, er
 		// coding and store.
 		return gsm.Message{}, CodeBadContentFormat.FieldErrorf("text", "text holds a NUL character (U+0000)")
 	}
-	return gsm.SplitTextInto(parts, sub.Text, dcs, ref[0])
+	return gsm.SplitTextRef(parts, sub.Text, dcs, ref[0], w)
 }

@@ -515,3 +515,29 @@ func TestAuthenticate(t *testing.T) {
 		t.Fatalf("Authenticate charged: %v, %v", a.Balance, err)
 	}
 }
+
+// A gateway whose network ties parts by 16-bit references splits for
+// their longer header: 306 septets are three parts of at most 152, and
+// charged as three.
+func TestSubmitSplitsForRef16(t *testing.T) {
+	for _, tc := range []struct {
+		width gsm.RefWidth
+		parts int
+	}{{gsm.Ref8, 2}, {gsm.Ref16, 3}} {
+		f := newFixture(t)
+		f.gw = sms.NewGateway(f.store, sms.GatewayOptions{Clock: f.clock.Now, BcryptCost: bcrypt.MinCost, NewID: sequence(), RefWidth: tc.width})
+		sub := valid()
+		sub.Text = strings.Repeat("a", 306)
+		acc, err := f.gw.Submit(t.Context(), sub)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := f.store.Message(t.Context(), acc.MsgID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if acc.NumParts != tc.parts || len(m.Parts) != tc.parts || m.Parts[0].Units > 153-int(tc.width) {
+			t.Errorf("width %d: %d parts, the first of %d septets", tc.width, acc.NumParts, m.Parts[0].Units)
+		}
+	}
+}

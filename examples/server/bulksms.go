@@ -117,6 +117,8 @@ func newBulkSMS(store smsStore, o bulkSMSOptions) *bulkSMS {
 	if o.SMPP != nil {
 		smsc = smpp.New(*o.SMPP, smpp.Options{Store: o.SMPPStore, Logger: o.Logger, Clock: o.Gateway.Clock, Metrics: o.Metrics})
 		upstream = smsc
+		// Parts split for the header the connection gives them.
+		o.Gateway.RefWidth = o.SMPP.RefWidth()
 		// A round waits for the SMSC's answers and the stores: more of
 		// them at once keep the binds' windows full.
 		o.Transmitter.MaxInFlight = cmp.Or(o.Transmitter.MaxInFlight, 1024)

@@ -753,12 +753,30 @@ func TestSMPPFile(t *testing.T) {
 		"bad duration":  `{"addr": "h:1", "systemId": "x", "password": "p", "timeout": "soon"}`,
 		"empty env":     `{"addr": "h:1", "systemId": "x", "passwordEnv": "NOPE"}`,
 		"window":        `{"addr": "h:1", "systemId": "x", "password": "p", "window": 5000}`,
+		"bad zone":      `{"addr": "h:1", "systemId": "x", "password": "p", "timezone": "Europe/Atlantis"}`,
+		"bad offset":    `{"addr": "h:1", "systemId": "x", "password": "p", "timezone": "+25:00"}`,
+		"local zone":    `{"addr": "h:1", "systemId": "x", "password": "p", "timezone": "Local"}`,
 	} {
 		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "_")+".json")
 		os.WriteFile(path, []byte(file), 0o600)
 		if _, err := loadSMPP(path, func(string) string { return "" }); err == nil {
 			t.Errorf("%s: loaded", name)
 		}
+	}
+	for zone, offset := range map[string]int{"+01:00": 3600, "-0330": -12600, "UTC": 0, "Europe/Ljubljana": 3600} {
+		path := filepath.Join(dir, "zone.json")
+		os.WriteFile(path, []byte(`{"addr": "h:1", "systemId": "x", "password": "p", "timezone": "`+zone+`"}`), 0o600)
+		c, err := loadSMPP(path, func(string) string { return "" })
+		if err != nil {
+			t.Errorf("timezone %s: %v", zone, err)
+			continue
+		}
+		if _, off := time.Date(2026, 1, 15, 12, 0, 0, 0, c.TimeZone).Zone(); off != offset {
+			t.Errorf("timezone %s: offset %d in January, want %d", zone, off, offset)
+		}
+	}
+	if c.TimeZone != time.UTC {
+		t.Errorf("the example's zone: %v", c.TimeZone)
 	}
 	if _, err := parseConfig([]string{"-smpp", filepath.Join(dir, "missing.json")}, func(string) string { return "" }, io.Discard); err == nil {
 		t.Error("-smpp of a missing file parsed")

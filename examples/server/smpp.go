@@ -35,6 +35,10 @@ type smppFile struct {
 	Concat       string `json:"concat"` // udh8 (default), udh16, sar
 	GSMPacked    bool   `json:"gsmPacked"`
 	ServiceType  string `json:"serviceType"`
+	// TimeZone is the SMSC's, for the dates of its receipts, which carry
+	// none: an IANA name ("Europe/Ljubljana") or a fixed offset
+	// ("+01:00"); default UTC.
+	TimeZone string `json:"timezone"`
 }
 
 // loadSMPP reads the -smpp file, strictly.
@@ -94,7 +98,38 @@ func loadSMPP(path string, getenv func(string) string) (*smpp.Config, error) {
 	if f.Window < 0 || f.Window > 1000 || f.Binds < 0 || f.Receivers < 0 {
 		return bad("window is 1 to 1000, binds and receivers at least 0")
 	}
+	if c.TimeZone, err = timeZone(f.TimeZone); err != nil {
+		return bad("%v", err)
+	}
 	return c, nil
+}
+
+// timeZone reads the timezone of a configuration file: "" is UTC, an
+// offset "+01:00" or "-0330" a fixed zone, anything else an IANA name
+// (the system's zone database, or Go's embedded one when the binary
+// imports time/tzdata). "Local" is refused: the SMSC's zone is not the
+// server's by chance.
+func timeZone(raw string) (*time.Location, error) {
+	if raw == "" {
+		return time.UTC, nil
+	}
+	if raw[0] == '+' || raw[0] == '-' {
+		for _, layout := range []string{"-07:00", "-0700", "-07"} {
+			if t, err := time.Parse(layout, raw); err == nil {
+				_, off := t.Zone()
+				return time.FixedZone(raw, off), nil
+			}
+		}
+		return nil, fmt.Errorf("timezone: %q is not an offset such as +01:00", raw)
+	}
+	if raw == "Local" {
+		return nil, fmt.Errorf("timezone: name the SMSC's zone, not Local")
+	}
+	loc, err := time.LoadLocation(raw)
+	if err != nil {
+		return nil, fmt.Errorf("timezone: %q is not a time zone such as Europe/Ljubljana or +01:00", raw)
+	}
+	return loc, nil
 }
 
 // duration reads an optional Go duration of a configuration file; ""

@@ -47,6 +47,12 @@
 //     back the customer's text (with ç as Ç under DCSGSM).
 //   - The concatenation reference is chosen by the caller, so that splitting
 //     stays a pure function.
+//   - Parts are sized for an 8-bit reference (a 6-octet header: 153
+//     septets, 67 units). A network that ties parts by a 16-bit reference
+//     (a 7-octet header) needs SplitTextRef, CountTextRef and SplitWSIRef
+//     with Ref16: 152 septets (the header ends on a septet boundary, so
+//     packing adds no fill bits), 66 units, 127 octets of push. The
+//     16-bit texts are walked character by character, not by the word.
 //
 // CountText gives the coding, the number of parts and the units without
 // allocating, for pricing and quick checks; SplitText agrees with it, and

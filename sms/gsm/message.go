@@ -31,8 +31,32 @@ const (
 	UCSSingle = 70  // UTF-16 units without a UDH
 	UCSPart   = 67  // UTF-16 units after a 6-octet concatenation UDH
 
+	// With a 16-bit concatenation reference (IEI 0x08) the header is
+	// 7 octets: 56 bits, a septet boundary, so no fill bits.
+	GSMPart16 = 152 // septets in a part after a 7-octet concatenation UDH
+	UCSPart16 = 66  // UTF-16 units after a 7-octet concatenation UDH
+
 	userDataOctets = 140
 )
+
+// RefWidth is the width of the concatenation reference a message's parts
+// carry. The splitter writes 8-bit references (UDH); a network that ties
+// parts by a 16-bit one (IEI 0x08, an element one octet longer) needs
+// them split for it, one unit less a part.
+type RefWidth uint8
+
+// The widths.
+const (
+	Ref8  RefWidth = iota // IEI 0x00, 6-octet header: GSMPart, UCSPart
+	Ref16                 // IEI 0x08, 7-octet header: GSMPart16, UCSPart16
+)
+
+func (w RefWidth) gsmPart() int {
+	if w == Ref16 {
+		return GSMPart16
+	}
+	return GSMPart
+}
 
 // UDH holds the user data header fields a part needs. A zero Total means the
 // message is not concatenated; zero ports mean no application port

@@ -21,12 +21,19 @@ type Count struct {
 // without allocating. It agrees with SplitText on the coding, the number of
 // parts and the units, and returns the same errors.
 func CountText(text string, dcs DCS) (Count, error) {
-	return countText(text, dcs, nil)
+	return countText(text, dcs, nil, Ref8)
+}
+
+// CountTextRef is CountText for parts whose concatenation reference is
+// of width w: with Ref16 a part holds GSMPart16 septets or UCSPart16
+// units.
+func CountTextRef(text string, dcs DCS, w RefWidth) (Count, error) {
+	return countText(text, dcs, nil, w)
 }
 
 // countText is CountText noting the cuts between UCS-2 parts in cuts, as
 // far as it has room (see scanUCS).
-func countText(text string, dcs DCS, cuts []cut) (Count, error) {
+func countText(text string, dcs DCS, cuts []cut, w RefWidth) (Count, error) {
 	if err := checkText(text, dcs); err != nil {
 		return Count{}, err
 	}
@@ -35,9 +42,9 @@ func countText(text string, dcs DCS, cuts []cut) (Count, error) {
 		// a second pass; a text with more of them than fit here is walked
 		// again.
 		d := doubles{limit: len(doubles{}.at)}
-		w, bad := countGSM(text, dcs == DCSGSM, &d)
+		g, bad := countGSM(text, dcs == DCSGSM, &d, w.gsmPart())
 		if bad < 0 {
-			return w.count(DCSGSM, GSMSingle)
+			return g.count(DCSGSM, GSMSingle)
 		}
 		if dcs == DCSGSM {
 			// The text is valid UTF-8 up to bad; invalid UTF-8 is the
@@ -48,11 +55,49 @@ func countText(text string, dcs DCS, cuts []cut) (Count, error) {
 			return Count{}, notGSM(text, bad)
 		}
 	}
-	w, ok := scanUCS(text, cuts)
+	u, ok := scanUCSRef(text, cuts, w)
 	if !ok {
 		return Count{}, notUTF8()
 	}
-	return w.count(DCSUCS, UCSSingle)
+	return u.count(DCSUCS, UCSSingle)
+}
+
+// scanUCSRef is scanUCS for parts of width w's capacity: the fast scanners
+// pack UCSPart units, the 16-bit reference's parts are walked character
+// by character.
+func scanUCSRef(text string, cuts []cut, w RefWidth) (walk, bool) {
+	if w == Ref16 {
+		return walkUCS(text, UCSPart16, cuts)
+	}
+	return scanUCS(text, cuts)
+}
+
+// walkUCS checks that text is valid UTF-8 and packs its UTF-16 units
+// greedily into parts of capacity units, never splitting a surrogate
+// pair, noting the end of every part but the last in cuts as far as it
+// has room. It does not stop past MaxParts, as scanUCS does not.
+func walkUCS(text string, capacity int, cuts []cut) (walk, bool) {
+	if !utf8.ValidString(text) {
+		return walk{}, false
+	}
+	var w walk
+	filled := 0
+	for i, r := range text {
+		cost := utf16.RuneLen(r)
+		if filled+cost > capacity {
+			if w.parts < len(cuts) {
+				cuts[w.parts] = cut{end: int32(i), units: int32(filled)}
+			}
+			w.parts++
+			w.total += filled
+			filled = 0
+		}
+		filled += cost
+	}
+	w.parts++
+	w.total += filled
+	w.overflown = w.parts > MaxParts
+	return w, true
 }
 
 // countGSM totals the septets of text in one pass, noting the character
@@ -60,7 +105,7 @@ func countText(text string, dcs DCS, cuts []cut) (Count, error) {
 // derives the number of parts from those indices. It returns the byte
 // offset of the first character outside the alphabet or of the first byte
 // that is not valid UTF-8, or -1: text is valid UTF-8 up to there.
-func countGSM(text string, allowCedilla bool, d *doubles) (walk, int) {
+func countGSM(text string, allowCedilla bool, d *doubles, capacity int) (walk, int) {
 	// Locals, not d's fields, carry the loop: a counter kept in memory would
 	// chain every character through a store and a load.
 	chars, n, at := 0, 0, &d.at
@@ -123,10 +168,10 @@ func countGSM(text string, allowCedilla bool, d *doubles) (walk, int) {
 		return w, -1
 	}
 	if d.n > d.limit {
-		w, _ = walkGSM(text, allowCedilla, nil)
+		w, _ = walkGSM(text, allowCedilla, capacity, nil)
 		return w, -1
 	}
-	w.parts, w.overflown = packParts(chars, d.at[:d.n], GSMPart)
+	w.parts, w.overflown = packParts(chars, d.at[:d.n], capacity)
 	return w, -1
 }
 
@@ -368,13 +413,22 @@ func SplitText(text string, dcs DCS, ref uint8) (Message, error) {
 // its stack or reused from one text to the next; SplitText's one allocation
 // costs more than the rest of a UCS-2 split.
 func SplitTextInto(parts []Part, text string, dcs DCS, ref uint8) (Message, error) {
+	return SplitTextRef(parts, text, dcs, ref, Ref8)
+}
+
+// SplitTextRef is SplitTextInto for parts whose concatenation reference
+// is of width w: a network that ties parts by a 16-bit reference (Ref16)
+// gives them a header one octet longer, so each part holds GSMPart16
+// septets or UCSPart16 units. ref fills UDH.Ref either way; the sender
+// that writes the 16-bit element chooses its reference.
+func SplitTextRef(parts []Part, text string, dcs DCS, ref uint8, w RefWidth) (Message, error) {
 	if dcs == DCSGSM && strings.Contains(text, "ç") {
 		// Established gateways send ç as Ç (0x09) when GSM was asked for, and
 		// the phone shows what was sent.
 		text = strings.ReplaceAll(text, "ç", "Ç")
 	}
 	var room [32]cut // the cuts of a text of up to 33 UCS-2 parts
-	n, err := countText(text, dcs, room[:])
+	n, err := countText(text, dcs, room[:], w)
 	if err != nil {
 		return Message{}, err
 	}
@@ -388,7 +442,7 @@ func SplitTextInto(parts []Part, text string, dcs DCS, ref uint8) (Message, erro
 	}
 	udh := UDH{Ref: ref, Total: uint8(n.Parts)}
 	if n.DCS == DCSGSM {
-		walkGSM(text, false, func(start, end, units int) {
+		walkGSM(text, false, w.gsmPart(), func(start, end, units int) {
 			udh.Seq++
 			m.Parts[udh.Seq-1] = Part{Text: text[start:end], Units: units, UDH: udh}
 		})
@@ -397,7 +451,7 @@ func SplitTextInto(parts []Part, text string, dcs DCS, ref uint8) (Message, erro
 	cuts := room[:]
 	if n.Parts-1 > len(cuts) {
 		cuts = make([]cut, n.Parts-1)
-		scanUCS(text, cuts)
+		scanUCSRef(text, cuts, w)
 	}
 	start, left := 0, n.Units
 	for i := range m.Parts[:n.Parts-1] {
@@ -451,12 +505,12 @@ func (w walk) count(dcs DCS, single int) (Count, error) {
 	return c, nil
 }
 
-// walkGSM packs valid UTF-8 text into parts of GSMPart septets, calling emit
+// walkGSM packs valid UTF-8 text into parts of capacity septets, calling emit
 // (when not nil) for each. A two-septet character that does not fit opens
 // the next part, so an escape pair is never split. It returns the byte
 // offset of the first character outside the alphabet, or -1; with
 // allowCedilla, 'ç' counts as 'Ç'.
-func walkGSM(text string, allowCedilla bool, emit func(start, end, units int)) (walk, int) {
+func walkGSM(text string, allowCedilla bool, capacity int, emit func(start, end, units int)) (walk, int) {
 	var w walk
 	start, units := 0, 0
 	for i := 0; i < len(text); {
@@ -476,7 +530,7 @@ func walkGSM(text string, allowCedilla bool, emit func(start, end, units int)) (
 			return w, i
 		}
 		w.total += cost
-		if units+cost > GSMPart {
+		if units+cost > capacity {
 			if w.parts++; w.parts == MaxParts {
 				w.overflown = true
 				return w, -1

@@ -451,11 +451,11 @@ func TestCountPathsAgree(t *testing.T) {
 		rs := rapid.SliceOfN(rapid.SampledFrom([]rune("ab]€😀çж")), 1, 2000).Draw(t, "runes")
 		text := string(rs)
 		room := rapid.IntRange(0, len(doubles{}.at)).Draw(t, "room")
-		want, bad := walkGSM(text, true, nil)
+		want, bad := walkGSM(text, true, GSMPart, nil)
 		if bad >= 0 {
 			return
 		}
-		got, _ := countGSM(text, true, &doubles{limit: room})
+		got, _ := countGSM(text, true, &doubles{limit: room}, GSMPart)
 		if got.total <= GSMSingle {
 			got.parts, want.parts = 1, 1
 		}

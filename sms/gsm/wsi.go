@@ -187,6 +187,13 @@ var wsiHeader = [...]byte{
 // characters RC_BAD_CONTENT_FORMAT, and content needing more than MaxParts
 // parts RC_CONCAT_ERROR.
 func SplitWSI(url, title string, ref uint8) (Message, error) {
+	return SplitWSIRef(url, title, ref, Ref8)
+}
+
+// SplitWSIRef is SplitWSI for parts whose concatenation reference is of
+// width w: with Ref16 each part of a push that needs several holds 127
+// octets, its header (ports and the 16-bit element) being 13.
+func SplitWSIRef(url, title string, ref uint8, w RefWidth) (Message, error) {
 	if err := validateWSIURL(url); err != nil {
 		return Message{}, err
 	}
@@ -202,6 +209,9 @@ func SplitWSI(url, title string, ref uint8) (Message, error) {
 	}
 	concat := UDH{Ref: ref, Total: 1, Seq: 1, DstPort: WAPPushPort, SrcPort: WAPSessionPort}
 	capacity := userDataOctets - concat.Len()
+	if w == Ref16 {
+		capacity-- // the 16-bit reference's octet
+	}
 	n := (len(payload) + capacity - 1) / capacity
 	if n > MaxParts {
 		field := "title"

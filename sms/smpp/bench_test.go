@@ -12,6 +12,7 @@ import (
 	"github.com/msgkit/msgkit/adapters/memstore"
 	"github.com/msgkit/msgkit/sms"
 	"github.com/msgkit/msgkit/sms/smpp"
+	"github.com/msgkit/msgkit/sms/smpp/pdu"
 	"github.com/msgkit/msgkit/sms/smpp/smppsim"
 )
 
@@ -80,4 +81,69 @@ func benchSubmit(b *testing.B, reg prometheus.Registerer) {
 		}
 	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "PDUs/s")
+}
+
+// BenchmarkThrottled120 is how long 120 one-part messages take through
+// an SMSC that throttles: one that answers every 25th submit
+// ESME_RTHROTTLED, and one that answers in 200 ms with a window of 5 (25
+// messages a second) to a client with a window of 50. Parts answered
+// RateLimited are offered again as soon as the client has a bind that
+// does not rest (looked at every 10 ms, as a queue would offer them),
+// with the default rest (Config.Throttled, 1 s). Run with -benchtime 1x:
+// each iteration is the 120 messages.
+func BenchmarkThrottled120(b *testing.B) {
+	b.Run("every25th", func(b *testing.B) {
+		benchThrottled(b, smppsim.Options{Fail: func(s smppsim.Submit) pdu.Status {
+			if s.N%25 == 0 {
+				return pdu.ESME_RTHROTTLED
+			}
+			return pdu.ESME_ROK
+		}})
+	})
+	b.Run("window5", func(b *testing.B) {
+		benchThrottled(b, smppsim.Options{Window: 5, RespDelay: 200 * time.Millisecond})
+	})
+}
+
+func benchThrottled(b *testing.B, opts smppsim.Options) {
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		sim := smppsim.New(opts)
+		addr, err := sim.Start()
+		if err != nil {
+			b.Fatal(err)
+		}
+		c := smpp.New(smpp.Config{Addr: addr, SystemID: "msgkit", Window: 50}, smpp.Options{Store: memstore.New().SMPP()})
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { c.Run(ctx, &countSink{}); close(done) }()
+		for c.Bound() == 0 {
+			time.Sleep(time.Millisecond) // waiting for the bind
+		}
+		pending := make([]sms.OutboundPart, 120)
+		for k := range pending {
+			pending[k] = part(fmt.Sprintf("t%d-%d", i, k), 0, "x")
+			pending[k].Receiver = sms.MSISDN(fmt.Sprintf("+3864%07d", k))
+		}
+		b.StartTimer()
+		start := time.Now()
+		for len(pending) > 0 {
+			var again []sms.OutboundPart
+			for k, err := range c.Send(ctx, pending) {
+				if err != nil {
+					again = append(again, pending[k])
+				}
+			}
+			if len(again) == len(pending) {
+				time.Sleep(10 * time.Millisecond) // the queue's next look
+			}
+			pending = again
+		}
+		b.ReportMetric(time.Since(start).Seconds(), "s/120msgs")
+		b.ReportMetric(float64(len(sim.Refused())), "throttled/120msgs")
+		b.StopTimer()
+		cancel()
+		<-done
+		sim.Close()
+	}
 }

@@ -36,7 +36,20 @@ type bind struct {
 	seq      atomic.Uint32
 	lastRead atomic.Int64 // unix nanoseconds of the last PDU read
 	restTill atomic.Int64 // unix nanoseconds until which it rests
-	restStep atomic.Int32 // doublings of the rest
+
+	// The adaptive window (see the package doc). window has a token for
+	// each submit_sm unanswered and each the bind holds to keep itself
+	// under limit; sent numbers the submits, so an answer tells whether
+	// its submit went before the throttling episode began.
+	sent   atomic.Uint64
+	shrunk atomic.Bool // limit is below the configured window: answers go through wmu
+	wmu    sync.Mutex
+	limit  int          // submit_sm it may have unanswered now, 1..Window
+	ceil   int          // limit grows back quickly up to here, slowly past it
+	held   atomic.Int32 // tokens held in window to keep it at limit; written under wmu
+	owed   int          // tokens still to hold, kept from the next answers
+	grown  int          // successes since limit last grew
+	since  uint64       // sent when the current throttling episode began
 
 	mu      sync.Mutex
 	pending map[uint32]*call
@@ -49,6 +62,8 @@ type call struct {
 	part   *PartKey      // a submit_sm's part
 	saved  chan struct{} // closed once the part the SMSC took is recorded
 	window bool          // holds a window token
+	n      uint64        // a submit's number on its bind (bind.sent)
+	ahead  int           // submits unanswered on its bind when it was sent
 	sent   time.Time     // when a submit_sm was queued, with metrics only
 	done   chan result
 	timer  *time.Timer
@@ -71,6 +86,8 @@ func (c *Client) connect(ctx context.Context, m pdu.BindMode) (*bind, error) {
 		window:  make(chan struct{}, c.cfg.Window),
 		closed:  make(chan struct{}),
 		pending: map[uint32]*call{},
+		limit:   c.cfg.Window,
+		ceil:    c.cfg.Window,
 	}
 	b.lastRead.Store(c.opts.Clock.Now().UnixNano())
 	go b.write()
@@ -159,6 +176,12 @@ func (b *bind) start(ctx context.Context, sm *pdu.SubmitSM, key PartKey) (*call,
 	return b.requestFor(ctx, sm, true, &key)
 }
 
+// errResting is a part that found its bind resting once it had room in
+// the window: no submit goes out during a rest.
+func errResting() error {
+	return msgkit.New(msgkit.RateLimited, "smsc_throttled", "the SMSC asked to slow down")
+}
+
 // request encodes body with the next sequence number, registers its call
 // and queues it for the writer; inWindow takes a window token first,
 // waiting for one while ctx allows.
@@ -183,6 +206,10 @@ func (b *bind) requestFor(ctx context.Context, body pdu.Body, inWindow bool, par
 		case <-ctx.Done():
 			return nil, msgkit.Wrap(ctx.Err(), msgkit.Unavailable, "smsc_window", "smpp: no room in the window in time")
 		}
+		if part != nil && b.resting() > 0 {
+			b.release()
+			return nil, errResting()
+		}
 	}
 	seq := b.seq.Add(1) & 0x7FFFFFFF
 	pdu, err := pdu.Append(make([]byte, 0, 128), pdu.PDU{Seq: seq, Body: body})
@@ -193,6 +220,10 @@ func (b *bind) requestFor(ctx context.Context, body pdu.Body, inWindow bool, par
 		return nil, errEncode(err)
 	}
 	cl := &call{b: b, seq: seq, part: part, window: inWindow, done: make(chan result, 1)}
+	if part != nil {
+		cl.n = b.sent.Add(1)
+		cl.ahead = len(b.window) - 1 - int(b.held.Load())
+	}
 	if part != nil && b.c.m != nil {
 		cl.sent = time.Now() // real time: a duration, stamping nothing
 	}
@@ -243,12 +274,23 @@ func (cl *call) finish(r result) {
 	cl.done <- r
 }
 
-// release gives a window token back.
+// release gives a window token back, or keeps it while the window owes
+// tokens to a shrinking.
 func (b *bind) release() {
-	<-b.window
 	if b.c.m != nil {
 		b.c.m.window.Dec()
 	}
+	if b.shrunk.Load() {
+		b.wmu.Lock()
+		if b.owed > 0 {
+			b.owed--
+			b.held.Add(1)
+			b.wmu.Unlock()
+			return
+		}
+		b.wmu.Unlock()
+	}
+	<-b.window
 }
 
 // wait returns the response, or why it will not come.
@@ -331,8 +373,11 @@ func (b *bind) read() {
 		id := p.Body.Command()
 		if id.IsResponse() {
 			if cl := b.take(p.Seq); cl != nil {
-				if m := b.c.m; m != nil && cl.part != nil {
-					m.submitAnswered(cl.sent, p.Status)
+				if cl.part != nil {
+					if m := b.c.m; m != nil {
+						m.submitAnswered(cl.sent, p.Status)
+					}
+					b.answered(cl, p.Status)
 				}
 				if resp, ok := p.Body.(*pdu.SubmitSMResp); ok && cl.part != nil && p.Status == pdu.ESME_ROK {
 					b.c.taken(resp.MessageID, *cl.part)
@@ -381,7 +426,7 @@ func (b *bind) decodeFailed(de *pdu.DecodeError) {
 // message is acknowledged and dropped: this client carries receipts
 // only.
 func (b *bind) deliver(seq uint32, d *pdu.DeliverSM) {
-	rc, isReceipt, err := ReceiptOf(d)
+	rc, isReceipt, err := ReceiptOfIn(d, b.c.cfg.TimeZone)
 	switch {
 	case !isReceipt:
 		b.c.log.Info("smpp: a mobile-originated message, not taken", "from", d.Source.Addr)
@@ -547,14 +592,43 @@ func (c *Client) receiptLater(sink sms.StatusSink, j receiptJob) {
 }
 
 // receiptEvent is the status event a receipt says of its part, at the
-// receipt's done date, or now when it has none.
+// time receiptTime makes of its done date.
 func (c *Client) receiptEvent(rc Receipt, key PartKey) sms.StatusEvent {
 	st, code := rc.Event()
-	at := rc.DoneDate
-	if at.IsZero() {
-		at = c.opts.Clock.Now()
-	}
+	sent, known := c.sentAt(key)
+	at := receiptTime(rc.DoneDate, sent, known, c.opts.Clock.Now())
 	return sms.StatusEvent{MsgID: key.MsgID, PartNum: key.PartNum, Status: st, ErrorCode: code, At: at}
+}
+
+// receiptTime is when a receipt says its part's event happened, never
+// before the part was sent nor after the receipt came (now). The done
+// date is the SMSC's, in Config.TimeZone, often to the minute only: the
+// event came some time in that minute, perhaps after a send within it.
+// So a done date before the part's send (when the client remembers it,
+// known) counts as the send; and without the send, a done date on a
+// whole minute counts as the end of that minute, the latest it allows.
+// A receipt without a done date is dated now.
+func receiptTime(done, sent time.Time, known bool, now time.Time) time.Time {
+	at := done
+	switch {
+	case done.IsZero():
+		return now
+	case known:
+		at = later(done, sent)
+	case done.Second() == 0 && done.Nanosecond() == 0:
+		at = done.Add(time.Minute)
+	}
+	if at.After(now) {
+		at = now
+	}
+	return at
+}
+
+func later(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return b
+	}
+	return a
 }
 
 // handleEvents hands events to sink, in one call when it takes batches;
@@ -607,23 +681,91 @@ func (c *Client) partOf(ctx context.Context, ids []string) (PartKey, bool, error
 	}
 }
 
-// rest makes the bind rest after throttling, longer while it goes on.
-func (b *bind) rest() {
-	step := min(b.restStep.Add(1), 5)
-	d := b.c.cfg.Throttled << (step - 1)
-	b.restTill.Store(b.c.opts.Clock.Now().Add(d).UnixNano())
+// answered adapts the window to a submit's answer: throttling shrinks
+// it and rests the bind, once an episode; success grows it back.
+func (b *bind) answered(cl *call, st pdu.Status) {
+	switch st {
+	case pdu.ESME_ROK:
+		if b.shrunk.Load() {
+			b.grow()
+		}
+	case pdu.ESME_RTHROTTLED, pdu.ESME_RMSGQFUL:
+		b.throttled(cl)
+	}
 }
 
-// resting is how long the bind still rests; a bind that rested without
-// being throttled again forgets its doublings.
+// throttled begins a throttling episode unless cl's submit went before
+// the current one began: the SMSC's answers to what was on the wire then
+// say nothing new. An episode rests the bind for Throttled and halves its
+// window, or shrinks it to the submits that were ahead of the throttled
+// one when fewer (the SMSC's window, when it throttles by window); the
+// window grows back quickly to one below the window that was throttled
+// (ceil), and past it slowly.
+func (b *bind) throttled(cl *call) {
+	b.wmu.Lock()
+	defer b.wmu.Unlock()
+	if cl.n <= b.since {
+		return
+	}
+	b.since = b.sent.Load()
+	b.restTill.Store(b.c.opts.Clock.Now().Add(b.c.cfg.Throttled).UnixNano())
+	was := b.limit
+	fit := max(1, cl.ahead)
+	b.limit = max(1, min(was/2, fit))
+	b.ceil = max(b.limit, min(was-1, fit))
+	b.grown = 0
+	b.shrunk.Store(true)
+	for range was - b.limit {
+		select {
+		case b.window <- struct{}{}: // a free token, held at once
+			b.held.Add(1)
+		default:
+			b.owed++ // kept from the next answer
+		}
+	}
+}
+
+// slowGrowth is how many windows' worth of successes it takes to grow
+// the window by one past the ceiling: a probe of the SMSC's limit now
+// and then, not a throttling episode every few round trips.
+const slowGrowth = 16
+
+// grow counts a success of a shrunk window, which grows by one after a
+// window's worth of them up to its ceiling, and after slowGrowth
+// windows' worth past it, up to the configured window.
+func (b *bind) grow() {
+	b.wmu.Lock()
+	defer b.wmu.Unlock()
+	if b.limit >= b.c.cfg.Window {
+		return
+	}
+	b.grown++
+	need := b.limit
+	if b.limit >= b.ceil {
+		need *= slowGrowth
+	}
+	if b.grown < need {
+		return
+	}
+	b.grown = 0
+	b.limit++
+	switch {
+	case b.owed > 0:
+		b.owed--
+	case b.held.Load() > 0:
+		b.held.Add(-1)
+		<-b.window
+	}
+	if b.limit == b.c.cfg.Window {
+		b.shrunk.Store(false)
+	}
+}
+
+// resting is how long the bind still rests.
 func (b *bind) resting() time.Duration {
 	till := b.restTill.Load()
 	if till == 0 {
 		return 0
 	}
-	d := time.Unix(0, till).Sub(b.c.opts.Clock.Now())
-	if d <= 0 && d < -b.c.cfg.Throttled {
-		b.restStep.Store(0)
-	}
-	return max(d, 0)
+	return max(time.Unix(0, till).Sub(b.c.opts.Clock.Now()), 0)
 }

@@ -52,8 +52,9 @@ type Config struct {
 	// MinBackoff and MaxBackoff bound the waits between reconnections;
 	// defaults 1 s and 1 min.
 	MinBackoff, MaxBackoff time.Duration
-	// Throttled is how long a bind rests after ESME_RTHROTTLED or
-	// ESME_RMSGQFUL, doubling while they go on up to 16 ×; default 1 s.
+	// Throttled is how long a bind rests when ESME_RTHROTTLED or
+	// ESME_RMSGQFUL begins a throttling episode (see the package doc);
+	// default 1 s.
 	Throttled time.Duration
 	// Concat is how long messages' parts are tied together; GSMPacked
 	// packs GSM septets (else one an octet, as most SMSCs take them).
@@ -61,6 +62,9 @@ type Config struct {
 	GSMPacked bool
 	// ServiceType is submit_sm's service_type; usually "".
 	ServiceType string
+	// TimeZone is the SMSC's, in which receipts' dates are read (they
+	// carry none); default UTC.
+	TimeZone *time.Location
 	// MaxPDU bounds a PDU read; default DefaultMaxPDU.
 	MaxPDU int
 }
@@ -79,6 +83,9 @@ func (c Config) withDefaults() Config {
 	c.MaxBackoff = cmp.Or(c.MaxBackoff, time.Minute)
 	c.Throttled = cmp.Or(c.Throttled, time.Second)
 	c.MaxPDU = cmp.Or(c.MaxPDU, pdu.DefaultMaxPDU)
+	if c.TimeZone == nil {
+		c.TimeZone = time.UTC
+	}
 	return c
 }
 
@@ -123,6 +130,7 @@ type Client struct {
 	recentMu    sync.Mutex
 	recent      map[string]PartKey
 	recentAdded chan struct{}
+	sends       sendTimes // under recentMu
 
 	// receiptQ are the queues of the receipt workers (handleReceipts); a
 	// receipt goes to the one its id hashes to, so the receipts of one
@@ -136,6 +144,10 @@ type Client struct {
 	// saveQ holds the parts the SMSC took, as their answers are read,
 	// for saver.
 	saveQ chan saveReq
+
+	// refs numbers long messages per destination (concatenation
+	// references).
+	refs *refTable
 }
 
 // New returns a client; Run brings its binds up.
@@ -151,7 +163,7 @@ func New(cfg Config, opts Options) *Client {
 		opts.Dial = d.DialContext
 	}
 	cfg = cfg.withDefaults()
-	c := &Client{cfg: cfg, opts: opts, log: opts.Logger.With("smsc", cfg.Name), changed: make(chan struct{}), recent: map[string]PartKey{}, recentAdded: make(chan struct{})}
+	c := &Client{cfg: cfg, opts: opts, log: opts.Logger.With("smsc", cfg.Name), changed: make(chan struct{}), recent: map[string]PartKey{}, recentAdded: make(chan struct{}), refs: newRefTable()}
 	if opts.Metrics != nil {
 		c.m = newMetrics(opts.Metrics, cfg.Name)
 	}
@@ -519,11 +531,60 @@ func (c *Client) handleAccepted(ctx context.Context, sink sms.StatusSink) {
 // taken notes, as its response is read, that the SMSC took a part under
 // id, for the receipts that come before the part's record is saved.
 func (c *Client) taken(id string, key PartKey) {
+	now := c.opts.Clock.Now()
 	c.recentMu.Lock()
 	defer c.recentMu.Unlock()
 	c.recent[canonicalID(id)] = key
+	c.sends.add(key, now)
 	close(c.recentAdded)
 	c.recentAdded = make(chan struct{})
+}
+
+// sentAt is when the SMSC took part key, if the client remembers.
+func (c *Client) sentAt(key PartKey) (time.Time, bool) {
+	c.recentMu.Lock()
+	defer c.recentMu.Unlock()
+	return c.sends.at(key)
+}
+
+// sendTimeSlots bounds the parts whose send the client remembers for
+// their receipts: at 1,000 parts a second, the last minute's, which is
+// when a done date to the minute can fall before the send.
+const sendTimeSlots = 1 << 16
+
+// sendTimes are the times the SMSC took the last sendTimeSlots parts, a
+// map with a ring that forgets the oldest.
+type sendTimes struct {
+	times map[PartKey]int64
+	ring  []sendTime
+	next  int
+}
+
+type sendTime struct {
+	key PartKey
+	at  int64
+}
+
+func (s *sendTimes) add(key PartKey, t time.Time) {
+	if s.ring == nil {
+		s.ring = make([]sendTime, sendTimeSlots)
+		s.times = make(map[PartKey]int64, sendTimeSlots)
+	}
+	old := s.ring[s.next]
+	if v, ok := s.times[old.key]; ok && v == old.at {
+		delete(s.times, old.key) // not a later send of the part
+	}
+	s.ring[s.next] = sendTime{key, t.UnixNano()}
+	s.times[key] = t.UnixNano()
+	s.next = (s.next + 1) % sendTimeSlots
+}
+
+func (s *sendTimes) at(key PartKey) (time.Time, bool) {
+	v, ok := s.times[key]
+	if !ok {
+		return time.Time{}, false
+	}
+	return time.Unix(0, v), true
 }
 
 // canonicalID is the form an SMSC's message id is kept in: an id of hex
@@ -562,7 +623,8 @@ func errLost(why string) error {
 }
 
 // statusError is what a submit_sm_resp's error status means for the
-// part: throttling rests the bind and is RateLimited; the SMSC's own
+// part: throttling is RateLimited (the reader rested the bind and shrank
+// its window as the answer came); the SMSC's own
 // trouble (ESME_RSYSERR, ESME_RX_T_APPN, ESME_RBINDFAIL,
 // ESME_RINVBNDSTS, ESME_RUNKNOWNERR and statuses it does not name) is
 // Unavailable, tried again; the rest say the part itself is wrong and
@@ -571,7 +633,6 @@ func errLost(why string) error {
 func (b *bind) statusError(st pdu.Status) error {
 	switch st {
 	case pdu.ESME_RTHROTTLED, pdu.ESME_RMSGQFUL:
-		b.rest()
 		return msgkit.Errorf(msgkit.RateLimited, "smsc_throttled", "smpp: the SMSC answered %s", st)
 	case pdu.ESME_RSYSERR, pdu.ESME_RX_T_APPN, pdu.ESME_RBINDFAIL, pdu.ESME_RINVBNDSTS, pdu.ESME_RUNKNOWNERR:
 		return msgkit.Errorf(msgkit.Unavailable, "smsc_error", "smpp: the SMSC answered %s", st)

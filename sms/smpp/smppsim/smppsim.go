@@ -25,7 +25,10 @@
 // counter starting at Options.FirstID, written in decimal, upper-case hex
 // or by Options.IDFunc. The checks run in this order: Options.DropAfter
 // (the connection's n-th submit closes it unanswered), Options.Rate (a
-// token bucket per connection: ESME_RTHROTTLED), Options.QueueFull
+// token bucket per connection: ESME_RTHROTTLED), Options.Window (the
+// submits a connection may have accepted and not answered: beyond it
+// Options.WindowStatus, ESME_RTHROTTLED by default, as an SMSC with a
+// smaller window than the client's answers), Options.QueueFull
 // (ESME_RMSGQFUL), Options.Fail (any status). Submits records every
 // accepted submit and Refused the others.
 //
@@ -83,6 +86,7 @@
 package smppsim
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -154,11 +158,13 @@ type Options struct {
 	ReorderBatch int           // 0 is DefaultReorderBatch
 	ReorderWait  time.Duration // the longest a batch waits to fill; 0 is DefaultReorderWait
 
-	Rate      float64                 // submits per second and connection, ESME_RTHROTTLED beyond; 0 is unlimited
-	Burst     int                     // the token bucket's depth; 0 is 1
-	QueueFull func(n int) bool        // true answers the server's n-th submit (from 1) ESME_RMSGQFUL
-	Fail      func(Submit) pdu.Status // a status other than ESME_ROK refuses the submit with it
-	DropAfter int                     // close a connection on reading its DropAfter-th submit, unanswered
+	Rate         float64                 // submits per second and connection, ESME_RTHROTTLED beyond; 0 is unlimited
+	Burst        int                     // the token bucket's depth; 0 is 1
+	Window       int                     // accepted submits a connection may have unanswered; 0 is unlimited
+	WindowStatus pdu.Status              // the answer beyond Window; 0 is ESME_RTHROTTLED
+	QueueFull    func(n int) bool        // true answers the server's n-th submit (from 1) ESME_RMSGQFUL
+	Fail         func(Submit) pdu.Status // a status other than ESME_ROK refuses the submit with it
+	DropAfter    int                     // close a connection on reading its DropAfter-th submit, unanswered
 
 	ReceiptDelay    time.Duration       // from the submit's response (or acceptance) to its receipt
 	EarlyReceipts   bool                // count ReceiptDelay from acceptance, not from the response
@@ -839,6 +845,7 @@ type conn struct {
 	unbound     bool
 	gone        bool
 	outstanding int
+	accepted    int // submits accepted and not answered, for Options.Window
 	submits     int
 	seq         uint32 // of the server's own requests
 	inflight    map[uint32]*receipt
@@ -861,6 +868,8 @@ type pending struct {
 	due   time.Time
 	kind  pendingKind
 	after func() // run once p is written
+
+	accepted bool // answers an accepted submit: the window has room again
 }
 
 type pendingKind uint8
@@ -1128,6 +1137,9 @@ func (c *conn) submit(in inbound) {
 	if c.limiter != nil && !c.limiter.AllowN(in.at, 1) {
 		st = pdu.ESME_RTHROTTLED
 	}
+	if st == pdu.ESME_ROK && s.opts.Window > 0 && c.accepted >= s.opts.Window {
+		st = cmp.Or(s.opts.WindowStatus, pdu.ESME_RTHROTTLED)
+	}
 	s.mu.Unlock()
 	// The options' functions run without the lock: they may call the
 	// server.
@@ -1140,6 +1152,7 @@ func (c *conn) submit(in inbound) {
 	sub.Status = st
 	s.mu.Lock()
 	if st == pdu.ESME_ROK {
+		c.accepted++
 		sub.IDNum = s.nextID
 		s.nextID++
 		sub.MessageID = s.formatID(sub.IDNum)
@@ -1166,7 +1179,7 @@ func (c *conn) submit(in inbound) {
 			after = func() { s.scheduleReceipt(sub) }
 		}
 	}
-	c.resps.push(pending{p: resp, due: in.at.Add(s.opts.RespDelay), after: after})
+	c.resps.push(pending{p: resp, due: in.at.Add(s.opts.RespDelay), after: after, accepted: st == pdu.ESME_ROK})
 }
 
 // ack takes the client's answer to deliver_sm seq.
@@ -1225,7 +1238,15 @@ func (c *conn) respond() {
 			slices.Reverse(batch)
 		}
 		for _, it := range batch {
-			if !c.sleepUntil(it.due) || c.write(it.p, true) != nil {
+			if !c.sleepUntil(it.due) {
+				return
+			}
+			if it.accepted {
+				s.mu.Lock()
+				c.accepted--
+				s.mu.Unlock()
+			}
+			if c.write(it.p, true) != nil {
 				return
 			}
 			if it.after != nil {

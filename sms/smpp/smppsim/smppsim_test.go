@@ -806,3 +806,22 @@ func TestReceiptText(t *testing.T) {
 		t.Fatal("text not cut at 20 octets")
 	}
 }
+
+// TestWindow: with Options.Window, submits beyond the accepted ones
+// still unanswered are refused with WindowStatus; once answered, the
+// window has room again.
+func TestWindow(t *testing.T) {
+	s, addr := start(t, Options{Window: 2, WindowStatus: pdu.ESME_RMSGQFUL, RespDelay: 50 * time.Millisecond})
+	e := dial(t, addr)
+	e.mustBind(pdu.Transceiver, "alice", "")
+	a := e.send(sm("38640111222", 0, "1"))
+	b := e.send(sm("38640111222", 0, "2"))
+	c := e.send(sm("38640111222", 0, "3"))
+	e.expect(pdu.CmdSubmitSMResp, pdu.ESME_ROK, a)
+	e.expect(pdu.CmdSubmitSMResp, pdu.ESME_ROK, b)
+	e.expect(pdu.CmdSubmitSMResp, pdu.ESME_RMSGQFUL, c)
+	e.submitOK(sm("38640111222", 0, "4"))
+	if len(s.Submits()) != 3 || len(s.Refused()) != 1 {
+		t.Fatalf("%d accepted, %d refused", len(s.Submits()), len(s.Refused()))
+	}
+}
