@@ -113,11 +113,11 @@ func waitFor(t testing.TB, cond func() bool) {
 	}
 }
 
-// outbound splits text as a customer's own platform would and makes the
-// parts the client sends.
-func outbound(t testing.TB, id, text string, dcs gsm.DCS) []sms.OutboundPart {
+// outbound splits text as a customer's own platform would, for the
+// header of reference width w, and makes the parts the client sends.
+func outbound(t testing.TB, id, text string, dcs gsm.DCS, w gsm.RefWidth) []sms.OutboundPart {
 	t.Helper()
-	m, err := gsm.SplitText(text, dcs, 42)
+	m, err := gsm.SplitTextRef(nil, text, dcs, 42, w)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,13 +142,14 @@ func TestClientOverLoopback(t *testing.T) {
 	}{{"udh8", smpp.ConcatUDH8}, {"udh16", smpp.ConcatUDH16}, {"sar", smpp.ConcatSAR}} {
 		t.Run(concat.name, func(t *testing.T) {
 			f := newFixture(t, smppserver.Options{}, nil)
-			c, cstore := f.client(t, smpp.Config{Concat: concat.c, Binds: 2}) // parts spread over two binds
+			cfg := smpp.Config{Concat: concat.c, Binds: 2} // parts spread over two binds
+			c, cstore := f.client(t, cfg)
 			for i, m := range []struct {
 				text string
 				dcs  gsm.DCS
 			}{{"Hello {world} €", gsm.DCSGSM}, {"Привет, мир", gsm.DCSUCS}, {long, gsm.DCSGSM}, {longUCS, gsm.DCSUCS}, {"Emoji 😀 split", gsm.DCSUCS}} {
 				id := "c-" + string(rune('a'+i))
-				parts := outbound(t, id, m.text, m.dcs)
+				parts := outbound(t, id, m.text, m.dcs, cfg.RefWidth())
 				if errs := c.Send(t.Context(), parts); errs != nil {
 					t.Fatalf("%q: Send: %v", m.text, errs)
 				}
