@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"net"
 	"net/http"
@@ -9,30 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/msgkit/msgkit/adapters/egress"
+	"github.com/msgkit/msgkit/msgkittest"
 )
-
-// syncBuffer is an output that run writes while the test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // TestRun posts the golden report bodies with the platform's poster, one
 // of them twice, and a body that is no report, and waits for the sink to
@@ -42,7 +23,7 @@ func TestRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out syncBuffer
+	var out msgkittest.Buffer
 	done := make(chan error, 1)
 	go func() {
 		done <- run(context.Background(), ln, config{Idle: 500 * time.Millisecond, Every: 50 * time.Millisecond}, &out)

@@ -11,11 +11,11 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/msgkit/msgkit/adapters/httpapi"
+	"github.com/msgkit/msgkit/msgkittest"
 	"github.com/msgkit/msgkit/sms/smpp/smppsim"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -228,7 +228,7 @@ func TestMetricsTable(t *testing.T) {
 // request's log lines name its request id in JSON.
 func TestVersionProfilesLogs(t *testing.T) {
 	t.Parallel()
-	var logs syncBuffer
+	var logs msgkittest.Buffer
 	cfg := parse(t, "-log-format", "json", "-metrics-pprof", "true")
 	l, _ := startPlatformLogged(t, cfg, newLogger(&logs, cfg))
 	for _, base := range []string{l.API, l.SMSHTTP} {
@@ -284,25 +284,6 @@ func TestVersionProfilesLogs(t *testing.T) {
 	if !c.version || !strings.HasPrefix(v.String(), "msgkit server ") || !strings.Contains(v.String(), runtime.Version()) {
 		t.Errorf("-version %v prints %q", c.version, v.String())
 	}
-}
-
-// syncBuffer is a bytes.Buffer the server's goroutines may log to while
-// the test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // dashboardQueries are the PromQL queries of examples/grafana/msgkit.json's

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/msgkit/msgkit/msgkittest"
 	"net"
 	"net/http"
 	"net/url"
@@ -48,7 +49,7 @@ func freeAddr(t *testing.T) string {
 // promServer is a running Prometheus.
 type promServer struct {
 	addr string
-	logs *syncBuffer
+	logs *msgkittest.Buffer
 }
 
 // startPrometheus runs Prometheus scraping target's /metrics every
@@ -68,7 +69,7 @@ scrape_configs:
 `, target)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	p := promServer{addr: freeAddr(t), logs: &syncBuffer{}}
+	p := promServer{addr: freeAddr(t), logs: &msgkittest.Buffer{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, bin, "--config.file="+conf, "--storage.tsdb.path="+filepath.Join(dir, "data"),
 		"--web.listen-address="+p.addr, "--log.level=warn")

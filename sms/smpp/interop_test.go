@@ -21,6 +21,7 @@ import (
 
 	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/adapters/memstore"
+	"github.com/msgkit/msgkit/msgkittest"
 	"github.com/msgkit/msgkit/sms"
 	"github.com/msgkit/msgkit/sms/gsm"
 	"github.com/msgkit/msgkit/sms/smpp"
@@ -276,7 +277,7 @@ func testInteropBindRefused(t *testing.T, node string) {
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
 	s := startSMSC(t, ctx, node)
-	log := &lockedBuffer{}
+	log := &msgkittest.Buffer{}
 	c := startESMELogged(t, s, smpp.Config{Name: "node-refused", Password: "wrong"}, newSink(), log)
 	s.await(t, ctx, "two refused binds", func(evs []smscEvent) bool { return len(byEvent(evs, "bind")) >= 2 })
 	for _, ev := range byEvent(s.events(), "bind") {
@@ -330,7 +331,7 @@ func interopNode(t *testing.T) string {
 // smsc is a running smsc.js and what it has logged.
 type smsc struct {
 	addr   string
-	stderr lockedBuffer
+	stderr msgkittest.Buffer
 
 	mu      sync.Mutex
 	partial []byte        // the start of a line not yet ended
@@ -478,12 +479,12 @@ func byEvent(evs []smscEvent, name string) []smscEvent {
 // startESME runs a client of the SMSC that stops when the test ends.
 func startESME(t *testing.T, s *smsc, cfg smpp.Config, sk *sink) *smpp.Client {
 	t.Helper()
-	return startESMELogged(t, s, cfg, sk, &lockedBuffer{})
+	return startESMELogged(t, s, cfg, sk, &msgkittest.Buffer{})
 }
 
 // startESMELogged is startESME with the client's log kept in log, and
 // shown when the test fails.
-func startESMELogged(t *testing.T, s *smsc, cfg smpp.Config, sk *sink, log *lockedBuffer) *smpp.Client {
+func startESMELogged(t *testing.T, s *smsc, cfg smpp.Config, sk *sink, log *msgkittest.Buffer) *smpp.Client {
 	t.Helper()
 	cfg.Addr = s.addr
 	cfg.SystemID = cmp.Or(cfg.SystemID, "msgkit")
@@ -657,22 +658,4 @@ func intOrNil(n *int) string {
 		return "<none>"
 	}
 	return fmt.Sprint(*n)
-}
-
-// lockedBuffer is a bytes.Buffer for several goroutines.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
