@@ -133,8 +133,11 @@ func (f *FamilyMetrics) Measure(h http.Handler, resolve func(*http.Request) stri
 		return h
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
 		sw := asStatusWriter(w)
+		start := sw.start
+		if start.IsZero() { // not behind AccessLog
+			start = time.Now()
+		}
 		f.inFlight.Inc()
 		completed := false
 		defer func() {

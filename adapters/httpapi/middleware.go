@@ -93,6 +93,7 @@ type statusWriter struct {
 	status int
 	bytes  int64
 	route  *routeMetrics // the route that served the request, named by FamilyMetrics.Route
+	start  time.Time     // when AccessLog took the request, which Measure reads rather than the clock again
 }
 
 func asStatusWriter(w http.ResponseWriter) *statusWriter {
@@ -145,6 +146,7 @@ func AccessLog(logger *slog.Logger) func(http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
 			sw := asStatusWriter(w)
+			sw.start = start
 			r = r.WithContext(withLogger(r.Context(), logger))
 			completed := false
 			defer func() {
