@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"net"
@@ -19,10 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/msgkit/msgkit/sms"
 	"github.com/msgkit/msgkit/sms/gsm"
-	"github.com/msgkit/msgkit/sms/smpp/smppsim"
 )
 
 // kannel is a running Kannel: a bearerbox whose smsc group binds to
@@ -232,24 +228,8 @@ func TestKannelESME(t *testing.T) {
 		t.Skip("runs Kannel and server processes and restarts one; the full suite runs it")
 	}
 	t.Parallel()
-	cfg := pgConfig(t)
-	sim := smppsim.New(smppsim.Options{Accounts: map[string]string{"msgkit": "secret"}, ReceiptDelay: 20 * time.Millisecond})
-	smsc, err := sim.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(sim.Close)
-	smppFile := filepath.Join(t.TempDir(), "smpp.json")
-	os.WriteFile(smppFile, []byte(`{"name": "sim", "addr": "`+smsc+`", "systemId": "msgkit", "password": "secret", "binds": 1, "window": 50, "timeout": "2s"}`), 0o600)
-	smppAddr := freeAddr(t)
-	args := []string{"-store", "postgres", "-pg", cfg.pgDSN, "-pg-schema", cfg.pgSchema, "-smpp", smppFile,
-		"-bootstrap", writeESMEBootstrap(t), "-demo", "false", "-addr", "127.0.0.1:0", "-sms-http", "127.0.0.1:0",
-		"-smpp-server", smppAddr, "-log-level", "debug", "-sms-lease", "3s"}
-	var servers [2]*serverProcess
-	servers[0] = startServer(t, args...)
-	logOnFailure(t, servers[:]...)
-
-	k := startKannel(t, bearerbox, smsbox, smppAddr)
+	p := startESMEPlatform(t)
+	k := startKannel(t, bearerbox, smsbox, p.smppAddr)
 	k.waitOnline(t, 15*time.Second)
 	sink := newDLRSink(t)
 
@@ -263,6 +243,7 @@ func TestKannelESME(t *testing.T) {
 		kind := esmeKinds[i%len(esmeKinds)]
 		texts[receiver(i)], kinds[receiver(i)] = esmeText(kind, i), kind
 	}
+	name := func(r string) string { return r + " (" + kinds[r] + ")" }
 	var sent atomic.Int64
 	var sendErrs []string
 	var wg sync.WaitGroup
@@ -285,12 +266,11 @@ func TestKannelESME(t *testing.T) {
 		t.Fatal("Kannel did not take a third of the messages within 30 s")
 	}
 	stopped := time.Now()
-	servers[0].stop(t)
-	servers[1] = startServer(t, args...)
+	p.restart(t)
 	restarted := time.Now()
 	wg.Wait()
 	beforeStop := 0
-	for _, sub := range sim.Submits() {
+	for _, sub := range p.sim.Submits() {
 		if sub.At.Before(stopped) {
 			beforeStop++
 		}
@@ -300,61 +280,17 @@ func TestKannelESME(t *testing.T) {
 	}
 
 	// Everything reaches msgkit, the SMSC, and back.
-	ctx, cancel := context.WithTimeout(t.Context(), 40*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 45*time.Second)
 	defer cancel()
-	conn, err := pgx.Connect(ctx, cfg.pgDSN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
-	type stored struct {
-		id      string
-		dcs     int
-		parts   int
-		text    string
-		done    bool // every part delivered
-		copies  int  // messages to this receiver
-		network map[string]int
-	}
-	read := func() (map[string]*stored, error) {
-		rows, err := conn.Query(ctx, `SELECT m.id, m.receiver, m.dcs, count(*), string_agg(p.text, '' ORDER BY p.num), bool_and(p.state = $1)
-			FROM `+cfg.pgSchema+`.sms_messages m JOIN `+cfg.pgSchema+`.sms_parts p ON p.msg_id = m.id
-			WHERE m.account = $2 GROUP BY m.id, m.receiver, m.dcs`, int(sms.StateDelivered), esmeUser)
-		if err != nil {
-			return nil, err
-		}
-		defer rows.Close()
-		got := map[string]*stored{}
-		for rows.Next() {
-			var s stored
-			var r string
-			if err := rows.Scan(&s.id, &r, &s.dcs, &s.parts, &s.text, &s.done); err != nil {
-				return nil, err
-			}
-			if prev := got[r]; prev != nil {
-				prev.copies++
-				continue
-			}
-			s.copies = 1
-			s.network = map[string]int{}
-			got[r] = &s
-		}
-		return got, rows.Err()
-	}
-	var got map[string]*stored
+	var got map[string]*storedMessage
 	allIn := func() bool {
 		var err error
-		if got, err = read(); err != nil {
+		if got, err = p.messages(ctx); err != nil {
 			t.Logf("reading msgkit's messages: %v", err)
 			return false
 		}
-		if len(got) < messages {
+		if !allDelivered(got, messages) {
 			return false
-		}
-		for _, s := range got {
-			if !s.done {
-				return false
-			}
 		}
 		if !receiptsOverBinds {
 			return true
@@ -374,10 +310,10 @@ func TestKannelESME(t *testing.T) {
 		t.Errorf("after 40 s msgkit has %d of the %d messages Kannel accepted, not all delivered or reported", len(got), messages)
 	}
 	time.Sleep(time.Second) // for a duplicate to show
-	if _, _, ok := servers[1].lastLog(regexp.MustCompile(`smpp server: bound.*system_id=` + esmeUser)); !ok {
+	if _, _, ok := p.servers[1].lastLog(regexp.MustCompile(`smpp server: bound.*system_id=` + esmeUser)); !ok {
 		t.Error("Kannel did not bind to the restarted server")
 	}
-	got, err = read()
+	got, err := p.messages(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -386,21 +322,21 @@ func TestKannelESME(t *testing.T) {
 	for r, text := range texts {
 		s := got[r]
 		if s == nil {
-			t.Errorf("%s (%s): not in msgkit", r, kinds[r])
+			t.Errorf("%s: not in msgkit", name(r))
 			continue
 		}
 		if s.copies != 1 {
-			t.Errorf("%s (%s): %d messages in msgkit, want 1", r, kinds[r], s.copies)
+			t.Errorf("%s: %d messages in msgkit, want 1", name(r), s.copies)
 		}
 		wantDCS := int(gsm.DCSGSM)
 		if strings.HasPrefix(kinds[r], "ucs") {
 			wantDCS = int(gsm.DCSUCS)
 		}
 		if s.text != text || s.dcs != wantDCS {
-			t.Errorf("%s (%s): msgkit has %q in dcs %d, want %q in %d", r, kinds[r], s.text, s.dcs, text, wantDCS)
+			t.Errorf("%s: msgkit has %q in dcs %d, want %q in %d", name(r), s.text, s.dcs, text, wantDCS)
 		}
 		if !s.done {
-			t.Errorf("%s (%s): not every part delivered", r, kinds[r])
+			t.Errorf("%s: not every part delivered", name(r))
 		}
 	}
 	for r := range got {
@@ -410,26 +346,7 @@ func TestKannelESME(t *testing.T) {
 	}
 
 	// Each part once at the SMSC.
-	for _, sub := range sim.Submits() {
-		r := "+" + sub.Dest().Addr
-		if s := got[r]; s != nil {
-			s.network[hex.EncodeToString(sub.Message())]++
-		} else {
-			t.Errorf("the SMSC got a part to %s, of no message", r)
-		}
-	}
-	partsTotal := 0
-	for r, s := range got {
-		partsTotal += s.parts
-		if len(s.network) != s.parts {
-			t.Errorf("%s (%s): the SMSC got %d distinct parts of the %d", r, kinds[r], len(s.network), s.parts)
-		}
-		for m, n := range s.network {
-			if n != 1 {
-				t.Errorf("%s (%s): the SMSC got part %s %d times", r, kinds[r], m, n)
-			}
-		}
-	}
+	partsTotal := p.checkNetwork(t, got, name)
 
 	// Each report once at Kannel's dlr-url.
 	reports, _ := sink.reports()
@@ -445,7 +362,7 @@ func TestKannelESME(t *testing.T) {
 	if receiptsOverBinds {
 		for r := range texts {
 			if types := byMsg[r]; len(types) != 1 || types[0] != "1" {
-				t.Errorf("%s (%s): the reports %v reached Kannel's dlr-url, want one of type 1 (delivered)", r, kinds[r], types)
+				t.Errorf("%s: the reports %v reached Kannel's dlr-url, want one of type 1 (delivered)", name(r), types)
 			}
 		}
 	} else {
@@ -453,7 +370,7 @@ func TestKannelESME(t *testing.T) {
 		// msgkit refused.
 		for r, types := range byMsg {
 			if slices.Contains(types, "16") {
-				t.Errorf("%s (%s): msgkit refused a part (reports %v at Kannel's dlr-url)", r, kinds[r], types)
+				t.Errorf("%s: msgkit refused a part (reports %v at Kannel's dlr-url)", name(r), types)
 			}
 		}
 	}
