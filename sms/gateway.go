@@ -61,7 +61,7 @@ type Submission struct {
 	// registered_delivery; the HTTP interface never does.
 	DLRToBinds bool
 	Flash      bool
-	Custom  json.RawMessage // a JSON object or nothing
+	Custom     json.RawMessage // a JSON object or nothing
 	// ClientIP is the address the request came from, for the account's
 	// network allowlist.
 	ClientIP netip.Addr
