@@ -55,8 +55,13 @@ type Submission struct {
 	// else 0 (no reports).
 	DLRMask *int64
 	DLRURL  string
-	Flash   bool
-	Custom  json.RawMessage // a JSON object or nothing
+	// DLRToBinds sends the reports the mask asks for to the account's
+	// SMPP binds (BindURL) as delivery receipts, rather than to DLRURL,
+	// which must then be empty: the SMPP server sets it for an ESME's
+	// registered_delivery; the HTTP interface never does.
+	DLRToBinds bool
+	Flash      bool
+	Custom     json.RawMessage // a JSON object or nothing
 	// ClientIP is the address the request came from, for the account's
 	// network allowlist.
 	ClientIP netip.Addr
@@ -503,6 +508,9 @@ func (g *Gateway) accept(ctx context.Context, acct Account, sub Submission, id M
 	if err != nil {
 		return Accepted{}, err
 	}
+	if sub.DLRToBinds && m.DLRMask != 0 {
+		m.DLRURL = BindURL(acct.Username)
+	}
 	var room [8]gsm.Part // the parts of most messages, on the stack
 	split, err := splitContent(room[:0], m.Type, sub, g.opts.RefWidth)
 	if err != nil {
@@ -689,7 +697,16 @@ func (g *Gateway) prepare(sub Submission) (MessageRecord, string, error) {
 	if m.Receiver, region, err = parseReceiver(sub.Receiver); err != nil {
 		return m, "", err
 	}
-	if m.DLRMask, m.DLRURL, err = parseDLR(sub.DLRMask, sub.DLRURL); err != nil {
+	if sub.DLRToBinds {
+		if sub.DLRURL != "" {
+			return m, "", CodeBadParameterValue.FieldErrorf("dlrUrl", "reports go to the account's binds or to dlrUrl, not both")
+		}
+		if sub.DLRMask != nil {
+			if m.DLRMask, err = ParseDLRMask(*sub.DLRMask); err != nil {
+				return m, "", err
+			}
+		}
+	} else if m.DLRMask, m.DLRURL, err = parseDLR(sub.DLRMask, sub.DLRURL); err != nil {
 		return m, "", err
 	}
 	if len(sub.Custom) > 0 {
