@@ -194,14 +194,23 @@ func (c *Client) Run(ctx context.Context, sink sms.StatusSink) {
 			modes = append(modes, pdu.Receiver)
 		}
 	}
+	// The saver outlives the binds: a bind that ends with ctx unbinds, and
+	// the SMSC answers what it took before its unbind_resp; those answers
+	// are recorded too, so that a part the SMSC took during a shutdown is
+	// not sent again after it.
+	saverCtx, stopSaver := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopSaver()
+	var binds sync.WaitGroup
 	for i, m := range modes {
-		wg.Go(func() { c.keep(ctx, i, m) })
+		binds.Go(func() { c.keep(ctx, i, m) })
 	}
 	for _, q := range c.receiptQ {
 		wg.Go(func() { c.handleReceipts(ctx, sink, q) })
 	}
 	wg.Go(func() { c.handleAccepted(ctx, sink) })
-	wg.Go(func() { c.saver(ctx) })
+	wg.Go(func() { c.saver(saverCtx, ctx) })
+	binds.Wait()
+	stopSaver()
 	wg.Wait()
 }
 
@@ -404,9 +413,9 @@ func (c *Client) save(sub Submitted) chan struct{} {
 }
 
 // saver records the parts the SMSC took (saveSubmitted), reports them
-// taken (accepted), and tells their Sends. When ctx ends it records what
-// it holds and stops.
-func (c *Client) saver(ctx context.Context) {
+// taken (accepted) while reports ends not, and tells their Sends. When
+// ctx ends it records what it holds and stops.
+func (c *Client) saver(ctx, reports context.Context) {
 	for {
 		var first saveReq
 		select {
@@ -414,7 +423,7 @@ func (c *Client) saver(ctx context.Context) {
 			for {
 				select {
 				case r := <-c.saveQ:
-					c.saveBatch(ctx, []saveReq{r})
+					c.saveBatch(ctx, reports, []saveReq{r})
 				default:
 					return
 				}
@@ -433,11 +442,11 @@ func (c *Client) saver(ctx context.Context) {
 			}
 		}
 		linger.Stop()
-		c.saveBatch(ctx, batch)
+		c.saveBatch(ctx, reports, batch)
 	}
 }
 
-func (c *Client) saveBatch(ctx context.Context, batch []saveReq) {
+func (c *Client) saveBatch(ctx, reports context.Context, batch []saveReq) {
 	subs := make([]Submitted, len(batch))
 	for i, r := range batch {
 		subs[i] = r.sub
@@ -446,7 +455,7 @@ func (c *Client) saveBatch(ctx context.Context, batch []saveReq) {
 	for _, r := range batch {
 		close(r.done)
 	}
-	c.accepted(ctx, subs)
+	c.accepted(reports, subs)
 }
 
 // saveSubmitted records what the SMSC took, retrying a failing store

@@ -778,3 +778,33 @@ func TestClock(t *testing.T) {
 		}
 	})
 }
+
+// TestShutdownRecordsLateAnswers: a shutdown (Run's and Send's contexts
+// ending together, as on SIGTERM) with a submit_sm on the wire gives up on
+// the Send, but the bind unbinds and the SMSC's answer, which comes before
+// its unbind_resp, is still recorded: the part is not sent again by the
+// next process on the same Store.
+func TestShutdownRecordsLateAnswers(t *testing.T) {
+	e := start(t, smppsim.Options{RespDelay: 200 * time.Millisecond}, smpp.Config{EnquireEvery: time.Hour})
+	e.waitBound(t, 1)
+	ctx, cancel := context.WithCancel(t.Context())
+	errc := make(chan []error, 1)
+	go func() { errc <- e.client.Send(ctx, []sms.OutboundPart{part("late", 0, "x")}) }()
+	wctx, wcancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer wcancel()
+	if err := e.sim.Wait(wctx, func() bool { return len(e.sim.Submits()) == 1 }); err != nil {
+		t.Fatal("the SMSC got no submit_sm")
+	}
+	cancel()
+	e.stop()
+	if errs := <-errc; errs == nil || msgkit.KindOf(errs[0]) != msgkit.Unavailable {
+		t.Errorf("Send on a shutdown: %v, want the part Unavailable", errs)
+	}
+	taken, err := e.store.SubmittedParts(t.Context(), []smpp.PartKey{{MsgID: "late", PartNum: 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(taken) != 1 {
+		t.Error("the SMSC's answer, read while the bind unbound, was not recorded: the part would be sent again")
+	}
+}
