@@ -34,7 +34,10 @@
 //
 // A receiver or transceiver bind also takes the account's deliveries
 // (see Receipts). submit_sm and data_sm are answered ESME_RINVBNDSTS on a
-// receiver bind, before a bind and once an unbind began. enquire_link is answered in any
+// receiver bind, before a bind and once an unbind began, but for
+// Shutdown's unbind: those the ESME sent before it read it are answered
+// ESME_RTHROTTLED, so that it sends them again once it has bound again
+// (Kannel drops a message answered ESME_RINVBNDSTS). enquire_link is answered in any
 // state; deliver_sm and unknown commands get generic_nack ESME_RINVCMDID,
 // and a PDU the codec refuses generic_nack with the status of its
 // pdu.DecodeError; one longer than the codec's maximum is answered

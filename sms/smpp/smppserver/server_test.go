@@ -324,3 +324,29 @@ func TestShutdownUnbinds(t *testing.T) {
 		t.Fatal("the connection is still open")
 	}
 }
+
+// A submit_sm the ESME sent before it read Shutdown's unbind is answered
+// ESME_RTHROTTLED, a status ESMEs send again, not
+// ESME_RINVBNDSTS, which Kannel takes as a refusal for good and drops the
+// message on.
+func TestShutdownAnswersLateSubmitsToRetry(t *testing.T) {
+	f := newFixture(t, smppserver.Options{}, nil)
+	e := dial(t, f.addr)
+	e.bind(t, pdu.Transceiver, "shop", "pw")
+	done := make(chan error, 1)
+	go func() { done <- f.srv.Shutdown(t.Context()) }()
+	p := e.read(t)
+	if p.Body.Command() != pdu.CmdUnbind {
+		t.Fatalf("%s, want unbind", p.Body.Command())
+	}
+	e.write(t, pdu.PDU{Seq: 7, Body: &pdu.SubmitSM{ShortMessage: pdu.ShortMessage{Source: pdu.Address{TON: 5, Addr: "Shop"},
+		Dest: pdu.Address{TON: 1, NPI: 1, Addr: "38640123456"}, Message: []byte("late")}}})
+	r := e.read(t)
+	if r.Seq != 7 || r.Body.Command() != pdu.CmdSubmitSMResp || r.Status != pdu.ESME_RTHROTTLED {
+		t.Fatalf("the late submit_sm was answered %s %s (seq %d), want submit_sm_resp ESME_RTHROTTLED", r.Body.Command(), r.Status, r.Seq)
+	}
+	e.write(t, pdu.PDU{Seq: p.Seq, Body: &pdu.Empty{ID: pdu.CmdUnbindResp}})
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}

@@ -47,6 +47,7 @@ type session struct {
 	mode       pdu.BindMode // 0 before a bind
 	account    string
 	unbinding  bool          // unbind sent or received: no new requests
+	stopping   bool          // the unbind is Shutdown's: requests are to come again
 	unbindResp chan struct{} // closed when the ESME answers the server's unbind
 }
 
@@ -239,13 +240,20 @@ func (c *session) response(p pdu.PDU) {
 
 func (c *session) request(p pdu.PDU) {
 	c.mu.Lock()
-	mode, unbinding := c.mode, c.unbinding
+	mode, unbinding, stopping := c.mode, c.unbinding, c.stopping
 	c.mu.Unlock()
 	switch b := p.Body.(type) {
 	case *pdu.Bind:
 		c.bind(p, b)
 	case *pdu.SubmitSM, *pdu.DataSM:
 		switch {
+		case stopping && mode != pdu.Receiver:
+			// The ESME sent it before it read the server's unbind: a
+			// status it retries, so that it sends the message again once
+			// it has bound again (ESME_RINVBNDSTS would be a refusal for
+			// good to Kannel, which would drop the message).
+			c.answer(errResp(p, stoppingStatus))
+			c.s.m.submitted(p.Body.Command(), stoppingStatus)
 		case mode == 0 || mode == pdu.Receiver || unbinding:
 			c.answer(errResp(p, pdu.ESME_RINVBNDSTS))
 			c.s.m.submitted(p.Body.Command(), pdu.ESME_RINVBNDSTS)
@@ -367,12 +375,17 @@ func (c *session) nextSeq() uint32 {
 	}
 }
 
+// stoppingStatus answers a submit_sm or data_sm that arrives after
+// Shutdown's unbind was sent: one the ESME is to send again.
+const stoppingStatus = pdu.ESME_RTHROTTLED
+
 // unbindAndClose is Shutdown's: no new requests, the answers due, an
 // unbind, its answer waited for a while, then the connection closed.
 func (c *session) unbindAndClose() {
 	c.mu.Lock()
 	bound, already := c.mode != 0, c.unbinding
 	c.unbinding = true
+	c.stopping = bound && !already
 	c.mu.Unlock()
 	if !bound || already {
 		if !already {
