@@ -18,6 +18,9 @@ let bound = false;
 const queue = []; // parts to submit: {id, part, parts, pdu}
 const inFlight = new Map(); // sequence_number -> part, on the current session
 let closing = false;
+// Statuses that ask for the submit_sm again later, as Kannel reads them:
+// ESME_RSYSERR, ESME_RMSGQFUL, ESME_RTHROTTLED, ESME_RX_T_APPN.
+const retried = new Set([0x08, 0x14, 0x58, 0x64]);
 
 connect();
 
@@ -110,6 +113,15 @@ function pump() {
     const pdu = new smpp.PDU('submit_sm', Object.assign({}, p.fields));
     const sent = s.send(pdu, (resp) => {
       inFlight.delete(pdu.sequence_number);
+      if (retried.has(resp.command_status)) {
+        // The SMSC asks for it again later: after a pause, first.
+        log({ event: 'submit_sm_retry', conn: s.conn, id: p.id, part: p.part, parts: p.parts, status: resp.command_status });
+        setTimeout(() => {
+          queue.unshift(p);
+          pump();
+        }, opts.reconnectMs);
+        return;
+      }
       log({ event: 'submit_sm_resp', conn: s.conn, id: p.id, part: p.part, parts: p.parts, status: resp.command_status, message_id: resp.message_id || '' });
       pump();
     });
