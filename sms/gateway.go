@@ -213,14 +213,14 @@ func (g *Gateway) CreateAccount(ctx context.Context, spec AccountSpec) (Account,
 func prepareAccount(spec AccountSpec, secrets *secret.Checker, clock msgkit.Clock) (Account, error) {
 	a := spec.Account
 	e := msgkit.New(msgkit.Invalid, CodeAccountInvalid, "invalid account")
-	if a.Username == "" || len(a.Username) > 200 || !utf8.ValidString(a.Username) || strings.ContainsAny(a.Username, "\x00\r\n") {
+	if a.Username == "" || len(a.Username) > MaxUsernameBytes || !utf8.ValidString(a.Username) || strings.ContainsAny(a.Username, "\x00\r\n") {
 		e.WithField("username", "a username has 1 to 200 characters of UTF-8 without line breaks", "")
 	}
 	switch {
 	case spec.Password != "" && a.PasswordHash != "":
 		e.WithField("password", "give the password or its hash, not both", "")
 	case spec.Password != "":
-		if len(spec.Password) > 72 {
+		if len(spec.Password) > MaxPasswordBytes {
 			e.WithField("password", "a password has at most 72 bytes", "")
 		}
 	case a.PasswordHash == "":
