@@ -63,6 +63,11 @@ type Submission struct {
 	// IdempotencyKey, when set, makes a retry of the submission act once
 	// (see Submit); "" is no key, today's submission.
 	IdempotencyKey idempotency.Key
+	// ValidUntil, when set, ends the message's validity if it comes before
+	// the account's (SMPP's validity_period); one not after the
+	// submission is 112 (field validUntil). Zero: the account's validity.
+	// The bulk SMS interface has no such field.
+	ValidUntil time.Time
 }
 
 // Accepted is the answer to an accepted submission.
@@ -503,6 +508,9 @@ func (g *Gateway) accept(ctx context.Context, acct Account, sub Submission, id M
 	if err != nil {
 		return Accepted{}, err
 	}
+	if !sub.ValidUntil.IsZero() && !sub.ValidUntil.After(now) {
+		return Accepted{}, CodeBadParameterValue.FieldErrorf("validUntil", "the message's validity ended at %s, before its submission", sub.ValidUntil.UTC().Format(time.RFC3339))
+	}
 	var room [8]gsm.Part // the parts of most messages, on the stack
 	split, err := splitContent(room[:0], m.Type, sub, g.opts.RefWidth)
 	if err != nil {
@@ -527,6 +535,9 @@ func (g *Gateway) accept(ctx context.Context, acct Account, sub Submission, id M
 	m.Currency = acct.Currency
 	m.SubmittedAt = now
 	m.ExpiresAt = now.Add(acct.validity())
+	if !sub.ValidUntil.IsZero() && sub.ValidUntil.Before(m.ExpiresAt) {
+		m.ExpiresAt = sub.ValidUntil.UTC()
+	}
 	m.Parts = make([]PartRecord, len(split.Parts))
 	for i, p := range split.Parts {
 		m.Parts[i] = PartRecord{Num: i, Text: p.Text, Data: p.Data, Units: p.Units, UDH: p.UDH, State: StateSubmitted, UpdatedAt: now, SendAt: now}

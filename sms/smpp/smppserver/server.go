@@ -37,6 +37,7 @@ const (
 	DefaultPartsTimeout   = time.Minute
 	DefaultMaxPartsAcct   = 1000
 	DefaultShutdownUnbind = 5 * time.Second
+	DefaultBindTimeout    = 30 * time.Second
 )
 
 // Options configure a Server. Zero values choose the defaults.
@@ -59,6 +60,9 @@ type Options struct {
 	// EnquireEvery: a bind silent this long gets an enquire_link; one
 	// silent for DeadAfter (default 2 × EnquireEvery) is closed.
 	EnquireEvery, DeadAfter time.Duration
+	// BindTimeout: a connection not bound this long after it was
+	// accepted is closed, whatever else it sends.
+	BindTimeout time.Duration
 	// PartsTimeout bounds the wait for the parts of a long message, and
 	// MaxPartsPerAccount how many long messages of one account gather at
 	// once (ESME_RMSGQFUL beyond).
@@ -108,6 +112,7 @@ func New(gw Gateway, opts Options) *Server {
 	opts.Window = positive(opts.Window, DefaultWindow)
 	opts.EnquireEvery = positive(opts.EnquireEvery, DefaultEnquireEvery)
 	opts.DeadAfter = positive(opts.DeadAfter, 2*opts.EnquireEvery)
+	opts.BindTimeout = positive(opts.BindTimeout, DefaultBindTimeout)
 	opts.PartsTimeout = positive(opts.PartsTimeout, DefaultPartsTimeout)
 	opts.MaxPartsPerAccount = positive(opts.MaxPartsPerAccount, DefaultMaxPartsAcct)
 	if opts.NewID == nil {

@@ -55,10 +55,13 @@ func newFixture(t testing.TB, opts smppserver.Options, change func(*sms.Account)
 	return f
 }
 
+// networks are the fixture's accounts': loopback.
+func (f *fixture) networks() []netip.Prefix { return []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")} }
+
 func (f *fixture) account(t testing.TB, name string, change func(*sms.Account)) {
 	t.Helper()
 	a := sms.Account{
-		Username: name, Networks: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}, Enabled: true,
+		Username: name, Networks: f.networks(), Enabled: true,
 		Balance: decimal.RequireFromString("100"), Currency: "EUR", MaxParts: 10,
 		Prices: []sms.Price{{Prefix: "386", Price: decimal.RequireFromString("0.05")}},
 	}

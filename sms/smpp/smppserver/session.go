@@ -35,6 +35,8 @@ type session struct {
 	seq   atomic.Uint32 // of the server's own requests
 	heard atomic.Int64  // Options.Clock's UnixNano when the peer was last heard
 
+	opened time.Time // when it was accepted, by Options.Clock: for BindTimeout
+
 	submits sync.WaitGroup // submits being handled
 
 	mu         sync.Mutex
@@ -62,6 +64,7 @@ func newSession(s *Server, nc net.Conn) *session {
 	}
 	c.log = s.log.With("remote", nc.RemoteAddr().String())
 	c.heard.Store(s.opts.Clock.Now().UnixNano())
+	c.opened = time.Unix(0, c.heard.Load())
 	return c
 }
 
@@ -160,7 +163,7 @@ func (c *session) read() {
 	for {
 		// A fresh buffer each time: a submit's goroutine reads its PDU's
 		// slices after the next read.
-		p, _, err := pdu.Read(br, nil, pdu.DefaultMaxPDU)
+		p, _, err := esmeDecoder.Read(br, nil, pdu.DefaultMaxPDU)
 		var derr *pdu.DecodeError
 		switch {
 		case err == nil:
@@ -321,11 +324,11 @@ func (c *session) bind(p pdu.PDU, b *pdu.Bind) {
 }
 
 // keep sends enquire_link when the peer has been silent EnquireEvery and
-// closes it when silent DeadAfter, by Options.Clock, looking four times
-// an EnquireEvery.
+// closes it when silent DeadAfter, or when not bound BindTimeout after it
+// connected, by Options.Clock, looking four times an EnquireEvery.
 func (c *session) keep() {
 	o := c.s.opts
-	t := time.NewTicker(max(min(o.EnquireEvery, o.DeadAfter)/4, time.Millisecond))
+	t := time.NewTicker(max(min(o.EnquireEvery, o.DeadAfter, o.BindTimeout)/4, time.Millisecond))
 	defer t.Stop()
 	var lastEnquire time.Time
 	for {
@@ -337,6 +340,10 @@ func (c *session) keep() {
 		now := o.Clock.Now()
 		silent := now.Sub(time.Unix(0, c.heard.Load()))
 		switch {
+		case c.bindOverdue(now):
+			c.log.Info("smpp server: no bind within the bind timeout; closing", "timeout", o.BindTimeout)
+			c.close("no bind")
+			return
 		case silent >= o.DeadAfter:
 			c.log.Warn("smpp server: the peer is silent; closing", "silent", silent)
 			c.close("dead peer")
@@ -394,7 +401,7 @@ func (c *session) submit(p pdu.PDU) {
 	var r *refusal
 	switch b := p.Body.(type) {
 	case *pdu.SubmitSM:
-		msg, r = readSubmit(b)
+		msg, r = readSubmit(b, c.s.opts.Clock.Now())
 	case *pdu.DataSM:
 		msg, r = readDataSM(b)
 	}
