@@ -56,7 +56,9 @@ func newFixture(t testing.TB, opts smppserver.Options, change func(*sms.Account)
 }
 
 // networks are the fixture's accounts': loopback.
-func (f *fixture) networks() []netip.Prefix { return []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")} }
+func (f *fixture) networks() []netip.Prefix {
+	return []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
+}
 
 func (f *fixture) account(t testing.TB, name string, change func(*sms.Account)) {
 	t.Helper()
