@@ -7,11 +7,13 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"errors"
 	"math/big"
 	"net"
 	"testing"
 	"time"
 
+	"github.com/msgkit/msgkit/msgkittest"
 	"github.com/msgkit/msgkit/sms"
 	"github.com/msgkit/msgkit/sms/gsm"
 	"github.com/msgkit/msgkit/sms/smpp"
@@ -107,3 +109,28 @@ func TestTLS(t *testing.T) {
 // longText is 200 septets: two parts.
 const longText = "0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789" +
 	"0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789"
+
+// A TLS handshake never begun counts within BindTimeout: the connection
+// is closed.
+func TestTLSHandshakeWithinBindTimeout(t *testing.T) {
+	cert, _ := testCert(t)
+	clock := msgkittest.NewClock(time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC))
+	f := newFixture(t, smppserver.Options{TLS: &tls.Config{Certificates: []tls.Certificate{cert}}, Clock: clock.Now,
+		EnquireEvery: 40 * time.Millisecond, DeadAfter: time.Hour, BindTimeout: 100 * time.Millisecond}, nil)
+	silent := dial(t, f.addr)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		// The clock moves until the server, whenever it took the
+		// connection, finds it past its bind timeout.
+		clock.Advance(100 * time.Millisecond)
+		silent.nc.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
+		_, err := silent.nc.Read(make([]byte, 1))
+		var ne net.Error
+		if !errors.As(err, &ne) || !ne.Timeout() {
+			break // closed
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a connection without a TLS handshake is still open")
+		}
+	}
+}
