@@ -590,10 +590,10 @@ func (d *Dispatcher) giveBack(ctx context.Context, rs []Report, why int) {
 
 // hostOf is the line a report URL belongs to: its host and port.
 func hostOf(rawURL string) string {
-	if u, err := url.Parse(rawURL); err == nil {
+	if u, err := url.Parse(rawURL); err == nil && u.Host != "" {
 		return strings.ToLower(u.Host)
 	}
-	return rawURL
+	return rawURL // an account's binds (BindURL): a line each
 }
 
 // attempt posts r and returns it with the outcome to record: delivered,
@@ -608,6 +608,20 @@ func (d *Dispatcher) attempt(ctx context.Context, r Report) (done Report, ok boo
 		return r, false
 	}
 	now := d.opts.Clock.Now()
+	if h, held := holdOf(err); held {
+		// Not an attempt: the report waits for what this replica lacks.
+		r.LastError = errorText(h)
+		if now.Add(h.After).Sub(r.CreatedAt) > d.opts.MaxAge {
+			r.State = ReportGivenUp
+			d.metrics.attempted(attemptGivenUp)
+			d.opts.Logger.WarnContext(ctx, "delivery report given up", "msgId", r.MsgID, "partNum", r.PartNum,
+				"url", r.URL, "attempts", r.Attempts, "err", r.LastError)
+		} else {
+			r.NextAt = now.Add(h.After)
+			d.metrics.gaveBack(putOffHeld, 1)
+		}
+		return r, true
+	}
 	r.Attempts++
 	r.AttemptedAt = now
 	switch {

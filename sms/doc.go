@@ -307,6 +307,17 @@
 // and finish as they are instead, so that every store serves the
 // dispatcher as it is.
 //
+// Reports of messages an ESME submitted over SMPP asking for receipts
+// (Submission.DLRToBinds) go to the account's binds (BindURL, "smpp:"
+// and the account, a line of its own), as a BindDelivery rather than the
+// HTTP report's body: the SMPP server (sms/smpp/smppserver) sends each
+// as a deliver_sm, through a ReportRouter that sends the rest over HTTP.
+// A poster that cannot deliver on this replica for a reason of its own (no
+// bind of the account here) answers a HoldError: the report is put off for
+// its After without using an attempt (counted as put off, reason held),
+// so that it waits for a bind, up to MaxAge, rather than run out of
+// attempts while the ESME is away.
+//
 // # Retention
 //
 // A finished message, every part in a final state (PartState.Final) and

@@ -55,8 +55,13 @@ type Submission struct {
 	// else 0 (no reports).
 	DLRMask *int64
 	DLRURL  string
-	Flash   bool
-	Custom  json.RawMessage // a JSON object or nothing
+	// DLRToBinds sends the reports the mask asks for to the account's
+	// SMPP binds (BindURL) as delivery receipts, rather than to DLRURL,
+	// which must then be empty: the SMPP server sets it for an ESME's
+	// registered_delivery; the HTTP interface never does.
+	DLRToBinds bool
+	Flash      bool
+	Custom     json.RawMessage // a JSON object or nothing
 	// ClientIP is the address the request came from, for the account's
 	// network allowlist.
 	ClientIP netip.Addr
@@ -511,6 +516,9 @@ func (g *Gateway) accept(ctx context.Context, acct Account, sub Submission, id M
 	if !sub.ValidUntil.IsZero() && !sub.ValidUntil.After(now) {
 		return Accepted{}, CodeBadParameterValue.FieldErrorf("validUntil", "the message's validity ended at %s, before its submission", sub.ValidUntil.UTC().Format(time.RFC3339))
 	}
+	if sub.DLRToBinds && m.DLRMask != 0 {
+		m.DLRURL = BindURL(acct.Username)
+	}
 	var room [8]gsm.Part // the parts of most messages, on the stack
 	split, err := splitContent(room[:0], m.Type, sub, g.opts.RefWidth)
 	if err != nil {
@@ -700,7 +708,16 @@ func (g *Gateway) prepare(sub Submission) (MessageRecord, string, error) {
 	if m.Receiver, region, err = parseReceiver(sub.Receiver); err != nil {
 		return m, "", err
 	}
-	if m.DLRMask, m.DLRURL, err = parseDLR(sub.DLRMask, sub.DLRURL); err != nil {
+	if sub.DLRToBinds {
+		if sub.DLRURL != "" {
+			return m, "", CodeBadParameterValue.FieldErrorf("dlrUrl", "reports go to the account's binds or to dlrUrl, not both")
+		}
+		if sub.DLRMask != nil {
+			if m.DLRMask, err = ParseDLRMask(*sub.DLRMask); err != nil {
+				return m, "", err
+			}
+		}
+	} else if m.DLRMask, m.DLRURL, err = parseDLR(sub.DLRMask, sub.DLRURL); err != nil {
 		return m, "", err
 	}
 	if len(sub.Custom) > 0 {

@@ -177,10 +177,11 @@ const (
 	putOffLineFull = iota
 	putOffLeaseRunningOut
 	putOffStopping
+	putOffHeld
 	numPutOffReasons
 )
 
-var putOffReasonLabels = [numPutOffReasons]string{"line_full", "lease_running_out", "stopping"}
+var putOffReasonLabels = [numPutOffReasons]string{"line_full", "lease_running_out", "stopping", "held"}
 
 // dispatcherMetrics are a Dispatcher's counters; nil counts nothing.
 type dispatcherMetrics struct {
@@ -198,7 +199,7 @@ func newDispatcherMetrics(reg prometheus.Registerer, d *Dispatcher) *dispatcherM
 	}, []string{"outcome"})
 	putOff := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "msgkit_sms_reports_put_off_total",
-		Help: "Delivery reports a dispatcher gave back unattempted, to be claimed again later, by reason: line_full (their receiving host's line was full), lease_running_out (they waited too long behind slow attempts), stopping (the dispatcher stopped).",
+		Help: "Delivery reports a dispatcher gave back unattempted, to be claimed again later, by reason: line_full (their receiving host's line was full), lease_running_out (they waited too long behind slow attempts), stopping (the dispatcher stopped), held (their destination cannot take them on this replica now: no SMPP bind of the account).",
 	}, []string{"reason"})
 	reg.MustRegister(attempts, putOff, &backlogCollector{
 		read:  d.store.OutboxBacklog,

@@ -121,11 +121,17 @@ func statusChange(ev StatusEvent, clock msgkit.Clock) func(m MessageRecord, p Pa
 		code := ErrorCodeFor(ev)
 		u := PartUpdate{State: next, ErrorCode: code, UpdatedAt: at.UTC()}
 		if m.reports(event) {
-			body, err := json.Marshal(ReportBody{
-				MsgID: m.ID, Event: event.String(), ErrorCode: int(code), ErrorMessage: code.Text(),
-				PartNum: p.Num, NumParts: len(m.Parts), AccountName: m.Account,
-				SendTime: m.SubmittedAt.Unix(), DLRTime: at.Unix(), Custom: m.Custom,
-			})
+			var body []byte
+			var err error
+			if _, binds := BindAccount(m.DLRURL); binds {
+				body, err = json.Marshal(receiptOf(m, p, event, code, at))
+			} else {
+				body, err = json.Marshal(ReportBody{
+					MsgID: m.ID, Event: event.String(), ErrorCode: int(code), ErrorMessage: code.Text(),
+					PartNum: p.Num, NumParts: len(m.Parts), AccountName: m.Account,
+					SendTime: m.SubmittedAt.Unix(), DLRTime: at.Unix(), Custom: m.Custom,
+				})
+			}
 			if err != nil {
 				return PartUpdate{}, false, msgkit.Wrap(err, msgkit.Internal, "report", "encoding a report failed")
 			}

@@ -12,13 +12,14 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/msgkit/msgkit/sms/smpp"
 	"github.com/msgkit/msgkit/sms/smpp/pdu"
 )
 
 // -smpp-server serves ESMEs with the bulk SMS family's gateway: a bind
 // with a bootstrap account's credentials is refused for a wrong password
-// and made with the right one, and a submit_sm is accepted with its
-// message id.
+// and made with the right one, a submit_sm is accepted with its message
+// id, and its delivery receipt comes as a deliver_sm over the bind.
 func TestESMEServer(t *testing.T) {
 	hash, err := bcrypt.GenerateFromPassword([]byte("esme-pw"), bcrypt.MinCost)
 	if err != nil {
@@ -61,8 +62,34 @@ func TestESMEServer(t *testing.T) {
 	}
 	p := call(3, &pdu.SubmitSM{ShortMessage: pdu.ShortMessage{Source: pdu.Address{TON: 5, Addr: "Shop"},
 		Dest: pdu.Address{TON: 1, NPI: 1, Addr: "38640123456"}, RegisteredDelivery: 1, Message: []byte("Hello over SMPP")}})
-	if r, ok := p.Body.(*pdu.SubmitSMResp); p.Status != pdu.ESME_ROK || !ok || r.MessageID == "" {
+	r, ok := p.Body.(*pdu.SubmitSMResp)
+	if p.Status != pdu.ESME_ROK || !ok || r.MessageID == "" {
 		t.Fatalf("submit_sm: %s %+v", p.Status, p.Body)
+	}
+	// The network delivers it, and its receipt comes over the bind.
+	for {
+		nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+		p, _, err := pdu.Read(nc, nil, 0)
+		if err != nil {
+			t.Fatalf("waiting for the receipt: %v", err)
+		}
+		b, err := pdu.Append(nil, pdu.PDU{Seq: p.Seq, Body: &pdu.Empty{ID: pdu.CmdEnquireLinkResp}})
+		d, isDeliver := p.Body.(*pdu.DeliverSM)
+		if isDeliver {
+			b, err = pdu.Append(nil, pdu.PDU{Seq: p.Seq, Body: &pdu.DeliverSMResp{}})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		nc.Write(b)
+		if !isDeliver {
+			continue
+		}
+		rc, isReceipt, err := smpp.ReceiptOf(d)
+		if !isReceipt || err != nil || rc.ID != r.MessageID || rc.State != smpp.StateDelivered {
+			t.Fatalf("deliver_sm %q: receipt %v %+v, %v; want DELIVRD of %s", d.Message, isReceipt, rc, err, r.MessageID)
+		}
+		return
 	}
 }
 

@@ -52,11 +52,9 @@
 // counts for every replica and the HTTP interface alike (see the
 // gateway's refusals below).
 //
-// A receiver bind (and a transceiver's receiving side) is kept, with
-// enquire_link and unbind, but receives no deliver_sm yet: delivery
-// receipts over the bind and inbound messages come with their own work.
-// submit_sm and data_sm are answered ESME_RINVBNDSTS on a receiver bind,
-// before a bind and once an unbind began. enquire_link is answered in any
+// A receiver or transceiver bind also takes the account's deliveries
+// (see Receipts). submit_sm and data_sm are answered ESME_RINVBNDSTS on a
+// receiver bind, before a bind and once an unbind began. enquire_link is answered in any
 // state; deliver_sm and unknown commands get generic_nack ESME_RINVCMDID,
 // and a PDU the codec refuses generic_nack with the status of its
 // pdu.DecodeError; one longer than the codec's maximum is answered
@@ -124,12 +122,46 @@
 // part comes, the last part is answered ESME_RINVEXPIRY (the gateway's 112
 // of the field validUntil) and nothing is charged.
 //
-// registered_delivery is read and kept with the
-// message being gathered, but no receipt is sent yet: the gateway's
-// reports go to HTTP callbacks, and receipts as deliver_sm over the bind
-// come with their own work (until then, a message is submitted with no
-// report asked for).
+// # Receipts
 //
+// registered_delivery asks for receipts (receiptMask): its SMSC delivery
+// receipt bits 1 (and 3, reserved, read as 1) for every final event, 2
+// for failures only; its intermediate notification bit for each failed
+// attempt the network retries (BUFFERED, as message_state ENROUTE); the
+// SME acknowledgement bits are ignored. Asked of any part of a long
+// message, they are asked of the message. The gateway then queues the
+// reports in its outbox for the account's binds (sms.BindURL), as
+// sms.BindDelivery, one per part and event as the HTTP reports, and the
+// report dispatcher hands them to Server.PostReport, which sends each as
+// a deliver_sm:
+//
+//	esm_class           0x04 (SMSC delivery receipt), data_coding 0
+//	source_addr         the message's receiver (TON 1, NPI 1)
+//	destination_addr    its sender (TON 5 when alphanumeric)
+//	short_message       SMPP 3.4 Appendix B: id:<message id> sub:001 dlvrd:001|000
+//	                    submit date:YYMMDDhhmm done date:YYMMDDhhmm stat:<stat>
+//	                    err:<the HTTP report's errorCode, 3 digits> Text:<the part's first 20 characters>
+//	receipted_message_id  the message id answered to submit_sm
+//	message_state       DELIVERED, EXPIRED (error 996), UNDELIVERABLE, REJECTED, ENROUTE
+//	network_error_code  for a failure: type 3 (GSM) and the errorCode
+//
+// Dates are UTC, to the minute, as Appendix B writes them; characters of
+// the quoted text outside plain ASCII (and those the GSM alphabet puts
+// elsewhere) are written '?'. The binds of an account take turns, each
+// with at most Window deliver_sm unanswered. ESME_ROK delivers it;
+// ESME_RX_P_APPN refuses it for good (given up); any other answer, none
+// in the dispatcher's timeout, or the bind closing, retries it with the
+// dispatcher's backoff. With no receiving bind of the account on this
+// server, the report is held (sms.HoldError): put off without using an
+// attempt, for a tenth of its age (2 s to a minute), so that whichever
+// replica holds a bind of the account, now or after the ESME binds again,
+// delivers it, and one held past the message's validity is given up.
+// Receipts go out at least once: a bind that closes between the ESME's
+// answer and its record gets the receipt again on the next bind.
+// Messages from the network routed to the account take the same path
+// (sms.BindMessage): a deliver_sm with esm_class 0, in data_coding 0 or
+// 8, in short_message or, beyond 254 octets, message_payload.
+
 // # Long messages
 //
 // The parts of a long message (esm_class UDHI with a concatenation
@@ -181,5 +213,6 @@
 // With Options.Metrics the server registers msgkit_smpp_server_binds (by
 // mode), msgkit_smpp_server_bind_refusals_total (by command_status),
 // msgkit_smpp_server_submits_total (by command and command_status, one
-// per part answered) and msgkit_smpp_server_incomplete_messages_total.
+// per part answered), msgkit_smpp_server_incomplete_messages_total and
+// msgkit_smpp_server_deliveries_total (by kind and outcome).
 package smppserver

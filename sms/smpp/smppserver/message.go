@@ -24,7 +24,7 @@ const (
 type message struct {
 	source, dest       string
 	coding             byte
-	registeredDelivery byte // kept for the receipts over the bind (see the package doc)
+	registeredDelivery byte // the receipts asked for (receiptMask)
 	data               []byte
 	concat             *concat // nil: the whole message
 
@@ -174,6 +174,9 @@ func (c *concat) valid() bool { return c.total > 0 && c.seq > 0 && c.seq <= c.to
 // the text read from its coding.
 func submission(m message, data []byte) (sms.Submission, error) {
 	sub := sms.Submission{Type: sms.TypeText, Sender: m.source, Receiver: m.dest, Flash: m.coding&0x10 != 0, ValidUntil: m.validUntil}
+	if sub.DLRMask = receiptMask(m.registeredDelivery); sub.DLRMask != nil {
+		sub.DLRToBinds = true
+	}
 	var err error
 	switch m.coding &^ 0x10 {
 	case codingUCS2:
@@ -184,4 +187,29 @@ func submission(m message, data []byte) (sms.Submission, error) {
 		sub.Text, err = gsm.TextOfCodes(data)
 	}
 	return sub, err
+}
+
+// receiptMask is the reports registered_delivery asks for, as the
+// gateway's mask: its SMSC delivery receipt bits (0 and 1) ask for every
+// final event (1; 3, which SMPP 3.4 reserves, is read as 1) or for
+// failures only (2), and its intermediate notification bit (4) for each
+// failed attempt the network retries (BUFFERED). The SME acknowledgement
+// bits (2 and 3) ask for what no handset sends here: they are read and
+// ignored. nil: no reports.
+func receiptMask(rd byte) *int64 {
+	var mask sms.DLRMask
+	switch rd & 0x03 {
+	case 1, 3:
+		mask = sms.RecommendedDLRMask
+	case 2:
+		mask = sms.DLRMask(sms.EventUndelivered | sms.EventRejected)
+	}
+	if rd&0x10 != 0 {
+		mask |= sms.DLRMask(sms.EventBuffered)
+	}
+	if mask == 0 {
+		return nil
+	}
+	v := int64(mask)
+	return &v
 }

@@ -80,6 +80,9 @@ func (a *assembler) add(k partKey, msg message, now time.Time, newID func() sms.
 		g.have++
 	}
 	g.parts[i] = append([]byte{}, msg.data...) // the PDU's buffer is not ours to keep
+	// Receipts asked of any part are asked of the message: ESMEs ask on
+	// every part, on the first or on the last.
+	g.first.registeredDelivery |= msg.registeredDelivery
 	if g.have == len(g.parts) {
 		a.removeLocked(k)
 		r.done = g

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
+	"slices"
 	"sync"
 	"time"
 
@@ -95,6 +96,7 @@ type Server struct {
 	listeners map[net.Listener]struct{}
 	sessions  map[*session]struct{}
 	binds     map[string]int // bound sessions by account
+	receivers map[string]*receiving
 	wg        sync.WaitGroup // sessions and the sweeper
 	sweeping  bool
 	stop      chan struct{} // closed by Shutdown
@@ -122,7 +124,7 @@ func New(gw Gateway, opts Options) *Server {
 	return &Server{
 		gw: gw, opts: opts, log: opts.Logger, parts: newAssembler(opts.MaxPartsPerAccount, opts.PartsTimeout), m: newMetrics(opts.Metrics),
 		ctx: ctx, cancel: cancel,
-		listeners: map[net.Listener]struct{}{}, sessions: map[*session]struct{}{}, binds: map[string]int{}, stop: make(chan struct{}),
+		listeners: map[net.Listener]struct{}{}, sessions: map[*session]struct{}{}, binds: map[string]int{}, receivers: map[string]*receiving{}, stop: make(chan struct{}),
 	}
 }
 
@@ -278,23 +280,65 @@ func (s *Server) dropped(k partKey, g *gathering) {
 	s.m.incomplete()
 }
 
-// bindAccount counts a bind of account unless it holds MaxBinds.
-func (s *Server) bindAccount(account string) bool {
+// receiving is an account's receiver and transceiver binds on this
+// server, which take turns at its deliveries.
+type receiving struct {
+	sessions []*session
+	next     int
+}
+
+// bindAccount counts a bind of account unless it holds MaxBinds; a
+// receiver or transceiver bind takes the account's deliveries too.
+func (s *Server) bindAccount(account string, mode pdu.BindMode, c *session) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.binds[account] >= s.opts.MaxBinds {
 		return false
 	}
 	s.binds[account]++
+	if mode == pdu.Receiver || mode == pdu.Transceiver {
+		r := s.receivers[account]
+		if r == nil {
+			r = &receiving{}
+			s.receivers[account] = r
+		}
+		r.sessions = append(r.sessions, c)
+	}
 	return true
 }
 
-func (s *Server) unbindAccount(account string) {
+func (s *Server) unbindAccount(account string, c *session) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.binds[account]--; s.binds[account] <= 0 {
 		delete(s.binds, account)
 	}
+	if r := s.receivers[account]; r != nil {
+		if i := slices.Index(r.sessions, c); i >= 0 {
+			r.sessions = slices.Delete(r.sessions, i, i+1)
+		}
+		if len(r.sessions) == 0 {
+			delete(s.receivers, account)
+		}
+	}
+}
+
+// receiver is the next of account's binds that takes deliveries and is
+// not unbinding; nil when there is none.
+func (s *Server) receiver(account string) *session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.receivers[account]
+	if r == nil {
+		return nil
+	}
+	for range r.sessions {
+		r.next = (r.next + 1) % len(r.sessions)
+		if c := r.sessions[r.next]; c.receiving() {
+			return c
+		}
+	}
+	return nil
 }
 
 // Binds is how many binds account holds on this server now.

@@ -39,6 +39,12 @@ type session struct {
 
 	submits sync.WaitGroup // submits being handled
 
+	// The server's own deliver_sm: at most Window unanswered, each
+	// waiting for its answer by sequence number.
+	outWin  chan struct{}
+	pmu     sync.Mutex
+	pending map[uint32]chan pdu.Status
+
 	mu         sync.Mutex
 	mode       pdu.BindMode // 0 before a bind
 	account    string
@@ -58,6 +64,7 @@ func newSession(s *Server, nc net.Conn) *session {
 	c := &session{
 		s: s, nc: nc, out: make(chan outgoing, s.opts.Window+8), window: make(chan struct{}, s.opts.Window),
 		done: make(chan struct{}), unbindResp: make(chan struct{}),
+		outWin: make(chan struct{}, s.opts.Window), pending: map[uint32]chan pdu.Status{},
 	}
 	if ap, err := netip.ParseAddrPort(nc.RemoteAddr().String()); err == nil {
 		c.remote = ap.Addr().Unmap()
@@ -80,7 +87,7 @@ func (c *session) run() {
 	c.mode = 0
 	c.mu.Unlock()
 	if mode != 0 {
-		c.s.unbindAccount(account)
+		c.s.unbindAccount(account, c)
 		c.s.m.bound(mode, -1)
 	}
 }
@@ -223,10 +230,13 @@ func (c *session) response(p pdu.PDU) {
 		c.mu.Unlock()
 	case pdu.CmdEnquireLinkResp:
 		// Heard: that is all it says.
+	case pdu.CmdDeliverSMResp:
+		c.answered(p)
 	case pdu.CmdGenericNack:
 		c.log.Warn("smpp server: the ESME answered generic_nack", "status", p.Status, "seq", p.Seq)
+		c.answered(p)
 	default:
-		// deliver_sm_resp and the like answer nothing this server sent.
+		// Answers to nothing this server sends.
 	}
 }
 
@@ -308,7 +318,7 @@ func (c *session) bind(p pdu.PDU, b *pdu.Bind) {
 		c.answer(errResp(p, st))
 		return
 	}
-	if !c.s.bindAccount(b.SystemID) {
+	if !c.s.bindAccount(b.SystemID, b.Mode, c) {
 		c.log.Info("smpp server: bind refused: the account holds its most binds", "system_id", b.SystemID, "max", c.s.opts.MaxBinds)
 		c.s.m.bindRefused(pdu.ESME_RBINDFAIL)
 		c.answer(errResp(p, pdu.ESME_RBINDFAIL))
@@ -468,4 +478,12 @@ func (c *session) reply(p pdu.PDU, st pdu.Status, id sms.MessageID) {
 		body = &pdu.DataSMResp{MessageID: string(id)}
 	}
 	c.answer(pdu.PDU{Seq: p.Seq, Body: body})
+}
+
+// receiving reports whether the bind takes deliveries now: bound to
+// receive, not unbinding, not closed.
+func (c *session) receiving() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return (c.mode == pdu.Receiver || c.mode == pdu.Transceiver) && !c.unbinding && !c.closed()
 }
