@@ -153,7 +153,8 @@
 // in the dispatcher's timeout, or the bind closing, retries it with the
 // dispatcher's backoff. With no receiving bind of the account on this
 // server, the report is held (sms.HoldError): put off without using an
-// attempt, for a tenth of its age (2 s to a minute), so that whichever
+// attempt, for a tenth of its age (2 s to a minute, the dispatcher adding
+// up to half again at random), so that whichever
 // replica holds a bind of the account, now or after the ESME binds again,
 // delivers it, and one held past the message's validity is given up.
 // Receipts go out at least once: a bind that closes between the ESME's
