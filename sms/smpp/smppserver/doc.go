@@ -79,8 +79,15 @@
 // SMPP allows. A peer silent for EnquireEvery (by Options.Clock) gets an
 // enquire_link; one silent for DeadAfter is closed. An ESME's unbind is
 // answered unbind_resp after the answers still due. Shutdown stops
-// accepting, and on each bind waits for its answers, sends unbind, waits
-// a few seconds for unbind_resp and closes.
+// accepting and first drains: the long messages being gathered take their
+// parts still to come, for at most DrainTimeout (5 s), so that a restart
+// between the parts of a message loses none of them, while whole messages
+// and the first parts of new ones are answered ESME_RTHROTTLED, which
+// ESMEs send again later (after the restart, or to another replica).
+// Then on each bind it waits for its answers, sends unbind, waits a few
+// seconds for unbind_resp and closes. A long message still incomplete
+// when the drain ends is lost with the process, logged; so is every
+// message being gathered when a process dies without Shutdown.
 //
 // # Submits
 //

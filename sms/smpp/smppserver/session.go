@@ -420,17 +420,24 @@ func (c *session) submit(p pdu.PDU) {
 		c.reply(p, r.status, "")
 		return
 	}
+	draining := c.s.draining.Load()
+	if draining && msg.concat == nil {
+		c.reply(p, pdu.ESME_RTHROTTLED, "") // to be sent again, after the restart or elsewhere
+		return
+	}
 	if msg.concat == nil {
 		id := c.s.opts.NewID()
 		c.reply(p, c.submitWhole(account, id, msg, msg.data), id)
 		return
 	}
 	k := partKey{account: account, source: msg.source, dest: msg.dest, ref: msg.concat.ref, total: msg.concat.total}
-	a := c.s.parts.add(k, msg, c.s.opts.Clock.Now(), c.s.opts.NewID)
+	a := c.s.parts.add(k, msg, c.s.opts.Clock.Now(), c.s.opts.NewID, draining)
 	if a.expired != nil {
 		c.s.dropped(k, a.expired)
 	}
 	switch {
+	case a.fresh:
+		c.reply(p, pdu.ESME_RTHROTTLED, "")
 	case a.full:
 		c.log.Warn("smpp server: too many long messages gathering for the account", "system_id", account, "max", c.s.opts.MaxPartsPerAccount)
 		c.reply(p, pdu.ESME_RMSGQFUL, "")
