@@ -2,14 +2,10 @@ package main
 
 import (
 	"net"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
-
-	"golang.org/x/crypto/bcrypt"
 
 	"github.com/msgkit/msgkit/sms/smpp"
 	"github.com/msgkit/msgkit/sms/smpp/pdu"
@@ -26,16 +22,7 @@ func TestReceiptsOnAnyReplica(t *testing.T) {
 	}
 	t.Parallel()
 	cfg := pgConfig(t)
-	hash, err := bcrypt.GenerateFromPassword([]byte("esme-pw"), bcrypt.MinCost)
-	if err != nil {
-		t.Fatal(err)
-	}
-	boot := filepath.Join(t.TempDir(), "bootstrap.json")
-	if err := os.WriteFile(boot, []byte(`{"smsAccounts": [{"username": "esme", "passwordHash": "`+string(hash)+
-		`", "networks": ["127.0.0.1"], "balance": "10", "currency": "EUR", "prices": {"386": "0.01"}}]}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	servers := startServers(t, 2, "-store", "postgres", "-pg", cfg.pgDSN, "-pg-schema", cfg.pgSchema, "-bootstrap", boot, "-demo", "false",
+	servers := startServers(t, 2, "-store", "postgres", "-pg", cfg.pgDSN, "-pg-schema", cfg.pgSchema, "-bootstrap", esmeBootstrap(t, "esme", "esme-pw"), "-demo", "false",
 		"-addr", "127.0.0.1:0", "-sms-http", "127.0.0.1:0", "-smpp-server", "127.0.0.1:0", "-log-level", "info")
 	t.Cleanup(func() {
 		if t.Failed() {

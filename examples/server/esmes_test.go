@@ -21,16 +21,7 @@ import (
 // and made with the right one, a submit_sm is accepted with its message
 // id, and its delivery receipt comes as a deliver_sm over the bind.
 func TestESMEServer(t *testing.T) {
-	hash, err := bcrypt.GenerateFromPassword([]byte("esme-pw"), bcrypt.MinCost)
-	if err != nil {
-		t.Fatal(err)
-	}
-	boot := filepath.Join(t.TempDir(), "bootstrap.json")
-	if err := os.WriteFile(boot, []byte(`{"smsAccounts": [{"username": "esme", "passwordHash": "`+string(hash)+
-		`", "networks": ["127.0.0.1"], "balance": "10", "currency": "EUR", "prices": {"386": "0.01"}}]}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg := parse(t, "-bootstrap", boot, "-demo", "false", "-smpp-server", "127.0.0.1:0")
+	cfg := parse(t, "-bootstrap", esmeBootstrap(t, "esme", "esme-pw"), "-demo", "false", "-smpp-server", "127.0.0.1:0")
 	l, _ := startPlatform(t, cfg)
 	if l.SMPPServer == "" {
 		t.Fatal("no SMPP server listening")
@@ -100,16 +91,7 @@ func TestESMEServerTLS(t *testing.T) {
 	dir := t.TempDir()
 	certFile, keyFile := selfSigned(t, dir)
 	const password = "a-bulk-sms-password" // 19 characters
-	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.MinCost)
-	if err != nil {
-		t.Fatal(err)
-	}
-	boot := filepath.Join(dir, "bootstrap.json")
-	if err := os.WriteFile(boot, []byte(`{"smsAccounts": [{"username": "esme-over-tls", "passwordHash": "`+string(hash)+
-		`", "networks": ["127.0.0.1"], "balance": "10", "currency": "EUR", "prices": {"386": "0.01"}}]}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg := parse(t, "-bootstrap", boot, "-demo", "false", "-smpp-server", "127.0.0.1:0", "-smpp-server-tls", "true",
+	cfg := parse(t, "-bootstrap", esmeBootstrap(t, "esme-over-tls", password), "-demo", "false", "-smpp-server", "127.0.0.1:0", "-smpp-server-tls", "true",
 		"-tls-cert", certFile, "-tls-key", keyFile)
 	l, _ := startPlatform(t, cfg)
 	pemBytes, err := os.ReadFile(certFile)
@@ -167,4 +149,20 @@ func TestESMEServerTLS(t *testing.T) {
 	if p, _, err := pdu.Read(plain, nil, 0); err == nil {
 		t.Errorf("a plain-text bind on the TLS listener answered %s %s", p.Body.Command(), p.Status)
 	}
+}
+
+// esmeBootstrap writes a bootstrap file with one bulk SMS account, user
+// with password, from 127.0.0.1, for ESMEs' tests, and returns its path.
+func esmeBootstrap(t testing.TB, user, password string) string {
+	t.Helper()
+	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	boot := filepath.Join(t.TempDir(), "bootstrap.json")
+	if err := os.WriteFile(boot, []byte(`{"smsAccounts": [{"username": "`+user+`", "passwordHash": "`+string(hash)+
+		`", "networks": ["127.0.0.1"], "balance": "100000000", "currency": "EUR", "validity": "1h", "prices": {"386": "0.01"}}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return boot
 }
