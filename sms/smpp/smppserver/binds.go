@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/msgkit/msgkit/sms"
-	"github.com/msgkit/msgkit/sms/smpp/pdu"
 )
 
 // MaxSystemID and MaxPassword bound a bind's system_id and password, in
@@ -15,10 +14,6 @@ const (
 	MaxSystemID = sms.MaxUsernameBytes
 	MaxPassword = sms.MaxPasswordBytes
 )
-
-// esmeDecoder reads an ESME's PDUs: SMPP 3.4's codec, its binds with an
-// account's bounds.
-var esmeDecoder = pdu.Decoder{MaxSystemID: MaxSystemID, MaxPassword: MaxPassword}
 
 // bindOverdue reports whether the connection is still not bound at now,
 // BindTimeout or more after it was accepted. A bind refused does not

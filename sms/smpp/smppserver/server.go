@@ -92,7 +92,8 @@ type Server struct {
 	opts  Options
 	log   *slog.Logger
 	parts *assembler
-	m     *metrics // nil without Options.Metrics
+	dec   pdu.Decoder // SMPP 3.4's codec, its binds with an account's bounds (MaxSystemID, MaxPassword)
+	m     *metrics    // nil without Options.Metrics
 
 	ctx    context.Context // the gateway calls'; cancelled when Shutdown gives up
 	cancel context.CancelFunc
@@ -131,7 +132,7 @@ func New(gw Gateway, opts Options) *Server {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Server{
-		gw: gw, opts: opts, log: opts.Logger, parts: newAssembler(opts.MaxPartsPerAccount, opts.PartsTimeout), m: newMetrics(opts.Metrics),
+		gw: gw, opts: opts, log: opts.Logger, dec: pdu.Decoder{MaxSystemID: MaxSystemID, MaxPassword: MaxPassword}, parts: newAssembler(opts.MaxPartsPerAccount, opts.PartsTimeout), m: newMetrics(opts.Metrics),
 		ctx: ctx, cancel: cancel,
 		listeners: map[net.Listener]struct{}{}, sessions: map[*session]struct{}{}, binds: map[string]int{}, receivers: map[string]*receiving{}, stop: make(chan struct{}),
 	}

@@ -170,7 +170,7 @@ func (c *session) read() {
 	for {
 		// A fresh buffer each time: a submit's goroutine reads its PDU's
 		// slices after the next read.
-		p, _, err := esmeDecoder.Read(br, nil, pdu.DefaultMaxPDU)
+		p, _, err := c.s.dec.Read(br, nil, pdu.DefaultMaxPDU)
 		var derr *pdu.DecodeError
 		switch {
 		case err == nil:
