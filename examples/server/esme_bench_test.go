@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/binary"
 	"net"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -13,8 +12,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"golang.org/x/crypto/bcrypt"
 
 	"github.com/msgkit/msgkit/sms/smpp/pdu"
 )
@@ -38,21 +35,10 @@ func BenchmarkESMEVersusHTTP(b *testing.B) {
 	if out, err := exec.Command("go", "build", "-o", smsload, "../smsload").CombinedOutput(); err != nil {
 		b.Fatalf("building smsload: %v\n%s", err, out)
 	}
-	stores := map[string]func(b *testing.B) []string{
-		"memory": func(*testing.B) []string { return []string{"-store", "memory"} },
-		"postgres": func(b *testing.B) []string {
-			c := pgConfig(b)
-			return []string{"-store", "postgres", "-pg", c.pgDSN, "-pg-schema", c.pgSchema}
-		},
-	}
 	for _, name := range []string{"memory", "postgres"} {
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
-				hash, _ := bcrypt.GenerateFromPassword([]byte("esme-pw"), bcrypt.MinCost)
-				boot := filepath.Join(b.TempDir(), "bootstrap.json")
-				os.WriteFile(boot, []byte(`{"smsAccounts": [{"username": "esme", "passwordHash": "`+string(hash)+
-					`", "networks": ["127.0.0.1"], "balance": "100000000", "currency": "EUR", "validity": "1h", "prices": {"386": "0.01"}}]}`), 0o600)
-				srv := startServer(b, append(stores[name](b), "-bootstrap", boot, "-demo", "false", "-addr", "127.0.0.1:0",
+				srv := startServer(b, append(storeArgs(b, name), "-bootstrap", esmeBootstrap(b, "esme", "esme-pw"), "-demo", "false", "-addr", "127.0.0.1:0",
 					"-sms-http", "127.0.0.1:0", "-smpp-server", "127.0.0.1:0", "-log-level", "info")...)
 				_, line, _ := srv.lastLog(smppServerListening)
 				addr := smppServerListening.FindStringSubmatch(line)[1]

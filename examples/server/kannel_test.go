@@ -236,12 +236,6 @@ func TestKannelESME(t *testing.T) {
 	// 40 messages of every kind one by one; then 120 at once from 4
 	// clients, msgkit stopped once a third went in, so that Kannel has
 	// submit_sm in flight, and started again; then 40 more of every kind.
-	// The burst has single messages only while a restart loses a long one
-	// it splits (restartKeepsGatheredParts).
-	burstKinds := []string{"gsm-single", "ucs-single"}
-	if restartKeepsGatheredParts {
-		burstKinds = esmeKinds
-	}
 	const before, burst, after = 40, 120, 40
 	const messages = before + burst + after
 	receiver := func(i int) string { return fmt.Sprintf("+3864100%04d", i) }
@@ -249,9 +243,6 @@ func TestKannelESME(t *testing.T) {
 	kinds := map[string]string{}
 	for i := range messages {
 		kind := esmeKinds[i%len(esmeKinds)]
-		if i >= before && i < before+burst {
-			kind = burstKinds[i%len(burstKinds)]
-		}
 		texts[receiver(i)], kinds[receiver(i)] = esmeText(kind, i), kind
 	}
 	name := func(r string) string { return r + " (" + kinds[r] + ")" }

@@ -192,6 +192,11 @@ func deliverOf(d sms.BindDelivery) (*pdu.DeliverSM, error) {
 	default:
 		return nil, errors.New("a delivery of kind " + d.Kind)
 	}
+	// What does not encode (an address too long for SMPP 3.4) is refused
+	// here rather than by the bind's writer.
+	if _, err := pdu.Append(nil, pdu.PDU{Seq: 1, Body: p}); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 

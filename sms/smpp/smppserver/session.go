@@ -35,6 +35,8 @@ type session struct {
 	seq   atomic.Uint32 // of the server's own requests
 	heard atomic.Int64  // Options.Clock's UnixNano when the peer was last heard
 
+	opened time.Time // when it was accepted, by Options.Clock: for BindTimeout
+
 	submits sync.WaitGroup // submits being handled
 
 	// The server's own deliver_sm: at most Window unanswered, each
@@ -70,6 +72,7 @@ func newSession(s *Server, nc net.Conn) *session {
 	}
 	c.log = s.log.With("remote", nc.RemoteAddr().String())
 	c.heard.Store(s.opts.Clock.Now().UnixNano())
+	c.opened = time.Unix(0, c.heard.Load())
 	return c
 }
 
@@ -168,7 +171,7 @@ func (c *session) read() {
 	for {
 		// A fresh buffer each time: a submit's goroutine reads its PDU's
 		// slices after the next read.
-		p, _, err := pdu.Read(br, nil, pdu.DefaultMaxPDU)
+		p, _, err := c.s.dec.Read(br, nil, pdu.DefaultMaxPDU)
 		var derr *pdu.DecodeError
 		switch {
 		case err == nil:
@@ -339,11 +342,11 @@ func (c *session) bind(p pdu.PDU, b *pdu.Bind) {
 }
 
 // keep sends enquire_link when the peer has been silent EnquireEvery and
-// closes it when silent DeadAfter, by Options.Clock, looking four times
-// an EnquireEvery.
+// closes it when silent DeadAfter, or when not bound BindTimeout after it
+// connected, by Options.Clock, looking four times an EnquireEvery.
 func (c *session) keep() {
 	o := c.s.opts
-	t := time.NewTicker(max(min(o.EnquireEvery, o.DeadAfter)/4, time.Millisecond))
+	t := time.NewTicker(max(min(o.EnquireEvery, o.DeadAfter, o.BindTimeout)/4, time.Millisecond))
 	defer t.Stop()
 	var lastEnquire time.Time
 	for {
@@ -355,6 +358,10 @@ func (c *session) keep() {
 		now := o.Clock.Now()
 		silent := now.Sub(time.Unix(0, c.heard.Load()))
 		switch {
+		case c.bindOverdue(now):
+			c.log.Info("smpp server: no bind within the bind timeout; closing", "timeout", o.BindTimeout)
+			c.close("no bind")
+			return
 		case silent >= o.DeadAfter:
 			c.log.Warn("smpp server: the peer is silent; closing", "silent", silent)
 			c.close("dead peer")
@@ -417,7 +424,7 @@ func (c *session) submit(p pdu.PDU) {
 	var r *refusal
 	switch b := p.Body.(type) {
 	case *pdu.SubmitSM:
-		msg, r = readSubmit(b)
+		msg, r = readSubmit(b, c.s.opts.Clock.Now())
 	case *pdu.DataSM:
 		msg, r = readDataSM(b)
 	}
@@ -426,17 +433,24 @@ func (c *session) submit(p pdu.PDU) {
 		c.reply(p, r.status, "")
 		return
 	}
+	draining := c.s.draining.Load()
+	if draining && msg.concat == nil {
+		c.reply(p, pdu.ESME_RTHROTTLED, "") // to be sent again, after the restart or elsewhere
+		return
+	}
 	if msg.concat == nil {
 		id := c.s.opts.NewID()
 		c.reply(p, c.submitWhole(account, id, msg, msg.data), id)
 		return
 	}
 	k := partKey{account: account, source: msg.source, dest: msg.dest, ref: msg.concat.ref, total: msg.concat.total}
-	a := c.s.parts.add(k, msg, c.s.opts.Clock.Now(), c.s.opts.NewID)
+	a := c.s.parts.add(k, msg, c.s.opts.Clock.Now(), c.s.opts.NewID, draining)
 	if a.expired != nil {
 		c.s.dropped(k, a.expired)
 	}
 	switch {
+	case a.fresh:
+		c.reply(p, pdu.ESME_RTHROTTLED, "")
 	case a.full:
 		c.log.Warn("smpp server: too many long messages gathering for the account", "system_id", account, "max", c.s.opts.MaxPartsPerAccount)
 		c.reply(p, pdu.ESME_RMSGQFUL, "")
