@@ -17,6 +17,7 @@ import (
 
 	"github.com/msgkit/msgkit/msgkittest"
 	"github.com/msgkit/msgkit/sms/gsm"
+	"github.com/msgkit/msgkit/sms/smpp/pdu"
 )
 
 // esmeDir holds esme.js, an ESME written with the npm smpp package.
@@ -227,9 +228,10 @@ func countEvents(evs []esmeEvent, name string, status int) int {
 // TestNpmESME: an ESME written with the npm smpp package binds to msgkit's
 // SMPP server (on PostgreSQL, smppsim as its network) as a transceiver and
 // submits GSM and UCS-2 messages, single and long (tied by a UDH or the
-// SAR parameters), asking for receipts; msgkit is stopped gracefully
-// between two batches, unbinds it, and is started again on the same
-// database and port, where the ESME binds again. Every message is one in
+// SAR parameters), asking for receipts, in three batches: one before
+// msgkit is stopped gracefully, one as it stops (it drains, unbinds the
+// ESME, and is started again on the same database and port, where the
+// ESME binds again and sends again what was not taken), one after. Every message is one in
 // msgkit under the id its submit_sm_resp gave, whole, its parts reach the
 // SMSC once each, and with receiptsOverBinds a receipt of each part
 // reaches the ESME, in SMPP 3.4's form, once (again only when the restart
@@ -257,9 +259,11 @@ func TestNpmESME(t *testing.T) {
 		return npmMessage{ID: fmt.Sprintf("%s-%d", kind, n), Dest: fmt.Sprintf("3864200%04d", n), Text: esmeText(kind, n), Coding: coding, Concat: concat, Ref: 40 + n}
 	}
 	first := []npmMessage{message("gsm-single", ""), message("gsm-long", "udh"), message("ucs-single", ""), message("ucs-long", "sar")}
+	across := []npmMessage{message("gsm-long", "udh"), message("ucs-single", ""), message("ucs-long", "sar"), message("gsm-single", ""),
+		message("gsm-long", "sar"), message("ucs-long", "udh"), message("gsm-single", ""), message("ucs-single", "")}
 	second := []npmMessage{message("gsm-single", ""), message("gsm-long", "sar"), message("ucs-single", ""), message("ucs-long", "udh")}
 	auto := npmMessage{ID: "auto", Dest: "38642009999", Text: "GSM text in the library's data_coding", Coding: "auto"}
-	all := append(slices.Clone(first), second...)
+	all := slices.Concat(first, across, second)
 	byDest := map[string]npmMessage{}
 	for _, m := range all {
 		byDest["+"+m.Dest] = m
@@ -268,6 +272,10 @@ func TestNpmESME(t *testing.T) {
 
 	e.submit(t, append(first, auto)...)
 	e.await(t, ctx, "the first batch answered", func(evs []esmeEvent) bool { return answered(evs, append(first, auto)) != nil })
+	// The next batch goes as the server is told to stop: some of it is
+	// answered by the stopping server, some ESME_RTHROTTLED or not at all
+	// and sent again to the next.
+	e.submit(t, across...)
 	began := time.Now()
 	p.restart(t)
 	restarted := time.Since(began)
@@ -276,7 +284,7 @@ func TestNpmESME(t *testing.T) {
 		t.Error("the stopping server did not unbind the ESME")
 	}
 	e.submit(t, second...)
-	evs = e.await(t, ctx, "the second batch answered", func(evs []esmeEvent) bool { return answered(evs, second) != nil })
+	evs = e.await(t, ctx, "every batch answered", func(evs []esmeEvent) bool { return answered(evs, slices.Concat(across, second)) != nil })
 
 	// Every part answered ESME_ROK, the parts of a message with one id;
 	// the library's data_coding refused.
@@ -409,8 +417,8 @@ func TestNpmESME(t *testing.T) {
 			t.Errorf("a deliver_sm from %s, to which nothing was sent: %+v", r, rs)
 		}
 	}
-	t.Logf("%d messages (%d parts) from the npm smpp ESME, %d submitted before the restart and %d after; %d receipts came, %d of them again; restarted in %v, everything delivered and its receipts in %v from the stop",
-		len(all), parts, len(first), len(second), nReceipts, again, restarted.Round(time.Millisecond), settled.Round(time.Millisecond))
+	t.Logf("%d messages (%d parts) from the npm smpp ESME, %d submitted before the restart, %d as it stopped (%d parts asked for again) and %d after; %d receipts came, %d of them again; restarted in %v, everything delivered and its receipts in %v from the stop",
+		len(all), parts, len(first), len(across), countEvents(evs, "submit_sm_retry", int(pdu.ESME_RTHROTTLED)), len(second), nReceipts, again, restarted.Round(time.Millisecond), settled.Round(time.Millisecond))
 }
 
 func strOrNone(s *string) string {
