@@ -41,19 +41,6 @@ const (
 	esmePassword = "esmepw01"
 )
 
-// writeESMEBootstrap writes a bootstrap file with the ESMEs' account:
-// loopback only, credit for every test message, long messages of up to
-// 10 parts, no throughput limit.
-func writeESMEBootstrap(t *testing.T) string {
-	t.Helper()
-	boot := filepath.Join(t.TempDir(), "bootstrap.json")
-	if err := os.WriteFile(boot, []byte(`{"smsAccounts": [{"username": "`+esmeUser+`", "password": "`+esmePassword+
-		`", "networks": ["127.0.0.0/8"], "balance": "100000", "currency": "EUR", "validity": "1h", "maxParts": 10, "prices": {"386": "0.01"}}]}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return boot
-}
-
 // stop ends the process as SIGTERM does, gracefully, and waits for it.
 func (p *serverProcess) stop(t *testing.T) {
 	t.Helper()
@@ -171,7 +158,7 @@ func startESMEPlatform(t *testing.T) *esmePlatform {
 	// A lease of 3 s rather than 30: parts a stopping server held go out
 	// again soon.
 	p.args = []string{"-store", "postgres", "-pg", p.cfg.pgDSN, "-pg-schema", p.cfg.pgSchema, "-smpp", smppFile,
-		"-bootstrap", writeESMEBootstrap(t), "-demo", "false", "-addr", "127.0.0.1:0", "-sms-http", "127.0.0.1:0",
+		"-bootstrap", esmeBootstrap(t, esmeUser, esmePassword), "-demo", "false", "-addr", "127.0.0.1:0", "-sms-http", "127.0.0.1:0",
 		"-smpp-server", p.smppAddr, "-log-level", "debug", "-sms-lease", "3s"}
 	p.servers = []*serverProcess{startServer(t, p.args...)}
 	t.Cleanup(func() {
