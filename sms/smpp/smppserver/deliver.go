@@ -35,8 +35,9 @@ const (
 //   - ESME_ROK: delivered (nil);
 //   - ESME_RX_P_APPN: the ESME refuses it for good (msgkit.Invalid: given
 //     up);
-//   - any other status, no answer within ctx, or the bind closing: an
-//     error, retried with backoff;
+//   - any other status, or no answer within ctx: an error, retried with
+//     backoff;
+//   - the bind closing before the answer: held, as without a bind;
 //   - no receiving bind of the account here: an *sms.HoldError, so the
 //     dispatcher puts it off without counting an attempt (another replica,
 //     or this one after a bind, takes it);
@@ -67,6 +68,11 @@ func (s *Server) PostReport(ctx context.Context, url string, body []byte) error 
 	}
 	st, err := c.deliver(ctx, p)
 	switch {
+	case errors.Is(err, errBindClosed):
+		// As if there were no bind: the ESME rebinds, here or on another
+		// replica, and gets it then, without waiting out a backoff.
+		s.m.delivered(d.Kind, deliveryFailed)
+		return &sms.HoldError{After: minHold, Reason: err.Error()}
 	case err != nil:
 		s.m.delivered(d.Kind, deliveryFailed)
 		return err

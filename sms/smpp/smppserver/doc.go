@@ -98,12 +98,15 @@
 // sender and destination_addr the receiver, both as the HTTP interface
 // takes them (the receiver in international form whatever its TON);
 // data_coding 0 is GSM 03.38 septets one an octet (dcs GSM), 8 is UCS-2
-// (dcs UCS), and 0x10 and 0x18 the same as a flash message; the message
+// (dcs UCS), and 0x10 and 0x18 the same as a flash message; 1 (IA5, that
+// is ASCII) and 3 (ISO 8859-1), which some ESMEs send by default, are
+// read as text and sent in the GSM alphabet when it holds every
+// character, else in UCS-2, and charged so; the message
 // is short_message or message_payload (not both: ESME_ROPTPARNOTALLWD).
 // data_sm is the same with its message in message_payload. The server
 // refuses what the gateway cannot honour, before the gateway sees it:
 //
-//	data_coding other than 0, 8, 0x10, 0x18          ESME_RSUBMITFAIL
+//	data_coding other than 0, 1, 3, 8, 0x10, 0x18    ESME_RSUBMITFAIL
 //	esm_class message type bits or reply path        ESME_RINVESMCLASS
 //	priority_flag above 3                            ESME_RINVPRTFLG
 //	schedule_delivery_time set                       ESME_RINVSCHED
@@ -159,9 +162,9 @@
 // the quoted text outside plain ASCII (and those the GSM alphabet puts
 // elsewhere) are written '?'. The binds of an account take turns, each
 // with at most Window deliver_sm unanswered. ESME_ROK delivers it;
-// ESME_RX_P_APPN refuses it for good (given up); any other answer, none
-// in the dispatcher's timeout, or the bind closing, retries it with the
-// dispatcher's backoff. With no receiving bind of the account on this
+// ESME_RX_P_APPN refuses it for good (given up); any other answer, or
+// none in the dispatcher's timeout, retries it with the dispatcher's
+// backoff; the bind closing before the answer holds it, as below. With no receiving bind of the account on this
 // server, the report is held (sms.HoldError): put off without using an
 // attempt, for a tenth of its age (2 s to a minute, the dispatcher adding
 // up to half again at random), so that whichever

@@ -3,6 +3,7 @@ package smppserver
 import (
 	"time"
 
+	"github.com/msgkit/msgkit"
 	"github.com/msgkit/msgkit/sms"
 	"github.com/msgkit/msgkit/sms/gsm"
 	"github.com/msgkit/msgkit/sms/smpp/pdu"
@@ -17,6 +18,11 @@ const (
 	codingUCS2      byte = 0x08
 	codingGSMFlash  byte = 0x10
 	codingUCS2Flash byte = 0x18
+	// IA5 (ASCII) and ISO 8859-1, which some ESMEs send by default (the
+	// npm smpp package sends ASCII as 1): read as text and sent in the
+	// GSM alphabet when every character is in it, else in UCS-2.
+	codingIA5    byte = 0x01
+	codingLatin1 byte = 0x03
 )
 
 // message is what a submit_sm or data_sm says, read and checked: its
@@ -94,9 +100,9 @@ func readDataSM(b *pdu.DataSM) (message, *refusal) {
 func readMessage(source, dest string, esmClass, rd, coding byte, data []byte, tlvs pdu.TLVs) (message, *refusal) {
 	m := message{source: source, dest: dest, coding: coding, registeredDelivery: rd}
 	switch coding {
-	case codingGSM, codingUCS2, codingGSMFlash, codingUCS2Flash:
+	case codingGSM, codingUCS2, codingGSMFlash, codingUCS2Flash, codingIA5, codingLatin1:
 	default:
-		return message{}, refuse(pdu.ESME_RSUBMITFAIL, "data_coding is neither 0 (GSM 03.38) nor 8 (UCS-2), in class 0 or not")
+		return message{}, refuse(pdu.ESME_RSUBMITFAIL, "data_coding is none of 0 (GSM 03.38) and 8 (UCS-2), in class 0 or not, 1 (ASCII) and 3 (Latin-1)")
 	}
 	if rd&^0x1F != 0 {
 		return message{}, refuse(pdu.ESME_RINVREGDLVFLG, "registered_delivery sets reserved bits")
@@ -182,6 +188,15 @@ func submission(m message, data []byte) (sms.Submission, error) {
 	case codingUCS2:
 		sub.DCS = "UCS"
 		sub.Text, err = gsm.TextOfUCS2(data)
+	case codingIA5, codingLatin1:
+		sub.Text, err = textOf8Bit(data, m.coding == codingLatin1)
+		sub.DCS = "GSM"
+		for _, r := range sub.Text {
+			if !gsm.InAlphabet(r) {
+				sub.DCS = "UCS"
+				break
+			}
+		}
 	default:
 		sub.DCS = "GSM"
 		sub.Text, err = gsm.TextOfCodes(data)
@@ -212,4 +227,18 @@ func receiptMask(rd byte) *int64 {
 	}
 	v := int64(mask)
 	return &v
+}
+
+// textOf8Bit reads ASCII, or ISO 8859-1 when latin1, whose octets are the
+// code points U+0000 to U+00FF; an octet above 0x7F in ASCII is bad
+// content.
+func textOf8Bit(data []byte, latin1 bool) (string, error) {
+	r := make([]rune, len(data))
+	for i, b := range data {
+		if b > 0x7F && !latin1 {
+			return "", msgkit.Errorf(msgkit.Invalid, gsm.CodeBadContent, "octet %d (0x%02X) is not ASCII", i+1, b)
+		}
+		r[i] = rune(b)
+	}
+	return string(r), nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/msgkit/msgkit/msgkittest"
 	"github.com/msgkit/msgkit/sms"
+	"github.com/msgkit/msgkit/sms/gsm"
 	"github.com/msgkit/msgkit/sms/smpp/pdu"
 	"github.com/msgkit/msgkit/sms/smpp/smppserver"
 )
@@ -28,7 +29,8 @@ func TestRefusedBeforeTheGateway(t *testing.T) {
 		p    pdu.PDU
 		want pdu.Status
 	}{
-		{"data_coding 3", sm(func(m *pdu.ShortMessage) { m.DataCoding = 3 }), pdu.ESME_RSUBMITFAIL},
+		{"data_coding 4", sm(func(m *pdu.ShortMessage) { m.DataCoding = 4 }), pdu.ESME_RSUBMITFAIL},
+		{"octet above 0x7F in ASCII (109)", sm(func(m *pdu.ShortMessage) { m.DataCoding, m.Message = 1, []byte{'H', 0xE9} }), pdu.ESME_RSUBMITFAIL},
 		{"a receipt's esm_class", sm(func(m *pdu.ShortMessage) { m.ESMClass = pdu.ESMClassReceipt }), pdu.ESME_RINVESMCLASS},
 		{"priority 4", sm(func(m *pdu.ShortMessage) { m.Priority = 4 }), pdu.ESME_RINVPRTFLG},
 		{"scheduled", sm(func(m *pdu.ShortMessage) { m.ScheduleDeliveryTime = "261201120000000+" }), pdu.ESME_RINVSCHED},
@@ -114,4 +116,35 @@ func TestIncompleteMessageDropped(t *testing.T) {
 		t.Fatalf("%d gathering", f.srv.Gathering())
 	}
 	waitFor(t, func() bool { return f.srv.Gathering() == 0 })
+}
+
+// ASCII (data_coding 1) and Latin-1 (3) are read as text, sent in the GSM
+// alphabet when it holds every character, else in UCS-2.
+func TestEightBitCodings(t *testing.T) {
+	f := newFixture(t, smppserver.Options{}, nil)
+	e := dial(t, f.addr)
+	e.bind(t, pdu.Transmitter, "shop", "pw")
+	for _, c := range []struct {
+		coding byte
+		data   string
+		text   string
+		dcs    gsm.DCS
+	}{
+		{1, "Hello {world}", "Hello {world}", gsm.DCSGSM},
+		{1, "Back`tick", "Back`tick", gsm.DCSUCS},
+		{3, "Gr\xfc\xdfe", "Grüße", gsm.DCSGSM},
+		{3, "Cr\xeape", "Crêpe", gsm.DCSUCS},
+	} {
+		p := submitSM(c.data, nil)
+		p.Body.(*pdu.SubmitSM).DataCoding = c.coding
+		r := e.call(t, p)
+		resp, ok := r.Body.(*pdu.SubmitSMResp)
+		if r.Status != pdu.ESME_ROK || !ok {
+			t.Fatalf("%q: %s", c.data, r.Status)
+		}
+		m, err := f.store.Message(t.Context(), sms.MessageID(resp.MessageID))
+		if err != nil || m.DCS != c.dcs || m.Parts[0].Text != c.text {
+			t.Errorf("data_coding %d %q: %s %q, %v; want %s %q", c.coding, c.data, m.DCS, m.Parts[0].Text, err, c.dcs, c.text)
+		}
+	}
 }
