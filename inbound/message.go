@@ -50,7 +50,8 @@ type Message struct {
 	// Source is the phone's number, Dest the number it was sent to:
 	// digits, without '+'.
 	Source, Dest string
-	// DCS is "GSM" when every part came in the GSM alphabet, else "UCS".
+	// DCS is "UCS" when a part came in UCS-2 or holds a character outside
+	// the GSM alphabet, else "GSM".
 	DCS  string
 	Text string
 	// Parts is how many parts it came in (for Incomplete: that arrived),
@@ -110,7 +111,7 @@ type Store interface {
 // ListSpec is the listing of inbound messages.
 var ListSpec = msgkit.ListSpec{
 	Filter: map[string]msgkit.AttrType{
-		"id": msgkit.AttrString, "state": msgkit.AttrString, "conn": msgkit.AttrString, "source": msgkit.AttrString,
+		"id": msgkit.AttrString, "state": msgkit.AttrString, "connection": msgkit.AttrString, "source": msgkit.AttrString,
 		"dest": msgkit.AttrString, "account": msgkit.AttrString, "routeId": msgkit.AttrNumber, "receivedAt": msgkit.AttrDateTime,
 	},
 	Sort:   []string{"id", "receivedAt"},
@@ -124,7 +125,7 @@ func Attr(m Message, attr string) (msgkit.Value, bool) {
 		return msgkit.StringValue(string(m.ID)), true
 	case "state":
 		return msgkit.StringValue(string(m.State)), true
-	case "conn":
+	case "connection":
 		return msgkit.StringValue(m.Conn), true
 	case "source":
 		return msgkit.StringValue(m.Source), true

@@ -193,7 +193,7 @@ func (r *Router) messageOf(parts []*sms.Inbound, total int, at time.Time) Messag
 		}
 		n++
 		text.WriteString(p.Text)
-		if p.DCS != gsm.DCSGSM {
+		if p.DCS == gsm.DCSUCS || strings.IndexFunc(p.Text, func(r rune) bool { return !gsm.InAlphabet(r) }) >= 0 {
 			dcs = "UCS"
 		}
 	}

@@ -111,7 +111,7 @@ func TestRouteByRecord(t *testing.T) {
 			for i, r := range tc.routes {
 				f.route(t, int64(i+1), r[0], r[1], r[2])
 			}
-			in := sms.Inbound{Conn: "simnet", Source: "+41790000001", Dest: "4560", DCS: gsm.DCSGSM, Text: "STOP ça", At: t0}
+			in := sms.Inbound{Conn: "simnet", Source: "+41790000001", Dest: "4560", DCS: gsm.DCSGSM, Text: "STOP é", At: t0}
 			if err := f.router.HandleInbound(t.Context(), in); err != nil {
 				t.Fatal(err)
 			}
@@ -120,7 +120,7 @@ func TestRouteByRecord(t *testing.T) {
 				t.Fatalf("kept %d messages, want 1", len(got))
 			}
 			m := got[0]
-			if m.State != tc.state || m.RouteID != tc.routeID || m.URL != tc.url || m.Reason != tc.reason || m.Source != "41790000001" || m.Text != "STOP ça" {
+			if m.State != tc.state || m.RouteID != tc.routeID || m.URL != tc.url || m.Reason != tc.reason || m.Source != "41790000001" || m.Text != "STOP é" {
 				t.Errorf("kept %+v", m)
 			}
 			if !inbound.IsID(m.ID) {
@@ -148,7 +148,7 @@ func TestRouteByRecord(t *testing.T) {
 				if acct != "esme" {
 					validity = sms.DefaultValidity
 				}
-				want := sms.BindDelivery{Kind: sms.BindMessage, MsgID: m.ID, Source: "41790000001", Dest: "4560", Text: "STOP ça", DCS: "GSM",
+				want := sms.BindDelivery{Kind: sms.BindMessage, MsgID: m.ID, Source: "41790000001", Dest: "4560", Text: "STOP é", DCS: "GSM",
 					ExpiresAt: t0.Add(validity).Unix()}
 				if diff := cmp.Diff(want, d); diff != "" {
 					t.Errorf("bind delivery (-want +got):\n%s", diff)
@@ -159,7 +159,7 @@ func TestRouteByRecord(t *testing.T) {
 			if err := json.Unmarshal(rs[0].Body, &b); err != nil {
 				t.Fatal(err)
 			}
-			want := inbound.Body{MsgID: m.ID, Event: "MO", Source: "41790000001", Dest: "4560", Text: "STOP ça", DCS: "GSM", NumParts: 1,
+			want := inbound.Body{MsgID: m.ID, Event: "MO", Source: "41790000001", Dest: "4560", Text: "STOP é", DCS: "GSM", NumParts: 1,
 				RecvTime: t0.Unix(), AccountName: "web"}
 			if diff := cmp.Diff(want, b); diff != "" {
 				t.Errorf("body (-want +got):\n%s", diff)

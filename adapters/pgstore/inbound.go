@@ -30,7 +30,7 @@ const inboundColumns = `m.id, m.conn, m.source, m.dest, m.dcs, m.body, m.parts, 
 var inboundTable = listTable{
 	From: "inbound_messages m", Select: inboundColumns, Scope: "TRUE",
 	Attrs: map[string]listAttr{
-		"id": {"m.id", msgkit.AttrString}, "state": {"m.state", msgkit.AttrString}, "conn": {"m.conn", msgkit.AttrString},
+		"id": {"m.id", msgkit.AttrString}, "state": {"m.state", msgkit.AttrString}, "connection": {"m.conn", msgkit.AttrString},
 		"source": {"m.source", msgkit.AttrString}, "dest": {"m.dest", msgkit.AttrString}, "account": {"m.account", msgkit.AttrString},
 		"routeId": {"m.route_id", msgkit.AttrNumber}, "receivedAt": {"m.received_at", msgkit.AttrDateTime},
 	},
