@@ -602,7 +602,7 @@
 // partial index on the states that are not routed, the few an operator
 // looks for. SMSStore.ForgetFinished removes those received before its
 // cutoff whose delivery is done, with the delivery, oldest first by
-// inbound_messages_received_idx. Accounts have inbound_url, '' for none.
+// inbound_messages_received_idx. Accounts have inbound_url, empty for none.
 //
 // # Campaigns
 //
