@@ -150,12 +150,20 @@ const (
 // Check refuses a message no store keeps: a State that is not Valid, text
 // fields with NUL or invalid UTF-8. Both stores call it.
 func Check(m Message) error {
+	fields := []struct{ name, v string }{{"id", string(m.ID)}, {"conn", m.Conn}, {"source", m.Source}, {"dest", m.Dest},
+		{"dcs", m.DCS}, {"text", m.Text}, {"reason", m.Reason}, {"account", m.Account}, {"url", m.URL}}
+	ok := m.State.Valid() && m.ID != ""
+	for _, f := range fields {
+		ok = ok && storable(f.v)
+	}
+	if ok {
+		return nil
+	}
 	e := msgkit.New(msgkit.Invalid, CodeInvalid, "the inbound message cannot be kept")
 	if !m.State.Valid() {
 		e.WithField("state", "the state is none of routed, unroutable, incomplete", "")
 	}
-	for _, f := range []struct{ name, v string }{{"id", string(m.ID)}, {"conn", m.Conn}, {"source", m.Source}, {"dest", m.Dest},
-		{"dcs", m.DCS}, {"text", m.Text}, {"reason", m.Reason}, {"account", m.Account}, {"url", m.URL}} {
+	for _, f := range fields {
 		if !storable(f.v) {
 			e.WithField(f.name, f.name+" must be valid UTF-8 without NUL", "")
 		}
@@ -163,11 +171,8 @@ func Check(m Message) error {
 	if m.ID == "" {
 		e.WithField("id", "a message needs an id", "")
 	}
-	if len(e.Fields) > 0 {
-		e.Message = e.Fields[0].Message
-		return e
-	}
-	return nil
+	e.Message = e.Fields[0].Message
+	return e
 }
 
 func storable(s string) bool { return !strings.ContainsRune(s, 0) && utf8.ValidString(s) }

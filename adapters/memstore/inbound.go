@@ -13,8 +13,9 @@ import (
 
 var _ inbound.Store = (*InboundStore)(nil)
 
-// KeepInbound is how many inbound messages the memory store keeps; the
-// oldest leave beyond it, so that memory stays bounded.
+// KeepInbound is how many inbound messages the memory store keeps at
+// least; the oldest leave once a quarter more have come, so that memory
+// stays bounded.
 const KeepInbound = 20_000
 
 // InboundStore keeps inbound messages in memory, in id order (the order
@@ -51,7 +52,9 @@ func (s *InboundStore) Keep(ctx context.Context, m inbound.Message, r *sms.Repor
 		s.sms.enqueueReport(q)
 	}
 	s.msgs = slices.Insert(s.msgs, i, m)
-	if len(s.msgs) > KeepInbound {
+	if len(s.msgs) > KeepInbound+KeepInbound/4 {
+		// The oldest leave by the quarter, so that the shift is paid
+		// once per many messages, not per message.
 		s.msgs = slices.Delete(s.msgs, 0, len(s.msgs)-KeepInbound)
 	}
 	return nil
