@@ -49,7 +49,11 @@
 //     name of the SMPP client connection (the "name" of the server's
 //     -smpp file), or the simulated network's name ("simnet" by
 //     default). msgkit speaks SMPP to its SMSCs, not SIGTRAN; the field
-//     keeps the interface's name for the network side of the route.
+//     keeps the interface's name for the network side of the route. A
+//     connection's name must be a valid connection id to be routed: the
+//     SMPP client's default name is its host:port, whose colon no id
+//     holds, so a connection that takes messages from phones is given a
+//     name.
 //   - esme_connect_id names an ESME: a bulk SMS account, whose username is
 //     the system_id its ESMEs bind with. The message goes to the account's
 //     SMPP binds as a deliver_sm over a receiver or transceiver bind

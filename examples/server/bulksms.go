@@ -249,8 +249,9 @@ type bootstrapSMSAccount struct {
 	Throughput   int                 `json:"throughput"`
 	MaxParts     int                 `json:"maxParts"`
 	Blacklist    map[string][]string `json:"blacklistedSenderWords"`
-	Prices       map[string]string   `json:"prices"` // prefix -> price of one part
-	Tenant       string              `json:"tenant"` // the serviceUuid it belongs to; "" none
+	Prices       map[string]string   `json:"prices"`     // prefix -> price of one part
+	Tenant       string              `json:"tenant"`     // the serviceUuid it belongs to; "" none
+	InboundURL   string              `json:"inboundUrl"` // where messages from phones routed to it by smpp_connect_id are posted
 }
 
 func (b *bulkSMS) createAccount(ctx context.Context, a bootstrapSMSAccount, secret secretSource) error {
@@ -280,7 +281,7 @@ func (b *bulkSMS) createAccount(ctx context.Context, a bootstrapSMSAccount, secr
 	_, err = b.accounts.Create(ctx, sms.AccountSpec{Password: p, Account: sms.Account{
 		Username: a.Username, PasswordHash: a.PasswordHash, Networks: nets, Enabled: true, Tenant: msgkit.ServiceUUID(a.Tenant),
 		Balance: a.Balance, CreditLimit: a.CreditLimit, Currency: a.Currency, Validity: validity, Throughput: a.Throughput,
-		MaxParts: a.MaxParts, BlacklistedSenderWords: a.Blacklist, Prices: prices,
+		MaxParts: a.MaxParts, BlacklistedSenderWords: a.Blacklist, Prices: prices, InboundURL: a.InboundURL,
 	}})
 	return err
 }
