@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -18,6 +19,10 @@ import (
 	"github.com/msgkit/msgkit/msgkittest"
 	"github.com/msgkit/msgkit/routing"
 	"github.com/msgkit/msgkit/sms"
+	"github.com/msgkit/msgkit/sms/gsm"
+	"github.com/msgkit/msgkit/sms/smpp"
+	"github.com/msgkit/msgkit/sms/smpp/pdu"
+	"github.com/msgkit/msgkit/sms/smpp/smppsim"
 )
 
 // inboundSink is a customer's inbound URL that fails for a while.
@@ -122,5 +127,59 @@ func TestInboundEndToEnd(t *testing.T) {
 				t.Errorf("unroutable: %+v", page.Items)
 			}
 		})
+	}
+}
+
+// A message from a phone that an SMSC sends as a deliver_sm reaches the
+// router through the server's SMPP client, named by its connection, and
+// the record of that connection routes it to an ESME's binds.
+func TestInboundFromSMSC(t *testing.T) {
+	t.Parallel()
+	sim := smppsim.New(smppsim.Options{Accounts: map[string]string{"msgkit": "secret"}})
+	addr, err := sim.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sim.Close)
+	db := memstore.New()
+	clock := msgkittest.NewClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
+	node := newNode(t, db.SMS(), clock, func(o *bulkSMSOptions) {
+		o.SMPP = &smpp.Config{Name: "smsc-1", Addr: addr, SystemID: "msgkit", Password: "secret", MinBackoff: 10 * time.Millisecond, Timeout: 2 * time.Second}
+		o.SMPPStore, o.Inbound, o.Routes = db.SMPP(), db.Inbound(), db.Routing()
+	})
+	if _, err := node.accounts.Create(t.Context(), sms.AccountSpec{Password: "pw", Account: sms.Account{Username: "acme", Enabled: true, Currency: "EUR"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := routing.New(db.Routing()).Create(t.Context(), routing.InputOf(routing.Route{ID: 5, Sigtran: "smsc-1", SMPP: routing.Unused, ESME: "acme"})); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	done := make(chan struct{})
+	go func() { node.smsc.Run(ctx, node.gateway); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	text, _ := gsm.AppendCodes(nil, "YES please")
+	mo := pdu.DeliverSM{ShortMessage: pdu.ShortMessage{Source: pdu.Address{TON: 1, NPI: 1, Addr: "41790000001"}, Dest: pdu.Address{Addr: "4560"}, Message: text}}
+	if err := sim.Deliver("msgkit", "mo", mo); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sim.WaitAcked(ctx, 1); err != nil {
+		t.Fatalf("the message from a phone was not acknowledged: %v", err)
+	}
+	page, err := node.inbound.Messages(ctx, msgkit.ListQuery{PageNumber: 1, PageSize: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Items) != 1 || page.Items[0].Conn != "smsc-1" || page.Items[0].State != inbound.Routed || page.Items[0].URL != sms.BindURL("acme") ||
+		page.Items[0].Text != "YES please" || page.Items[0].RouteID != 5 {
+		t.Fatalf("kept %+v", page.Items)
+	}
+	rs, err := db.SMS().ClaimReports(ctx, clock.Now().Add(time.Hour), time.Minute, 10)
+	if err != nil || len(rs) != 1 {
+		t.Fatalf("queued %v, %v", rs, err)
+	}
+	var d sms.BindDelivery
+	if err := json.Unmarshal(rs[0].Body, &d); err != nil || d.Kind != sms.BindMessage || d.Text != "YES please" || d.Source != "41790000001" || d.Dest != "4560" {
+		t.Errorf("the binds' delivery: %+v, %v", d, err)
 	}
 }
