@@ -17,6 +17,6 @@ func TestInboundContract(t *testing.T) {
 func BenchmarkInboundRouteKeep(b *testing.B) {
 	inboundtest.Bench(b, func(b *testing.B) inboundtest.Fixture {
 		db := memstore.New()
-		return inboundtest.Fixture{Store: db.Inbound(), Outbox: db.SMS()}
+		return inboundtest.Fixture{Store: db.Inbound(), Outbox: db.SMS(), Routes: db.Routing()}
 	})
 }

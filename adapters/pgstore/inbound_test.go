@@ -37,7 +37,7 @@ func TestInboundListSpec(t *testing.T) {
 func BenchmarkInboundRouteKeep(b *testing.B) {
 	inboundtest.Bench(b, func(b *testing.B) inboundtest.Fixture {
 		db := newTestDB(b)
-		return inboundtest.Fixture{Store: db.Inbound(), Outbox: db.SMS()}
+		return inboundtest.Fixture{Store: db.Inbound(), Outbox: db.SMS(), Routes: db.Routing()}
 	})
 }
 

@@ -24,6 +24,9 @@ import (
 type Fixture struct {
 	Store  inbound.Store
 	Outbox sms.OutboxStore
+	// Routes, when set (Bench only), holds the records, read through
+	// routing.Service.
+	Routes routing.Store
 }
 
 // Run runs the contract against stores newStore makes, each empty.
@@ -204,24 +207,41 @@ func testListing(t *testing.T, f Fixture) {
 }
 
 // Bench measures a Router routing one message by a record and keeping it
-// with its delivery on the store newStore makes, per operation; the
-// records and accounts come from memory (as its cache gives them).
+// with its delivery on the store newStore makes, per operation. The
+// accounts come from memory; the records too ("records in memory"), or,
+// with Fixture.Routes, from that store through routing.Service, through
+// the Router's cache ("records cached") and read for every message
+// ("records read each time"), which tells what the cache saves.
 func Bench(b *testing.B, newStore func(b *testing.B) Fixture) {
-	f := newStore(b)
 	routes := staticRoutes{{ID: 1, Sigtran: "simnet", SMPP: routing.Unused, ESME: "shop"}, {ID: 2, Sigtran: "smsc", SMPP: "shop", ESME: routing.Unused}}
 	accts := staticAccounts{"shop": {Username: "shop", Enabled: true, InboundURL: "https://shop.example/mo"}}
-	r := inbound.NewRouter(f.Store, inbound.RouterOptions{Routes: routes, Accounts: accts})
-	conns := []string{"simnet", "smsc"}
-	ctx := context.Background()
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		in := sms.Inbound{Conn: conns[i%2], Source: "41790000001", Dest: "4560", Text: "STOP 12345 please", At: time.Now()}
-		if err := r.HandleInbound(ctx, in); err != nil {
+	run := func(b *testing.B, f Fixture, rs inbound.Routes, cacheFor time.Duration) {
+		r := inbound.NewRouter(f.Store, inbound.RouterOptions{Routes: rs, Accounts: accts, CacheFor: cacheFor})
+		conns := []string{"simnet", "smsc"}
+		ctx := context.Background()
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			in := sms.Inbound{Conn: conns[i%2], Source: "41790000001", Dest: "4560", Text: "STOP 12345 please", At: time.Now()}
+			if err := r.HandleInbound(ctx, in); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	}
+	b.Run("records in memory", func(b *testing.B) { run(b, newStore(b), routes, 0) })
+	f := newStore(b)
+	if f.Routes == nil {
+		return
+	}
+	svc := routing.New(f.Routes)
+	for _, r := range routes {
+		if _, err := svc.Create(context.Background(), routing.InputOf(r)); err != nil {
 			b.Fatal(err)
 		}
-		i++
 	}
+	b.Run("records cached", func(b *testing.B) { run(b, f, svc, 0) })
+	b.Run("records read each time", func(b *testing.B) { run(b, f, svc, -1) })
 }
 
 type staticRoutes []routing.Route
