@@ -17,6 +17,13 @@ import (
 // account says otherwise: the validity the bulk SMS interface gives.
 const DefaultValidity = 24 * time.Hour
 
+// The bounds of an account's credentials, in bytes: a username of at most
+// MaxUsernameBytes, a password of at most MaxPasswordBytes (bcrypt's).
+const (
+	MaxUsernameBytes = 200
+	MaxPasswordBytes = 72
+)
+
 // Account is a bulk SMS customer account: the credentials of the request's
 // auth object, where it may send from, what it may send and what it pays.
 type Account struct {

@@ -189,7 +189,7 @@ type AccountChange struct {
 func (s *Accounts) Update(ctx context.Context, username string, ch AccountChange) (Account, error) {
 	var hash string
 	if ch.Password != nil {
-		if *ch.Password == "" || len(*ch.Password) > 72 {
+		if *ch.Password == "" || len(*ch.Password) > MaxPasswordBytes {
 			return Account{}, msgkit.Invalidf(CodeAccountInvalid, "password", "a password has 1 to 72 bytes")
 		}
 		h, err := s.secrets.Hash(*ch.Password)

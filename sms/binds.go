@@ -1,6 +1,7 @@
 package sms
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"time"
@@ -104,4 +105,25 @@ func receiptOf(m MessageRecord, p PartRecord, event Event, code DLRError, at tim
 		Event: event.String(), ErrorCode: int(code), PartNum: p.Num, NumParts: len(m.Parts),
 		SubmitTime: m.SubmittedAt.Unix(), DoneTime: at.Unix(), Text: text, ExpiresAt: m.ExpiresAt.Unix(),
 	}
+}
+
+// ReportRouter posts each report by its URL: to an account's binds
+// (BindURL) through Binds, an SMPP server's, and to any other through
+// HTTP. Without Binds, a report to binds is held (HoldError) for
+// maxHoldWithoutBinds: another replica may serve ESMEs.
+type ReportRouter struct {
+	HTTP, Binds ReportPoster
+}
+
+const maxHoldWithoutBinds = time.Minute
+
+// PostReport posts body to url through the poster its URL names.
+func (r *ReportRouter) PostReport(ctx context.Context, url string, body []byte) error {
+	if _, binds := BindAccount(url); binds {
+		if r.Binds == nil {
+			return &HoldError{After: maxHoldWithoutBinds, Reason: "this replica serves no ESMEs"}
+		}
+		return r.Binds.PostReport(ctx, url, body)
+	}
+	return r.HTTP.PostReport(ctx, url, body)
 }

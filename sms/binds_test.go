@@ -87,7 +87,7 @@ func TestDispatcherHolds(t *testing.T) {
 		if _, err := d.RunOnce(t.Context()); err != nil {
 			t.Fatal(err)
 		}
-		f.clock.Advance(11 * time.Second)
+		f.clock.Advance(16 * time.Second)
 	}
 	tr, err := f.store.Trace(t.Context(), id)
 	if err != nil {
@@ -107,11 +107,11 @@ func TestDispatcherHolds(t *testing.T) {
 	id = f.submit(t, 1, "y")
 	f.event(t, id, 0, sms.StatusDelivered, 0)
 	bound = false
-	for range 400 {
+	for range 300 {
 		if _, err := d.RunOnce(t.Context()); err != nil {
 			t.Fatal(err)
 		}
-		f.clock.Advance(11 * time.Second)
+		f.clock.Advance(16 * time.Second)
 	}
 	if c := counts(t, f); c[sms.ReportGivenUp] != 1 {
 		t.Errorf("held past MaxAge: %v, want given up", c)

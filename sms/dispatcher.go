@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"math/rand/v2"
 	"net/url"
 	"slices"
 	"strings"
@@ -148,6 +149,9 @@ func NewDispatcher(store OutboxStore, poster ReportPoster, opts DispatcherOption
 	opts.MaxHeldPerHost = max(cmpOr(opts.MaxHeldPerHost, 5*opts.Batch), opts.PerHost)
 	opts.MaxHeld = max(cmpOr(opts.MaxHeld, 10*opts.Batch), opts.Batch)
 	opts.Idle = cmpOr(opts.Idle, 200*time.Millisecond)
+	if opts.Jitter == nil {
+		opts.Jitter = rand.Float64
+	}
 	d := &Dispatcher{
 		store: store, poster: poster, opts: opts, margin: opts.Timeout / 2,
 		backoff: msgkit.Backoff{Base: opts.BaseBackoff, Max: opts.MaxBackoff, Jitter: opts.Jitter},
@@ -617,7 +621,10 @@ func (d *Dispatcher) attempt(ctx context.Context, r Report) (done Report, ok boo
 			d.opts.Logger.WarnContext(ctx, "delivery report given up", "msgId", r.MsgID, "partNum", r.PartNum,
 				"url", r.URL, "attempts", r.Attempts, "err", r.LastError)
 		} else {
-			r.NextAt = now.Add(h.After)
+			// Jittered, up to half as long again: replicas that poll on
+			// the same period would otherwise keep their phase, and the
+			// one that held it would claim it first every time.
+			r.NextAt = now.Add(h.After + time.Duration(d.opts.Jitter()*float64(h.After)/2))
 			d.metrics.gaveBack(putOffHeld, 1)
 		}
 		return r, true

@@ -64,7 +64,8 @@
 // account's throughput per second (105, shared by replicas through the
 // Store); type present (110) and known (111); sender (110, 107); receiver
 // (110, 112); dlrMask (112), dlrUrl (112; 110 when a mask asks for reports
-// without one) and custom (112: a JSON object of at most 4 KiB); the content
+// without one) and custom (112: a JSON object of at most 4 KiB); validUntil
+// (112 when not after now; SubmitFor's transports only); the content
 // (text: 110, 109 also for a NUL character, 102, 115; wsi: 110, 112, 109,
 // 115); the account's
 // maximum parts per message (108: "customer-split message too long", an
@@ -82,7 +83,10 @@
 // twice. The account it names is remembered for CredentialTTL, as a
 // verified password's is, so a campaign does not read it per message;
 // Gateway.Throughput gives the account's submissions a second to such
-// senders, which pace themselves to it.
+// senders, which pace themselves to it. A submission's ValidUntil (an
+// ESME's validity_period, over SMPP) ends the message's validity
+// (ExpiresAt) when it comes before the account's validity does; HTTP
+// submissions, which have no such field, keep the account's.
 //
 // # Idempotency keys
 //
@@ -302,6 +306,17 @@
 // when claiming would save those writes; the OutboxStore keeps its claim
 // and finish as they are instead, so that every store serves the
 // dispatcher as it is.
+//
+// Reports of messages an ESME submitted over SMPP asking for receipts
+// (Submission.DLRToBinds) go to the account's binds (BindURL, "smpp:"
+// and the account, a line of its own), as a BindDelivery rather than the
+// HTTP report's body: the SMPP server (sms/smpp/smppserver) sends each
+// as a deliver_sm, through a ReportRouter that sends the rest over HTTP.
+// A poster that cannot deliver on this replica for a reason of its own (no
+// bind of the account here) answers a HoldError: the report is put off for
+// its After without using an attempt (counted as put off, reason held),
+// so that it waits for a bind, up to MaxAge, rather than run out of
+// attempts while the ESME is away.
 //
 // # Messages from phones
 //

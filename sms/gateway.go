@@ -68,6 +68,11 @@ type Submission struct {
 	// IdempotencyKey, when set, makes a retry of the submission act once
 	// (see Submit); "" is no key, today's submission.
 	IdempotencyKey idempotency.Key
+	// ValidUntil, when set, ends the message's validity if it comes before
+	// the account's (SMPP's validity_period); one not after the
+	// submission is 112 (field validUntil). Zero: the account's validity.
+	// The bulk SMS interface has no such field.
+	ValidUntil time.Time
 }
 
 // Accepted is the answer to an accepted submission.
@@ -218,14 +223,14 @@ func (g *Gateway) CreateAccount(ctx context.Context, spec AccountSpec) (Account,
 func prepareAccount(spec AccountSpec, secrets *secret.Checker, clock msgkit.Clock) (Account, error) {
 	a := spec.Account
 	e := msgkit.New(msgkit.Invalid, CodeAccountInvalid, "invalid account")
-	if a.Username == "" || len(a.Username) > 200 || !utf8.ValidString(a.Username) || strings.ContainsAny(a.Username, "\x00\r\n") {
+	if a.Username == "" || len(a.Username) > MaxUsernameBytes || !utf8.ValidString(a.Username) || strings.ContainsAny(a.Username, "\x00\r\n") {
 		e.WithField("username", "a username has 1 to 200 characters of UTF-8 without line breaks", "")
 	}
 	switch {
 	case spec.Password != "" && a.PasswordHash != "":
 		e.WithField("password", "give the password or its hash, not both", "")
 	case spec.Password != "":
-		if len(spec.Password) > 72 {
+		if len(spec.Password) > MaxPasswordBytes {
 			e.WithField("password", "a password has at most 72 bytes", "")
 		}
 	case a.PasswordHash == "":
@@ -508,6 +513,9 @@ func (g *Gateway) accept(ctx context.Context, acct Account, sub Submission, id M
 	if err != nil {
 		return Accepted{}, err
 	}
+	if !sub.ValidUntil.IsZero() && !sub.ValidUntil.After(now) {
+		return Accepted{}, CodeBadParameterValue.FieldErrorf("validUntil", "the message's validity ended at %s, before its submission", sub.ValidUntil.UTC().Format(time.RFC3339))
+	}
 	if sub.DLRToBinds && m.DLRMask != 0 {
 		m.DLRURL = BindURL(acct.Username)
 	}
@@ -535,6 +543,9 @@ func (g *Gateway) accept(ctx context.Context, acct Account, sub Submission, id M
 	m.Currency = acct.Currency
 	m.SubmittedAt = now
 	m.ExpiresAt = now.Add(acct.validity())
+	if !sub.ValidUntil.IsZero() && sub.ValidUntil.Before(m.ExpiresAt) {
+		m.ExpiresAt = sub.ValidUntil.UTC()
+	}
 	m.Parts = make([]PartRecord, len(split.Parts))
 	for i, p := range split.Parts {
 		m.Parts[i] = PartRecord{Num: i, Text: p.Text, Data: p.Data, Units: p.Units, UDH: p.UDH, State: StateSubmitted, UpdatedAt: now, SendAt: now}

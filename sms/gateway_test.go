@@ -486,6 +486,51 @@ func TestSubmitFor(t *testing.T) {
 	}
 }
 
+// A submission's ValidUntil ends its message's validity when it comes
+// before the account's; one that ended is 112 validUntil and charges
+// nothing; without it, the account's validity applies, as over HTTP.
+func TestSubmissionValidUntil(t *testing.T) {
+	f := newFixture(t)
+	f.account(t, "week", func(a *sms.Account) { a.Validity = 7 * 24 * time.Hour })
+	now := f.clock.Now()
+	sub := valid()
+	sub.Username, sub.Password = "", ""
+	for i, c := range []struct {
+		account    string
+		validUntil time.Time
+		want       time.Time // zero: refused 112 validUntil
+	}{
+		{"shop", time.Time{}, now.Add(sms.DefaultValidity)},
+		{"shop", now.Add(time.Hour), now.Add(time.Hour)},
+		{"shop", now.Add(time.Hour).In(time.FixedZone("", 3600)), now.Add(time.Hour)},
+		{"shop", now.Add(48 * time.Hour), now.Add(sms.DefaultValidity)},
+		{"week", now.Add(48 * time.Hour), now.Add(48 * time.Hour)},
+		{"week", time.Time{}, now.Add(7 * 24 * time.Hour)},
+		{"shop", now, time.Time{}},
+		{"shop", now.Add(-time.Second), time.Time{}},
+	} {
+		sub.ValidUntil = c.validUntil
+		id := sms.MessageID(fmt.Sprintf("v-%d", i))
+		before, _ := f.store.Account(t.Context(), c.account)
+		_, err := f.gw.SubmitFor(t.Context(), c.account, id, sub)
+		if c.want.IsZero() {
+			after, _ := f.store.Account(t.Context(), c.account)
+			var e *msgkit.Error
+			if !errors.As(err, &e) || sms.CodeOf(err) != sms.CodeBadParameterValue || len(e.Fields) == 0 || e.Fields[0].Name != "validUntil" || !after.Balance.Equal(before.Balance) {
+				t.Errorf("%s until %v: %v, balance %s then %s; want 112 validUntil, nothing charged", c.account, c.validUntil, err, before.Balance, after.Balance)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s until %v: %v", c.account, c.validUntil, err)
+		}
+		m, err := f.store.Message(t.Context(), id)
+		if err != nil || !m.ExpiresAt.Equal(c.want) {
+			t.Errorf("%s until %v: expires %v, %v; want %v", c.account, c.validUntil, m.ExpiresAt, err, c.want)
+		}
+	}
+}
+
 // Authenticate answers as Submit does, without submitting.
 func TestAuthenticate(t *testing.T) {
 	f := newFixture(t)

@@ -110,6 +110,7 @@ type bulkSMS struct {
 	smscStore   smpp.Store
 	transmitter *sms.Transmitter
 	dispatcher  *sms.Dispatcher
+	reports     *sms.ReportRouter     // the dispatcher's poster
 	forget      func(context.Context) // the retention of finished messages, a job
 	logger      *slog.Logger
 	httpMetrics *httpapi.Metrics
@@ -150,7 +151,10 @@ func newBulkSMS(store smsStore, o bulkSMSOptions) *bulkSMS {
 		upstream = network
 	}
 	transmitter := sms.NewTransmitter(store, upstream, o.Transmitter)
-	dispatcher := sms.NewDispatcher(store, egress.NewReportPoster(o.Poster), o.Dispatcher)
+	// Reports to ESMEs' binds go through the SMPP server, once there is
+	// one (newPlatform sets it).
+	reports := &sms.ReportRouter{HTTP: egress.NewReportPoster(o.Poster)}
+	dispatcher := sms.NewDispatcher(store, reports, o.Dispatcher)
 	if !o.AcceptOnly {
 		o.Gateway.Transmitter = transmitter // the gateway hands its parts over in memory
 		o.Gateway.Dispatcher = dispatcher   // and the reports of the network's events
@@ -166,6 +170,7 @@ func newBulkSMS(store smsStore, o bulkSMSOptions) *bulkSMS {
 		smscStore:   o.SMPPStore,
 		transmitter: transmitter,
 		dispatcher:  dispatcher,
+		reports:     reports,
 		forget:      every(retentionEvery, "forgetting finished messages", o.Logger, sms.NewRetention(store, o.Retention).ForgetDue),
 		logger:      o.Logger,
 		httpMetrics: o.HTTPMetrics,

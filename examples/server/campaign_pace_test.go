@@ -81,17 +81,10 @@ func BenchmarkCampaignVersusHTTP(b *testing.B) {
 	if out, err := exec.Command("go", "build", "-o", smsload, "../smsload").CombinedOutput(); err != nil {
 		b.Fatalf("building smsload: %v\n%s", err, out)
 	}
-	stores := map[string]func(b *testing.B) []string{
-		"memory": func(*testing.B) []string { return []string{"-store", "memory"} },
-		"postgres": func(b *testing.B) []string {
-			c := pgConfig(b)
-			return []string{"-store", "postgres", "-pg", c.pgDSN, "-pg-schema", c.pgSchema}
-		},
-	}
 	for _, name := range []string{"memory", "postgres"} {
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
-				p := newPaceWorld(b, name, stores[name](b), smsload, n)
+				p := newPaceWorld(b, name, storeArgs(b, name), smsload, n)
 				var httpRates, campaignRates, ratios []float64
 				for round := range rounds {
 					h := p.http(b)
@@ -233,6 +226,16 @@ func (p *paceWorld) stop(b *testing.B) {
 		}
 	}
 	p.server.kill()
+}
+
+// storeArgs are the server's arguments for the store named name, for
+// the benchmarks that run it as a process.
+func storeArgs(b *testing.B, name string) []string {
+	if name == "postgres" {
+		c := pgConfig(b)
+		return []string{"-store", "postgres", "-pg", c.pgDSN, "-pg-schema", c.pgSchema}
+	}
+	return []string{"-store", "memory"}
 }
 
 func envInt(b *testing.B, name string, def int) int {

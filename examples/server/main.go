@@ -206,7 +206,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	var smppPath string
 	fs.StringVar(&smppPath, "smpp", env("smpp", ""), "JSON file of an SMSC connection (SMPP 3.4) that bulk SMS goes to instead of the simulated network (see examples/server/smpp.example.json)")
 	var smppTLS string
-	fs.StringVar(&c.smppServer, "smpp-server", env("smpp-server", ""), "listen address of the SMPP 3.4 server for customers' ESMEs, which bind with bulk SMS accounts (e.g. 127.0.0.1:2775); empty: off")
+	fs.StringVar(&c.smppServer, "smpp-server", env("smpp-server", ""), "listen address of the SMPP 3.4 server for customers' ESMEs, which bind with bulk SMS accounts (e.g. 127.0.0.1:2775), at most 10 binds per account on each replica (counted per process); empty: off")
 	fs.StringVar(&smppTLS, "smpp-server-tls", env("smpp-server-tls", "false"), "true: the -smpp-server listener speaks TLS with -tls-cert and -tls-key")
 	fs.StringVar(&testLimit, "test-time-limit", env("test-time-limit", "30s"), "how long a test system message has to reach its simulated handset before it is judged (a Go duration)")
 	fs.StringVar(&keep, "mem-keep-finished", env("mem-keep-finished", strconv.Itoa(memstore.DefaultKeepFinished)), "finished messages the memory store keeps (the oldest leave first); 0 keeps none")

@@ -155,7 +155,11 @@ func newPlatform(st stores, cfg config, reg prometheus.Registerer, logger *slog.
 	if cfg.demo {
 		families = append(families, demoReports(logger))
 	}
-	return platform{opts: opts, families: families, esmes: newESMEServer(cfg, bulk.gateway, reg, logger)}
+	esmes := newESMEServer(cfg, bulk.gateway, reg, logger)
+	if esmes != nil {
+		bulk.reports.Binds = esmes // receipts to ESMEs over their binds
+	}
+	return platform{opts: opts, families: families, esmes: esmes}
 }
 
 // restFamilies are the families of the REST listener.

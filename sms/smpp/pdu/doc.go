@@ -17,6 +17,18 @@
 // allocated. A DecodeError names the field and the command_status that
 // answers it (generic_nack for a header the ESME cannot use).
 //
+// A Decoder reads with wider bounds where a side chooses to: an SMSC
+// whose accounts have names and passwords longer than a bind's 15 and 8
+// characters reads binds up to its own (package sms/smpp/smppserver does),
+// while Append keeps SMPP 3.4's bounds, so the client never sends what a
+// strict SMSC refuses.
+//
+// ParseTime and FormatTime read and write the SMPP time format (7.1.1) of
+// schedule_delivery_time and validity_period: absolute times with their
+// quarter-hour offset from UTC, in the years 2000 to 2099 (SMPP 3.4 names
+// no century), and relative ones. Decode checks only a time's length, as
+// its meaning depends on the receiver's clock.
+//
 // What a PDU's octets mean beyond their structure is the client's:
 // delivery receipts (the text of SMPP 3.4 Appendix B, which the
 // specification gives as an example and SMSCs vary, with the

@@ -62,8 +62,8 @@ const InterfaceVersion = 0x34
 // Bind is bind_transmitter, bind_receiver or bind_transceiver.
 type Bind struct {
 	Mode       BindMode
-	SystemID   string  // at most 15 characters
-	Password   string  // at most 8
+	SystemID   string  // at most 15 characters (a Decoder may read more)
+	Password   string  // at most 8 (a Decoder may read more)
 	SystemType string  // at most 12
 	Version    byte    // InterfaceVersion
 	Range      Address // address_range: at most 40 characters
@@ -213,8 +213,25 @@ func Append(b []byte, p PDU) ([]byte, error) {
 }
 
 // Decode reads one whole PDU, b holding exactly its command_length
+// octets, within SMPP 3.4's bounds.
+func Decode(b []byte) (PDU, error) { return Decoder{}.Decode(b) }
+
+// Decoder reads PDUs as Decode and Read do, but lets a bind's system_id
+// and password be longer than SMPP 3.4 allows (15 and 8 characters): the
+// bounds of a side that chooses to read more than it would write, as an
+// SMSC whose accounts have longer names and passwords does. Its zero
+// value is Decode's and Read's. Encoding keeps SMPP 3.4's bounds, so a
+// bind read with wider ones may not encode.
+type Decoder struct {
+	// MaxSystemID and MaxPassword are the most characters (octets before
+	// the NUL) a bind's system_id and password may have; a value below
+	// SMPP 3.4's is SMPP 3.4's.
+	MaxSystemID, MaxPassword int
+}
+
+// Decode reads one whole PDU, b holding exactly its command_length
 // octets.
-func Decode(b []byte) (PDU, error) {
+func (d Decoder) Decode(b []byte) (PDU, error) {
 	if len(b) < HeaderLen {
 		return PDU{}, &DecodeError{Field: "command_length", Reason: fmt.Sprintf("%d octets, a header has 16", len(b)), Status: ESME_RINVCMDLEN}
 	}
@@ -228,7 +245,7 @@ func Decode(b []byte) (PDU, error) {
 	if !ok {
 		return PDU{}, &DecodeError{Command: id, Seq: p.Seq, Field: "command_id", Reason: "not a command this ESME knows", Status: ESME_RINVCMDID}
 	}
-	r := &reader{b: b[HeaderLen:], cmd: id, seq: p.Seq}
+	r := &reader{b: b[HeaderLen:], cmd: id, seq: p.Seq, maxSystemID: max(d.MaxSystemID, maxSystemID), maxPassword: max(d.MaxPassword, maxPassword)}
 	// A response with an error status may come without its body.
 	if id.IsResponse() && p.Status != ESME_ROK && len(r.b) == 0 {
 		p.Body = body
@@ -301,6 +318,11 @@ var ErrTooLong = errors.New("smpp: PDU longer than the connection's maximum")
 // allocated; the connection cannot go on after it. The PDU's slices
 // point into the returned buffer, which the next Read reuses.
 func Read(r io.Reader, buf []byte, limit int) (PDU, []byte, error) {
+	return Decoder{}.Read(r, buf, limit)
+}
+
+// Read is the package's Read, decoding with d's bounds.
+func (d Decoder) Read(r io.Reader, buf []byte, limit int) (PDU, []byte, error) {
 	if limit <= 0 {
 		limit = DefaultMaxPDU
 	}
@@ -323,7 +345,7 @@ func Read(r io.Reader, buf []byte, limit int) (PDU, []byte, error) {
 		}
 		return PDU{}, buf, err
 	}
-	p, err := Decode(buf)
+	p, err := d.Decode(buf)
 	return p, buf, err
 }
 
@@ -332,6 +354,8 @@ type reader struct {
 	b   []byte
 	cmd CommandID
 	seq uint32
+	// a bind's bounds: SMPP 3.4's, or a Decoder's wider ones
+	maxSystemID, maxPassword int
 }
 
 func (r *reader) fail(field, reason string, st Status) error {
@@ -468,10 +492,10 @@ func (b *Bind) appendTo(out []byte) ([]byte, error) {
 
 func (b *Bind) decode(r *reader) error {
 	var err error
-	if b.SystemID, err = r.cstring("system_id", maxSystemID); err != nil {
+	if b.SystemID, err = r.cstring("system_id", r.maxSystemID); err != nil {
 		return err
 	}
-	if b.Password, err = r.cstring("password", maxPassword); err != nil {
+	if b.Password, err = r.cstring("password", r.maxPassword); err != nil {
 		return err
 	}
 	if b.SystemType, err = r.cstring("system_type", maxSystemType); err != nil {

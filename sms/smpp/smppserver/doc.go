@@ -10,9 +10,16 @@
 // bind_transmitter, bind_receiver and bind_transceiver are checked by
 // Gateway.Authenticate with the system_id as the account's username, the
 // password, and the connection's address against the account's networks,
-// as an HTTP submission is. SMPP 3.4 bounds them: a system_id of at most
-// 15 characters and a password of at most 8 (the codec refuses longer
-// ones ESME_RINVSYSID and ESME_RINVPASWD). Refusals (BindStatus):
+// as an HTTP submission is. SMPP 3.4 bounds a system_id to 15 characters
+// and a password to 8, but a bulk SMS account's username may have 200
+// octets and its password 72, and several SMSCs read longer credentials
+// than the specification's: this server reads a bind's system_id and
+// password up to an account's (MaxSystemID, MaxPassword, through a
+// pdu.Decoder), so every account binds, from an ESME that sends them
+// whole. Beyond those, the codec refuses the bind, generic_nack
+// ESME_RINVSYSID or ESME_RINVPASWD. The client side (sms/smpp) keeps SMPP
+// 3.4's bounds: it never sends what a strict SMSC refuses. Refusals
+// (BindStatus):
 //
 //	missing system_id (110)              ESME_RINVSYSID
 //	missing password (110)               ESME_RINVPASWD
@@ -22,26 +29,46 @@
 //	a second bind on a connection        ESME_RALYBND
 //	the platform failed                  ESME_RSYSERR
 //
+// A connection must bind within Options.BindTimeout (30 s by default, by
+// Options.Clock) of being accepted, whatever else it sends (enquire_link
+// is answered meanwhile, and a refused bind does not restart the wait),
+// or it is closed: a client that connects and never binds holds no
+// connection, nor a TLS handshake that never ends.
+//
 // A bind is authenticated once: its submits go through Gateway.SubmitFor,
 // which reads the account within the gateway's CredentialTTL, so an
 // account disabled later is refused from then (103, ESME_RINVSYSID), but
-// a changed password or network ends no bind already made. MaxBinds
-// counts the binds of this server (a process): behind a balancer, an
-// account may hold that many on each replica. Nothing of a bind is kept
-// beyond its connection, so a bind survives a replica's restart by
-// binding again, on any replica; Shutdown unbinds every bind, so ESMEs
-// rebind at once.
+// a changed password or network ends no bind already made. Nothing of a
+// bind is kept beyond its connection, so a bind survives a replica's
+// restart by binding again, on any replica; Shutdown unbinds every bind,
+// so ESMEs rebind at once.
 //
-// A receiver bind (and a transceiver's receiving side) is kept, with
-// enquire_link and unbind, but receives no deliver_sm yet: delivery
-// receipts over the bind and inbound messages come with their own work.
-// submit_sm and data_sm are answered ESME_RINVBNDSTS on a receiver bind,
-// before a bind and once an unbind began. enquire_link is answered in any
+// MaxBinds counts the binds of one Server, that is of one process: behind
+// a balancer of N replicas an account may hold up to N × MaxBinds binds
+// in all, MaxBinds on each. The binds are not shared between replicas, as
+// sharing them soundly needs a registry that outlives a replica's crash
+// (its binds would otherwise count until a lease ended); what an account
+// may cost the platform is bounded by its throughput, which the store
+// counts for every replica and the HTTP interface alike (see the
+// gateway's refusals below).
+//
+// A receiver or transceiver bind also takes the account's deliveries
+// (see Receipts). submit_sm and data_sm are answered ESME_RINVBNDSTS on a
+// receiver bind, before a bind and once an unbind began. enquire_link is answered in any
 // state; deliver_sm and unknown commands get generic_nack ESME_RINVCMDID,
 // and a PDU the codec refuses generic_nack with the status of its
 // pdu.DecodeError; one longer than the codec's maximum is answered
 // generic_nack ESME_RINVCMDLEN and its connection closed. Responses the
 // server did not ask for are ignored.
+//
+// # TLS
+//
+// With Options.TLS every connection Serve accepts speaks TLS (the
+// handshake counts within BindTimeout); ServeConn serves the connection
+// it is given as it is, so a caller's own listener wraps its own.
+// examples/server's -smpp-server-tls serves TLS with -tls-cert and
+// -tls-key. A client speaking plain text to a TLS listener fails its
+// handshake and is closed.
 //
 // # Window, keep-alive, shutdown
 //
@@ -52,8 +79,15 @@
 // SMPP allows. A peer silent for EnquireEvery (by Options.Clock) gets an
 // enquire_link; one silent for DeadAfter is closed. An ESME's unbind is
 // answered unbind_resp after the answers still due. Shutdown stops
-// accepting, and on each bind waits for its answers, sends unbind, waits
-// a few seconds for unbind_resp and closes.
+// accepting and first drains: the long messages being gathered take their
+// parts still to come, for at most DrainTimeout (5 s), so that a restart
+// between the parts of a message loses none of them, while whole messages
+// and the first parts of new ones are answered ESME_RTHROTTLED, which
+// ESMEs send again later (after the restart, or to another replica).
+// Then on each bind it waits for its answers, sends unbind, waits a few
+// seconds for unbind_resp and closes. A long message still incomplete
+// when the drain ends is lost with the process, logged; so is every
+// message being gathered when a process dies without Shutdown.
 //
 // # Submits
 //
@@ -70,7 +104,7 @@
 //	esm_class message type bits or reply path        ESME_RINVESMCLASS
 //	priority_flag above 3                            ESME_RINVPRTFLG
 //	schedule_delivery_time set                       ESME_RINVSCHED
-//	validity_period that is no SMPP time             ESME_RINVEXPIRY
+//	validity_period that is no SMPP time, or ended   ESME_RINVEXPIRY
 //	replace_if_present_flag set                      ESME_RINVREPFLAG
 //	sm_default_msg_id set                            ESME_RINVDFTMSGID
 //	registered_delivery with reserved bits           ESME_RINVREGDLVFLG
@@ -81,13 +115,61 @@
 //	a part whose data_coding differs from the first  ESME_RSUBMITFAIL
 //	MaxPartsPerAccount long messages gathering       ESME_RMSGQFUL
 //
-// A valid validity_period is accepted and the account's validity applies,
-// as it does over HTTP. registered_delivery is read and kept with the
-// message being gathered, but no receipt is sent yet: the gateway's
-// reports go to HTTP callbacks, and receipts as deliver_sm over the bind
-// come with their own work (until then, a message is submitted with no
-// report asked for).
+// validity_period is read with pdu.ParseTime: an absolute time
+// (YYMMDDhhmmsstnnp, in the years 2000 to 2099, nn quarter hours ahead of
+// UTC with '+' or behind with '-') or a relative one (YYMMDDhhmmss000R,
+// after the submit_sm's arrival by Options.Clock, each field added as
+// given). The message expires at the earlier of that time and the
+// account's validity (sms.Submission.ValidUntil; without
+// validity_period, and on data_sm, the account's alone, as over HTTP). A
+// time not after the submit_sm's arrival, or that the format cannot mean
+// (a 31 November, 24:00, an offset above 48 quarters, a relative time
+// whose tnn is not 000) is ESME_RINVEXPIRY. A long message's validity is
+// its first part's (the first received); when it ends before the last
+// part comes, the last part is answered ESME_RINVEXPIRY (the gateway's 112
+// of the field validUntil) and nothing is charged.
 //
+// # Receipts
+//
+// registered_delivery asks for receipts (receiptMask): its SMSC delivery
+// receipt bits 1 (and 3, reserved, read as 1) for every final event, 2
+// for failures only; its intermediate notification bit for each failed
+// attempt the network retries (BUFFERED, as message_state ENROUTE); the
+// SME acknowledgement bits are ignored. Asked of any part of a long
+// message, they are asked of the message. The gateway then queues the
+// reports in its outbox for the account's binds (sms.BindURL), as
+// sms.BindDelivery, one per part and event as the HTTP reports, and the
+// report dispatcher hands them to Server.PostReport, which sends each as
+// a deliver_sm:
+//
+//	esm_class           0x04 (SMSC delivery receipt), data_coding 0
+//	source_addr         the message's receiver (TON 1, NPI 1)
+//	destination_addr    its sender (TON 5 when alphanumeric)
+//	short_message       SMPP 3.4 Appendix B: id:<message id> sub:001 dlvrd:001|000
+//	                    submit date:YYMMDDhhmm done date:YYMMDDhhmm stat:<stat>
+//	                    err:<the HTTP report's errorCode, 3 digits> Text:<the part's first 20 characters>
+//	receipted_message_id  the message id answered to submit_sm
+//	message_state       DELIVERED, EXPIRED (error 996), UNDELIVERABLE, REJECTED, ENROUTE
+//	network_error_code  for a failure: type 3 (GSM) and the errorCode
+//
+// Dates are UTC, to the minute, as Appendix B writes them; characters of
+// the quoted text outside plain ASCII (and those the GSM alphabet puts
+// elsewhere) are written '?'. The binds of an account take turns, each
+// with at most Window deliver_sm unanswered. ESME_ROK delivers it;
+// ESME_RX_P_APPN refuses it for good (given up); any other answer, none
+// in the dispatcher's timeout, or the bind closing, retries it with the
+// dispatcher's backoff. With no receiving bind of the account on this
+// server, the report is held (sms.HoldError): put off without using an
+// attempt, for a tenth of its age (2 s to a minute, the dispatcher adding
+// up to half again at random), so that whichever
+// replica holds a bind of the account, now or after the ESME binds again,
+// delivers it, and one held past the message's validity is given up.
+// Receipts go out at least once: a bind that closes between the ESME's
+// answer and its record gets the receipt again on the next bind.
+// Messages from the network routed to the account take the same path
+// (sms.BindMessage): a deliver_sm with esm_class 0, in data_coding 0 or
+// 8, in short_message or, beyond 254 octets, message_payload.
+
 // # Long messages
 //
 // The parts of a long message (esm_class UDHI with a concatenation
@@ -123,7 +205,7 @@
 //	109 RC_BAD_CONTENT_FORMAT           ESME_RSUBMITFAIL (also septets above 0x7F, UCS-2 that does not read)
 //	110 RC_MISSING_MANDATORY_PARAMETER  ESME_RSUBMITFAIL; ESME_RINVSRCADR for the sender, ESME_RINVDSTADR for the receiver
 //	111 RC_UNKNOWN_MESSAGE_TYPE         ESME_RSUBMITFAIL
-//	112 RC_BAD_PARAMETER_VALUE          ESME_RSUBMITFAIL; ESME_RINVSRCADR for the sender, ESME_RINVDSTADR for the receiver
+//	112 RC_BAD_PARAMETER_VALUE          ESME_RSUBMITFAIL; ESME_RINVSRCADR for the sender, ESME_RINVDSTADR for the receiver, ESME_RINVEXPIRY for validUntil
 //	113 RC_NO_CREDIT                    ESME_RSUBMITFAIL
 //	114 RC_NO_ROUTE                     ESME_RINVDSTADR
 //	115 RC_CONCAT_ERROR                 ESME_RINVMSGLEN
@@ -139,5 +221,6 @@
 // With Options.Metrics the server registers msgkit_smpp_server_binds (by
 // mode), msgkit_smpp_server_bind_refusals_total (by command_status),
 // msgkit_smpp_server_submits_total (by command and command_status, one
-// per part answered) and msgkit_smpp_server_incomplete_messages_total.
+// per part answered), msgkit_smpp_server_incomplete_messages_total and
+// msgkit_smpp_server_deliveries_total (by kind and outcome).
 package smppserver

@@ -31,6 +31,8 @@ func FuzzServerPDU(f *testing.F) {
 		"00000010 00000006 00000000 0000000c",
 		"7fffffff 00000004 00000000 00000001",
 		"00000008 00000004",
+		// A bind of a password longer than SMPP 3.4's 8.
+		"0000002b 00000009 00000000 00000003 73686f7000 612d70617373776f72642d6f662d323000 00 34 00 00 00",
 		// A bind, then a long message's part with UDH and one with SAR.
 		"0000001d 00000009 00000000 00000001 73686f7000 707700 00 34 00 00 00" +
 			"0000003a 00000004 00000000 00000002 00 0500 4d7953686f7000 0101 333836343031323334353600 400000 00 00 01000000 08 0500030902014869",
@@ -48,7 +50,7 @@ func FuzzServerPDU(f *testing.F) {
 		var derr *pdu.DecodeError
 		if len(in) >= pdu.HeaderLen && int(binary.BigEndian.Uint32(in)) == len(in) {
 			whole = true
-			_, err := pdu.Decode(in)
+			_, err := pdu.Decoder{MaxSystemID: smppserver.MaxSystemID, MaxPassword: smppserver.MaxPassword}.Decode(in)
 			errors.As(err, &derr)
 		}
 		first := true

@@ -1,6 +1,8 @@
 package smppserver
 
 import (
+	"time"
+
 	"github.com/msgkit/msgkit/sms"
 	"github.com/msgkit/msgkit/sms/gsm"
 	"github.com/msgkit/msgkit/sms/smpp/pdu"
@@ -22,9 +24,11 @@ const (
 type message struct {
 	source, dest       string
 	coding             byte
-	registeredDelivery byte // kept for the receipts over the bind (see the package doc)
+	registeredDelivery byte // the receipts asked for (receiptMask)
 	data               []byte
 	concat             *concat // nil: the whole message
+
+	validUntil time.Time // validity_period's end; zero: the account's validity
 }
 
 // concat ties a part to its message: the reference, the number of parts
@@ -43,9 +47,10 @@ type refusal struct {
 
 func refuse(st pdu.Status, reason string) *refusal { return &refusal{st, reason} }
 
-// readSubmit reads a submit_sm.
-func readSubmit(b *pdu.SubmitSM) (message, *refusal) {
+// readSubmit reads a submit_sm received at now.
+func readSubmit(b *pdu.SubmitSM, now time.Time) (message, *refusal) {
 	m := b.ShortMessage
+	validUntil, err := pdu.ParseTime(m.ValidityPeriod, now)
 	switch {
 	case m.ESMClass&pdu.ESMClassReceiptMask != 0 || m.ESMClass&0x80 != 0:
 		return message{}, refuse(pdu.ESME_RINVESMCLASS, "esm_class asks for a message type or a reply path the server does not send")
@@ -53,8 +58,10 @@ func readSubmit(b *pdu.SubmitSM) (message, *refusal) {
 		return message{}, refuse(pdu.ESME_RINVPRTFLG, "priority_flag above 3")
 	case m.ScheduleDeliveryTime != "":
 		return message{}, refuse(pdu.ESME_RINVSCHED, "scheduled delivery is not offered: send when the message is due")
-	case !validTime(m.ValidityPeriod):
-		return message{}, refuse(pdu.ESME_RINVEXPIRY, "validity_period is neither an absolute nor a relative time")
+	case err != nil:
+		return message{}, refuse(pdu.ESME_RINVEXPIRY, "validity_period: "+err.Error())
+	case !validUntil.IsZero() && !validUntil.After(now):
+		return message{}, refuse(pdu.ESME_RINVEXPIRY, "validity_period ended before the message came")
 	case m.ReplaceIfPresent != 0:
 		return message{}, refuse(pdu.ESME_RINVREPFLAG, "replace_if_present is not offered")
 	case m.DefaultMsgID != 0:
@@ -67,7 +74,9 @@ func readSubmit(b *pdu.SubmitSM) (message, *refusal) {
 		}
 		data = payload
 	}
-	return readMessage(m.Source.Addr, m.Dest.Addr, m.ESMClass, m.RegisteredDelivery, m.DataCoding, data, m.TLVs)
+	msg, r := readMessage(m.Source.Addr, m.Dest.Addr, m.ESMClass, m.RegisteredDelivery, m.DataCoding, data, m.TLVs)
+	msg.validUntil = validUntil
+	return msg, r
 }
 
 // readDataSM reads a data_sm: its message is in message_payload.
@@ -161,34 +170,13 @@ func readSAR(tlvs pdu.TLVs) (*concat, *refusal) {
 
 func (c *concat) valid() bool { return c.total > 0 && c.seq > 0 && c.seq <= c.total }
 
-// validTime reports whether s is empty or an SMPP time (7.1.1):
-// YYMMDDhhmmsstnn and p, '+' or '-' for an absolute time, 'R' for a
-// relative one.
-func validTime(s string) bool {
-	if s == "" {
-		return true
-	}
-	if len(s) != 16 {
-		return false
-	}
-	for i := range 15 {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	switch s[15] {
-	case '+', '-':
-		return true
-	case 'R':
-		return s[12:15] == "000"
-	}
-	return false
-}
-
 // submission is the whole message's user data as the gateway takes it:
 // the text read from its coding.
 func submission(m message, data []byte) (sms.Submission, error) {
-	sub := sms.Submission{Type: sms.TypeText, Sender: m.source, Receiver: m.dest, Flash: m.coding&0x10 != 0}
+	sub := sms.Submission{Type: sms.TypeText, Sender: m.source, Receiver: m.dest, Flash: m.coding&0x10 != 0, ValidUntil: m.validUntil}
+	if sub.DLRMask = receiptMask(m.registeredDelivery); sub.DLRMask != nil {
+		sub.DLRToBinds = true
+	}
 	var err error
 	switch m.coding &^ 0x10 {
 	case codingUCS2:
@@ -199,4 +187,29 @@ func submission(m message, data []byte) (sms.Submission, error) {
 		sub.Text, err = gsm.TextOfCodes(data)
 	}
 	return sub, err
+}
+
+// receiptMask is the reports registered_delivery asks for, as the
+// gateway's mask: its SMSC delivery receipt bits (0 and 1) ask for every
+// final event (1; 3, which SMPP 3.4 reserves, is read as 1) or for
+// failures only (2), and its intermediate notification bit (4) for each
+// failed attempt the network retries (BUFFERED). The SME acknowledgement
+// bits (2 and 3) ask for what no handset sends here: they are read and
+// ignored. nil: no reports.
+func receiptMask(rd byte) *int64 {
+	var mask sms.DLRMask
+	switch rd & 0x03 {
+	case 1, 3:
+		mask = sms.RecommendedDLRMask
+	case 2:
+		mask = sms.DLRMask(sms.EventUndelivered | sms.EventRejected)
+	}
+	if rd&0x10 != 0 {
+		mask |= sms.DLRMask(sms.EventBuffered)
+	}
+	if mask == 0 {
+		return nil
+	}
+	v := int64(mask)
+	return &v
 }

@@ -3,6 +3,7 @@ package smppserver
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/msgkit/msgkit/sms"
 	"github.com/msgkit/msgkit/sms/smpp/pdu"
 )
 
@@ -12,6 +13,7 @@ type metrics struct {
 	refusals *prometheus.CounterVec
 	submits  *prometheus.CounterVec
 	dropped  prometheus.Counter
+	delivers *prometheus.CounterVec
 }
 
 // newMetrics registers the server's metrics on reg; nil for a nil reg.
@@ -29,8 +31,11 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Help: "submit_sm and data_sm answered (each part of a long message), by command and command_status."}, []string{"command", "command_status"}),
 		dropped: prometheus.NewCounter(prometheus.CounterOpts{Name: "msgkit_smpp_server_incomplete_messages_total",
 			Help: "Long messages dropped because their parts did not all come within the parts timeout."}),
+		delivers: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "msgkit_smpp_server_deliveries_total",
+			Help: "deliver_sm to ESMEs (kind receipt or message) by outcome: delivered (ESME_ROK), refused (another command_status), failed (no answer, the bind closed), held (no receiving bind of the account on this server)."},
+			[]string{"kind", "outcome"}),
 	}
-	reg.MustRegister(m.binds, m.refusals, m.submits, m.dropped)
+	reg.MustRegister(m.binds, m.refusals, m.submits, m.dropped, m.delivers)
 	// The series known ahead, at zero, so that a dashboard sees them
 	// before the first bind.
 	for _, mode := range []pdu.BindMode{pdu.Transmitter, pdu.Receiver, pdu.Transceiver} {
@@ -42,7 +47,26 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	for _, cmd := range []pdu.CommandID{pdu.CmdSubmitSM, pdu.CmdDataSM} {
 		m.submits.WithLabelValues(cmd.String(), statusLabel(pdu.ESME_ROK))
 	}
+	for _, kind := range []string{sms.BindReceipt, sms.BindMessage} {
+		for _, o := range []string{deliveredOK, deliveryRefused, deliveryFailed, deliveryHeld} {
+			m.delivers.WithLabelValues(kind, o)
+		}
+	}
 	return m
+}
+
+// The outcomes of a delivery (msgkit_smpp_server_deliveries_total).
+const (
+	deliveredOK     = "delivered"
+	deliveryRefused = "refused"
+	deliveryFailed  = "failed"
+	deliveryHeld    = "held"
+)
+
+func (m *metrics) delivered(kind, outcome string) {
+	if m != nil && (kind == sms.BindReceipt || kind == sms.BindMessage) {
+		m.delivers.WithLabelValues(kind, outcome).Inc()
+	}
 }
 
 func (m *metrics) bound(mode pdu.BindMode, d float64) {

@@ -48,11 +48,13 @@ type added struct {
 	full     bool          // the account has maxPerAccount messages gathering; this one is not taken
 	mismatch bool          // the part's coding differs from the first part's; not taken
 	expired  *gathering    // a message of the same key past its timeout, dropped for this one
+	fresh    bool          // with onlyGathering: the part would start a message; not taken
 }
 
 // add files part msg of a long message at now. A part sent again
-// replaces the one received.
-func (a *assembler) add(k partKey, msg message, now time.Time, newID func() sms.MessageID) added {
+// replaces the one received. With onlyGathering, a part of no message
+// gathering is not taken (fresh).
+func (a *assembler) add(k partKey, msg message, now time.Time, newID func() sms.MessageID, onlyGathering bool) added {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var r added
@@ -62,6 +64,10 @@ func (a *assembler) add(k partKey, msg message, now time.Time, newID func() sms.
 		a.removeLocked(k)
 	}
 	if !ok {
+		if onlyGathering {
+			r.fresh = true
+			return r
+		}
 		if a.accounts[k.account] >= a.maxPerAccount {
 			r.full = true
 			return r
@@ -80,6 +86,9 @@ func (a *assembler) add(k partKey, msg message, now time.Time, newID func() sms.
 		g.have++
 	}
 	g.parts[i] = append([]byte{}, msg.data...) // the PDU's buffer is not ours to keep
+	// Receipts asked of any part are asked of the message: ESMEs ask on
+	// every part, on the first or on the last.
+	g.first.registeredDelivery |= msg.registeredDelivery
 	if g.have == len(g.parts) {
 		a.removeLocked(k)
 		r.done = g

@@ -7,7 +7,9 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -37,6 +39,8 @@ const (
 	DefaultPartsTimeout   = time.Minute
 	DefaultMaxPartsAcct   = 1000
 	DefaultShutdownUnbind = 5 * time.Second
+	DefaultDrainTimeout   = 5 * time.Second
+	DefaultBindTimeout    = 30 * time.Second
 )
 
 // Options configure a Server. Zero values choose the defaults.
@@ -59,11 +63,18 @@ type Options struct {
 	// EnquireEvery: a bind silent this long gets an enquire_link; one
 	// silent for DeadAfter (default 2 × EnquireEvery) is closed.
 	EnquireEvery, DeadAfter time.Duration
+	// BindTimeout: a connection not bound this long after it was
+	// accepted is closed, whatever else it sends.
+	BindTimeout time.Duration
 	// PartsTimeout bounds the wait for the parts of a long message, and
 	// MaxPartsPerAccount how many long messages of one account gather at
 	// once (ESME_RMSGQFUL beyond).
 	PartsTimeout       time.Duration
 	MaxPartsPerAccount int
+	// DrainTimeout bounds how long Shutdown waits, before it unbinds, for
+	// the parts still to come of the long messages being gathered (see
+	// the package doc).
+	DrainTimeout time.Duration
 	// NewID makes the id of a message; default sms.NewMessageID.
 	NewID func() sms.MessageID
 	// Metrics, when set, is where the server registers its metrics (see
@@ -81,16 +92,20 @@ type Server struct {
 	opts  Options
 	log   *slog.Logger
 	parts *assembler
-	m     *metrics // nil without Options.Metrics
+	dec   pdu.Decoder // SMPP 3.4's codec, its binds with an account's bounds (MaxSystemID, MaxPassword)
+	m     *metrics    // nil without Options.Metrics
 
 	ctx    context.Context // the gateway calls'; cancelled when Shutdown gives up
 	cancel context.CancelFunc
+
+	draining atomic.Bool // Shutdown began: only parts of messages gathering are taken
 
 	mu        sync.Mutex
 	closing   bool
 	listeners map[net.Listener]struct{}
 	sessions  map[*session]struct{}
 	binds     map[string]int // bound sessions by account
+	receivers map[string]*receiving
 	wg        sync.WaitGroup // sessions and the sweeper
 	sweeping  bool
 	stop      chan struct{} // closed by Shutdown
@@ -108,16 +123,18 @@ func New(gw Gateway, opts Options) *Server {
 	opts.Window = positive(opts.Window, DefaultWindow)
 	opts.EnquireEvery = positive(opts.EnquireEvery, DefaultEnquireEvery)
 	opts.DeadAfter = positive(opts.DeadAfter, 2*opts.EnquireEvery)
+	opts.BindTimeout = positive(opts.BindTimeout, DefaultBindTimeout)
 	opts.PartsTimeout = positive(opts.PartsTimeout, DefaultPartsTimeout)
 	opts.MaxPartsPerAccount = positive(opts.MaxPartsPerAccount, DefaultMaxPartsAcct)
+	opts.DrainTimeout = positive(opts.DrainTimeout, DefaultDrainTimeout)
 	if opts.NewID == nil {
 		opts.NewID = func() sms.MessageID { return sms.NewMessageID(opts.Clock.Now()) }
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Server{
-		gw: gw, opts: opts, log: opts.Logger, parts: newAssembler(opts.MaxPartsPerAccount, opts.PartsTimeout), m: newMetrics(opts.Metrics),
+		gw: gw, opts: opts, log: opts.Logger, dec: pdu.Decoder{MaxSystemID: MaxSystemID, MaxPassword: MaxPassword}, parts: newAssembler(opts.MaxPartsPerAccount, opts.PartsTimeout), m: newMetrics(opts.Metrics),
 		ctx: ctx, cancel: cancel,
-		listeners: map[net.Listener]struct{}{}, sessions: map[*session]struct{}{}, binds: map[string]int{}, stop: make(chan struct{}),
+		listeners: map[net.Listener]struct{}{}, sessions: map[*session]struct{}{}, binds: map[string]int{}, receivers: map[string]*receiving{}, stop: make(chan struct{}),
 	}
 }
 
@@ -209,6 +226,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	for ln := range s.listeners {
 		ln.Close()
 	}
+	s.mu.Unlock()
+	s.drain(ctx)
+	s.mu.Lock()
 	sessions := make([]*session, 0, len(s.sessions))
 	for c := range s.sessions {
 		sessions = append(sessions, c)
@@ -235,6 +255,33 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		return ctx.Err()
 	}
 }
+
+// drain lets the long messages being gathered complete before the binds
+// are unbound: their parts still come and are taken, while every other
+// submission is answered ESME_RTHROTTLED, to be sent again after the
+// restart or to another replica. It waits until none is gathering, for
+// at most DrainTimeout or until ctx ends.
+func (s *Server) drain(ctx context.Context) {
+	s.draining.Store(true)
+	deadline := time.NewTimer(s.opts.DrainTimeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for s.parts.pending() > 0 {
+		select {
+		case <-ctx.Done():
+			return
+		case <-deadline.C:
+			s.log.Warn("smpp server: long messages still gathering at shutdown; their parts are lost", "messages", s.parts.pending())
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// Draining reports whether Shutdown began: from then on only the parts of
+// long messages already being gathered are taken.
+func (s *Server) Draining() bool { return s.draining.Load() }
 
 // startSweeperLocked starts the goroutine that drops long messages past
 // PartsTimeout; s.mu is held.
@@ -273,23 +320,65 @@ func (s *Server) dropped(k partKey, g *gathering) {
 	s.m.incomplete()
 }
 
-// bindAccount counts a bind of account unless it holds MaxBinds.
-func (s *Server) bindAccount(account string) bool {
+// receiving is an account's receiver and transceiver binds on this
+// server, which take turns at its deliveries.
+type receiving struct {
+	sessions []*session
+	next     int
+}
+
+// bindAccount counts a bind of account unless it holds MaxBinds; a
+// receiver or transceiver bind takes the account's deliveries too.
+func (s *Server) bindAccount(account string, mode pdu.BindMode, c *session) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.binds[account] >= s.opts.MaxBinds {
 		return false
 	}
 	s.binds[account]++
+	if mode == pdu.Receiver || mode == pdu.Transceiver {
+		r := s.receivers[account]
+		if r == nil {
+			r = &receiving{}
+			s.receivers[account] = r
+		}
+		r.sessions = append(r.sessions, c)
+	}
 	return true
 }
 
-func (s *Server) unbindAccount(account string) {
+func (s *Server) unbindAccount(account string, c *session) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.binds[account]--; s.binds[account] <= 0 {
 		delete(s.binds, account)
 	}
+	if r := s.receivers[account]; r != nil {
+		if i := slices.Index(r.sessions, c); i >= 0 {
+			r.sessions = slices.Delete(r.sessions, i, i+1)
+		}
+		if len(r.sessions) == 0 {
+			delete(s.receivers, account)
+		}
+	}
+}
+
+// receiver is the next of account's binds that takes deliveries and is
+// not unbinding; nil when there is none.
+func (s *Server) receiver(account string) *session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.receivers[account]
+	if r == nil {
+		return nil
+	}
+	for range r.sessions {
+		r.next = (r.next + 1) % len(r.sessions)
+		if c := r.sessions[r.next]; c.receiving() {
+			return c
+		}
+	}
+	return nil
 }
 
 // Binds is how many binds account holds on this server now.

@@ -55,10 +55,15 @@ func newFixture(t testing.TB, opts smppserver.Options, change func(*sms.Account)
 	return f
 }
 
+// networks are the fixture's accounts': loopback.
+func (f *fixture) networks() []netip.Prefix {
+	return []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
+}
+
 func (f *fixture) account(t testing.TB, name string, change func(*sms.Account)) {
 	t.Helper()
 	a := sms.Account{
-		Username: name, Networks: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}, Enabled: true,
+		Username: name, Networks: f.networks(), Enabled: true,
 		Balance: decimal.RequireFromString("100"), Currency: "EUR", MaxParts: 10,
 		Prices: []sms.Price{{Prefix: "386", Price: decimal.RequireFromString("0.05")}},
 	}
@@ -322,5 +327,43 @@ func TestShutdownUnbinds(t *testing.T) {
 	}
 	if _, _, err := pdu.Read(e.nc, nil, 0); err == nil {
 		t.Fatal("the connection is still open")
+	}
+}
+
+// A long message whose first part came before Shutdown is completed by
+// its later parts before the binds are unbound, so a restart between its
+// parts loses nothing; meanwhile whole messages and the first parts of
+// new ones are answered ESME_RTHROTTLED, to be sent again after it.
+func TestShutdownDrainsLongMessages(t *testing.T) {
+	f := newFixture(t, smppserver.Options{}, nil)
+	e := dial(t, f.addr)
+	e.bind(t, pdu.Transceiver, "shop", "pw")
+	first := e.call(t, submitSM("Your parcel ", udh8(7, 2, 1)))
+	if first.Status != pdu.ESME_ROK {
+		t.Fatal(first.Status)
+	}
+	done := make(chan error, 1)
+	go func() { done <- f.srv.Shutdown(t.Context()) }()
+	waitFor(t, f.srv.Draining)
+	for _, p := range []pdu.PDU{submitSM("A whole one", nil), submitSM("Another ", udh8(8, 2, 1))} {
+		if r := e.call(t, p); r.Status != pdu.ESME_RTHROTTLED {
+			t.Errorf("while draining: %s, want ESME_RTHROTTLED", r.Status)
+		}
+	}
+	last := e.call(t, submitSM("is on its way", udh8(7, 2, 2)))
+	id := last.Body.(*pdu.SubmitSMResp).MessageID
+	if last.Status != pdu.ESME_ROK || id != first.Body.(*pdu.SubmitSMResp).MessageID {
+		t.Fatalf("the last part: %s %s", last.Status, id)
+	}
+	if m, err := f.store.Message(t.Context(), sms.MessageID(id)); err != nil || m.Parts[0].Text != "Your parcel is on its way" {
+		t.Errorf("the message: %+v, %v", m, err)
+	}
+	p := e.read(t)
+	if p.Body.Command() != pdu.CmdUnbind {
+		t.Fatalf("%s, want unbind", p.Body.Command())
+	}
+	e.write(t, pdu.PDU{Seq: p.Seq, Body: &pdu.Empty{ID: pdu.CmdUnbindResp}})
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }

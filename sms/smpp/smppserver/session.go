@@ -35,7 +35,15 @@ type session struct {
 	seq   atomic.Uint32 // of the server's own requests
 	heard atomic.Int64  // Options.Clock's UnixNano when the peer was last heard
 
+	opened time.Time // when it was accepted, by Options.Clock: for BindTimeout
+
 	submits sync.WaitGroup // submits being handled
+
+	// The server's own deliver_sm: at most Window unanswered, each
+	// waiting for its answer by sequence number.
+	outWin  chan struct{}
+	pmu     sync.Mutex
+	pending map[uint32]chan pdu.Status
 
 	mu         sync.Mutex
 	mode       pdu.BindMode // 0 before a bind
@@ -56,12 +64,14 @@ func newSession(s *Server, nc net.Conn) *session {
 	c := &session{
 		s: s, nc: nc, out: make(chan outgoing, s.opts.Window+8), window: make(chan struct{}, s.opts.Window),
 		done: make(chan struct{}), unbindResp: make(chan struct{}),
+		outWin: make(chan struct{}, s.opts.Window), pending: map[uint32]chan pdu.Status{},
 	}
 	if ap, err := netip.ParseAddrPort(nc.RemoteAddr().String()); err == nil {
 		c.remote = ap.Addr().Unmap()
 	}
 	c.log = s.log.With("remote", nc.RemoteAddr().String())
 	c.heard.Store(s.opts.Clock.Now().UnixNano())
+	c.opened = time.Unix(0, c.heard.Load())
 	return c
 }
 
@@ -77,7 +87,7 @@ func (c *session) run() {
 	c.mode = 0
 	c.mu.Unlock()
 	if mode != 0 {
-		c.s.unbindAccount(account)
+		c.s.unbindAccount(account, c)
 		c.s.m.bound(mode, -1)
 	}
 }
@@ -160,7 +170,7 @@ func (c *session) read() {
 	for {
 		// A fresh buffer each time: a submit's goroutine reads its PDU's
 		// slices after the next read.
-		p, _, err := pdu.Read(br, nil, pdu.DefaultMaxPDU)
+		p, _, err := c.s.dec.Read(br, nil, pdu.DefaultMaxPDU)
 		var derr *pdu.DecodeError
 		switch {
 		case err == nil:
@@ -220,10 +230,13 @@ func (c *session) response(p pdu.PDU) {
 		c.mu.Unlock()
 	case pdu.CmdEnquireLinkResp:
 		// Heard: that is all it says.
+	case pdu.CmdDeliverSMResp:
+		c.answered(p)
 	case pdu.CmdGenericNack:
 		c.log.Warn("smpp server: the ESME answered generic_nack", "status", p.Status, "seq", p.Seq)
+		c.answered(p)
 	default:
-		// deliver_sm_resp and the like answer nothing this server sent.
+		// Answers to nothing this server sends.
 	}
 }
 
@@ -305,7 +318,7 @@ func (c *session) bind(p pdu.PDU, b *pdu.Bind) {
 		c.answer(errResp(p, st))
 		return
 	}
-	if !c.s.bindAccount(b.SystemID) {
+	if !c.s.bindAccount(b.SystemID, b.Mode, c) {
 		c.log.Info("smpp server: bind refused: the account holds its most binds", "system_id", b.SystemID, "max", c.s.opts.MaxBinds)
 		c.s.m.bindRefused(pdu.ESME_RBINDFAIL)
 		c.answer(errResp(p, pdu.ESME_RBINDFAIL))
@@ -321,11 +334,11 @@ func (c *session) bind(p pdu.PDU, b *pdu.Bind) {
 }
 
 // keep sends enquire_link when the peer has been silent EnquireEvery and
-// closes it when silent DeadAfter, by Options.Clock, looking four times
-// an EnquireEvery.
+// closes it when silent DeadAfter, or when not bound BindTimeout after it
+// connected, by Options.Clock, looking four times an EnquireEvery.
 func (c *session) keep() {
 	o := c.s.opts
-	t := time.NewTicker(max(min(o.EnquireEvery, o.DeadAfter)/4, time.Millisecond))
+	t := time.NewTicker(max(min(o.EnquireEvery, o.DeadAfter, o.BindTimeout)/4, time.Millisecond))
 	defer t.Stop()
 	var lastEnquire time.Time
 	for {
@@ -337,6 +350,10 @@ func (c *session) keep() {
 		now := o.Clock.Now()
 		silent := now.Sub(time.Unix(0, c.heard.Load()))
 		switch {
+		case c.bindOverdue(now):
+			c.log.Info("smpp server: no bind within the bind timeout; closing", "timeout", o.BindTimeout)
+			c.close("no bind")
+			return
 		case silent >= o.DeadAfter:
 			c.log.Warn("smpp server: the peer is silent; closing", "silent", silent)
 			c.close("dead peer")
@@ -394,7 +411,7 @@ func (c *session) submit(p pdu.PDU) {
 	var r *refusal
 	switch b := p.Body.(type) {
 	case *pdu.SubmitSM:
-		msg, r = readSubmit(b)
+		msg, r = readSubmit(b, c.s.opts.Clock.Now())
 	case *pdu.DataSM:
 		msg, r = readDataSM(b)
 	}
@@ -403,17 +420,24 @@ func (c *session) submit(p pdu.PDU) {
 		c.reply(p, r.status, "")
 		return
 	}
+	draining := c.s.draining.Load()
+	if draining && msg.concat == nil {
+		c.reply(p, pdu.ESME_RTHROTTLED, "") // to be sent again, after the restart or elsewhere
+		return
+	}
 	if msg.concat == nil {
 		id := c.s.opts.NewID()
 		c.reply(p, c.submitWhole(account, id, msg, msg.data), id)
 		return
 	}
 	k := partKey{account: account, source: msg.source, dest: msg.dest, ref: msg.concat.ref, total: msg.concat.total}
-	a := c.s.parts.add(k, msg, c.s.opts.Clock.Now(), c.s.opts.NewID)
+	a := c.s.parts.add(k, msg, c.s.opts.Clock.Now(), c.s.opts.NewID, draining)
 	if a.expired != nil {
 		c.s.dropped(k, a.expired)
 	}
 	switch {
+	case a.fresh:
+		c.reply(p, pdu.ESME_RTHROTTLED, "")
 	case a.full:
 		c.log.Warn("smpp server: too many long messages gathering for the account", "system_id", account, "max", c.s.opts.MaxPartsPerAccount)
 		c.reply(p, pdu.ESME_RMSGQFUL, "")
@@ -461,4 +485,12 @@ func (c *session) reply(p pdu.PDU, st pdu.Status, id sms.MessageID) {
 		body = &pdu.DataSMResp{MessageID: string(id)}
 	}
 	c.answer(pdu.PDU{Seq: p.Seq, Body: body})
+}
+
+// receiving reports whether the bind takes deliveries now: bound to
+// receive, not unbinding, not closed.
+func (c *session) receiving() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return (c.mode == pdu.Receiver || c.mode == pdu.Transceiver) && !c.unbinding && !c.closed()
 }

@@ -41,8 +41,9 @@ func CodeStatus(c sms.Code) pdu.Status {
 // SubmitStatus is the command_status that answers a submit_sm or data_sm
 // whose submission ended with err: ESME_ROK for nil, the table's status
 // for the refusal's code, with the address statuses for a refusal of the
-// sender or the receiver field (110, 112), and ESME_RSYSERR for a
-// failure of the platform (Internal, Unavailable, a context's end).
+// sender or the receiver field (110, 112) and ESME_RINVEXPIRY for one of
+// validUntil (112), and ESME_RSYSERR for a failure of the platform
+// (Internal, Unavailable, a context's end).
 func SubmitStatus(err error) pdu.Status {
 	if err == nil {
 		return pdu.ESME_ROK
@@ -55,6 +56,8 @@ func SubmitStatus(err error) pdu.Status {
 			return pdu.ESME_RINVSRCADR
 		case "receiver":
 			return pdu.ESME_RINVDSTADR
+		case "validUntil":
+			return pdu.ESME_RINVEXPIRY
 		}
 	}
 	return CodeStatus(code)

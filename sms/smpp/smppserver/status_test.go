@@ -51,6 +51,7 @@ func TestSubmitStatus(t *testing.T) {
 		{"missing receiver", sms.CodeMissingMandatoryParam.FieldErrorf("receiver", "receiver is missing"), pdu.ESME_RINVDSTADR},
 		{"bad receiver", sms.CodeBadParameterValue.FieldErrorf("receiver", "not a number"), pdu.ESME_RINVDSTADR},
 		{"bad sender value", sms.CodeBadParameterValue.FieldErrorf("sender", "bad"), pdu.ESME_RINVSRCADR},
+		{"validity already ended", sms.CodeBadParameterValue.FieldErrorf("validUntil", "ended"), pdu.ESME_RINVEXPIRY},
 		{"missing text", sms.CodeMissingMandatoryParam.FieldErrorf("text", "text is missing"), pdu.ESME_RSUBMITFAIL},
 		{"unavailable", msgkit.New(msgkit.Unavailable, "db_down", "the store is down"), pdu.ESME_RSYSERR},
 		{"internal", errors.New("boom"), pdu.ESME_RSYSERR},

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/msgkit/msgkit/msgkittest"
 	"github.com/msgkit/msgkit/sms"
 	"github.com/msgkit/msgkit/sms/smpp/pdu"
 	"github.com/msgkit/msgkit/sms/smpp/smppserver"
@@ -13,7 +14,8 @@ import (
 // What the gateway cannot honour is refused before it, with the status
 // of the package doc's table.
 func TestRefusedBeforeTheGateway(t *testing.T) {
-	f := newFixture(t, smppserver.Options{}, nil)
+	clock := msgkittest.NewClock(time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)) // before the absolute validity below
+	f := newFixture(t, smppserver.Options{Clock: clock.Now}, nil)
 	e := dial(t, f.addr)
 	e.bind(t, pdu.Transceiver, "shop", "pw")
 	sm := func(change func(*pdu.ShortMessage)) pdu.PDU {

@@ -149,8 +149,10 @@ func TestVectors(t *testing.T) {
 	if _, _, err := pdu.Read(nc, nil, 0); err == nil {
 		t.Error("the connection goes on after unbind")
 	}
+	final := int64(sms.RecommendedDLRMask)
 	want := []sms.Submission{
-		{Type: "text", Sender: "MyShop", Receiver: "38640123456", DCS: "GSM", Text: "Hi"},
+		// registered_delivery 1: every final event, to the account's binds.
+		{Type: "text", Sender: "MyShop", Receiver: "38640123456", DCS: "GSM", Text: "Hi", DLRMask: &final, DLRToBinds: true},
 		{Type: "text", Sender: "MyShop", Receiver: "38640123456", DCS: "UCS", Text: "Hi"},
 	}
 	if diff := cmp.Diff(want, gw.accepted(), cmpopts.EquateComparable(netip.Addr{})); diff != "" {
