@@ -333,8 +333,10 @@ func (r *Router) route(ctx context.Context, m *Message) (*sms.Report, outcome, e
 	if rt.ToESME() {
 		validity := cmp.Or(acct.Validity, sms.DefaultValidity)
 		m.URL, o = sms.BindURL(acct.Username), outcomeBinds
+		// DoneTime is the arrival: the SMPP server holds a delivery
+		// without a bind for longer the older its event is.
 		body = sms.BindDelivery{Kind: sms.BindMessage, MsgID: m.ID, Source: m.Source, Dest: m.Dest, Text: m.Text, DCS: m.DCS,
-			ExpiresAt: m.ReceivedAt.Add(validity).Unix()}
+			DoneTime: m.ReceivedAt.Unix(), ExpiresAt: m.ReceivedAt.Add(validity).Unix()}
 	} else {
 		m.URL = acct.InboundURL
 		body = BodyOf(*m)

@@ -149,7 +149,7 @@ func TestRouteByRecord(t *testing.T) {
 					validity = sms.DefaultValidity
 				}
 				want := sms.BindDelivery{Kind: sms.BindMessage, MsgID: m.ID, Source: "41790000001", Dest: "4560", Text: "STOP é", DCS: "GSM",
-					ExpiresAt: t0.Add(validity).Unix()}
+					DoneTime: t0.Unix(), ExpiresAt: t0.Add(validity).Unix()}
 				if diff := cmp.Diff(want, d); diff != "" {
 					t.Errorf("bind delivery (-want +got):\n%s", diff)
 				}

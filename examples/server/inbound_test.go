@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"strings"
 	"sync"
@@ -22,6 +24,7 @@ import (
 	"github.com/msgkit/msgkit/sms/gsm"
 	"github.com/msgkit/msgkit/sms/smpp"
 	"github.com/msgkit/msgkit/sms/smpp/pdu"
+	"github.com/msgkit/msgkit/sms/smpp/smppserver"
 	"github.com/msgkit/msgkit/sms/smpp/smppsim"
 )
 
@@ -181,5 +184,78 @@ func TestInboundFromSMSC(t *testing.T) {
 	var d sms.BindDelivery
 	if err := json.Unmarshal(rs[0].Body, &d); err != nil || d.Kind != sms.BindMessage || d.Text != "YES please" || d.Source != "41790000001" || d.Dest != "4560" {
 		t.Errorf("the binds' delivery: %+v, %v", d, err)
+	}
+}
+
+// A message from a simnet phone routed by esme_connect_id reaches the
+// ESME as a deliver_sm over its receiver bind, through the dispatcher and
+// the SMPP server, and is delivered once the ESME answers.
+func TestInboundToESME(t *testing.T) {
+	t.Parallel()
+	db := memstore.New()
+	clock := msgkittest.NewClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
+	node := newNode(t, db.SMS(), clock, func(o *bulkSMSOptions) { o.Inbound, o.Routes = db.Inbound(), db.Routing() })
+	srv := smppserver.New(node.gateway, smppserver.Options{Clock: clock.Now})
+	node.reports.Binds = srv
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Shutdown(context.Background()) })
+	if _, err := node.accounts.Create(t.Context(), sms.AccountSpec{Password: "esme-pw", Account: sms.Account{Username: "esme", Enabled: true, Currency: "EUR",
+		Networks: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := routing.New(db.Routing()).Create(t.Context(), routing.InputOf(routing.Route{Sigtran: "simnet", SMPP: routing.Unused, ESME: "esme"})); err != nil {
+		t.Fatal(err)
+	}
+	rx, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rx.Close() })
+	esmeWrite(t, rx, pdu.PDU{Seq: 1, Body: &pdu.Bind{Mode: pdu.Receiver, SystemID: "esme", Password: "esme-pw", Version: pdu.InterfaceVersion}})
+	if r := esmeRead(t, rx, 10*time.Second); r.Status != pdu.ESME_ROK {
+		t.Fatalf("bind: %s", r.Status)
+	}
+	if err := node.network.Originate(t.Context(), node.inbound, "+41790000001", "4560", "Ja, gerne"); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan *pdu.DeliverSM, 1)
+	go func() {
+		for {
+			rx.SetReadDeadline(time.Now().Add(10 * time.Second))
+			p, _, err := pdu.Read(rx, nil, 0)
+			if err != nil {
+				close(got)
+				return
+			}
+			switch b := p.Body.(type) {
+			case *pdu.DeliverSM:
+				b2, _ := pdu.Append(nil, pdu.PDU{Seq: p.Seq, Body: &pdu.DeliverSMResp{}})
+				rx.Write(b2)
+				got <- b
+				return
+			case *pdu.Empty:
+				if b.ID == pdu.CmdEnquireLink {
+					b2, _ := pdu.Append(nil, pdu.PDU{Seq: p.Seq, Body: &pdu.Empty{ID: pdu.CmdEnquireLinkResp}})
+					rx.Write(b2)
+				}
+			}
+		}
+	}()
+	node.step(t, clock, time.Second)
+	d, ok := <-got
+	if !ok {
+		t.Fatal("no deliver_sm")
+	}
+	in, err := smpp.InboundOf(d, "esme-side", false)
+	if err != nil || in.Text != "Ja, gerne" || in.Source != "41790000001" || in.Dest != "4560" || d.ESMClass&pdu.ESMClassReceiptMask != 0 {
+		t.Errorf("deliver_sm %+v read as %+v, %v", d, in, err)
+	}
+	counts, err := db.SMS().ReportCounts(t.Context())
+	if err != nil || counts[sms.ReportDelivered] != 1 || counts[sms.ReportPending] != 0 {
+		t.Errorf("outbox %v, %v", counts, err)
 	}
 }
