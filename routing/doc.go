@@ -38,4 +38,45 @@
 //
 // Every problem of a body is named at once in one Invalid error (code
 // invalid_route).
+//
+// # The record-to-traffic rule
+//
+// The records route the messages that arrive from the network without
+// being ours (mobile-originated: a deliver_sm that is no receipt, or a
+// simulated handset's message); package inbound applies the rule (For,
+// Route.Target) to each, once its parts are joined:
+//   - sigtran_connect_id names the connection the message arrived on: the
+//     name of the SMPP client connection (the "name" of the server's
+//     -smpp file), or the simulated network's name ("simnet" by
+//     default). msgkit speaks SMPP to its SMSCs, not SIGTRAN; the field
+//     keeps the interface's name for the network side of the route. A
+//     connection's name must be a valid connection id to be routed: the
+//     SMPP client's default name is its host:port, whose colon no id
+//     holds, so a connection that takes messages from phones is given a
+//     name.
+//   - esme_connect_id names an ESME: a bulk SMS account, whose username is
+//     the system_id its ESMEs bind with. The message goes to the account's
+//     SMPP binds as a deliver_sm over a receiver or transceiver bind
+//     (held by the outbox while it has none, up to the account's
+//     validity).
+//   - smpp_connect_id names a bulk SMS account too, and the message is
+//     posted as JSON to the account's InboundURL. Why: the only SMPP peers
+//     msgkit has towards customers are the ESMEs (esme_connect_id
+//     already), and its SMSC connections face the network, not tenants;
+//     the other way a customer takes traffic is HTTP, with the
+//     account's own address, as its delivery reports. So both kinds name
+//     an account, an id the operator already administers, and differ in
+//     how the account takes its messages: over its binds, or over HTTP.
+//   - Several records of one connection: the one with the lowest id wins
+//     (For). Ids are stable, so the choice does not move when records are
+//     listed in another order; to change a connection's target, update
+//     its record, or delete the record that wins.
+//   - A message no record routes (no record of its connection), or whose
+//     record names an account that does not exist, is suspended, or (for
+//     smpp_connect_id) has no InboundURL, is kept as unroutable with the
+//     reason, counted and logged: nothing is dropped silently.
+//
+// Records are read for each message through a short cache (package
+// inbound's RouterOptions.CacheFor), so a change reaches traffic within
+// it.
 package routing

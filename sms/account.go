@@ -52,8 +52,14 @@ type Account struct {
 	// Tenant is the operator's customer the account belongs to; "" for
 	// none. A suspended tenant's accounts are refused as disabled ones
 	// (103), seen within GatewayOptions.CredentialTTL.
-	Tenant    msgkit.ServiceUUID
-	CreatedAt time.Time
+	Tenant msgkit.ServiceUUID
+	// InboundURL is where messages from the network that the inbound
+	// routing records hand to this account by smpp_connect_id are posted
+	// (package inbound); "" for none. An absolute http or https URL
+	// (CheckReportURL), dialled through the egress policy as report URLs
+	// are.
+	InboundURL string
+	CreatedAt  time.Time
 }
 
 // Price is one line of a price list, in the account's currency.

@@ -126,6 +126,7 @@ type accountView struct {
 	MaxParts               int                 `json:"maxParts"`
 	BlacklistedSenderWords map[string][]string `json:"blacklistedSenderWords"`
 	Prices                 int                 `json:"prices"`
+	InboundURL             string              `json:"inboundUrl,omitempty"`
 	PasswordChanged        bool                `json:"passwordChanged,omitempty"`
 }
 
@@ -136,7 +137,7 @@ func viewOf(a Account) accountView {
 	}
 	return accountView{Username: a.Username, Tenant: a.Tenant, Enabled: a.Enabled, Networks: nets, Currency: a.Currency,
 		CreditLimit: a.CreditLimit.String(), Validity: a.validity().String(), Throughput: a.Throughput, MaxParts: a.MaxParts,
-		BlacklistedSenderWords: a.BlacklistedSenderWords, Prices: len(a.Prices)}
+		BlacklistedSenderWords: a.BlacklistedSenderWords, Prices: len(a.Prices), InboundURL: a.InboundURL}
 }
 
 // Create registers an account (see Gateway.CreateAccount for the rules,
@@ -179,6 +180,7 @@ type AccountChange struct {
 	MaxParts               *int
 	BlacklistedSenderWords *map[string][]string
 	Prices                 *[]Price
+	InboundURL             *string // "" removes it
 }
 
 // Update changes an account by ch under the rules of an account; a credit
@@ -229,6 +231,9 @@ func (s *Accounts) Update(ctx context.Context, username string, ch AccountChange
 		if ch.Prices != nil {
 			a.Prices = slices.Clone(*ch.Prices)
 		}
+		if ch.InboundURL != nil {
+			a.InboundURL = *ch.InboundURL
+		}
 		return checkSettings(*a)
 	})
 	if msgkit.KindOf(err) == msgkit.NotFound {
@@ -278,6 +283,9 @@ func checkSettings(a Account) error {
 		if t, err := msgkit.ParseServiceUUID(string(a.Tenant)); err != nil || t != a.Tenant {
 			e.WithField("tenant", "a tenant is a UUID in lower case", "")
 		}
+	}
+	if a.InboundURL != "" && !CheckReportURL(a.InboundURL) {
+		e.WithField("inboundUrl", "inboundUrl must be an absolute http or https URL of at most 2048 bytes", "")
 	}
 	if err := CheckPrices(a.Prices); err != nil {
 		if me, ok := err.(*msgkit.Error); ok && len(me.Fields) > 0 {

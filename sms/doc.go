@@ -318,6 +318,20 @@
 // so that it waits for a bind, up to MaxAge, rather than run out of
 // attempts while the ESME is away.
 //
+// # Messages from phones
+//
+// The networks hand the messages from phones (mobile-originated) to an
+// InboundSink as Inbound values, part by part, named by their
+// connection; package inbound joins, routes and keeps them, and queues
+// their delivery in this package's outbox: to an account's binds
+// (BindURL, a BindDelivery of kind BindMessage) or to the account's
+// InboundURL, which CheckReportURL holds to the rules of a dlrUrl. The
+// Dispatcher delivers them as it delivers reports; their reports' MsgID
+// is the inbound message's id ("mo-" and a UUID) and PartNum 0, which no
+// outbound message has, so nothing here mistakes one for a message's
+// report (the trace lists reports by their message's id, and retention
+// removes an inbound message's delivery with it).
+//
 // # Retention
 //
 // A finished message, every part in a final state (PartState.Final) and

@@ -731,13 +731,19 @@ func (g *Gateway) prepare(sub Submission) (MessageRecord, string, error) {
 	return m, region, nil
 }
 
+// CheckReportURL reports whether rawURL may receive what the outbox
+// posts (a dlrUrl, an account's InboundURL): an absolute http or https URL
+// of at most MaxDLRURLBytes of UTF-8, without blanks. Which addresses it
+// may reach is the egress policy's, judged when it is dialled.
+func CheckReportURL(rawURL string) bool {
+	u, err := url.Parse(rawURL)
+	return err == nil && len(rawURL) <= MaxDLRURLBytes && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" &&
+		!strings.ContainsAny(rawURL, " \t\r\n") && utf8.ValidString(rawURL)
+}
+
 func parseDLR(mask *int64, rawURL string) (DLRMask, string, error) {
-	if rawURL != "" {
-		u, err := url.Parse(rawURL)
-		if err != nil || len(rawURL) > MaxDLRURLBytes || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
-			strings.ContainsAny(rawURL, " \t\r\n") || !utf8.ValidString(rawURL) {
-			return 0, "", CodeBadParameterValue.FieldErrorf("dlrUrl", "dlrUrl must be an absolute http or https URL")
-		}
+	if rawURL != "" && !CheckReportURL(rawURL) {
+		return 0, "", CodeBadParameterValue.FieldErrorf("dlrUrl", "dlrUrl must be an absolute http or https URL")
 	}
 	if mask == nil {
 		if rawURL == "" {

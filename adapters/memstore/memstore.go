@@ -53,6 +53,7 @@ type DB struct {
 	smpp     *SMPPStore
 	idem     *IdempotencyStore
 	audit    *AuditStore
+	inbound  *InboundStore
 }
 
 // Options configure a DB; zero values choose the defaults.
@@ -100,6 +101,7 @@ func NewWith(o Options) *DB {
 	db.sms.smpp = db.smpp // a message's trace shows its SMSC records
 	db.idem = newIdempotencyStore()
 	db.audit = &AuditStore{}
+	db.inbound = newInboundStore(db.sms)
 	return db
 }
 

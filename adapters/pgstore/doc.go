@@ -591,6 +591,19 @@
 // id, a range of sms_reports_part_idx by which SMSStore.ForgetFinished
 // removes it once delivered or given up and older than the keep time.
 //
+// # Inbound messages
+//
+// DB.Inbound keeps the messages from phones (0040_inbound.sql): a row of
+// inbound_messages each, inserted with its delivery's sms_reports row (the
+// outbox the dispatcher already claims) in one statement, so a message is
+// never kept without its delivery. Their ids are "mo-" and a version 7
+// UUID, a range of sms_reports_part_idx of their own; the listing goes
+// through the listing engine (by id, which is arrival order), with a
+// partial index on the states that are not routed, the few an operator
+// looks for. SMSStore.ForgetFinished removes those received before its
+// cutoff whose delivery is done, with the delivery, oldest first by
+// inbound_messages_received_idx. Accounts have inbound_url, empty for none.
+//
 // # Campaigns
 //
 // DB.Campaigns keeps the campaigns (0019: a row each, the schedule in its

@@ -102,6 +102,21 @@ const forgetCallbacksSQL = `DELETE FROM sms_reports WHERE id IN (
 	ORDER BY r.msg_id
 	LIMIT $2)`
 
+// forgetInboundSQL removes up to $2 inbound messages received before $1
+// whose delivery, if any, is no longer pending, with that delivery (a
+// report whose msg_id is the message's id, by sms_reports_part_idx).
+// The candidates come from inbound_messages_received_idx, oldest first.
+const forgetInboundSQL = `WITH doomed AS (
+	SELECT m.id FROM inbound_messages m
+	WHERE m.received_at < $1
+		AND NOT EXISTS (SELECT FROM sms_reports r WHERE r.msg_id = m.id AND r.state = 1)
+	ORDER BY m.received_at
+	LIMIT $2
+), reports AS (
+	DELETE FROM sms_reports r WHERE r.msg_id IN (SELECT id FROM doomed) AND r.state <> 1
+)
+DELETE FROM inbound_messages m WHERE m.id IN (SELECT id FROM doomed)`
+
 // ForgetFinished removes up to limit finished messages whose parts were
 // all last updated before before (to the microsecond, as times are kept),
 // with their parts, their delivered and given-up reports, their SMPP
@@ -115,13 +130,16 @@ const forgetCallbacksSQL = `DELETE FROM sms_reports WHERE id IN (
 // callbacks that were delivered or given up and queued before before
 // (forgetCallbacksSQL): they belong to no message, so no message's
 // removal takes them, and the memory store keeps no finished report at
-// all. They are not counted in the result, which counts messages.
+// all. They are not counted in the result, which counts messages. So are
+// up to limit inbound messages (package inbound) received before before
+// whose delivery is done, with it (forgetInboundSQL).
 func (s *SMSStore) ForgetFinished(ctx context.Context, before time.Time, limit int) (int, error) {
 	before = dbTime(before)
 	if limit > 0 {
 		b := &pgx.Batch{}
 		b.Queue(keyedOnly) // one implicit transaction with the removal
 		b.Queue(forgetCallbacksSQL, before, limit)
+		b.Queue(forgetInboundSQL, before, limit)
 		if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
 			return 0, classify(err, "report", "finished test session callbacks")
 		}

@@ -58,8 +58,8 @@ func (s *SMSStore) CreateAccount(ctx context.Context, a sms.Account) error {
 	// in one statement.
 	const q = `WITH acct AS (
 		INSERT INTO sms_accounts (username, password_hash, networks, enabled, balance, credit_limit, currency,
-			validity_ms, throughput, max_parts, blacklist, price_prefixes, price_values, created_at, tenant, price_from, price_to)
-		VALUES ($1, $2, $3, $4, $5::numeric, $14::numeric, $6, $7, $8, $9, $10, $11, $12::text[]::numeric[], $13, $15, $16, $17)
+			validity_ms, throughput, max_parts, blacklist, price_prefixes, price_values, created_at, tenant, price_from, price_to, inbound_url)
+		VALUES ($1, $2, $3, $4, $5::numeric, $14::numeric, $6, $7, $8, $9, $10, $11, $12::text[]::numeric[], $13, $15, $16, $17, $18)
 		RETURNING username, balance, currency, created_at
 	)
 	INSERT INTO sms_ledger (account, kind, amount, currency, at, actor, note)
@@ -67,7 +67,7 @@ func (s *SMSStore) CreateAccount(ctx context.Context, a sms.Account) error {
 	FROM acct WHERE balance <> 0`
 	_, err = s.pool.Exec(ctx, q, a.Username, a.PasswordHash, networks, a.Enabled, numericText(a.Balance), a.Currency,
 		a.Validity.Milliseconds(), int32(a.Throughput), int32(a.MaxParts), blacklist, pl.prefixes, pl.values, dbTime(a.CreatedAt),
-		numericText(a.CreditLimit), string(a.Tenant), pl.from, pl.to)
+		numericText(a.CreditLimit), string(a.Tenant), pl.from, pl.to, a.InboundURL)
 	return classify(err, "account", "account "+a.Username)
 }
 
@@ -77,6 +77,7 @@ func checkAccount(a sms.Account) error {
 		invalidText("account", "username", a.Username),
 		invalidText("account", "passwordHash", a.PasswordHash),
 		invalidText("account", "currency", a.Currency),
+		invalidText("account", "inboundUrl", a.InboundURL),
 	); err != nil {
 		return err
 	}
@@ -125,7 +126,7 @@ func (s *SMSStore) Account(ctx context.Context, username string) (sms.Account, e
 
 // accountColumns are the columns scanSMSAccount reads, of sms_accounts a.
 const accountColumns = `a.username, a.password_hash, a.networks, a.enabled, a.balance::text, a.credit_limit::text, a.currency, a.validity_ms,
-	a.throughput, a.max_parts, a.blacklist, a.price_prefixes, a.price_values::text[], a.price_from, a.price_to, a.tenant, a.created_at`
+	a.throughput, a.max_parts, a.blacklist, a.price_prefixes, a.price_values::text[], a.price_from, a.price_to, a.tenant, a.created_at, a.inbound_url`
 
 // scanSMSAccount reads an account of accountColumns; a stored value that
 // does not parse is a storage error naming the account.
@@ -139,7 +140,7 @@ func scanSMSAccount(row pgx.CollectableRow) (sms.Account, error) {
 		blacklist                            []byte
 	)
 	err := row.Scan(&a.Username, &a.PasswordHash, &networks, &a.Enabled, &balance, &creditLimit, &a.Currency,
-		&validityMS, &throughput, &maxParts, &blacklist, &prefixes, &prices, &from, &to, &a.Tenant, &a.CreatedAt)
+		&validityMS, &throughput, &maxParts, &blacklist, &prefixes, &prices, &from, &to, &a.Tenant, &a.CreatedAt, &a.InboundURL)
 	if err != nil {
 		return sms.Account{}, err
 	}

@@ -65,9 +65,9 @@ func (s *SMSStore) UpdateAccount(ctx context.Context, username string, fn func(*
 		pl := priceColumns(a.Prices)
 		_, err = tx.Exec(ctx, `UPDATE sms_accounts SET password_hash = $2, networks = $3, enabled = $4, credit_limit = $5::numeric,
 			validity_ms = $6, throughput = $7, max_parts = $8, blacklist = $9, price_prefixes = $10, price_values = $11::text[]::numeric[],
-			price_from = $12, price_to = $13, tenant = $14 WHERE username = $1`,
+			price_from = $12, price_to = $13, tenant = $14, inbound_url = $15 WHERE username = $1`,
 			username, a.PasswordHash, networks, a.Enabled, numericText(a.CreditLimit), a.Validity.Milliseconds(), int32(a.Throughput),
-			int32(a.MaxParts), blacklist, pl.prefixes, pl.values, pl.from, pl.to, string(a.Tenant))
+			int32(a.MaxParts), blacklist, pl.prefixes, pl.values, pl.from, pl.to, string(a.Tenant), a.InboundURL)
 		out = a
 		return err
 	})

@@ -16,6 +16,8 @@ import (
 	"github.com/msgkit/msgkit/adapters/egress"
 	"github.com/msgkit/msgkit/adapters/httpapi"
 	"github.com/msgkit/msgkit/adapters/httpapi/bulksmsapi"
+	"github.com/msgkit/msgkit/inbound"
+	"github.com/msgkit/msgkit/routing"
 	"github.com/msgkit/msgkit/sms"
 	"github.com/msgkit/msgkit/sms/simnet"
 	"github.com/msgkit/msgkit/sms/smpp"
@@ -55,6 +57,14 @@ type bulkSMSOptions struct {
 	// SMSC connection, and the store of the parts it took.
 	SMPP      *smpp.Config
 	SMPPStore smpp.Store
+	// Inbound keeps the messages from phones (the SMSC's deliver_sm that
+	// are no receipts, the simulated network's Originate), which the
+	// inbound routing records in Routes route; nil with Routes: none are
+	// taken (an SMSC is refused them for now, so it keeps them).
+	Inbound inbound.Store
+	Routes  routing.Store
+	// InboundOptions tune the router (tests: a clock, short waits).
+	InboundOptions inbound.RouterOptions
 	// Audit records the administration of accounts and their credit; nil
 	// records none.
 	Audit sms.Auditor
@@ -96,6 +106,7 @@ type bulkSMS struct {
 	credit      *sms.Credit     // their credit ledger
 	network     *simnet.Network // nil with an SMSC
 	smsc        *smpp.Client    // nil on the simulated network
+	inbound     *inbound.Router // nil without Options.Inbound
 	smscStore   smpp.Store
 	transmitter *sms.Transmitter
 	dispatcher  *sms.Dispatcher
@@ -112,11 +123,23 @@ func newBulkSMS(store smsStore, o bulkSMSOptions) *bulkSMS {
 	}
 	o.Gateway.Logger, o.Network.Logger, o.Transmitter.Logger, o.Dispatcher.Logger = o.Logger, o.Logger, o.Logger, o.Logger
 	o.Gateway.Metrics, o.Transmitter.Metrics, o.Dispatcher.Metrics = o.Metrics, o.Metrics, o.Metrics
+	accounts := sms.NewAccounts(store, sms.AccountsOptions{Clock: o.Gateway.Clock, Logger: o.Logger, BcryptCost: o.Gateway.BcryptCost, Audit: o.Audit})
+	var router *inbound.Router
+	var mo sms.InboundSink // nil: the SMSC keeps its messages from phones
+	if o.Inbound != nil && o.Routes != nil {
+		ro := o.InboundOptions
+		ro.Routes, ro.Accounts, ro.Logger, ro.Metrics = routing.New(o.Routes), accounts, o.Logger, o.Metrics
+		if ro.Clock == nil {
+			ro.Clock = o.Gateway.Clock
+		}
+		router = inbound.NewRouter(o.Inbound, ro)
+		mo = router
+	}
 	var upstream sms.Upstream
 	var network *simnet.Network
 	var smsc *smpp.Client
 	if o.SMPP != nil {
-		smsc = smpp.New(*o.SMPP, smpp.Options{Store: o.SMPPStore, Logger: o.Logger, Clock: o.Gateway.Clock, Metrics: o.Metrics})
+		smsc = smpp.New(*o.SMPP, smpp.Options{Store: o.SMPPStore, Logger: o.Logger, Clock: o.Gateway.Clock, Metrics: o.Metrics, Inbound: mo})
 		upstream = smsc
 		// Parts split for the header the connection gives them.
 		o.Gateway.RefWidth = o.SMPP.RefWidth()
@@ -137,10 +160,10 @@ func newBulkSMS(store smsStore, o bulkSMSOptions) *bulkSMS {
 		o.Gateway.Dispatcher = dispatcher   // and the reports of the network's events
 	}
 	return &bulkSMS{
-		store:   store,
-		gateway: sms.NewGateway(store, o.Gateway),
-		accounts: sms.NewAccounts(store, sms.AccountsOptions{Clock: o.Gateway.Clock, Logger: o.Logger, BcryptCost: o.Gateway.BcryptCost,
-			Audit: o.Audit}),
+		store:       store,
+		gateway:     sms.NewGateway(store, o.Gateway),
+		accounts:    accounts,
+		inbound:     router,
 		credit:      sms.NewCredit(store, sms.CreditOptions{Clock: o.Gateway.Clock, Audit: o.Audit}),
 		network:     network,
 		smsc:        smsc,
@@ -191,6 +214,11 @@ func (b *bulkSMS) family() family {
 	} else {
 		f.jobs = append(f.jobs, b.runNetwork)
 	}
+	if b.inbound != nil {
+		// Long messages from phones missing parts are kept after the
+		// wait.
+		f.jobs = append(f.jobs, b.inbound.Run)
+	}
 	if b.acceptOnly {
 		f.jobs = nil
 	}
@@ -226,8 +254,9 @@ type bootstrapSMSAccount struct {
 	Throughput   int                 `json:"throughput"`
 	MaxParts     int                 `json:"maxParts"`
 	Blacklist    map[string][]string `json:"blacklistedSenderWords"`
-	Prices       map[string]string   `json:"prices"` // prefix -> price of one part
-	Tenant       string              `json:"tenant"` // the serviceUuid it belongs to; "" none
+	Prices       map[string]string   `json:"prices"`     // prefix -> price of one part
+	Tenant       string              `json:"tenant"`     // the serviceUuid it belongs to; "" none
+	InboundURL   string              `json:"inboundUrl"` // where messages from phones routed to it by smpp_connect_id are posted
 }
 
 func (b *bulkSMS) createAccount(ctx context.Context, a bootstrapSMSAccount, secret secretSource) error {
@@ -257,7 +286,7 @@ func (b *bulkSMS) createAccount(ctx context.Context, a bootstrapSMSAccount, secr
 	_, err = b.accounts.Create(ctx, sms.AccountSpec{Password: p, Account: sms.Account{
 		Username: a.Username, PasswordHash: a.PasswordHash, Networks: nets, Enabled: true, Tenant: msgkit.ServiceUUID(a.Tenant),
 		Balance: a.Balance, CreditLimit: a.CreditLimit, Currency: a.Currency, Validity: validity, Throughput: a.Throughput,
-		MaxParts: a.MaxParts, BlacklistedSenderWords: a.Blacklist, Prices: prices,
+		MaxParts: a.MaxParts, BlacklistedSenderWords: a.Blacklist, Prices: prices, InboundURL: a.InboundURL,
 	}})
 	return err
 }

@@ -129,6 +129,7 @@ func walkProbes(t *testing.T) map[string]probe {
 		"PUT " + adm + "daily-limits/{username}":         {body: `{"dailyLimit":7}`},
 		"GET " + adm + "daily-limits":                    {query: "username={username}"},
 		"GET " + adm + "messages":                        {query: "account=walk-sms-a"},
+		"GET " + adm + "inbound":                         {query: "state=unroutable"},
 		"POST " + adm + "sms-accounts":                   {body: `{"username":"walk-b-sms","password":"pw","currency":"EUR"}`},
 		"GET " + adm + "sms-accounts":                    {query: "username=walk-sms-a"},
 		"PATCH " + adm + "sms-accounts/{username}":       {body: `{"throughput":77}`},

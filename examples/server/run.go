@@ -23,6 +23,7 @@ import (
 	"github.com/msgkit/msgkit/campaign"
 	"github.com/msgkit/msgkit/finance"
 	"github.com/msgkit/msgkit/idempotency"
+	"github.com/msgkit/msgkit/inbound"
 	"github.com/msgkit/msgkit/routing"
 	"github.com/msgkit/msgkit/sms"
 	"github.com/msgkit/msgkit/sms/smpp"
@@ -47,6 +48,7 @@ type stores struct {
 	finance  financeStore
 	contacts contactsStore
 	routing  routing.Store
+	inbound  inbound.Store // messages from phones, with the SMS store's outbox
 	tests    testsystem.Store
 	campaign campaignStore
 	ui       uiproxy.Store
@@ -73,7 +75,7 @@ func openStores(ctx context.Context, cfg config, reg prometheus.Registerer, logg
 		if err != nil {
 			return stores{}, fmt.Errorf("opening PostgreSQL: %w", err)
 		}
-		st := stores{auth: pg.Auth(), sms: pg.SMS(), finance: pg.Finance(), contacts: pg.Contacts(), routing: pg.Routing(), tests: pg.TestSystem(), campaign: pg.Campaigns(), ui: pg.UIProxy(), smpp: pg.SMPP(), idem: pg.Idempotency(), audit: pg.Audit(), blobs: pg.Blobs(), pinger: pg, close: pg.Close, empty: pg.Fresh()}
+		st := stores{auth: pg.Auth(), sms: pg.SMS(), finance: pg.Finance(), contacts: pg.Contacts(), routing: pg.Routing(), inbound: pg.Inbound(), tests: pg.TestSystem(), campaign: pg.Campaigns(), ui: pg.UIProxy(), smpp: pg.SMPP(), idem: pg.Idempotency(), audit: pg.Audit(), blobs: pg.Blobs(), pinger: pg, close: pg.Close, empty: pg.Fresh()}
 		if cfg.filesDir != "" {
 			if st.blobs, err = blobfs.New(cfg.filesDir); err != nil {
 				pg.Close()
@@ -83,7 +85,7 @@ func openStores(ctx context.Context, cfg config, reg prometheus.Registerer, logg
 		return st, nil
 	}
 	mem := memstore.NewWith(cfg.mem)
-	st := stores{auth: mem.Auth(), sms: mem.SMS(), finance: mem.Finance(), contacts: mem.Contacts(), routing: mem.Routing(), tests: mem.TestSystem(), campaign: mem.Campaigns(), ui: mem.UIProxy(), smpp: mem.SMPP(), idem: mem.Idempotency(), audit: mem.Audit(), close: func() {}, empty: true}
+	st := stores{auth: mem.Auth(), sms: mem.SMS(), finance: mem.Finance(), contacts: mem.Contacts(), routing: mem.Routing(), inbound: mem.Inbound(), tests: mem.TestSystem(), campaign: mem.Campaigns(), ui: mem.UIProxy(), smpp: mem.SMPP(), idem: mem.Idempotency(), audit: mem.Audit(), close: func() {}, empty: true}
 	dir := cfg.filesDir
 	if dir == "" {
 		// Files live as long as the process, as the memory store's data do.
@@ -131,6 +133,8 @@ func newPlatform(st stores, cfg config, reg prometheus.Registerer, logger *slog.
 		AcceptOnly:  !cfg.smsSend,
 		SMPP:        cfg.smpp,
 		SMPPStore:   st.smpp,
+		Inbound:     st.inbound,
+		Routes:      st.routing,
 		Metrics:     reg,
 		HTTPMetrics: opts.Metrics,
 	})
@@ -139,7 +143,7 @@ func newPlatform(st stores, cfg config, reg prometheus.Registerer, logger *slog.
 		proxy = uiproxy.NewProxy(st.ui, egress.NewFetcher(egress.FetcherOptions{Policy: cfg.dlr}), uiproxy.Options{Audit: trail, Metrics: reg})
 	}
 	admin := adminapi.Backend{Auth: svc, Audit: trail, Components: proxy, Accounts: bulk.accounts, Credit: bulk.credit,
-		Tracer: sms.NewTracer(st.sms, sms.TracerOptions{Logger: logger})}
+		Tracer: sms.NewTracer(st.sms, sms.TracerOptions{Logger: logger}), Inbound: bulk.inbound}
 	families := append(restFamilies(svc, admin, opts, st, cfg.testTimeLimit, reg, logger), uiProxyFamily(opts, proxy), bulk.family(), idempotencyKeys(keys, logger))
 	if st.campaign != nil {
 		var webhook campaign.Sender

@@ -149,4 +149,15 @@
 // so nothing is lost and each part stays in order; RunDue returns an error
 // saying so. Options.DuplicateEvery hands every Nth event twice in a row,
 // for testing the sink's handling of repeated reports.
+//
+// # Messages from phones
+//
+// Originate sends a message from a phone into the platform
+// (mobile-originated), as a handset does: split as a phone splits it
+// (GSM alphabet when it fits, else UCS-2; long texts in parts tied by an
+// 8-bit reference, a new one per message), each part handed to an
+// sms.InboundSink, in order, as an sms.Inbound whose Conn is the
+// network's Name ("simnet" unless Options.Name says otherwise), which
+// the inbound routing records match. It runs in the caller's goroutine,
+// like everything here, and returns the sink's first error.
 package simnet

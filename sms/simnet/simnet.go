@@ -75,6 +75,10 @@ type Rule struct {
 
 // Options configure a Network. The zero Options deliver every part at once.
 type Options struct {
+	// Name is the connection's name in the messages its phones send
+	// (Originate): the sigtran_connect_id of the inbound routing records
+	// that route them. Default DefaultName.
+	Name string
 	// Seed makes the jitter reproducible: the same seed and the same parts
 	// give the same events.
 	Seed uint64
@@ -141,6 +145,7 @@ type Network struct {
 	scratch []sms.StatusEvent // plan's buffer, reused by Send
 	second  int64             // the Unix second taken counts in, for MaxPerSecond
 	taken   int
+	moRef   uint8 // the concatenation reference of the last long message Originate sent
 }
 
 var _ sms.Upstream = (*Network)(nil)
@@ -154,6 +159,9 @@ func New(opts Options) *Network {
 	}
 	if opts.SinkRetry == 0 {
 		opts.SinkRetry = time.Second
+	}
+	if opts.Name == "" {
+		opts.Name = DefaultName
 	}
 	log := opts.Logger
 	if log == nil {

@@ -429,8 +429,7 @@ func (b *bind) deliver(seq uint32, d *pdu.DeliverSM) {
 	rc, isReceipt, err := ReceiptOfIn(d, b.c.cfg.TimeZone)
 	switch {
 	case !isReceipt:
-		b.c.log.Info("smpp: a mobile-originated message, not taken", "from", d.Source.Addr)
-		b.reply(seq, pdu.ESME_ROK, &pdu.DeliverSMResp{})
+		b.mobileOriginated(seq, d)
 		return
 	case err != nil:
 		if b.c.m != nil {
@@ -447,6 +446,37 @@ func (b *bind) deliver(seq uint32, d *pdu.DeliverSM) {
 	case b.c.receiptQ[h.Sum32()%uint32(len(b.c.receiptQ))] <- job:
 	case <-b.closed:
 	}
+}
+
+// mobileOriginated hands a deliver_sm that is no receipt to
+// Options.Inbound and answers it by the outcome: ESME_ROK once taken,
+// ESME_RX_T_APPN (the SMSC offers it again later) when the sink failed or
+// there is none, ESME_RX_P_APPN (not again) when it cannot be read as a
+// text. The sink is called on a goroutine of its own, so the bind reads
+// on meanwhile; the SMSC's window bounds how many run at once.
+func (b *bind) mobileOriginated(seq uint32, d *pdu.DeliverSM) {
+	in, err := InboundOf(d, b.c.cfg.Name, b.c.cfg.GSMPacked)
+	switch {
+	case err != nil:
+		b.c.log.Warn("smpp: a mobile-originated message refused", "from", d.Source.Addr, "err", err)
+		b.reply(seq, pdu.ESME_RX_P_APPN, &pdu.DeliverSMResp{})
+		return
+	case b.c.opts.Inbound == nil:
+		b.c.log.Warn("smpp: a mobile-originated message refused for now: nothing takes them (Options.Inbound)", "from", d.Source.Addr)
+		b.reply(seq, pdu.ESME_RX_T_APPN, &pdu.DeliverSMResp{})
+		return
+	}
+	in.At = b.c.opts.Clock.Now()
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), b.c.cfg.Timeout)
+		defer cancel()
+		if err := b.c.opts.Inbound.HandleInbound(ctx, in); err != nil {
+			b.c.log.Warn("smpp: a mobile-originated message not taken; the SMSC offers it again", "from", d.Source.Addr, "err", err)
+			b.reply(seq, pdu.ESME_RX_T_APPN, &pdu.DeliverSMResp{})
+			return
+		}
+		b.reply(seq, pdu.ESME_ROK, &pdu.DeliverSMResp{})
+	}()
 }
 
 // receiptJob is a receipt waiting for its event to be stored.

@@ -100,6 +100,10 @@ type Options struct {
 	Clock msgkit.Clock
 	// Dial opens connections; default a net.Dialer with a 10 s timeout.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// Inbound takes the messages from phones (deliver_sm that is no
+	// receipt) the SMSC sends, as sms.Inbound of Config.Name; nil refuses
+	// them with ESME_RX_T_APPN, so that the SMSC keeps them.
+	Inbound sms.InboundSink
 	// Metrics, when set, is where New registers the client's metrics
 	// (see the package doc), labelled with Config.Name. Clients of
 	// several connections share one registry; a second client of one

@@ -135,6 +135,22 @@
 // arrival (a zone configured wrong) counts as the arrival; a receipt
 // without one is dated at its arrival.
 //
+// # Messages from phones
+//
+// A deliver_sm that is no receipt (by esm_class) is a message from a
+// phone (mobile-originated). The client reads it (InboundOf: the
+// addresses, the text in its data_coding, a concatenation element of the
+// user data header or the sar_ parameters) and hands it to
+// Options.Inbound as an sms.Inbound of the connection's Name, which the
+// inbound routing records match; package inbound joins long messages and
+// routes them. The answer follows the outcome: ESME_ROK once the sink has
+// it; ESME_RX_T_APPN when the sink failed, or the client has none, so
+// that the SMSC keeps it and offers it again; ESME_RX_P_APPN for a
+// message that is no text (binary codings, a text that does not decode,
+// a header that does not read), logged as a warning. None is
+// acknowledged and dropped. The sink runs on a goroutine per message,
+// bounded by the SMSC's window, so the bind reads on meanwhile.
+//
 // # Metrics
 //
 // With Options.Metrics a client registers, labelled connection (the

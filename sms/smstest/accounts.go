@@ -95,6 +95,7 @@ func testUpdateAccount(t *testing.T, s Store) {
 		a.Enabled, a.Throughput, a.MaxParts, a.Validity = false, 7, 3, time.Hour
 		a.Tenant = "0b7e3c1a-9d2f-4c6e-b8a1-5f4e3d2c1b0a"
 		a.CreditLimit = dec("100")
+		a.InboundURL = "https://shop.example/mo?k=1"
 		a.Networks = a.Networks[:1]
 		a.BlacklistedSenderWords = nil
 		a.Prices = []sms.Price{{Prefix: "386", Price: dec("0.031"), ValidFrom: date("2026-12-01")}}
@@ -117,6 +118,7 @@ func testUpdateAccount(t *testing.T, s Store) {
 	want.Enabled, want.Throughput, want.MaxParts, want.Validity = false, 7, 3, time.Hour
 	want.Tenant, want.CreditLimit, want.Networks, want.BlacklistedSenderWords = "0b7e3c1a-9d2f-4c6e-b8a1-5f4e3d2c1b0a", dec("100"), before.Networks[:1], nil
 	want.Prices = []sms.Price{{Prefix: "386", Price: dec("0.031"), ValidFrom: date("2026-12-01")}}
+	want.InboundURL = "https://shop.example/mo?k=1"
 	want.PasswordHash = "$2a$04$changedchangedchangedchu5Cq2Zk0bF2bS0mB0D3Y5yW8bZK1ZQzS"
 	if diff := gocmp.Diff(want, read, equate); diff != "" {
 		t.Errorf("updated account (-want +got):\n%s", diff)

@@ -5,7 +5,8 @@
 // (auth.Service); test system users' own daily limits
 // (testsystem.System); UI components (uiproxy.Proxy); bulk SMS accounts
 // (sms.Accounts) and their credit ledger (sms.Credit); the message trace
-// (sms.Tracer); and the audit trail every change leaves (audit.Log), with
+// (sms.Tracer); the messages from phones, routed or kept as unroutable
+// (inbound.Router); and the audit trail every change leaves (audit.Log), with
 // the caller (its client or user and address) as each change's actor.
 // The services hold every rule; the handlers translate.
 //
@@ -14,8 +15,9 @@
 //     admin.clients for clients, users (with their test system limits)
 //     and keys, admin.ui-components, admin.accounts for bulk SMS accounts,
 //     admin.credit for their ledgers, admin.trace for the message trace
-//     (admin.trace.receivers shows receivers whole), admin.audit for the
-//     trail.
+//     (admin.trace.receivers shows receivers whole), admin.trace.receivers
+//     for the inbound messages (they show the phones' numbers; never
+//     their text, as the trace shows none), admin.audit for the trail.
 //   - Money is a decimal string ("0.035"), never a float; a top-up takes
 //     an Idempotency-Key, so a retried payment credits once. Going below
 //     an account's floor (-creditLimit) is 409 below_credit_floor.

@@ -2,11 +2,14 @@ package adminapi
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/msgkit/msgkit/adapters/httpapi"
 	"github.com/msgkit/msgkit/adapters/httpapi/httpapitest"
@@ -18,6 +21,9 @@ import (
 	"github.com/msgkit/msgkit/testsystem"
 	"github.com/msgkit/msgkit/uiproxy"
 	"golang.org/x/crypto/bcrypt"
+
+	"github.com/msgkit/msgkit/inbound"
+	"github.com/msgkit/msgkit/routing"
 )
 
 type env struct {
@@ -25,6 +31,8 @@ type env struct {
 	h  http.Handler
 	op string // the operator's token
 	db *memstore.DB
+	// inbound takes messages from phones, as a network hands them over.
+	inbound *inbound.Router
 }
 
 func newEnv(t *testing.T) *env {
@@ -37,9 +45,12 @@ func newEnv(t *testing.T) *env {
 	tests := testsystem.New(db.TestSystem(), db.TestSystem(), nil, nil, testsystem.Options{Clock: f.Clock.Now, Limits: db.TestSystem(), Audit: trail})
 	accounts := sms.NewAccounts(db.SMS(), sms.AccountsOptions{Clock: f.Clock.Now, BcryptCost: bcrypt.MinCost, Audit: trail})
 	credit := sms.NewCredit(db.SMS(), sms.CreditOptions{Clock: f.Clock.Now, Audit: trail, ExportPage: 2})
+	var ids atomic.Int64
+	router := inbound.NewRouter(db.Inbound(), inbound.RouterOptions{Routes: routing.New(db.Routing()), Accounts: accounts, Clock: f.Clock.Now,
+		NewID: func(time.Time) sms.MessageID { return sms.MessageID(fmt.Sprintf("mo-%04d", ids.Add(1))) }})
 	b := Backend{Auth: svc, Audit: trail, Components: proxy, Tests: tests, Accounts: accounts, Credit: credit,
-		Tracer: sms.NewTracer(db.SMS(), sms.TracerOptions{})}
-	return &env{f: f, h: c.Handler(t, Handler(f.Opts, b)), op: f.Token(t, httpapitest.Operator), db: db}
+		Tracer: sms.NewTracer(db.SMS(), sms.TracerOptions{}), Inbound: router}
+	return &env{f: f, h: c.Handler(t, Handler(f.Opts, b)), op: f.Token(t, httpapitest.Operator), db: db, inbound: router}
 }
 
 func (e *env) do(t *testing.T, method, path, body string) *httptest.ResponseRecorder {

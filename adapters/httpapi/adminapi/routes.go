@@ -6,6 +6,7 @@ import (
 	"github.com/msgkit/msgkit/adapters/httpapi"
 	"github.com/msgkit/msgkit/audit"
 	"github.com/msgkit/msgkit/auth"
+	"github.com/msgkit/msgkit/inbound"
 	"github.com/msgkit/msgkit/sms"
 	"github.com/msgkit/msgkit/testsystem"
 	"github.com/msgkit/msgkit/uiproxy"
@@ -36,6 +37,9 @@ type Backend struct {
 	// Tracer finds messages and shows them whole; nil answers its routes
 	// 501.
 	Tracer *sms.Tracer
+	// Inbound keeps the messages from phones and routes them; nil answers
+	// GET /admin/v1/inbound 501.
+	Inbound *inbound.Router
 }
 
 // Handler serves the operator's administration under /admin/v1/ from b:
@@ -103,6 +107,8 @@ func routes(a *api) []httpapi.Route {
 		// the message trace (receivers masked without admin.trace.receivers)
 		{Method: http.MethodGet, Path: b + "messages", Privileges: trace, Serve: a.listMessages, Missing: a.b.Tracer == nil},
 		{Method: http.MethodGet, Path: b + "messages/{messageId}", Privileges: trace, Serve: a.traceMessage, Missing: a.b.Tracer == nil},
+		// messages from phones, routed or kept as unroutable
+		{Method: http.MethodGet, Path: b + "inbound", Privileges: []auth.Privilege{auth.PrivAdminTraceReceivers}, Serve: a.listInbound, Missing: a.b.Inbound == nil},
 		// the audit trail
 		{Method: http.MethodGet, Path: b + "audit", Privileges: []auth.Privilege{auth.PrivAdminAudit}, Serve: a.listAudit, Missing: a.b.Audit == nil},
 	}

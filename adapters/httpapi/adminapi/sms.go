@@ -39,13 +39,14 @@ type accountJSON struct {
 	MaxParts               int                 `json:"maxParts"`
 	BlacklistedSenderWords map[string][]string `json:"blacklistedSenderWords"`
 	Prices                 []priceJSON         `json:"prices"`
+	InboundURL             string              `json:"inboundUrl"`
 	CreatedAt              time.Time           `json:"createdAt"`
 }
 
 func accountOf(a sms.Account) accountJSON {
 	out := accountJSON{Username: a.Username, Tenant: string(a.Tenant), Enabled: a.Enabled, Networks: make([]string, len(a.Networks)),
 		Balance: a.Balance, CreditLimit: a.CreditLimit, Currency: a.Currency, Throughput: a.Throughput, MaxParts: a.MaxParts,
-		BlacklistedSenderWords: a.BlacklistedSenderWords, Prices: make([]priceJSON, len(a.Prices)), CreatedAt: a.CreatedAt}
+		BlacklistedSenderWords: a.BlacklistedSenderWords, Prices: make([]priceJSON, len(a.Prices)), InboundURL: a.InboundURL, CreatedAt: a.CreatedAt}
 	for i, n := range a.Networks {
 		out.Networks[i] = n.String()
 	}
@@ -108,6 +109,7 @@ type accountInput struct {
 	MaxParts               int                 `json:"maxParts"`
 	BlacklistedSenderWords map[string][]string `json:"blacklistedSenderWords"`
 	Prices                 []priceJSON         `json:"prices"`
+	InboundURL             string              `json:"inboundUrl"`
 }
 
 func (a *api) createAccount(w http.ResponseWriter, r *http.Request) error {
@@ -130,7 +132,7 @@ func (a *api) createAccount(w http.ResponseWriter, r *http.Request) error {
 	acct, err := a.b.Accounts.Create(a.ctx(r), sms.AccountSpec{Password: in.Password, Account: sms.Account{
 		Username: in.Username, Tenant: msgkit.ServiceUUID(in.Tenant), Enabled: enabled, Networks: nets, CreditLimit: in.CreditLimit,
 		Currency: in.Currency, Validity: validity, Throughput: in.Throughput, MaxParts: in.MaxParts,
-		BlacklistedSenderWords: in.BlacklistedSenderWords, Prices: pricesOf(in.Prices),
+		BlacklistedSenderWords: in.BlacklistedSenderWords, Prices: pricesOf(in.Prices), InboundURL: in.InboundURL,
 	}})
 	if err != nil {
 		return err
@@ -160,12 +162,13 @@ func (a *api) updateAccount(w http.ResponseWriter, r *http.Request) error {
 		MaxParts               *int                 `json:"maxParts"`
 		BlacklistedSenderWords *map[string][]string `json:"blacklistedSenderWords"`
 		Prices                 *[]priceJSON         `json:"prices"`
+		InboundURL             *string              `json:"inboundUrl"`
 	}
 	if err := decode(w, r, &in); err != nil {
 		return err
 	}
 	ch := sms.AccountChange{Password: in.Password, Enabled: in.Enabled, CreditLimit: in.CreditLimit, Throughput: in.Throughput,
-		MaxParts: in.MaxParts, BlacklistedSenderWords: in.BlacklistedSenderWords}
+		MaxParts: in.MaxParts, BlacklistedSenderWords: in.BlacklistedSenderWords, InboundURL: in.InboundURL}
 	if in.Tenant != nil {
 		t := msgkit.ServiceUUID(*in.Tenant)
 		ch.Tenant = &t
