@@ -27,13 +27,6 @@ import (
 // restart, and smppsim as its network), the account they bind with, and
 // what they read of msgkit's messages and the SMSC's parts.
 
-// receiptsOverBinds: msgkit's SMPP server sends delivery receipts
-// (deliver_sm, esm_class 0x04) to receiver and transceiver binds. The
-// ESME tests assert that every message's receipt reaches the ESME exactly
-// once when it is true; while false they check the submit side only and
-// log what receipts came.
-const receiptsOverBinds = true
-
 // esmeAccount is the bulk SMS account the ESMEs bind with: SMPP 3.4
 // allows a password of at most 8 characters.
 const (

@@ -220,7 +220,7 @@ func (k *kannel) printLogs(t *testing.T) {
 // msgkit is stopped gracefully and started again on the same database and
 // port, and Kannel binds again by itself. Every message Kannel accepted
 // becomes exactly one message in msgkit, with its text whole; the SMSC
-// gets each of its parts exactly once; and with receiptsOverBinds each
+// gets each of its parts exactly once; and each
 // message's delivery report reaches Kannel's dlr-url exactly once.
 func TestKannelESME(t *testing.T) {
 	bearerbox, smsbox := kannelBearerbox(t)
@@ -312,9 +312,6 @@ func TestKannelESME(t *testing.T) {
 		if !allDelivered(got, messages) {
 			return false
 		}
-		if !receiptsOverBinds {
-			return true
-		}
 		reports, _ := sink.reports()
 		final := map[string]bool{}
 		for _, r := range reports {
@@ -400,7 +397,7 @@ func TestKannelESME(t *testing.T) {
 	byMsg := map[string][]string{}
 	for _, r := range reports {
 		byMsg[r["id"]] = append(byMsg[r["id"]], r["type"])
-		if s := got[r["id"]]; receiptsOverBinds && s != nil && r["fid"] != s.id {
+		if s := got[r["id"]]; s != nil && r["fid"] != s.id {
 			t.Errorf("%s: Kannel's report names the SMSC's message id %q, msgkit's is %s", name(r["id"]), r["fid"], s.id)
 		}
 	}
@@ -409,19 +406,9 @@ func TestKannelESME(t *testing.T) {
 			t.Errorf("a report of %s, which Kannel was not sent: %v", r, types)
 		}
 	}
-	if receiptsOverBinds {
-		for r := range texts {
-			if types := byMsg[r]; len(types) != 1 || types[0] != "1" {
-				t.Errorf("%s: the reports %v reached Kannel's dlr-url, want one of type 1 (delivered)", name(r), types)
-			}
-		}
-	} else {
-		// Until then only Kannel's own reports can come: 16, a submit_sm
-		// msgkit refused.
-		for r, types := range byMsg {
-			if slices.Contains(types, "16") {
-				t.Errorf("%s: msgkit refused a part (reports %v at Kannel's dlr-url)", name(r), types)
-			}
+	for r := range texts {
+		if types := byMsg[r]; len(types) != 1 || types[0] != "1" {
+			t.Errorf("%s: the reports %v reached Kannel's dlr-url, want one of type 1 (delivered)", name(r), types)
 		}
 	}
 	// msgkit sends a receipt of each part it sent; Kannel, which keeps one

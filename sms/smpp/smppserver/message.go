@@ -18,9 +18,11 @@ const (
 	codingUCS2      byte = 0x08
 	codingGSMFlash  byte = 0x10
 	codingUCS2Flash byte = 0x18
-	// IA5 (ASCII) and ISO 8859-1, which some ESMEs send by default (the
-	// npm smpp package sends ASCII as 1): read as text and sent in the
-	// GSM alphabet when every character is in it, else in UCS-2.
+	// IA5 (ASCII, as SMPP 3.4 defines it) and ISO 8859-1, which some
+	// ESMEs send by default: read as text and sent in the GSM alphabet
+	// when every character is in it, else in UCS-2. (The npm smpp
+	// package labels its GSM codes 1: they agree with ASCII on letters,
+	// digits, space and most punctuation, not on '@', '$' or '_'.)
 	codingIA5    byte = 0x01
 	codingLatin1 byte = 0x03
 )
