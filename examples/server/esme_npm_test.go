@@ -6,9 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -28,29 +26,7 @@ const esmeDir = "testdata/esme"
 // MSGKIT_INTEROP=1 says it must run (then it fails).
 func esmeNode(t *testing.T) string {
 	t.Helper()
-	unavailable := t.Skipf
-	if os.Getenv("MSGKIT_INTEROP") == "1" {
-		unavailable = t.Fatalf
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		unavailable("node is not in PATH (MSGKIT_INTEROP=1 makes this a failure)")
-	}
-	if _, err := os.Stat(filepath.Join(esmeDir, "node_modules", "smpp", "package.json")); err == nil {
-		return node
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		unavailable("npm is not in PATH to install %s's packages", esmeDir)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund")
-	cmd.Dir = esmeDir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		unavailable("npm ci in %s: %v\n%s", esmeDir, err, out)
-	}
-	return node
+	return msgkittest.Node(t, esmeDir, "smpp")
 }
 
 // esmeEvent is one line of esme.js's log (see testdata/esme/README.md).

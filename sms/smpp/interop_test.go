@@ -9,9 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -303,29 +301,7 @@ func testInteropBindRefused(t *testing.T, node string) {
 // MSGKIT_INTEROP=1.
 func interopNode(t *testing.T) string {
 	t.Helper()
-	unavailable := t.Skipf
-	if os.Getenv("MSGKIT_INTEROP") == "1" {
-		unavailable = t.Fatalf
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		unavailable("node is not in PATH (MSGKIT_INTEROP=1 makes this a failure)")
-	}
-	if _, err := os.Stat(filepath.Join(interopDir, "node_modules", "smpp", "package.json")); err == nil {
-		return node
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		unavailable("npm is not in PATH to install %s's packages", interopDir)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund")
-	cmd.Dir = interopDir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		unavailable("npm ci in %s: %v\n%s", interopDir, err, out)
-	}
-	return node
+	return msgkittest.Node(t, interopDir, "smpp")
 }
 
 // smsc is a running smsc.js and what it has logged.
