@@ -20,16 +20,18 @@ import (
 // SMPP server with receipts and the bulk SMS HTTP interface: each round
 // sends N one-part messages over 8 transceiver binds of window 50 with
 // registered_delivery 1, answering every receipt the server sends back
-// over the binds, then runs examples/smsload (32 workers) for N
+// over the binds, then runs examples/smsload for N
 // submissions of the same text over HTTP. It reports the medians over the
 // rounds of submit_sm/s (until the last submit_sm_resp), receipts/s (until
 // the last receipt), http/s and the ratio submit_sm/s ÷ http/s. N is
 // MSGKIT_ESME_N (default 20,000), the rounds MSGKIT_ESME_ROUNDS (default
-// 5). Run it alone:
+// 5), smsload's workers MSGKIT_ESME_HTTP_C (default 32; 400 is as many
+// requests in flight as the binds' windows hold). Run it alone:
 //
 //	go test ./examples/server -run '^$' -bench ESMEVersusHTTP -benchtime 1x
 func BenchmarkESMEVersusHTTP(b *testing.B) {
 	n, rounds := envInt(b, "MSGKIT_ESME_N", 20_000), envInt(b, "MSGKIT_ESME_ROUNDS", 5)
+	workers := strconv.Itoa(envInt(b, "MSGKIT_ESME_HTTP_C", 32))
 	const binds, window, text = 8, 50, "Your order 12345 has shipped."
 	smsload := filepath.Join(b.TempDir(), "smsload")
 	if out, err := exec.Command("go", "build", "-o", smsload, "../smsload").CombinedOutput(); err != nil {
@@ -46,7 +48,7 @@ func BenchmarkESMEVersusHTTP(b *testing.B) {
 				for round := range rounds {
 					s, r := esmeLoad(b, addr, n, binds, window, text)
 					out, err := exec.Command(smsload, "-url", "http://"+srv.smsAddr+"/bulk/sendsms", "-user", "esme", "-password", "esme-pw",
-						"-n", strconv.Itoa(n), "-c", "32", "-duration", "10m", "-progress", "0", "-text", text).CombinedOutput()
+						"-n", strconv.Itoa(n), "-c", workers, "-duration", "10m", "-progress", "0", "-text", text).CombinedOutput()
 					m := smsloadRate.FindSubmatch(out)
 					if err != nil || m == nil || string(m[1]) != strconv.Itoa(n) {
 						b.Fatalf("smsload: %v\n%s", err, out)
