@@ -38,6 +38,14 @@ const (
 func (p *serverProcess) stop(t *testing.T) {
 	t.Helper()
 	p.cmd.Process.Signal(syscall.SIGTERM)
+	p.wait(t)
+}
+
+// wait waits for the process to end after the SIGTERM it was sent, and
+// requires it to exit 0 within 20 s. (A second SIGTERM would end it at
+// once, as it ends any server.)
+func (p *serverProcess) wait(t *testing.T) {
+	t.Helper()
 	select {
 	case <-p.done:
 	case <-time.After(20 * time.Second):

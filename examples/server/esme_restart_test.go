@@ -117,7 +117,7 @@ func TestESMELongMessageAcrossRestart(t *testing.T) {
 		}
 		first.answer(q)
 	}
-	old.stop(t)
+	old.wait(t)
 	p.servers = append(p.servers, startServer(t, p.args...))
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()

@@ -84,9 +84,11 @@
 // answered unbind_resp after the answers still due. Shutdown stops
 // accepting and first drains: the long messages being gathered take their
 // parts still to come, for at most DrainTimeout (5 s), so that a restart
-// between the parts of a message loses none of them, while whole messages
-// and the first parts of new ones are answered ESME_RTHROTTLED, which
-// ESMEs send again later (after the restart, or to another replica).
+// between the parts of a message loses none of them; whole messages are
+// taken as ever, and the first parts of new long messages are answered
+// ESME_RMSGQFUL, which ESMEs send again later (after the restart, or to
+// another replica). Not ESME_RTHROTTLED: on it Kannel pauses the whole
+// bind, the parts the drain waits for included.
 // Then on each bind it waits for its answers, sends unbind, waits a few
 // seconds for unbind_resp and closes. A long message still incomplete
 // when the drain ends is lost with the process, logged; so is every

@@ -98,7 +98,7 @@ type Server struct {
 	ctx    context.Context // the gateway calls'; cancelled when Shutdown gives up
 	cancel context.CancelFunc
 
-	draining atomic.Bool // Shutdown began: only parts of messages gathering are taken
+	draining atomic.Bool // Shutdown began: no long message is begun
 
 	mu        sync.Mutex
 	closing   bool
@@ -257,10 +257,11 @@ func (s *Server) Shutdown(ctx context.Context) error {
 }
 
 // drain lets the long messages being gathered complete before the binds
-// are unbound: their parts still come and are taken, while every other
-// submission is answered ESME_RTHROTTLED, to be sent again after the
-// restart or to another replica. It waits until none is gathering, for
-// at most DrainTimeout or until ctx ends.
+// are unbound: their parts still come and are taken, and so are whole
+// messages, while the first parts of new long messages are answered
+// ESME_RMSGQFUL, to be sent again after the restart or to another
+// replica. It waits until none is gathering, for at most DrainTimeout or
+// until ctx ends.
 func (s *Server) drain(ctx context.Context) {
 	s.draining.Store(true)
 	deadline := time.NewTimer(s.opts.DrainTimeout)
@@ -279,8 +280,8 @@ func (s *Server) drain(ctx context.Context) {
 	}
 }
 
-// Draining reports whether Shutdown began: from then on only the parts of
-// long messages already being gathered are taken.
+// Draining reports whether Shutdown began: from then on no long message
+// is begun.
 func (s *Server) Draining() bool { return s.draining.Load() }
 
 // startSweeperLocked starts the goroutine that drops long messages past

@@ -358,8 +358,9 @@ func TestShutdownAnswersLateSubmitsToRetry(t *testing.T) {
 
 // A long message whose first part came before Shutdown is completed by
 // its later parts before the binds are unbound, so a restart between its
-// parts loses nothing; meanwhile whole messages and the first parts of
-// new ones are answered ESME_RTHROTTLED, to be sent again after it.
+// parts loses nothing; meanwhile whole messages are taken, and the first
+// parts of new long ones are answered ESME_RMSGQFUL, to be sent again
+// after it.
 func TestShutdownDrainsLongMessages(t *testing.T) {
 	f := newFixture(t, smppserver.Options{}, nil)
 	e := dial(t, f.addr)
@@ -371,10 +372,11 @@ func TestShutdownDrainsLongMessages(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- f.srv.Shutdown(t.Context()) }()
 	waitFor(t, f.srv.Draining)
-	for _, p := range []pdu.PDU{submitSM("A whole one", nil), submitSM("Another ", udh8(8, 2, 1))} {
-		if r := e.call(t, p); r.Status != pdu.ESME_RTHROTTLED {
-			t.Errorf("while draining: %s, want ESME_RTHROTTLED", r.Status)
-		}
+	if r := e.call(t, submitSM("A whole one", nil)); r.Status != pdu.ESME_ROK {
+		t.Errorf("a whole message while draining: %s, want ESME_ROK", r.Status)
+	}
+	if r := e.call(t, submitSM("Another ", udh8(8, 2, 1))); r.Status != pdu.ESME_RMSGQFUL {
+		t.Errorf("a new long message while draining: %s, want ESME_RMSGQFUL", r.Status)
 	}
 	last := e.call(t, submitSM("is on its way", udh8(7, 2, 2)))
 	id := last.Body.(*pdu.SubmitSMResp).MessageID

@@ -434,10 +434,6 @@ func (c *session) submit(p pdu.PDU) {
 		return
 	}
 	draining := c.s.draining.Load()
-	if draining && msg.concat == nil {
-		c.reply(p, pdu.ESME_RTHROTTLED, "") // to be sent again, after the restart or elsewhere
-		return
-	}
 	if msg.concat == nil {
 		id := c.s.opts.NewID()
 		c.reply(p, c.submitWhole(account, id, msg, msg.data), id)
@@ -450,7 +446,11 @@ func (c *session) submit(p pdu.PDU) {
 	}
 	switch {
 	case a.fresh:
-		c.reply(p, pdu.ESME_RTHROTTLED, "")
+		// A long message begun while the server drains: sent again after
+		// the restart or elsewhere. ESME_RMSGQFUL, which ESMEs retry, and
+		// not ESME_RTHROTTLED, on which Kannel pauses the whole bind and
+		// with it the parts the drain waits for.
+		c.reply(p, pdu.ESME_RMSGQFUL, "")
 	case a.full:
 		c.log.Warn("smpp server: too many long messages gathering for the account", "system_id", account, "max", c.s.opts.MaxPartsPerAccount)
 		c.reply(p, pdu.ESME_RMSGQFUL, "")
