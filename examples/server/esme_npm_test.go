@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -52,12 +50,7 @@ type npmESME struct {
 	stdin  io.WriteCloser
 	stderr msgkittest.Buffer
 
-	mu      sync.Mutex
-	partial []byte
-	lines   []string
-	evs     []esmeEvent
-	bad     []string
-	changed chan struct{}
+	out     msgkittest.JSONLines[esmeEvent] // its standard output
 	exited  chan struct{}
 	exitErr error
 }
@@ -66,11 +59,11 @@ type npmESME struct {
 // test ends.
 func startNpmESME(t *testing.T, node, addr string) *npmESME {
 	t.Helper()
-	e := &npmESME{changed: make(chan struct{}), exited: make(chan struct{})}
+	e := &npmESME{exited: make(chan struct{})}
 	pctx, kill := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(pctx, node, "esme.js", "--addr="+addr, "--system-id="+esmeUser, "--password="+esmePassword)
 	cmd.Dir = esmeDir
-	cmd.Stdout = e
+	cmd.Stdout = &e.out
 	cmd.Stderr = &e.stderr
 	cmd.WaitDelay = 2 * time.Second
 	var err error
@@ -88,50 +81,22 @@ func startNpmESME(t *testing.T, node, addr string) *npmESME {
 	t.Cleanup(func() {
 		kill()
 		<-e.exited
-		e.mu.Lock()
-		defer e.mu.Unlock()
-		if len(e.bad) > 0 {
-			t.Errorf("esme.js wrote lines that are not JSON: %q", e.bad)
+		lines, bad := e.out.Lines()
+		if len(bad) > 0 {
+			t.Errorf("esme.js wrote lines that are not JSON: %q", bad)
 		}
 		if t.Failed() {
-			t.Logf("esme.js logged:\n%s\nstderr:\n%s", strings.Join(e.lines, "\n"), e.stderr.String())
+			t.Logf("esme.js logged:\n%s\nstderr:\n%s", strings.Join(lines, "\n"), e.stderr.String())
 		}
 	})
 	return e
-}
-
-// Write takes esme.js's stdout, a JSON object a line.
-func (e *npmESME) Write(p []byte) (int, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.partial = append(e.partial, p...)
-	for {
-		i := bytes.IndexByte(e.partial, '\n')
-		if i < 0 {
-			break
-		}
-		line := string(e.partial[:i])
-		e.partial = e.partial[i+1:]
-		e.lines = append(e.lines, line)
-		var ev esmeEvent
-		if err := json.Unmarshal([]byte(line), &ev); err != nil {
-			e.bad = append(e.bad, line)
-			continue
-		}
-		e.evs = append(e.evs, ev)
-	}
-	close(e.changed)
-	e.changed = make(chan struct{})
-	return len(p), nil
 }
 
 // await waits until done holds of the events logged, and returns them.
 func (e *npmESME) await(t *testing.T, ctx context.Context, what string, done func([]esmeEvent) bool) []esmeEvent {
 	t.Helper()
 	for {
-		e.mu.Lock()
-		evs, changed := slices.Clone(e.evs), e.changed
-		e.mu.Unlock()
+		evs, changed := e.out.Events()
 		if done(evs) {
 			return evs
 		}
@@ -146,9 +111,8 @@ func (e *npmESME) await(t *testing.T, ctx context.Context, what string, done fun
 }
 
 func (e *npmESME) events() []esmeEvent {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return slices.Clone(e.evs)
+	evs, _ := e.out.Events()
+	return evs
 }
 
 // npmMessage is a message esme.js is told to submit: coding gsm, ucs2 or

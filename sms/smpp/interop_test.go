@@ -1,18 +1,15 @@
 package smpp_test
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os/exec"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 	"unicode/utf16"
@@ -309,12 +306,7 @@ type smsc struct {
 	addr   string
 	stderr msgkittest.Buffer
 
-	mu      sync.Mutex
-	partial []byte        // the start of a line not yet ended
-	lines   []string      // every line, for the failure report
-	evs     []smscEvent   // the lines that parsed
-	bad     []string      // the lines that did not
-	changed chan struct{} // closed and replaced when a line comes
+	out msgkittest.JSONLines[smscEvent] // its standard output
 
 	exited  chan struct{} // closed when the process ended
 	exitErr error         // how it ended; set before exited is closed
@@ -352,11 +344,11 @@ type smscEvent struct {
 // killed when the test ends.
 func startSMSC(t *testing.T, ctx context.Context, node string, args ...string) *smsc {
 	t.Helper()
-	s := &smsc{changed: make(chan struct{}), exited: make(chan struct{})}
+	s := &smsc{exited: make(chan struct{})}
 	pctx, kill := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(pctx, node, append([]string{"smsc.js", "--port=0", "--system-id=msgkit", "--password=secret"}, args...)...)
 	cmd.Dir = interopDir
-	cmd.Stdout = s
+	cmd.Stdout = &s.out
 	cmd.Stderr = &s.stderr
 	cmd.WaitDelay = 2 * time.Second
 	// smsc.js ends when its stdin closes; the pipe stays open until Wait.
@@ -374,13 +366,12 @@ func startSMSC(t *testing.T, ctx context.Context, node string, args ...string) *
 	t.Cleanup(func() {
 		kill()
 		<-s.exited
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if len(s.bad) > 0 {
-			t.Errorf("smsc.js wrote lines that are not JSON: %q", s.bad)
+		lines, bad := s.out.Lines()
+		if len(bad) > 0 {
+			t.Errorf("smsc.js wrote lines that are not JSON: %q", bad)
 		}
 		if t.Failed() {
-			t.Logf("smsc.js logged:\n%s\nstderr:\n%s", strings.Join(s.lines, "\n"), s.stderr.String())
+			t.Logf("smsc.js logged:\n%s\nstderr:\n%s", strings.Join(lines, "\n"), s.stderr.String())
 		}
 	})
 	evs := s.await(t, ctx, "the SMSC's port", func(evs []smscEvent) bool { return len(evs) > 0 })
@@ -391,44 +382,16 @@ func startSMSC(t *testing.T, ctx context.Context, node string, args ...string) *
 	return s
 }
 
-// Write takes smsc.js's stdout, a JSON object a line.
-func (s *smsc) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.partial = append(s.partial, p...)
-	for {
-		i := bytes.IndexByte(s.partial, '\n')
-		if i < 0 {
-			break
-		}
-		line := string(s.partial[:i])
-		s.partial = s.partial[i+1:]
-		s.lines = append(s.lines, line)
-		var ev smscEvent
-		if err := json.Unmarshal([]byte(line), &ev); err != nil {
-			s.bad = append(s.bad, line)
-			continue
-		}
-		s.evs = append(s.evs, ev)
-	}
-	close(s.changed)
-	s.changed = make(chan struct{})
-	return len(p), nil
-}
-
 func (s *smsc) events() []smscEvent {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.evs)
+	evs, _ := s.out.Events()
+	return evs
 }
 
 // await waits until done holds of the events logged, and returns them.
 func (s *smsc) await(t *testing.T, ctx context.Context, what string, done func([]smscEvent) bool) []smscEvent {
 	t.Helper()
 	for {
-		s.mu.Lock()
-		evs, changed := slices.Clone(s.evs), s.changed
-		s.mu.Unlock()
+		evs, changed := s.out.Events()
 		if done(evs) {
 			return evs
 		}
